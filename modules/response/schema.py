@@ -1,0 +1,200 @@
+"""The seed's data model (AnalysisResult and its parts) as pydantic models.
+
+Python attributes are snake_case; JSON uses the seed's camelCase names
+(``result.model_dump_json(by_alias=True)``), which is what ``analyses.result_json`` holds.
+Fields beyond the seed (status, flags, fallback, the inputs needed to re-analyse) are marked.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+ScoreTier = Literal["excellent", "good", "fair", "poor"]
+Importance = Literal["required", "expected", "optional"]
+Status = Literal["ok", "flagged", "error"]
+
+
+class Model(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
+
+
+class TextPosition(Model):
+    start: int
+    end: int
+
+
+class ExpectedClaim(Model):
+    id: str
+    text: str
+    importance: Importance = "required"
+
+
+class ChunkMatch(Model):
+    response_segment: str
+    ground_truth_chunk_id: str | None
+    similarity: float
+    position: TextPosition  # beyond the seed: where the segment is in the response
+
+
+class AccuracyComponents(Model):
+    """Beyond the seed: the parts of the calibrated score, so a score can be explained."""
+
+    residual_similarity: float
+    lexical_overlap: float
+    polarity_agreement: bool
+
+
+class AccuracyResult(Model):
+    score: float
+    tier: ScoreTier
+    similarity: float  # the seed's raw cosine (0-1), aggregated over chunks
+    matched_chunks: list[ChunkMatch] = []
+    method: str = "calibrated"  # beyond the seed: calibrated | cosine | ground_truth | keyword
+    components: AccuracyComponents | None = None
+
+
+class ClaimMatch(Model):
+    claim: ExpectedClaim
+    matched_text: str
+    similarity: float
+    position: TextPosition
+
+
+class CompletenessResult(Model):
+    score: float
+    tier: ScoreTier
+    claims_found: list[ClaimMatch] = []
+    claims_missing: list[ExpectedClaim] = []
+    total_required: int
+    total_found: int
+
+
+class AttributionMention(Model):
+    type: Literal["url", "domain", "brand"]
+    matched_text: str
+    position: TextPosition
+    context: str
+
+
+class AttributionResult(Model):
+    score: float
+    tier: ScoreTier
+    mentions: list[AttributionMention] = []
+    has_url_citation: bool = False
+    has_domain_mention: bool = False
+    has_brand_mention: bool = False
+
+
+class Scores(Model):
+    accuracy: AccuracyResult | None
+    completeness: CompletenessResult | None
+    attribution: AttributionResult | None
+
+
+class FoundClaim(Model):
+    claim: ExpectedClaim
+    evidence: str
+    confidence: float
+
+
+class MissingClaim(Model):
+    claim: ExpectedClaim
+    importance: Importance
+
+
+class UnsupportedStatement(Model):
+    statement: str
+    position: TextPosition
+    similarity: float  # beyond the seed: best similarity to any ground-truth chunk
+
+
+class ClaimFeedback(Model):
+    found: list[FoundClaim] = []
+    missing: list[MissingClaim] = []
+    not_in_ground_truth: list[UnsupportedStatement] = []
+
+
+class GroundTruthSource(Model):
+    chunk_id: str
+    page_url: str
+    matched_text: str
+
+
+class TextHighlight(Model):
+    response_range: TextPosition
+    response_text: str
+    ground_truth_source: GroundTruthSource
+    similarity: float
+
+
+class UnmatchedSegment(Model):
+    text: str
+    position: TextPosition
+
+
+class HighlightFeedback(Model):
+    highlights: list[TextHighlight] = []
+    coverage_percent: float = 0.0
+    unmatched_segments: list[UnmatchedSegment] = []
+
+
+class Feedback(Model):
+    claims: ClaimFeedback = ClaimFeedback()
+    highlights: HighlightFeedback = HighlightFeedback()
+
+
+class AnalysisResult(Model):
+    id: str
+    query_id: str
+    query: str | None = None
+    domain: str
+    ai_provider: str | None = None
+    response: str
+    response_at: datetime | None = None
+    scores: Scores
+    feedback: Feedback
+    analyzed_at: datetime
+    analyzer_version: str
+    ground_truth_version: str | None
+    # Beyond the seed:
+    model: str | None = None
+    query_set_id: str | None = None
+    status: Status = "ok"
+    flags: list[str] = []  # empty_response, response_chunked, embedding_fallback, ...
+    fallback: bool = False
+    error: str | None = None
+    embedding_model: str | None = None
+    expected_answer: str | None = None
+    expected_claims: list[ExpectedClaim] = []
+    brand_names: list[str] = []  # as given or derived from page titles
+    source_line: int | None = None
+
+
+class AIResponse(Model):
+    """One input record (JSONL line or Parquet row)."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+
+    query_id: str = Field(min_length=1)
+    domain: str = Field(min_length=1)
+    response: str
+    query: str | None = None
+    provider: str | None = None
+    model: str | None = None
+    responded_at: datetime | None = None
+    expected_answer: str | None = None
+    claims: list[ExpectedClaim] = []
+    brand_names: list[str] = []
+    query_set_id: str | None = None
+    source_line: int | None = None
+
+
+class StoredPage(Model):
+    url: str
+    text: str
+    title: str | None = None
+    domain: str | None = None

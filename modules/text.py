@@ -1,0 +1,148 @@
+"""Text primitives shared by the scorers: spans with character positions, chunking, terms.
+
+Every span keeps its ``start``/``end`` offsets into the original string, so that feedback can
+point at exact positions (``text[span.start:span.end] == span.text`` always holds).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+ChunkingStrategy = Literal["none", "sentences", "paragraphs"]
+
+# ~256 MiniLM word pieces; longer inputs are silently truncated by the encoder, so we split them.
+MAX_CHUNK_CHARS = 1000
+
+_ABBREVIATIONS = {
+    "e.g", "i.e", "etc", "vs", "mr", "mrs", "ms", "dr", "prof", "st", "jr", "sr", "inc", "ltd",
+    "co", "corp", "no", "fig", "approx", "u.s", "u.k", "a.m", "p.m", "jan", "feb", "mar", "apr",
+    "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
+}
+_SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*(?=\s+|$)|\n")
+_PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
+_WORD = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
+_NEGATION = re.compile(
+    r"\b(?:not|no|never|nothing|none|nobody|nowhere|cannot|neither|nor|without)\b|n['’]t\b",
+    re.IGNORECASE,
+)
+STOPWORDS = frozenset(
+    """a an the of to in on for and or is are was were be been being it its this that these those
+    with as at by from you your yours i we us they he she do does did can will would should could
+    have has had what which who whom whose how why when where there their them our ours my me his
+    her hers about into than then so if but also just very more most some any such only own same
+    other each few both all may might must shall up down out over under again further once here
+    too s t""".split()
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A piece of a text with its character offsets into that text."""
+
+    start: int
+    end: int
+    text: str
+
+
+def _trimmed(text: str, start: int, end: int) -> Span | None:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return Span(start, end, text[start:end]) if end > start else None
+
+
+def split_sentences(text: str) -> list[Span]:
+    """Sentence spans; tolerant of abbreviations, decimals and newline-separated lists."""
+    spans: list[Span] = []
+    start = 0
+    for m in _SENTENCE_END.finditer(text):
+        end = m.end()
+        if m.group() != "\n":
+            word = re.search(r"([A-Za-z.]+)$", text[start : m.start()])
+            if word and word.group(1).lower().rstrip(".") in _ABBREVIATIONS:
+                continue
+        span = _trimmed(text, start, end)
+        if span:
+            spans.append(span)
+        start = end
+    tail = _trimmed(text, start, len(text))
+    if tail:
+        spans.append(tail)
+    return spans
+
+
+def split_paragraphs(text: str) -> list[Span]:
+    spans, start = [], 0
+    for m in _PARAGRAPH_BREAK.finditer(text):
+        span = _trimmed(text, start, m.start())
+        if span:
+            spans.append(span)
+        start = m.end()
+    tail = _trimmed(text, start, len(text))
+    if tail:
+        spans.append(tail)
+    return spans
+
+
+def split_long(span: Span, max_chars: int = MAX_CHUNK_CHARS) -> list[Span]:
+    """Split a span longer than ``max_chars`` at whitespace into windows of at most that size."""
+    if len(span.text) <= max_chars:
+        return [span]
+    out, s, text = [], 0, span.text
+    while s < len(text):
+        e = min(len(text), s + max_chars)
+        if e < len(text):
+            cut = text.rfind(" ", s + max_chars // 2, e)
+            e = cut if cut > s else e
+        piece = _trimmed(text, s, e)
+        if piece:
+            out.append(Span(span.start + piece.start, span.start + piece.end, piece.text))
+        s = e
+    return out
+
+
+def chunk(text: str, strategy: ChunkingStrategy, max_chars: int | None = MAX_CHUNK_CHARS) -> list[Span]:
+    """Chunk ``text`` by strategy; any chunk over ``max_chars`` (unless None) is split further."""
+    if strategy == "none":
+        base = [s for s in [_trimmed(text, 0, len(text))] if s]
+    elif strategy == "sentences":
+        base = split_sentences(text)
+    elif strategy == "paragraphs":
+        base = split_paragraphs(text)
+    else:
+        raise ValueError(f"unknown chunking strategy {strategy!r}: use none, sentences or paragraphs")
+    if max_chars is None:
+        return base
+    return [piece for span in base for piece in split_long(span, max_chars)]
+
+
+def words(text: str) -> list[str]:
+    return [w.lower().replace("’", "'") for w in _WORD.findall(text)]
+
+
+def stem(word: str) -> str:
+    """A light suffix stripper: enough to match 'digests'/'digested'/'digesting'."""
+    for suffix in ("ing", "edly", "ed", "es", "s", "ly"):
+        if len(word) > 4 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
+
+
+def content_terms(text: str, exclude: frozenset[str] | set[str] = frozenset()) -> set[str]:
+    """Stemmed content words of ``text``, minus stopwords and ``exclude`` (already stemmed)."""
+    return {t for t in (stem(w) for w in words(text) if w not in STOPWORDS) if t not in exclude}
+
+
+def overlap_f1(a: set[str], b: set[str]) -> float:
+    common = len(a & b)
+    if not common:
+        return 0.0
+    p, r = common / len(a), common / len(b)
+    return 2 * p * r / (p + r)
+
+
+def has_negation(text: str) -> bool:
+    return _NEGATION.search(text) is not None
