@@ -66,6 +66,17 @@ def claims_for(record: AIResponse) -> list[ExpectedClaim]:
     return []
 
 
+def record_from_result(result: AnalysisResult) -> AIResponse:
+    """The input record a stored result was made from (for re-analysis)."""
+    return AIResponse(
+        query_id=result.query_id, domain=result.domain, response=result.response,
+        query=result.query, provider=result.ai_provider, model=result.model,
+        responded_at=result.response_at, expected_answer=result.expected_answer,
+        claims=result.expected_claims, brand_names=result.brand_names,
+        query_set_id=result.query_set_id, source_line=result.source_line,
+    )
+
+
 class ResponseAnalyzer:
     """Scores AI responses against a site's ground truth (seed 001)."""
 
@@ -112,14 +123,7 @@ class ResponseAnalyzer:
 
     def reanalyze(self, previous: AnalysisResult, new_ground_truth: Sequence[StoredPage]) -> AnalysisResult:
         """Score a stored result's response again against updated ground truth."""
-        record = AIResponse(
-            query_id=previous.query_id, domain=previous.domain, response=previous.response,
-            query=previous.query, provider=previous.ai_provider, model=previous.model,
-            responded_at=previous.response_at, expected_answer=previous.expected_answer,
-            claims=previous.expected_claims, brand_names=previous.brand_names,
-            query_set_id=previous.query_set_id, source_line=previous.source_line,
-        )
-        return self.analyze(record, new_ground_truth)
+        return self.analyze(record_from_result(previous), new_ground_truth)
 
     def iter_batch(self, records: Sequence[AIResponse], ground_truth: dict[str, GroundTruth]) -> Iterator[AnalysisResult]:
         """The seed's ``analyzeBatch`` as a generator, one encoder call per ``batch.batch_size``."""

@@ -1,0 +1,1 @@
+"""Prefect flows: orchestration only (tasks, retries, artifacts); the work lives in modules/."""

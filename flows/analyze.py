@@ -1,0 +1,163 @@
+"""Batch response analysis as a Prefect flow: load -> ground truth -> batches -> Parquet.
+
+Tasks are coarse (one per batch of responses) because a task run costs milliseconds; retries
+apply to transient I/O failures only, never to a bad record or a bug.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime, timezone
+from typing import Any
+
+from prefect import flow, get_run_logger, task, unmapped
+from prefect.artifacts import create_progress_artifact, create_table_artifact, update_progress_artifact
+from prefect.cache_policies import NO_CACHE
+from prefect.task_runners import ThreadPoolTaskRunner
+
+from modules.response import AnalysisResult, AnalyzerConfig, ResponseAnalyzer, load_pages
+from modules.response.analyzer import record_from_result
+from modules.response.batch import analyze_to_rows, build_tables
+from modules.response.records import RecordError, load_records
+from modules.store import ParquetStore, new_run_id, validate_run_id
+
+TRANSIENT = (TimeoutError, ConnectionError, BlockingIOError, InterruptedError)
+
+
+def _retry_transient(task, task_run, state) -> bool:
+    """Retry only failures that a second attempt can fix."""
+    try:
+        state.result()
+    except TRANSIENT:
+        return True
+    except Exception:
+        return False
+    return False
+
+
+def _task_options(config: AnalyzerConfig) -> dict[str, Any]:
+    retries = config.batch.max_retries if config.batch.retry_on_failure else 0
+    return {"retries": retries, "retry_delay_seconds": [2**i for i in range(max(retries, 1))]}
+
+
+@task(name="load-records", cache_policy=NO_CACHE, retry_condition_fn=_retry_transient)
+def load_records_task(input_path: str):
+    return load_records(input_path)
+
+
+@task(name="load-ground-truth", cache_policy=NO_CACHE, retry_condition_fn=_retry_transient)
+def load_ground_truth_task(config: AnalyzerConfig, pages_path: str, domains: list[str]):
+    analyzer = ResponseAnalyzer(config)
+    return analyzer.prepare_ground_truth(load_pages(pages_path), domains), analyzer.embedder.name
+
+
+@task(name="analyze-batch", cache_policy=NO_CACHE, retry_condition_fn=_retry_transient)
+def analyze_batch_task(config: AnalyzerConfig, records, ground_truth, coerced_lines) -> list[dict]:
+    return analyze_to_rows(ResponseAnalyzer(config), records, ground_truth, coerced_lines)
+
+
+@task(name="write-run", cache_policy=NO_CACHE, retry_condition_fn=_retry_transient)
+def write_run_task(data_dir: str | None, run_id: str, tables) -> dict[str, str]:
+    store = ParquetStore(data_dir)
+    with store.run_writer(run_id) as writer:
+        writer.write("analyses", tables.analyses)
+        writer.write("summaries", tables.summaries)
+        writer.write("runs", tables.runs)
+    return {t: f"{store.table_path(t)}/run_id={run_id}" for t in ("analyses", "summaries", "runs")}
+
+
+def _analyze_and_store(
+    records, errors: list[RecordError], coerced: set[int], *, ground_truth: str, input_label: str,
+    run_id: str, data_dir: str | None, config: AnalyzerConfig, started_at: datetime, flow_name: str,
+) -> dict[str, Any]:
+    logger = get_run_logger()
+    store = ParquetStore(data_dir)
+    if store.run_exists(run_id, ("runs", "analyses", "summaries")):
+        raise FileExistsError(f"run {run_id!r} already exists under {store.root}; choose another --run-id")
+    if errors and not config.batch.continue_on_error:
+        raise ValueError("malformed input (continue_on_error is false): " + "; ".join(e.error for e in errors[:10]))
+    options = _task_options(config)
+    domains = sorted({r.domain for r in records})
+    gts, embedding_model = load_ground_truth_task.with_options(**options)(config, ground_truth, domains)
+    if not config.batch.continue_on_error:
+        missing = sorted({r.domain for r in records} - set(gts))
+        if missing:
+            raise ValueError(f"no ground truth pages for domain(s) {missing} (continue_on_error is false)")
+
+    size = max(1, min(config.batch.batch_size, math.ceil(len(records) / config.batch.concurrency) or 1))
+    batches = [records[i : i + size] for i in range(0, len(records), size)]
+    progress = create_progress_artifact(progress=0.0, key="response-analysis-progress",
+                                        description=f"run {run_id}: {len(records)} responses")
+    futures = analyze_batch_task.with_options(**options).map(
+        unmapped(config), batches, unmapped(gts), unmapped(coerced)
+    )
+    rows: list[dict] = []
+    for done, future in enumerate(futures, 1):
+        rows.extend(future.result())
+        update_progress_artifact(progress, 100.0 * done / max(len(batches), 1))
+    logger.info("analysed %d responses in %d batches", len(rows), len(batches))
+
+    tables = build_tables(
+        rows, errors, config=config, started_at=started_at,
+        previous_summaries=store.read("summaries"), input_path=input_label,
+        ground_truth_path=ground_truth, ground_truth=gts, embedding_model=embedding_model, flow=flow_name,
+    )
+    paths = write_run_task.with_options(**options)(data_dir, run_id, tables)
+    summary_rows = tables.summaries.to_dicts()
+    create_table_artifact(
+        key="response-analysis-summary",
+        table=[{k: v for k, v in r.items() if k.endswith(("_count", "_mean", "_delta")) or k in ("domain", "query_set_id")}
+               for r in summary_rows],
+        description=f"Per-domain scores for run {run_id}",
+    )
+    return {"run_id": run_id, "data_dir": store.root, "paths": paths, **tables.totals, "summaries": summary_rows}
+
+
+@flow(name="analyze-responses")
+def analyze_responses(
+    input_path: str, ground_truth: str, run_id: str | None = None, data_dir: str | None = None,
+    config: AnalyzerConfig | None = None,
+) -> dict[str, Any]:
+    """Analyse a file of AI responses against ground-truth pages; write analyses, summaries, runs."""
+    started_at = datetime.now(timezone.utc)
+    config = config or AnalyzerConfig()
+    run_id = validate_run_id(run_id or new_run_id())
+    records, errors, coerced = load_records_task.with_options(**_task_options(config))(input_path)
+    return _analyze_and_store(
+        records, errors, coerced, ground_truth=ground_truth, input_label=input_path, run_id=run_id,
+        data_dir=data_dir, config=config, started_at=started_at, flow_name="analyze",
+    )
+
+
+@flow(name="reanalyze-run")
+def reanalyze_run(
+    previous_run_id: str, ground_truth: str, run_id: str | None = None, data_dir: str | None = None,
+    config: AnalyzerConfig | None = None,
+) -> dict[str, Any]:
+    """Re-score a stored run's responses against new ground truth, as a new run."""
+    started_at = datetime.now(timezone.utc)
+    config = config or AnalyzerConfig()
+    run_id = validate_run_id(run_id or new_run_id())
+    previous = ParquetStore(data_dir).read("analyses", previous_run_id)
+    if previous.is_empty():
+        raise ValueError(f"run {previous_run_id!r} has no analyses under {ParquetStore(data_dir).root}")
+    stored = previous.filter(previous["result_json"].is_not_null())["result_json"].to_list()
+    records = [record_from_result(AnalysisResult.model_validate_json(j)) for j in stored]
+    return _analyze_and_store(
+        records, [], set(), ground_truth=ground_truth, input_label=f"run_id={previous_run_id}",
+        run_id=run_id, data_dir=data_dir, config=config, started_at=started_at, flow_name="reanalyze",
+    )
+
+
+def task_runner_for(spec: str, concurrency: int):
+    """``thread`` | ``dask`` (a local cluster) | ``dask://HOST:PORT`` (an existing scheduler)."""
+    if spec == "thread":
+        return ThreadPoolTaskRunner(max_workers=concurrency)
+    if spec == "dask" or spec.startswith("dask://"):
+        from prefect_dask import DaskTaskRunner
+
+        if spec == "dask":
+            return DaskTaskRunner(cluster_kwargs={"n_workers": concurrency, "threads_per_worker": 1,
+                                                  "dashboard_address": None})
+        return DaskTaskRunner(address="tcp://" + spec[len("dask://"):])
+    raise ValueError(f"unknown task runner {spec!r}: use thread, dask or dask://HOST:PORT")

@@ -1,0 +1,65 @@
+"""Batch analysis as plain functions: the flow's tasks call these, and so do benchmarks."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Sequence
+
+import polars as pl
+
+from .analyzer import ANALYZER_VERSION, ResponseAnalyzer
+from .config import AnalyzerConfig
+from .groundtruth import GroundTruth
+from .records import RecordError
+from .schema import AIResponse
+from .tables import RUNS_SCHEMA, analyses_frame, analysis_row, error_row, summarize
+
+
+def analyze_to_rows(
+    analyzer: ResponseAnalyzer, records: Sequence[AIResponse], ground_truth: dict[str, GroundTruth],
+    coerced_lines: set[int] = frozenset(),
+) -> list[dict]:
+    """``analyses`` rows for a batch; a response that needed best-effort parsing is flagged."""
+    rows = []
+    for result in analyzer.analyze_batch(records, ground_truth):
+        if result.source_line in coerced_lines and result.status != "error":
+            result.flags.append("response_coerced")
+            result.status = "flagged"
+        rows.append(analysis_row(result))
+    return rows
+
+
+@dataclass
+class RunTables:
+    analyses: pl.DataFrame
+    summaries: pl.DataFrame
+    runs: pl.DataFrame
+    totals: dict = field(default_factory=dict)
+
+
+def build_tables(
+    rows: list[dict], errors: Sequence[RecordError], *, config: AnalyzerConfig, started_at: datetime,
+    previous_summaries: pl.DataFrame, input_path: str, ground_truth_path: str,
+    ground_truth: dict[str, GroundTruth], embedding_model: str, flow: str = "analyze",
+) -> RunTables:
+    now = datetime.now(timezone.utc)
+    all_rows = rows + [error_row(e, ANALYZER_VERSION, now) for e in errors]
+    analyses = analyses_frame(all_rows).sort("source_line", nulls_last=True)
+    summaries = summarize(analyses, started_at, previous_summaries)
+    status = analyses["status"]
+    totals = {
+        "total": analyses.height, "succeeded": int((status != "error").sum()),
+        "failed": int((status == "error").sum()), "flagged": int((status == "flagged").sum()),
+        "fallback": int(analyses["fallback"].fill_null(False).sum()),
+    }
+    runs = pl.DataFrame([{
+        "flow": flow, "started_at": started_at, "completed_at": now,
+        "duration_s": round((now - started_at).total_seconds(), 3),
+        "input_path": input_path, "ground_truth_path": ground_truth_path, **totals,
+        "config_hash": config.config_hash(), "config_json": config.model_dump_json(),
+        "analyzer_version": ANALYZER_VERSION, "embedding_model": embedding_model,
+        "ground_truth_versions": json.dumps({d: g.version for d, g in sorted(ground_truth.items())}),
+    }], schema=RUNS_SCHEMA)
+    return RunTables(analyses, summaries, runs, totals)

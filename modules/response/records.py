@@ -1,0 +1,110 @@
+"""Reading AI-response records: JSONL or Parquet, one record per response.
+
+A malformed record does not stop the batch: it becomes a ``RecordError`` carrying its line
+number (JSONL) or row number (Parquet), and the flow writes it as an error row.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from .schema import AIResponse
+
+
+@dataclass(frozen=True)
+class RecordError:
+    line: int
+    query_id: str | None
+    domain: str | None
+    error: str
+
+
+def _coerce_response(value: Any) -> tuple[Any, bool]:
+    """Best-effort parsing of a response field; returns (value, was_coerced)."""
+    if value is None:
+        return "", True
+    if isinstance(value, str):
+        return value, False
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value), True
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return "\n".join(value), True
+    if isinstance(value, dict):
+        for key in ("text", "content", "response", "answer"):
+            if isinstance(value.get(key), str):
+                return value[key], True
+    return value, False
+
+
+def _claims(value: Any) -> Any:
+    if isinstance(value, list):
+        return [
+            {"id": f"claim-{i}", "text": c} if isinstance(c, str)
+            else ({"id": f"claim-{i}", **c} if isinstance(c, dict) and "id" not in c else c)
+            for i, c in enumerate(value, 1)
+        ]
+    return value
+
+
+def parse_record(row: dict[str, Any], line: int) -> tuple[AIResponse | None, RecordError | None, bool]:
+    """(record, None, coerced) or (None, error, False)."""
+    if not isinstance(row, dict):
+        return None, RecordError(line, None, None, f"line {line}: expected a JSON object, got {type(row).__name__}"), False
+    row = dict(row)
+    for key in ("query_id", "domain", "response"):
+        if key not in row:
+            return None, RecordError(line, _str(row.get("query_id")), _str(row.get("domain")), f"line {line}: missing required field {key!r}"), False
+    row["response"], coerced = _coerce_response(row["response"])
+    if row.get("claims") is not None:
+        row["claims"] = _claims(row["claims"])
+    else:
+        row.pop("claims", None)
+    if row.get("brand_names") is None:
+        row.pop("brand_names", None)
+    if isinstance(row.get("query_id"), int):
+        row["query_id"] = str(row["query_id"])
+    try:
+        record = AIResponse.model_validate({**row, "source_line": line})
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        return None, RecordError(line, _str(row.get("query_id")), _str(row.get("domain")), f"line {line}: {problems}"), False
+    return record, None, coerced
+
+
+def _str(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def load_records(path: str | Path) -> tuple[list[AIResponse], list[RecordError], set[int]]:
+    """Records, errors, and the lines whose response was coerced into text."""
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"input not found: {path}")
+    records, errors, coerced = [], [], set()
+    if path.suffix == ".parquet":
+        import polars as pl
+
+        rows = list(enumerate(pl.read_parquet(path).to_dicts(), 1))
+    else:
+        rows = []
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                rows.append((n, json.loads(line)))
+            except json.JSONDecodeError as exc:
+                errors.append(RecordError(n, None, None, f"line {n}: not valid JSON: {exc.msg}"))
+    for n, row in rows:
+        record, error, was_coerced = parse_record(row, n)
+        if error:
+            errors.append(error)
+        else:
+            records.append(record)
+            if was_coerced:
+                coerced.add(n)
+    return records, errors, coerced

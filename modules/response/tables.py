@@ -1,0 +1,130 @@
+"""The response analyzer's Parquet tables: ``analyses``, ``summaries`` and ``runs``.
+
+Schemas are explicit so that every run writes the same column types (documented in
+datasets/README.md); ``run_id`` is the hive partition, not a column inside the files.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import polars as pl
+
+from .records import RecordError
+from .schema import AnalysisResult
+
+TIERS = ("excellent", "good", "fair", "poor")
+METRICS = ("accuracy", "completeness", "attribution")
+
+ANALYSES_SCHEMA = {
+    "id": pl.String, "query_id": pl.String, "query_set_id": pl.String, "domain": pl.String,
+    "provider": pl.String, "model": pl.String, "source_line": pl.Int64,
+    "status": pl.String, "error": pl.String, "flags": pl.List(pl.String),
+    "accuracy_score": pl.Float64, "accuracy_tier": pl.String, "accuracy_similarity": pl.Float64,
+    "accuracy_method": pl.String,
+    "completeness_score": pl.Float64, "completeness_tier": pl.String,
+    "claims_found": pl.Int64, "claims_total": pl.Int64,
+    "attribution_score": pl.Float64, "attribution_tier": pl.String,
+    "has_url_citation": pl.Boolean, "has_domain_mention": pl.Boolean, "has_brand_mention": pl.Boolean,
+    "coverage_percent": pl.Float64, "fallback": pl.Boolean,
+    "ground_truth_version": pl.String, "analyzer_version": pl.String,
+    "analyzed_at": pl.Datetime("us", "UTC"), "result_json": pl.String,
+}
+
+SUMMARY_SCHEMA = {
+    "domain": pl.String, "query_set_id": pl.String, "run_at": pl.Datetime("us", "UTC"),
+    "query_count": pl.Int64, "ok_count": pl.Int64, "flagged_count": pl.Int64, "error_count": pl.Int64,
+    **{
+        f"{m}_{stat}": (pl.Float64 if stat in ("mean", "median", "min", "max") else pl.Int64)
+        for m in METRICS for stat in ("mean", "median", "min", "max", *TIERS)
+    },
+    "previous_run_id": pl.String,
+    **{f"{m}_delta": pl.Float64 for m in METRICS},
+}
+
+RUNS_SCHEMA = {
+    "flow": pl.String, "started_at": pl.Datetime("us", "UTC"), "completed_at": pl.Datetime("us", "UTC"),
+    "duration_s": pl.Float64, "input_path": pl.String, "ground_truth_path": pl.String,
+    "total": pl.Int64, "succeeded": pl.Int64, "failed": pl.Int64, "flagged": pl.Int64,
+    "fallback": pl.Int64, "config_hash": pl.String, "config_json": pl.String,
+    "analyzer_version": pl.String, "embedding_model": pl.String, "ground_truth_versions": pl.String,
+}
+
+
+def analysis_row(r: AnalysisResult) -> dict:
+    acc, comp, attr = r.scores.accuracy, r.scores.completeness, r.scores.attribution
+    return {
+        "id": r.id, "query_id": r.query_id, "query_set_id": r.query_set_id, "domain": r.domain,
+        "provider": r.ai_provider, "model": r.model, "source_line": r.source_line,
+        "status": r.status, "error": r.error, "flags": r.flags,
+        "accuracy_score": acc and acc.score, "accuracy_tier": acc and acc.tier,
+        "accuracy_similarity": acc and acc.similarity, "accuracy_method": acc and acc.method,
+        "completeness_score": comp and comp.score, "completeness_tier": comp and comp.tier,
+        "claims_found": comp and comp.total_found, "claims_total": comp and comp.total_required,
+        "attribution_score": attr and attr.score, "attribution_tier": attr and attr.tier,
+        "has_url_citation": attr and attr.has_url_citation,
+        "has_domain_mention": attr and attr.has_domain_mention,
+        "has_brand_mention": attr and attr.has_brand_mention,
+        "coverage_percent": None if r.status == "error" else r.feedback.highlights.coverage_percent,
+        "fallback": r.fallback, "ground_truth_version": r.ground_truth_version,
+        "analyzer_version": r.analyzer_version, "analyzed_at": r.analyzed_at,
+        "result_json": r.model_dump_json(by_alias=True),
+    }
+
+
+def error_row(e: RecordError, analyzer_version: str, at: datetime) -> dict:
+    """A malformed input record, kept as an ``error`` row with its line number."""
+    return {
+        **{k: None for k in ANALYSES_SCHEMA}, "query_id": e.query_id, "domain": e.domain,
+        "source_line": e.line, "status": "error", "error": e.error, "flags": ["malformed_record"],
+        "fallback": False, "analyzer_version": analyzer_version, "analyzed_at": at,
+    }
+
+
+def analyses_frame(rows: list[dict]) -> pl.DataFrame:
+    return pl.DataFrame(rows, schema=ANALYSES_SCHEMA)
+
+
+def summarize(analyses: pl.DataFrame, run_at: datetime, previous: pl.DataFrame) -> pl.DataFrame:
+    """The seed's DomainScoreSummary per (domain, query set), flattened, with trend deltas.
+
+    Statistics cover scored rows (``ok`` and ``flagged``); error rows are only counted. The
+    trend compares means with the latest earlier run of the same domain and query set.
+    """
+    scored = pl.col("status") != "error"
+    aggs = [
+        pl.len().alias("query_count"),
+        (pl.col("status") == "ok").sum().alias("ok_count"),
+        (pl.col("status") == "flagged").sum().alias("flagged_count"),
+        (pl.col("status") == "error").sum().alias("error_count"),
+    ]
+    for m in METRICS:
+        s = pl.col(f"{m}_score").filter(scored)
+        aggs += [s.mean().alias(f"{m}_mean"), s.median().alias(f"{m}_median"),
+                 s.min().alias(f"{m}_min"), s.max().alias(f"{m}_max")]
+        aggs += [(pl.col(f"{m}_tier").filter(scored) == t).sum().alias(f"{m}_{t}") for t in TIERS]
+    summary = (
+        analyses.filter(pl.col("domain").is_not_null())
+        .group_by(["domain", "query_set_id"], maintain_order=True).agg(aggs)
+        .with_columns(pl.lit(run_at).cast(pl.Datetime("us", "UTC")).alias("run_at"))
+        .sort(["domain", "query_set_id"], nulls_last=True)
+    )
+    rows = []
+    for row in summary.to_dicts():
+        prev = _previous(previous, row["domain"], row["query_set_id"], run_at)
+        row["previous_run_id"] = prev and prev["run_id"]
+        for m in METRICS:
+            cur, old = row[f"{m}_mean"], prev and prev.get(f"{m}_mean")
+            row[f"{m}_delta"] = None if cur is None or old is None else round(cur - old, 4)
+        rows.append(row)
+    return pl.DataFrame(rows, schema=SUMMARY_SCHEMA)
+
+
+def _previous(previous: pl.DataFrame, domain: str, query_set_id: str | None, run_at: datetime) -> dict | None:
+    if previous.is_empty():
+        return None
+    same_set = pl.col("query_set_id").is_null() if query_set_id is None else pl.col("query_set_id") == query_set_id
+    earlier = previous.filter((pl.col("domain") == domain) & same_set & (pl.col("run_at") < run_at))
+    if earlier.is_empty():
+        return None
+    return earlier.sort("run_at").row(-1, named=True)

@@ -1,0 +1,159 @@
+"""Run-versioned Parquet storage: ``<data-dir>/<table>/run_id=<id>/part-<n>-<uuid>.parquet``.
+
+Every flow writes through this layer. Files are written to a hidden temporary name and renamed
+into place, so readers (polars, DuckDB, pandas) never see a partial file; a run's partition is
+never shared with another run. Works on local paths and fsspec URLs (``s3://bucket/prefix``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import uuid
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Iterator
+
+import fsspec
+import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+DEFAULT_DATA_DIR = "datasets/runs"
+_RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+
+
+class RunExistsError(FileExistsError):
+    """A run id that already has data; pick another so no run overwrites another."""
+
+
+def resolve_data_dir(data_dir: str | os.PathLike | None = None) -> str:
+    """``--data-dir``, else ``$SLEUTH_DATA_DIR``, else ``datasets/runs``."""
+    return str(data_dir or os.environ.get("SLEUTH_DATA_DIR") or DEFAULT_DATA_DIR)
+
+
+def new_run_id() -> str:
+    """Sortable by time, unique across machines: ``20261121T193000Z-3f9a1c``."""
+    return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
+
+
+def validate_run_id(run_id: str) -> str:
+    if not _RUN_ID.match(run_id):
+        raise ValueError(f"invalid run id {run_id!r}: use letters, digits, '.', '_' and '-' (max 128)")
+    return run_id
+
+
+class ParquetStore:
+    def __init__(self, data_dir: str | os.PathLike | None = None):
+        self.root = resolve_data_dir(data_dir).rstrip("/")
+        self.fs, self._root_path = fsspec.core.url_to_fs(self.root)
+        self.local = "file" in (self.fs.protocol if isinstance(self.fs.protocol, tuple) else (self.fs.protocol,))
+
+    def partition(self, table: str, run_id: str) -> str:
+        return f"{self._root_path}/{table}/run_id={validate_run_id(run_id)}"
+
+    def table_path(self, table: str) -> str:
+        """Where readers point: a hive-partitioned dataset directory."""
+        return f"{self.root}/{table}"
+
+    def run_exists(self, run_id: str, tables: tuple[str, ...] = ("runs",)) -> bool:
+        return any(self.fs.exists(self.partition(t, run_id)) for t in tables)
+
+    def write(self, table: str, run_id: str, data: pl.DataFrame | pa.Table) -> str:
+        """Write one part file atomically into the run's partition; returns its path.
+
+        The ``run_id`` column, if present, is dropped: the partition directory carries it.
+        """
+        return self._write_part(self.partition(table, run_id), data)
+
+    @contextmanager
+    def run_writer(self, run_id: str) -> Iterator["RunWriter"]:
+        """Stage all of a run's tables, then publish them together when the block succeeds.
+
+        Nothing is visible under ``<table>/run_id=<id>`` until commit, and an exception leaves
+        no trace but the removed staging folder, so a crash never leaves a partial run.
+        """
+        validate_run_id(run_id)
+        if self.run_exists(run_id, ("runs", "analyses", "summaries")):
+            raise RunExistsError(f"run {run_id!r} already has data under {self.root}; choose another --run-id")
+        writer = RunWriter(self, run_id, f"{self._root_path}/_staging/{run_id}-{uuid.uuid4().hex[:8]}")
+        try:
+            yield writer
+            writer.commit()
+        finally:
+            if self.fs.exists(writer.staging):
+                self.fs.rm(writer.staging, recursive=True)
+
+    def _write_part(self, part_dir: str, data: pl.DataFrame | pa.Table) -> str:
+        if isinstance(data, pl.DataFrame):
+            data = data.to_arrow()
+        if "run_id" in data.column_names:
+            data = data.drop(["run_id"])
+        self.fs.makedirs(part_dir, exist_ok=True)
+        existing = [p for p in self.fs.ls(part_dir, detail=False) if p.endswith(".parquet")]
+        name = f"part-{len(existing):05d}-{uuid.uuid4().hex[:8]}.parquet"
+        final = f"{part_dir}/{name}"
+        if self.local:
+            tmp = f"{part_dir}/.{name}.tmp"
+            try:
+                pq.write_table(data, tmp, compression="zstd")
+                os.replace(tmp, final)
+            finally:
+                if os.path.exists(tmp):
+                    os.remove(tmp)
+        else:  # object stores publish a PUT atomically: the object appears whole or not at all
+            with self.fs.open(final, "wb") as f:
+                pq.write_table(data, f, compression="zstd")
+        return final if not self.local else str(Path(final))
+
+    def read(self, table: str, run_id: str | None = None) -> pl.DataFrame:
+        """A table (one run, or all runs with a ``run_id`` column); empty if it does not exist."""
+        base = f"{self._root_path}/{table}"
+        if run_id is not None:
+            base = self.partition(table, run_id)
+        if not self.fs.exists(base):
+            return pl.DataFrame()
+        files = [f for f in self.fs.glob(f"{base}/**/*.parquet") if not Path(f).name.startswith(".")]
+        if not files:
+            return pl.DataFrame()
+        frames = []
+        for f in sorted(files):
+            with self.fs.open(f, "rb") as fh:
+                df = pl.read_parquet(fh)
+            rid = re.search(r"run_id=([^/]+)", f).group(1)
+            frames.append(df.with_columns(pl.lit(rid).alias("run_id")))
+        return pl.concat(frames, how="diagonal_relaxed")
+
+    def run_ids(self, table: str = "runs") -> list[str]:
+        base = f"{self._root_path}/{table}"
+        if not self.fs.exists(base):
+            return []
+        return sorted(
+            Path(p).name.split("=", 1)[1] for p in self.fs.ls(base, detail=False) if "run_id=" in Path(p).name
+        )
+
+
+class RunWriter:
+    """Collects one run's tables in a staging folder; ``commit`` renames them into place."""
+
+    def __init__(self, store: ParquetStore, run_id: str, staging: str):
+        self.store, self.run_id, self.staging = store, run_id, staging
+        self.tables: list[str] = []
+
+    def write(self, table: str, data: pl.DataFrame | pa.Table) -> None:
+        self.store._write_part(f"{self.staging}/{table}", data)
+        if table not in self.tables:
+            self.tables.append(table)
+
+    def commit(self) -> dict[str, str]:
+        """Publish every staged table; ``runs`` goes last, as the marker of a complete run."""
+        published = {}
+        order = [t for t in self.tables if t != "runs"] + [t for t in self.tables if t == "runs"]
+        for table in order:
+            final = self.store.partition(table, self.run_id)
+            self.store.fs.makedirs(final.rsplit("/", 1)[0], exist_ok=True)
+            self.store.fs.mv(f"{self.staging}/{table}", final, recursive=True)
+            published[table] = f"{self.store.table_path(table)}/run_id={self.run_id}"
+        return published
