@@ -87,6 +87,28 @@ def split_paragraphs(text: str) -> list[Span]:
     return spans
 
 
+_CLAUSE_BREAK = re.compile(
+    r"[,;:\u2013\u2014]\s+(?:(?:and|but)\s+)?|\s+(?:and|but|while|whereas|which)\s+", re.IGNORECASE
+)
+_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
+def split_clauses(sentence: Span, min_words: int = 3) -> list[Span]:
+    """Clauses of a sentence (at commas, semicolons, 'and', 'but', ...), each >= ``min_words``.
+
+    A claim is often one clause of a longer sentence; matching it against the clause avoids
+    the dilution of comparing a short claim with a whole sentence.
+    """
+    out, start = [], 0
+    for m in list(_CLAUSE_BREAK.finditer(sentence.text)) + [None]:
+        end = m.start() if m else len(sentence.text)
+        piece = _trimmed(sentence.text, start, end)
+        if piece and len(piece.text.split()) >= min_words and piece.text != sentence.text:
+            out.append(Span(sentence.start + piece.start, sentence.start + piece.end, piece.text))
+        start = m.end() if m else start
+    return out
+
+
 def split_long(span: Span, max_chars: int = MAX_CHUNK_CHARS) -> list[Span]:
     """Split a span longer than ``max_chars`` at whitespace into windows of at most that size."""
     if len(span.text) <= max_chars:
@@ -146,3 +168,8 @@ def overlap_f1(a: set[str], b: set[str]) -> float:
 
 def has_negation(text: str) -> bool:
     return _NEGATION.search(text) is not None
+
+
+def numbers(text: str) -> set[str]:
+    """Numbers as written, normalised: '$1,200.50' -> '1200.50', '8,848 m' -> '8848'."""
+    return {n.replace(",", "").rstrip(".") for n in _NUMBER.findall(text)}

@@ -21,7 +21,8 @@ from ..embeddings import (
     Embedder, EmbeddingError, KeywordEmbedder, VectorCache, encode_with_retry, make_embedder,
 )
 from ..text import (
-    Span, chunk, content_terms, has_negation, overlap_f1, split_long, split_sentences, words,
+    Span, chunk, content_terms, has_negation, numbers, overlap_f1, split_clauses, split_long, split_sentences,
+    words,
 )
 from .attribution import normalize_domain, score_attribution
 from .config import AnalyzerConfig
@@ -45,7 +46,8 @@ class _Prepared:
     record: AIResponse
     text: str  # the analysed text (the response, truncated when over the limit)
     chunks: list[Span]  # accuracy chunks, per the chunking strategy
-    sentences: list[Span]  # completeness, highlights and unsupported statements
+    sentences: list[Span]  # highlights and unsupported statements
+    claim_spans: list[Span]  # sentences and their clauses, where claims are looked for
     claims: list[ExpectedClaim]
     flags: list[str]
 
@@ -75,6 +77,14 @@ def record_from_result(result: AnalysisResult) -> AIResponse:
         claims=result.expected_claims, brand_names=result.brand_names,
         query_set_id=result.query_set_id, source_line=result.source_line,
     )
+
+
+def _agrees(claim: str, span: str) -> bool:
+    """Checks an embedding cannot make: the claim's numbers appear, and polarity matches.
+
+    Embeddings rate "costs $9.99" close to "costs $6", and "does not" close to "does".
+    """
+    return numbers(claim) <= numbers(span) and has_negation(claim) == has_negation(span)
 
 
 class ResponseAnalyzer:
@@ -181,19 +191,21 @@ class ResponseAnalyzer:
             text = text[: cut if cut > limit // 2 else limit]
             flags.append("response_truncated")
         if not text.strip():
-            return _Prepared(record, "", [], [], claims_for(record), ["empty_response"])
+            return _Prepared(record, "", [], [], [], claims_for(record), ["empty_response"])
         strategy = self.config.accuracy.chunking_strategy
         whole = chunk(text, strategy, max_chars=None)
         chunks = [piece for span in whole for piece in split_long(span)]
         if len(chunks) > len(whole):  # a chunk exceeded what the encoder reads in one pass
             flags.append("response_chunked")
         sentences = chunks if strategy == "sentences" else chunk(text, "sentences")
-        return _Prepared(record, text, chunks, sentences, claims_for(record), flags)
+        claims = claims_for(record)
+        claim_spans = sentences + [c for s in sentences for c in split_clauses(s)] if claims else []
+        return _Prepared(record, text, chunks, sentences, claim_spans, claims, flags)
 
     @staticmethod
     def _texts_of(p: _Prepared) -> Iterator[str]:
         yield from (c.text for c in p.chunks)
-        yield from (s.text for s in p.sentences)
+        yield from (s.text for s in p.claim_spans or p.sentences)
         yield from (c.text for c in p.claims)
         if p.record.expected_answer:
             yield p.record.expected_answer
@@ -249,7 +261,7 @@ class ResponseAnalyzer:
         chunk_gt = sent_gt if C is S else (C @ G.T if G is not None else None)
 
         accuracy = self._accuracy(p, gt, vec, C, chunk_gt, fallback)
-        completeness, claim_fb = self._completeness(p, vec, S)
+        completeness, claim_fb = self._completeness(p, vec)
         attribution = score_attribution(
             p.text, gt.domain, list(dict.fromkeys(p.record.brand_names + gt.brand_names)),
             cfg.attribution, cfg.tiers,
@@ -335,18 +347,22 @@ class ResponseAnalyzer:
             lexical_overlap=round(float(lexical[best]), 4), polarity_agreement=bool(agree[best]),
         )
 
-    def _completeness(self, p: _Prepared, vec, S: np.ndarray) -> tuple[CompletenessResult | None, ClaimFeedback]:
+    def _completeness(self, p: _Prepared, vec) -> tuple[CompletenessResult | None, ClaimFeedback]:
         cfg = self.config
         if not p.claims:
             return None, ClaimFeedback()
         K = vec([c.text for c in p.claims])
-        sims = K @ S.T if len(p.sentences) else np.zeros((len(p.claims), 0))
+        spans = p.claim_spans
+        sims = K @ vec([s.text for s in spans]).T if spans else np.zeros((len(p.claims), 0))
         found, missing, feedback_found = [], [], []
         for i, claim in enumerate(p.claims):
-            j = int(np.argmax(sims[i])) if sims.shape[1] else -1
+            # The most similar span above the threshold that also agrees on numbers and polarity.
+            candidates = np.flatnonzero(sims[i] >= cfg.completeness.similarity_threshold)
+            j = next((int(k) for k in candidates[np.argsort(-sims[i, candidates])]
+                      if _agrees(claim.text, spans[k].text)), -1)
             sim = float(sims[i, j]) if j >= 0 else 0.0
-            if j >= 0 and sim >= cfg.completeness.similarity_threshold:
-                s = p.sentences[j]
+            if j >= 0:
+                s = spans[j]
                 found.append(ClaimMatch(claim=claim, matched_text=s.text, similarity=round(sim, 4), position=_pos(s)))
                 feedback_found.append(FoundClaim(claim=claim, evidence=s.text, confidence=round(sim, 4)))
             else:
