@@ -41,16 +41,6 @@ def _coerce_response(value: Any) -> tuple[Any, bool]:
     return value, False
 
 
-def _claims(value: Any) -> Any:
-    if isinstance(value, list):
-        return [
-            {"id": f"claim-{i}", "text": c} if isinstance(c, str)
-            else ({"id": f"claim-{i}", **c} if isinstance(c, dict) and "id" not in c else c)
-            for i, c in enumerate(value, 1)
-        ]
-    return value
-
-
 def parse_record(row: dict[str, Any], line: int) -> tuple[AIResponse | None, RecordError | None, bool]:
     """(record, None, coerced) or (None, error, False)."""
     if not isinstance(row, dict):
@@ -60,12 +50,6 @@ def parse_record(row: dict[str, Any], line: int) -> tuple[AIResponse | None, Rec
         if key not in row:
             return None, RecordError(line, _str(row.get("query_id")), _str(row.get("domain")), f"line {line}: missing required field {key!r}"), False
     row["response"], coerced = _coerce_response(row["response"])
-    if row.get("claims") is not None:
-        row["claims"] = _claims(row["claims"])
-    else:
-        row.pop("claims", None)
-    if row.get("brand_names") is None:
-        row.pop("brand_names", None)
     if isinstance(row.get("query_id"), int):
         row["query_id"] = str(row["query_id"])
     try:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
 ScoreTier = Literal["excellent", "good", "fair", "poor"]
@@ -191,6 +191,25 @@ class AIResponse(Model):
     brand_names: list[str] = []
     query_set_id: str | None = None
     source_line: int | None = None
+
+    @field_validator("claims", mode="before")
+    @classmethod
+    def _claims_from_strings(cls, value):
+        """Claims may be plain strings or objects without ids: number them claim-1, claim-2..."""
+        if value is None:
+            return []
+        if isinstance(value, list):
+            return [
+                {"id": f"claim-{i}", "text": c} if isinstance(c, str)
+                else ({"id": f"claim-{i}", **c} if isinstance(c, dict) and "id" not in c else c)
+                for i, c in enumerate(value, 1)
+            ]
+        return value
+
+    @field_validator("brand_names", mode="before")
+    @classmethod
+    def _no_brands(cls, value):
+        return [] if value is None else value
 
 
 class StoredPage(Model):

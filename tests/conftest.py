@@ -1,0 +1,41 @@
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = ROOT / "datasets" / "samples"
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _isolated_cache(tmp_path_factory):
+    os.environ["SLEUTH_CACHE_DIR"] = str(tmp_path_factory.mktemp("cache"))
+
+
+@pytest.fixture(scope="session")
+def prefect_harness():
+    from prefect.testing.utilities import prefect_test_harness
+
+    with prefect_test_harness(server_startup_timeout=90):
+        yield
+
+
+@pytest.fixture(scope="session")
+def analyzer():
+    from modules.response import ResponseAnalyzer
+
+    return ResponseAnalyzer()
+
+
+@pytest.fixture(scope="session")
+def sample_pages():
+    from modules.response import load_pages
+
+    return load_pages(SAMPLES / "pages.jsonl")
+
+
+def write_jsonl(path: Path, rows) -> Path:
+    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in rows))
+    return path

@@ -1,0 +1,195 @@
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from modules.embeddings import KeywordEmbedder, VectorCache
+from modules.response import AIResponse, AnalyzerConfig, ResponseAnalyzer, StoredPage
+
+PAGES = [
+    StoredPage(url="https://acme.example/pricing", title="Pricing | Acme Cloud",
+               text="Acme Cloud costs $10 per month for the starter plan. The pro plan costs $30 per month and includes single sign-on."),
+    StoredPage(url="https://docs.acme.example/sso", title="SSO | Acme Cloud",
+               text="Single sign-on is available on the pro plan. Administrators configure SAML in the admin console."),
+]
+
+
+def record(response, **kw):
+    base = dict(query_id="q1", domain="acme.example", query="How much does Acme Cloud cost?",
+                expected_answer="The starter plan costs $10 per month and the pro plan costs $30 per month.")
+    return AIResponse(response=response, **{**base, **kw})
+
+
+def test_right_answer_beats_wrong_answer(analyzer):
+    right = analyzer.analyze(record("The starter plan is $10 a month and pro is $30 a month."), PAGES)
+    wrong = analyzer.analyze(record("Acme Cloud is free for everyone and has no paid plans."), PAGES)
+    assert right.scores.accuracy.score > wrong.scores.accuracy.score
+    assert right.scores.accuracy.method == "calibrated" and right.status == "ok"
+    assert 0 <= right.scores.accuracy.similarity <= 1
+
+
+def test_cosine_method_is_the_seeds_similarity(analyzer):
+    cosine = ResponseAnalyzer(AnalyzerConfig.load(None, {"accuracy.method": "cosine", "accuracy.chunking_strategy": "none"}))
+    r = cosine.analyze(record("The starter plan is $10 a month."), PAGES)
+    assert r.scores.accuracy.score == pytest.approx(100 * r.scores.accuracy.similarity, abs=0.01)
+
+
+def test_chunking_and_aggregation(analyzer):
+    text = "The starter plan costs $10 per month.\n\nBananas are yellow."
+    results = {}
+    for strategy in ("none", "sentences", "paragraphs"):
+        for agg in ("max", "mean"):
+            a = ResponseAnalyzer(AnalyzerConfig.load(None, {"accuracy.chunking_strategy": strategy, "accuracy.aggregation": agg}))
+            results[strategy, agg] = a.analyze(record(text), PAGES).scores.accuracy
+    assert len(results["none", "max"].matched_chunks) == 1
+    assert len(results["sentences", "max"].matched_chunks) == 2
+    assert len(results["paragraphs", "max"].matched_chunks) == 2
+    assert results["sentences", "mean"].score < results["sentences", "max"].score
+    for acc in results.values():
+        for m in acc.matched_chunks:
+            assert text[m.position.start:m.position.end] == m.response_segment
+            assert m.ground_truth_chunk_id is not None
+
+
+def test_without_expected_answer_accuracy_measures_grounding(analyzer):
+    r = analyzer.analyze(record("Single sign-on is on the pro plan.", expected_answer=None), PAGES)
+    assert r.scores.accuracy.method == "ground_truth" and r.scores.accuracy.score > 50
+    assert r.scores.completeness is None
+
+
+def test_claims_found_missing_with_positions(analyzer):
+    text = "Acme's starter plan costs $10 per month. Bananas grow on trees in warm places."
+    r = analyzer.analyze(record(text, claims=[
+        {"id": "a", "text": "The starter plan costs $10 per month"},
+        {"id": "b", "text": "The pro plan includes single sign-on", "importance": "required"},
+        {"id": "c", "text": "SAML is configured in the admin console", "importance": "optional"},
+    ]), PAGES)
+    comp = r.scores.completeness
+    assert [m.claim.id for m in comp.claims_found] == ["a"]
+    assert {c.id for c in comp.claims_missing} == {"b", "c"}
+    assert comp.total_required == 2 and comp.total_found == 1 and comp.score == 50
+    m = comp.claims_found[0]
+    assert text[m.position.start:m.position.end] == m.matched_text
+    assert {x.importance for x in r.feedback.claims.missing} == {"required", "optional"}
+    unsupported = r.feedback.claims.not_in_ground_truth
+    assert [u.statement for u in unsupported] == ["Bananas grow on trees in warm places."]
+    assert text[unsupported[0].position.start:unsupported[0].position.end] == unsupported[0].statement
+
+
+def test_claim_with_wrong_number_is_not_found(analyzer):
+    r = analyzer.analyze(record("The starter plan costs $12 per month.", claims=["The starter plan costs $10 per month"]), PAGES)
+    assert r.scores.completeness.total_found == 0
+
+
+def test_require_all_required(analyzer):
+    strict = ResponseAnalyzer(AnalyzerConfig.load(None, {"completeness.require_all_required": True}))
+    r = strict.analyze(record("The starter plan costs $10 per month.", claims=[
+        "The starter plan costs $10 per month", "The pro plan includes single sign-on"]), PAGES)
+    assert r.scores.completeness.score == 0 and r.status == "flagged" and "missing_required_claims" in r.flags
+
+
+def test_highlights_map_to_ground_truth_chunks(analyzer):
+    text = "The pro plan costs $30 per month and includes single sign-on. My cat likes fish."
+    h = analyzer.analyze(record(text), PAGES).feedback.highlights
+    assert len(h.highlights) == 1
+    hl = h.highlights[0]
+    assert hl.ground_truth_source.page_url == "https://acme.example/pricing"
+    assert hl.ground_truth_source.matched_text in PAGES[0].text
+    assert text[hl.response_range.start:hl.response_range.end] == hl.response_text
+    assert [u.text for u in h.unmatched_segments] == ["My cat likes fish."]
+    assert h.coverage_percent == pytest.approx(100 * len(hl.response_text) / (len(text) - 1), abs=0.01)
+
+
+def test_brand_from_page_titles_and_subdomain_pages(analyzer):
+    r = analyzer.analyze(record("Acme Cloud offers SSO on its pro plan."), PAGES)
+    assert r.scores.attribution.has_brand_mention and "Acme Cloud" in r.brand_names
+    assert r.scores.attribution.score == 50
+
+
+def test_empty_response_scores_zero_and_is_flagged(analyzer):
+    r = analyzer.analyze(record("   ", claims=["x"]), PAGES)
+    assert r.status == "flagged" and "empty_response" in r.flags
+    assert (r.scores.accuracy.score, r.scores.completeness.score, r.scores.attribution.score) == (0, 0, 0)
+
+
+def test_missing_ground_truth_is_an_error_result(analyzer):
+    r = analyzer.analyze_batch([record("hello", domain="other.example")], {})[0]
+    assert r.status == "error" and "other.example" in r.error and r.scores.accuracy is None
+
+
+class FlakyEmbedder:
+    """Fails ``failures`` times, then delegates: exercises retry and fallback."""
+
+    name = "flaky"
+
+    def __init__(self, failures):
+        self.failures, self.calls = failures, 0
+
+    def encode(self, texts):
+        self.calls += 1
+        if self.calls <= self.failures:
+            raise ConnectionError("embedding API down")
+        return KeywordEmbedder().encode(texts)
+
+
+def test_embedding_failure_retries_then_falls_back_to_keywords(tmp_path):
+    config = AnalyzerConfig.load(None, {"providers.embedding_retries": 2, "providers.embedding_backoff_s": 0})
+    recovers = ResponseAnalyzer(config, embedder=FlakyEmbedder(2), cache=VectorCache(tmp_path / "a"))
+    ok = recovers.analyze(record("The starter plan costs $10 per month."), PAGES)
+    assert not ok.fallback and ok.embedding_model == "flaky"
+
+    broken = FlakyEmbedder(10**6)
+    down = ResponseAnalyzer(config, embedder=broken, cache=VectorCache(tmp_path / "b"))
+    r = down.analyze(record("The starter plan costs $10 per month."), PAGES)
+    assert r.fallback and "embedding_fallback" in r.flags and r.scores.accuracy.method == "keyword"
+    assert r.embedding_model == "keyword:hashed-terms" and r.scores.accuracy.score > 0
+    assert broken.calls == 6  # ground truth and responses: 1 try + 2 retries each
+
+
+def test_overlong_response_is_truncated_and_chunked_and_noted():
+    a = ResponseAnalyzer(AnalyzerConfig.load(None, {"batch.max_response_chars": 3000, "accuracy.chunking_strategy": "none"}))
+    r = a.analyze(record("The starter plan costs $10 per month. " * 200), PAGES)
+    assert {"response_truncated", "response_chunked"} <= set(r.flags)
+    assert len(r.scores.accuracy.matched_chunks) >= 3
+
+
+def test_ground_truth_cache_reused(tmp_path, analyzer):
+    cache = VectorCache(tmp_path)
+    a = ResponseAnalyzer(embedder=analyzer.embedder, cache=cache)
+    first = a.prepare_ground_truth(PAGES, ["acme.example"])["acme.example"]
+    files = list(tmp_path.glob("*.npy"))
+    assert len(files) == 1
+    second = a.prepare_ground_truth(PAGES, ["acme.example"])["acme.example"]
+    assert np.array_equal(first.vectors, second.vectors) and first.version == second.version
+
+
+def test_reanalyze_uses_new_ground_truth(analyzer):
+    first = analyzer.analyze(record("Enterprise plans include audit logs."), PAGES)
+    new_pages = PAGES + [StoredPage(url="https://acme.example/enterprise", text="Enterprise plans include audit logs and SSO.")]
+    again = analyzer.reanalyze(first, new_pages)
+    assert again.ground_truth_version != first.ground_truth_version
+    assert again.feedback.highlights.coverage_percent > first.feedback.highlights.coverage_percent
+    assert again.query_id == first.query_id and again.expected_answer == first.expected_answer
+
+
+_keyword = ResponseAnalyzer(embedder=KeywordEmbedder())
+_words = st.sampled_from(["plan", "costs", "$10", "not", "month", "Acme", "acme.example", "https://acme.example/x", ".", "\n\n", "SSO", "and"])
+
+
+@settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(st.lists(_words, max_size=40).map(" ".join), st.lists(st.lists(_words, min_size=1, max_size=8).map(" ".join), max_size=3),
+       st.sampled_from(["none", "sentences", "paragraphs"]))
+def test_scores_in_range_and_positions_inside_text(response, claims, strategy):
+    _keyword.config = AnalyzerConfig.load(None, {"accuracy.chunking_strategy": strategy})
+    r = _keyword.analyze(record(response, claims=claims), PAGES)
+    for s in (r.scores.accuracy, r.scores.completeness, r.scores.attribution):
+        if s is not None:
+            assert 0 <= s.score <= 100
+    text = response
+    spans = [(m.position, m.response_segment) for m in r.scores.accuracy.matched_chunks]
+    if r.scores.completeness:
+        spans += [(m.position, m.matched_text) for m in r.scores.completeness.claims_found]
+    spans += [(h.response_range, h.response_text) for h in r.feedback.highlights.highlights]
+    spans += [(u.position, u.text) for u in r.feedback.highlights.unmatched_segments]
+    for pos, t in spans:
+        assert 0 <= pos.start <= pos.end <= len(text) and text[pos.start:pos.end] == t
+    assert 0 <= r.feedback.highlights.coverage_percent <= 100

@@ -1,0 +1,37 @@
+from hypothesis import given, strategies as st
+
+from modules.text import chunk, numbers, split_clauses, split_long, split_sentences, Span
+
+texts = st.lists(st.sampled_from(list("ab cd.!?\n,;:'\"e.g") + ["Dr. ", " and ", "\n\n", "8,848.86"]), max_size=120).map("".join)
+
+
+@given(texts, st.sampled_from(["none", "sentences", "paragraphs"]), st.integers(20, 200))
+def test_chunks_point_into_the_text(text, strategy, max_chars):
+    for span in chunk(text, strategy, max_chars):
+        assert 0 <= span.start < span.end <= len(text)
+        assert text[span.start : span.end] == span.text
+        assert len(span.text) <= max_chars
+
+
+@given(texts)
+def test_clauses_point_into_the_text(text):
+    for sentence in split_sentences(text):
+        for clause in split_clauses(sentence):
+            assert text[clause.start : clause.end] == clause.text
+
+
+def test_sentences_respect_abbreviations_and_decimals():
+    text = "Dr. Smith measured 8,848.86 m. It was e.g. windy! Then?\nNew line"
+    assert [s.text for s in split_sentences(text)] == [
+        "Dr. Smith measured 8,848.86 m.", "It was e.g. windy!", "Then?", "New line",
+    ]
+
+
+def test_long_spans_split_at_whitespace():
+    span = Span(5, 5 + 50, "word " * 10)
+    pieces = split_long(span, 12)
+    assert all(len(p.text) <= 12 and not p.text.startswith(" ") for p in pieces)
+
+
+def test_numbers_normalised():
+    assert numbers("costs $1,200.50 or 8,848 m.") == {"1200.50", "8848"}
