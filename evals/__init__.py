@@ -1,0 +1,1 @@
+"""Evaluations and benchmarks (run as scripts: ``.venv/bin/python -m evals.<name>``)."""
