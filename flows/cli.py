@@ -87,20 +87,24 @@ def print_summary(result: dict[str, Any]) -> None:
 
 def cmd_analyze(args: argparse.Namespace) -> int:
     from flows.analyze import analyze_responses, task_runner_for
+    from flows.runtime import local_run_settings
 
     config = _config(args)
     flow = analyze_responses.with_options(task_runner=task_runner_for(args.task_runner, config.batch.concurrency))
-    result = flow(args.input, args.ground_truth, run_id=args.run_id, data_dir=args.data_dir, config=config)
+    with local_run_settings():
+        result = flow(args.input, args.ground_truth, run_id=args.run_id, data_dir=args.data_dir, config=config)
     print(json.dumps(result, default=str, indent=2)) if args.json else print_summary(result)
     return 0
 
 
 def cmd_reanalyze(args: argparse.Namespace) -> int:
     from flows.analyze import reanalyze_run, task_runner_for
+    from flows.runtime import local_run_settings
 
     config = _config(args)
     flow = reanalyze_run.with_options(task_runner=task_runner_for(args.task_runner, config.batch.concurrency))
-    result = flow(args.previous_run_id, args.ground_truth, run_id=args.run_id, data_dir=args.data_dir, config=config)
+    with local_run_settings():
+        result = flow(args.previous_run_id, args.ground_truth, run_id=args.run_id, data_dir=args.data_dir, config=config)
     print(json.dumps(result, default=str, indent=2)) if args.json else print_summary(result)
     return 0
 

