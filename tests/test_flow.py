@@ -150,3 +150,16 @@ def test_help_for_every_subcommand(command, capsys):
     with pytest.raises(SystemExit) as exit_info:
         main([*command, "--help"])
     assert exit_info.value.code == 0 and "usage: sleuth" in capsys.readouterr().out
+
+
+def test_local_runs_skip_heartbeats_only_without_a_server(monkeypatch):
+    from prefect.settings import PREFECT_API_URL, PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
+
+    from flows.runtime import local_run_settings
+
+    with temporary_settings({PREFECT_API_URL: None}):
+        with local_run_settings():
+            assert PREFECT_FLOWS_HEARTBEAT_FREQUENCY.value() is None
+    with temporary_settings({PREFECT_API_URL: "http://127.0.0.1:1/api"}):
+        with local_run_settings():
+            assert PREFECT_FLOWS_HEARTBEAT_FREQUENCY.value() == 180
