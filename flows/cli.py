@@ -8,7 +8,6 @@ import os
 import sys
 from typing import Any
 
-from modules.store import resolve_data_dir
 
 
 def _parse_value(raw: str) -> Any:
@@ -85,28 +84,29 @@ def print_summary(result: dict[str, Any]) -> None:
         print(f"  {table:10s} {path}")
 
 
-def cmd_analyze(args: argparse.Namespace) -> int:
-    from flows.analyze import analyze_responses, task_runner_for
+def _run_flow(args: argparse.Namespace, flow, *flow_args) -> int:
+    """Run an analysis flow with the chosen task runner and print its summary."""
+    from flows.analyze import task_runner_for
     from flows.runtime import local_run_settings
 
     config = _config(args)
-    flow = analyze_responses.with_options(task_runner=task_runner_for(args.task_runner, config.batch.concurrency))
+    flow = flow.with_options(task_runner=task_runner_for(args.task_runner, config.batch.concurrency))
     with local_run_settings():
-        result = flow(args.input, args.ground_truth, run_id=args.run_id, data_dir=args.data_dir, config=config)
+        result = flow(*flow_args, args.ground_truth, run_id=args.run_id, data_dir=args.data_dir, config=config)
     print(json.dumps(result, default=str, indent=2)) if args.json else print_summary(result)
     return 0
+
+
+def cmd_analyze(args: argparse.Namespace) -> int:
+    from flows.analyze import analyze_responses
+
+    return _run_flow(args, analyze_responses, args.input)
 
 
 def cmd_reanalyze(args: argparse.Namespace) -> int:
-    from flows.analyze import reanalyze_run, task_runner_for
-    from flows.runtime import local_run_settings
+    from flows.analyze import reanalyze_run
 
-    config = _config(args)
-    flow = reanalyze_run.with_options(task_runner=task_runner_for(args.task_runner, config.batch.concurrency))
-    with local_run_settings():
-        result = flow(args.previous_run_id, args.ground_truth, run_id=args.run_id, data_dir=args.data_dir, config=config)
-    print(json.dumps(result, default=str, indent=2)) if args.json else print_summary(result)
-    return 0
+    return _run_flow(args, reanalyze_run, args.previous_run_id)
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
