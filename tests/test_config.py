@@ -46,3 +46,19 @@ def test_tiers_monotone_in_score(a, b, fair, d1, d2):
     tiers = TierConfig(fair=fair, good=min(fair + d1, 99), excellent=min(fair + d1 + d2, 100)) if fair + d1 < 99 else TierConfig()
     lo, hi = sorted((a, b))
     assert ORDER[tier_for(lo, tiers)] <= ORDER[tier_for(hi, tiers)]
+
+
+def test_cli_options_and_set_overrides(tmp_path):
+    from flows.cli import _config, build_parser
+
+    f = tmp_path / "c.toml"
+    f.write_text("[tiers]\ngood = 65\n")
+    args = build_parser().parse_args([
+        "analyze", "in.jsonl", "--ground-truth", "p.jsonl", "--config", str(f), "--chunking", "paragraphs",
+        "--claim-threshold", "0.7", "--require-all-required", "--set", "attribution.multiMentionBonus=5",
+        "--set", "accuracy.method=cosine", "--stop-on-error",
+    ])
+    c = _config(args)
+    assert (c.tiers.good, c.accuracy.chunking_strategy, c.accuracy.method) == (65, "paragraphs", "cosine")
+    assert c.completeness.similarity_threshold == 0.7 and c.completeness.require_all_required
+    assert c.attribution.multi_mention_bonus == 5 and not c.batch.continue_on_error
