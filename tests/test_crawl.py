@@ -101,6 +101,7 @@ ROUTES = {
     "/captcha": page(CAPTCHA),
     "/app": page(JS_SHELL),
     "/empty": page("<html><body></body></html>"),
+    "/article-with-captcha-form": page(ARTICLE.replace("</article>", "</article><form><div class='g-recaptcha'></div><textarea name='comment'></textarea></form>")),
     "/gone": page("gone", 404),
     "/down": page("try later", 503),
 }
@@ -191,6 +192,11 @@ def test_malformed_html_still_yields_text(site):
 def test_challenges_and_js_shells_are_blocked_not_content(site, path):
     p = fetch(site.base + path, LOOPBACK)
     assert p.outcome == "blocked" and p.text == ""
+
+
+def test_captcha_comment_form_does_not_hide_an_article(site):
+    p = fetch(site.base + "/article-with-captcha-form", LOOPBACK)
+    assert p.outcome == "ok" and "Aletsch Glacier" in p.text
 
 
 def test_http_errors_and_snippet_fallback(site):

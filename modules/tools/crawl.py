@@ -33,12 +33,20 @@ Outcome = Literal[
 Extraction = Literal["trafilatura", "html-text", "snippet", "pdf", "text", "corpus", "none"]
 TRANSIENT_OUTCOMES: frozenset[str] = frozenset({"timeout"})  # and http_error with status >= 500 / 429
 
-_CHALLENGE_MARKERS = re.compile(
-    r"just a moment\.\.\.|attention required! \| cloudflare|cf-browser-verification|challenge-platform|"
-    r"cf_chl_opt|g-recaptcha|h-captcha|hcaptcha\.com|recaptcha/api|verify you are (a )?human|"
-    r"are you a robot|unusual traffic from your computer|ddos protection by",
+# Pages that are nothing but a bot check (Cloudflare's interstitials): blocked whatever else.
+_CHALLENGE_PAGE = re.compile(
+    r"<title>\s*(just a moment\.\.\.|attention required! \| cloudflare)|cf-browser-verification|cf_chl_opt|"
+    r"challenge-platform|ddos protection by",
     re.IGNORECASE,
 )
+# Captcha walls: blocked only when the page has little readable text besides them (an article
+# with a captcha-protected comment form is still an article).
+_CAPTCHA = re.compile(
+    r"g-recaptcha|h-captcha|hcaptcha\.com|recaptcha/api|verify you are (a )?human|are you a robot|"
+    r"unusual traffic from your computer",
+    re.IGNORECASE,
+)
+WALL_MAX_TEXT = 500
 _JS_REQUIRED = re.compile(r"(enable|requires?|turn on) javascript|javascript is (disabled|required)", re.IGNORECASE)
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
 _TEXT_TYPES = ("text/plain", "text/markdown", "text/x-markdown")
@@ -284,19 +292,16 @@ class Crawler:
                           f"cannot extract text from {ctype or 'unknown content'}")
 
     def _from_html(self, url, final_url, status, ctype, html: str, body: bytes, snippet: str | None) -> Page:
-        from bs4 import BeautifulSoup
-
-        soup = BeautifulSoup(html, "html.parser")
-        title = soup.title.get_text(strip=True) if soup.title else None
+        title = _title(html)
         if _looks_challenged(html, status):
             return self._page(url, final_url, status, ctype, title, "", [], None, body, "none", "blocked", "challenge or bot-wall page")
-        links = _links(soup, final_url)
-        text, extraction, published = _trafilatura(html, final_url)
+        tree = _parse(html)
+        links = _links(tree, final_url) if tree is not None else []
+        text, extraction, published = _trafilatura(tree if tree is not None else html, final_url)
         if not text:
-            for tag in soup(["script", "style", "noscript", "template", "svg"]):
-                tag.decompose()
-            text = "\n".join(line for line in (l.strip() for l in soup.get_text("\n").splitlines()) if line)
-            extraction = "html-text"
+            text, extraction = _plain_text(html), "html-text"
+        if len(text.strip()) < WALL_MAX_TEXT and _CAPTCHA.search(html):
+            return self._page(url, final_url, status, ctype, title, "", links, published, body, "none", "blocked", "captcha wall")
         if _is_js_shell(html, text):
             return self._page(url, final_url, status, ctype, title, "", links, published, body, "none", "blocked",
                               "JavaScript-only page: no content without running scripts")
@@ -374,8 +379,9 @@ def _title(html: str) -> str | None:
 
 
 def _looks_challenged(html: str, status: int) -> bool:
-    head = html[:50_000]
-    if _CHALLENGE_MARKERS.search(head):
+    """A bot-check interstitial (markers sit in the head of such pages, so 20 KB suffice)."""
+    head = html[:20_000]
+    if _CHALLENGE_PAGE.search(head):
         return True
     return status in (403, 429, 503) and re.search(r"cloudflare|akamai|incapsula|perimeterx|datadome", head, re.IGNORECASE) is not None
 
@@ -389,25 +395,53 @@ def _is_js_shell(html: str, text: str) -> bool:
     return bool(_JS_REQUIRED.search(html)) or (scripts >= 1 and mount is not None)
 
 
-def _links(soup, base: str) -> list[tuple[str, str]]:
+def _parse(html: str):
+    """One lxml parse per page, shared by link and text extraction (None if unparseable)."""
+    import lxml.html
+
+    try:
+        return lxml.html.fromstring(html)
+    except (ValueError, lxml.etree.ParserError):
+        return None
+
+
+def _links(tree, base: str) -> list[tuple[str, str]]:
     seen, out = set(), []
-    for a in soup.find_all("a", href=True):
-        href = urldefrag(urljoin(base, a["href"].strip()))[0]
+    for a in tree.iter("a"):
+        href = a.get("href")
+        if not href:
+            continue
+        href = urldefrag(urljoin(base, href.strip()))[0]
         if urlsplit(href).scheme in ("http", "https") and href not in seen:
             seen.add(href)
-            out.append((href, " ".join(a.get_text(" ", strip=True).split())))
+            out.append((href, " ".join(a.text_content().split())))
     return out
 
 
-def _trafilatura(html: str, url: str) -> tuple[str, Extraction, str | None]:
+def _plain_text(html: str) -> str:
+    """The fallback extraction: every visible text line (BeautifulSoup copes with broken markup)."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(html, "html.parser")
+    for tag in soup(["script", "style", "noscript", "template", "svg"]):
+        tag.decompose()
+    return "\n".join(line for line in (l.strip() for l in soup.get_text("\n").splitlines()) if line)
+
+
+def _trafilatura(tree, url: str) -> tuple[str, Extraction, str | None]:
+    """Main text as markdown, and the publication date, from an lxml tree or an HTML string.
+
+    The date is read first (htmldate's fast mode, ~1.5 ms against ~12 ms for trafilatura's
+    full metadata): trafilatura's extraction cleans, and so changes, the tree it is given.
+    """
     try:
         import trafilatura
-        from trafilatura.metadata import extract_metadata
+        from htmldate import find_date
 
-        text = trafilatura.extract(html, url=url, output_format="markdown", include_comments=False,
+        published = find_date(tree, extensive_search=False, original_date=True)
+        text = trafilatura.extract(tree, url=url, output_format="markdown", include_comments=False,
                                    include_tables=True, favor_recall=True) or ""
-        meta = extract_metadata(html, default_url=url)
-        return text, "trafilatura", (meta.date if meta else None)
+        return text, "trafilatura", published
     except Exception:  # trafilatura fails on some malformed inputs; the fallback handles them
         return "", "html-text", None
 
