@@ -46,7 +46,7 @@ _CAPTCHA = re.compile(
     r"unusual traffic from your computer",
     re.IGNORECASE,
 )
-WALL_MAX_TEXT = 500
+WALL_MAX_TEXT = 200
 _JS_REQUIRED = re.compile(r"(enable|requires?|turn on) javascript|javascript is (disabled|required)", re.IGNORECASE)
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
 _TEXT_TYPES = ("text/plain", "text/markdown", "text/x-markdown")
