@@ -19,20 +19,13 @@ from modules.response import AnalysisResult, AnalyzerConfig, ResponseAnalyzer, l
 from modules.response.analyzer import record_from_result
 from modules.response.batch import analyze_to_rows, build_tables
 from modules.response.records import RecordError, load_records
+from flows.runtime import retry_on
 from modules.store import ParquetStore, new_run_id, validate_run_id
 
 TRANSIENT = (TimeoutError, ConnectionError, BlockingIOError, InterruptedError)
 
 
-def _retry_transient(task, task_run, state) -> bool:
-    """Retry only failures that a second attempt can fix."""
-    try:
-        state.result()
-    except TRANSIENT:
-        return True
-    except Exception:
-        return False
-    return False
+_retry_transient = retry_on(*TRANSIENT)
 
 
 def _task_options(config: AnalyzerConfig) -> dict[str, Any]:

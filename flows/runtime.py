@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Callable, Iterator
 
 from prefect.settings import PREFECT_API_URL, PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
 
@@ -23,3 +23,18 @@ def local_run_settings() -> Iterator[None]:
         return
     with temporary_settings({PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}):
         yield
+
+
+def retry_on(*exception_types: type[BaseException]) -> Callable[..., bool]:
+    """A Prefect ``retry_condition_fn``: retry only failures of these types."""
+
+    def condition(task, task_run, state) -> bool:
+        try:
+            state.result()
+        except exception_types:
+            return True
+        except Exception:
+            return False
+        return False
+
+    return condition

@@ -15,6 +15,7 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 from prefect.runtime import task_run
 
+from flows.runtime import retry_on
 from modules.tools.crawl import CrawlConfig, Crawler, Page
 from modules.tools.engines import make_backend
 from modules.tools.local_index import LocalSearch
@@ -29,14 +30,7 @@ class TransientOutcome(Exception):
     """Some items failed in a way a retry may fix."""
 
 
-def _retry_transient(task, run, state) -> bool:
-    try:
-        state.result()
-    except TransientOutcome:
-        return True
-    except Exception:
-        return False
-    return False
+_retry_transient = retry_on(TransientOutcome)
 
 
 def _run_batch(items: Sequence, run_items: Callable[[list[int]], list[T]], is_transient: Callable[[T], bool]) -> list[T]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -11,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..tables_io import read_rows
 from ..text import split_long, split_sentences
 from .attribution import host_matches, normalize_domain
 from .schema import StoredPage
@@ -110,22 +110,9 @@ def pages_for(domain: str, grouped: dict[str, list[StoredPage]]) -> list[StoredP
 def load_pages(path: str | Path) -> list[StoredPage]:
     """Pages from JSONL, Parquet, or a directory laid out as ``<dir>/<domain>/**/*.{html,md,txt}``."""
     path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"ground truth not found: {path}")
     if path.is_dir():
         return _load_page_dir(path)
-    if path.suffix == ".parquet":
-        import polars as pl
-
-        rows = pl.read_parquet(path).to_dicts()
-    else:
-        rows = []
-        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if line.strip():
-                try:
-                    rows.append(json.loads(line))
-                except json.JSONDecodeError as exc:
-                    raise ValueError(f"{path}:{n}: not valid JSON: {exc.msg}") from None
+    rows = read_rows(path, "ground truth")
     pages = []
     for n, row in enumerate(rows, 1):
         try:

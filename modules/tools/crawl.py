@@ -16,7 +16,7 @@ import ipaddress
 import re
 import socket
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Iterable, Literal, Sequence
 from urllib.parse import urldefrag, urljoin, urlsplit
