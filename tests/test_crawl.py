@@ -225,3 +225,24 @@ def test_per_host_concurrency_limit():
         assert time.monotonic() - t >= 0.38  # 4 requests of 0.2 s, two at a time
     finally:
         s.close()
+
+
+def test_hosts_sharing_an_address_get_their_own_connections(site):
+    """Two names on one IP (as behind a CDN) must not share connections made for the other."""
+    import asyncio
+
+    from modules.tools.crawl import Crawler
+
+    port = site.base.rsplit(":", 1)[1]
+
+    both = CrawlConfig(**{**LOOPBACK.__dict__, "allow_networks": ("127.0.0.0/8", "::1/128")})
+
+    async def run():
+        async with Crawler(both) as crawler:
+            pages = await crawler.fetch_all([f"http://127.0.0.1:{port}/article.html", f"http://localhost:{port}/article.html"])
+            return pages, sorted(crawler._clients)
+
+    pages, clients = asyncio.run(run())
+    assert [p.outcome for p in pages] == ["ok", "ok"] and clients == ["127.0.0.1", "localhost"]
+    hosts = {h[3] for h in site.hits if h[0] == "/article.html"}
+    assert {f"127.0.0.1:{port}", f"localhost:{port}"} <= hosts  # each request carried its own Host

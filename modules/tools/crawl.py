@@ -118,7 +118,7 @@ class Crawler:
         self.config = config or CrawlConfig()
         self.mirror = mirror  # a LocalIndex: URLs in its corpus are served from it, offline
         self._allowed = [ipaddress.ip_network(n, strict=False) for n in self.config.allow_networks]
-        self._client: httpx.AsyncClient | None = None
+        self._clients: dict[str, httpx.AsyncClient] = {}
         self._robots: dict[str, RobotFileParser | None] = {}
         self._crawl_delays: dict[str, float] = {}
         self._robots_locks: dict[str, asyncio.Lock] = {}
@@ -128,18 +128,30 @@ class Crawler:
         self._slots = asyncio.Semaphore(self.config.max_concurrency)
 
     async def __aenter__(self) -> "Crawler":
-        cfg = self.config
-        self._client = httpx.AsyncClient(
-            timeout=httpx.Timeout(cfg.read_timeout_s, connect=cfg.connect_timeout_s),
-            headers={"User-Agent": cfg.user_agent, "Accept": "text/html,application/xhtml+xml,application/pdf;q=0.9,text/plain;q=0.8,*/*;q=0.5"},
-            follow_redirects=False,
-            limits=httpx.Limits(max_connections=cfg.max_concurrency, max_keepalive_connections=cfg.max_concurrency),
-        )
         return self
 
     async def __aexit__(self, *exc) -> None:
-        if self._client:
-            await self._client.aclose()
+        for client in self._clients.values():
+            await client.aclose()
+        self._clients.clear()
+
+    def _client_for(self, host: str) -> httpx.AsyncClient:
+        """One connection pool per hostname.
+
+        Requests go to the checked IP, so httpx would pool connections by IP; two sites behind
+        one CDN address would then share a TLS connection made for the other's name.
+        """
+        if host not in self._clients:
+            cfg = self.config
+            self._clients[host] = httpx.AsyncClient(
+                timeout=httpx.Timeout(cfg.read_timeout_s, connect=cfg.connect_timeout_s),
+                headers={"User-Agent": cfg.user_agent,
+                         "Accept": "text/html,application/xhtml+xml,application/pdf;q=0.9,text/plain;q=0.8,*/*;q=0.5"},
+                follow_redirects=False,
+                limits=httpx.Limits(max_connections=cfg.per_host_concurrency + 1,
+                                    max_keepalive_connections=cfg.per_host_concurrency + 1),
+            )
+        return self._clients[host]
 
     # ----- public ------------------------------------------------------------------------
     async def fetch(self, url: str, *, snippet: str | None = None) -> Page:
@@ -170,9 +182,10 @@ class Crawler:
                 return self._failed(url, "robots_disallowed", f"robots.txt of {host} disallows {current}", final_url=current)
             await self._polite_turn(host)
             async with self._host_slot(host):
-                request = self._client.build_request("GET", target, headers={"Host": host_header},
-                                                     extensions={"sni_hostname": sni} if sni else {})
-                response = await self._client.send(request, stream=True)
+                client = self._client_for(host)
+                request = client.build_request("GET", target, headers={"Host": host_header},
+                                               extensions={"sni_hostname": sni} if sni else {})
+                response = await client.send(request, stream=True)
                 try:
                     if response.is_redirect:
                         location = response.headers.get("location")
@@ -205,7 +218,7 @@ class Crawler:
                 continue
             if (reason := _blocked_address(ip)) is not None:
                 raise Refused(f"{host} resolves to {ip} ({reason} address); allow its network explicitly to fetch it")
-        ip = addresses[0]
+        ip = min(addresses, key=lambda a: a.version)  # every address was checked; connect over IPv4 when offered
         ip_host = f"[{ip}]" if ip.version == 6 else str(ip)
         netloc = ip_host + (f":{parts.port}" if parts.port else "")
         target = parts._replace(netloc=netloc).geturl()
@@ -259,7 +272,8 @@ class Crawler:
         deny_all.parse(["User-agent: *", "Disallow: /"])
         try:
             target, host_header, sni = await self._checked_target(origin + "/robots.txt")
-            resp = await self._client.get(target, headers={"Host": host_header}, extensions={"sni_hostname": sni} if sni else {})
+            client = self._client_for(urlsplit(origin).hostname or "")
+            resp = await client.get(target, headers={"Host": host_header}, extensions={"sni_hostname": sni} if sni else {})
         except (httpx.HTTPError, Refused):
             return deny_all, 0.0
         if 400 <= resp.status_code < 500 or resp.is_redirect:
