@@ -1,0 +1,216 @@
+"""Deterministic baseline programs for the nodes: the offline default and the LM fallback.
+
+Decision follows the seed's decision logic literally. Analyzer extracts query-relevant
+sentences (lexical and embedding relevance), bridges multi-hop questions through entities
+found in evidence, proposes in-page links whose anchor text matches what is still open, and
+scores confidence from coverage of the question, agreement across sources and source
+quality. Report answers extractively from the best-supported facts, with citations.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+import numpy as np
+
+from ..embeddings import Embedder
+from ..text import content_terms, split_sentences, words
+from .memory import Memory
+from .schema import Analysis, Decision, Fact, Report, Source
+
+ENTITY = re.compile(r"\b(?:[A-Z][\w'’.-]*[\w’']?|\d{4})(?:\s+(?:of|the|de|del|von|van|and|&|for)?\s*[A-Z][\w'’.-]*)*")
+_GENERIC = {"The", "A", "An", "He", "She", "It", "They", "In", "On", "At", "His", "Her", "Its", "This", "That",
+            "There", "These", "Those", "After", "Before", "During", "When", "While", "As", "For", "From", "With",
+            "Which", "What", "Who", "Where", "How", "Why", "Is", "Are", "Was", "Were", "Both", "And", "But", "Or"}
+_WEAK_SINGLE = re.compile(
+    r"^(January|February|March|April|May|June|July|August|September|October|November|December|Monday|Tuesday|"
+    r"Wednesday|Thursday|Friday|Saturday|Sunday|[A-Z][a-z]+(?:ish|ese|ian|an|ic|i))$"
+)  # months, days and nationality-style adjectives ("Turkish", "American") lead nowhere
+TRUSTED_SUFFIXES = (".gov", ".edu", ".int", "wikipedia.org", "britannica.com", "who.int", "nature.com")
+FACT_THRESHOLD = 0.35
+MAX_FACTS_PER_SOURCE = 3
+
+
+@dataclass
+class Thread:
+    """What the nodes know of the research so far (structured; no raw page text)."""
+
+    question: str
+    engines: list[str]
+    step: int = 0
+    queries: list[str] = field(default_factory=list)
+    query_vectors: list[np.ndarray] = field(default_factory=list)
+    read_urls: set[str] = field(default_factory=set)
+    searched_entities: set[str] = field(default_factory=set)
+    candidate_urls: list[str] = field(default_factory=list)  # from search results and page links only
+    no_progress_steps: int = 0
+    last_analysis: Analysis | None = None
+    history: list[str] = field(default_factory=list)
+    constraints: list[str] = field(default_factory=list)  # added by human feedback
+
+
+def question_entities(question: str) -> list[str]:
+    return [e for e in (m.group().strip() for m in ENTITY.finditer(question)) if e.split()[0] not in _GENERIC or len(e.split()) > 1]
+
+
+def source_quality(url: str) -> float:
+    host = urlsplit(url).hostname or ""
+    return 1.0 if host.endswith(TRUSTED_SUFFIXES) else 0.8
+
+
+class BaselineAnalyzer:
+    def __init__(self, embedder: Embedder):
+        self.embedder = embedder
+
+    def __call__(self, thread: Thread, documents: list[Source], memory: Memory) -> tuple[Analysis, list[tuple[str, str, float]]]:
+        q_terms = content_terms(thread.question + " " + " ".join(thread.constraints))
+        candidates: list[tuple[str, Source, float]] = []
+        for doc in documents:
+            sentences = [s.text for s in split_sentences(doc.text[:20_000])] or [doc.snippet]
+            title_terms = content_terms(doc.title)
+            scored = []
+            for i, s in enumerate(sentences):
+                terms = content_terms(s)
+                lex = len(terms & q_terms) / max(len(q_terms), 1)
+                lead = 0.15 if i == 0 else 0.0  # a lead sentence defines the page's subject
+                scored.append((lex + lead + 0.1 * bool(title_terms & q_terms), s))
+            scored.sort(key=lambda x: -x[0])
+            candidates += [(s, doc, lex) for lex, s in scored[: MAX_FACTS_PER_SOURCE + 1] if s.strip()]
+        facts: list[tuple[str, str, float]] = []
+        if candidates:
+            vectors = self.embedder.encode([thread.question] + [c[0] for c in candidates])
+            cos = vectors[1:] @ vectors[0]
+            per_source: dict[str, int] = {}
+            for (text, doc, lex), c in sorted(zip(candidates, cos), key=lambda x: -(0.5 * x[0][2] + 0.5 * x[1])):
+                score = 0.5 * min(lex, 1.0) + 0.5 * float(c)
+                if score >= FACT_THRESHOLD and per_source.get(doc.url, 0) < MAX_FACTS_PER_SOURCE:
+                    per_source[doc.url] = per_source.get(doc.url, 0) + 1
+                    facts.append((text, doc.url, round(min(1.0, score) * source_quality(doc.url), 3)))
+
+        known = [f.text for f in memory.facts] + [t for t, _, _ in facts]
+        covered = set().union(*(content_terms(t) for t in known)) & q_terms if known else set()
+        coverage = len(covered) / max(len(q_terms), 1)
+        open_terms = q_terms - covered
+        sources = {u for _, u, _ in facts} | {f.source_url for f in memory.facts}
+        agreement = min(1.0, len(sources) / 2)
+        quality = max((source_quality(u) for u in sources), default=0.8)
+
+        bridges = self._bridges(thread, facts)
+        comparisons = [e for e in question_entities(thread.question)
+                       if e not in thread.searched_entities and not any(e.lower() in t.lower() for t in known)]
+        suggestions = [f"search: {e}" for e in comparisons + bridges]
+        if open_terms and not suggestions:
+            suggestions.append("search: " + " ".join(sorted(open_terms)))
+        urls = self._promising_links(thread, documents, open_terms, bridges)
+        suggestions += [f"crawl: {u}" for u in urls[:3]]
+        confidence = round(coverage * agreement * quality * (0.7 if comparisons or bridges else 1.0), 3)
+        answered = coverage >= 0.8 and len(sources) >= 2 and not comparisons
+        analysis = Analysis(
+            extracted_info=[t for t, _, _ in facts],
+            assessment=(f"{len(facts)} relevant statements from {len({u for _, u, _ in facts})} of {len(documents)} documents; "
+                        f"{round(100 * coverage)}% of the question's terms covered by {len(sources)} sources"
+                        + (f"; still open: {', '.join(sorted(open_terms))}" if open_terms else "")),
+            confidence_score=min(1.0, confidence), suggestions_for_next_step=suggestions or ["Query appears answered"],
+            new_potential_urls=urls, answered=answered,
+        )
+        return analysis, facts
+
+    def _bridges(self, thread: Thread, facts: list[tuple[str, str, float]]) -> list[str]:
+        """Entities named in the evidence but not in the question nor researched yet."""
+        q_words = {w.lower() for w in words(thread.question)}
+        seen, out = set(), []
+        for text, _, _ in sorted(facts, key=lambda f: -f[2]):
+            for m in ENTITY.finditer(text):
+                entity = m.group().strip(" .'’")
+                tokens = entity.split()
+                if (not tokens or tokens[0] in _GENERIC and len(tokens) == 1 or len(entity) < 3
+                        or all(t.lower() in q_words for t in words(entity)) or entity in thread.searched_entities
+                        or entity.lower() in seen or entity.isdigit()):
+                    continue
+                if len(tokens) == 1 and _WEAK_SINGLE.match(entity):
+                    continue
+                seen.add(entity.lower())
+                out.append(entity)
+        out.sort(key=lambda e: -len(e.split()))  # multi-word names are the specific ones
+        return out[:3]
+
+    @staticmethod
+    def _promising_links(thread: Thread, documents: list[Source], open_terms: set[str], bridges: list[str]) -> list[str]:
+        wanted = open_terms | {t for b in bridges for t in content_terms(b)}
+        scored = []
+        for doc in documents:
+            for url, anchor in doc.links:
+                if url in thread.read_urls or not anchor:
+                    continue
+                overlap = len(content_terms(anchor) & wanted)
+                if overlap:
+                    scored.append((overlap, url))
+        return list(dict.fromkeys(u for _, u in sorted(scored, key=lambda x: -x[0])))
+
+
+class BaselineDecision:
+    """The seed's decision logic, literally."""
+
+    DUPLICATE_QUERY = 0.9
+
+    def __init__(self, embedder: Embedder):
+        self.embedder = embedder
+
+    def __call__(self, thread: Thread) -> Decision:
+        a = thread.last_analysis
+        if not thread.queries:
+            return self._search(thread, thread.question, "initial search for the question")
+        if a and a.confidence_score >= 0.85 and a.answered:
+            return Decision(next_action="send_to_hitl", reasoning=f"Confidence is high ({a.confidence_score}) and the query is answered.")
+        if thread.no_progress_steps >= 3:
+            return Decision(next_action="send_to_hitl", reasoning="No new facts for three steps: handing the current findings to a person.")
+        allowed = set(thread.candidate_urls)
+        for s in (a.suggestions_for_next_step if a else []):
+            if s.startswith("crawl: "):
+                url = s[len("crawl: "):].strip()
+                if url in allowed and url not in thread.read_urls:
+                    return Decision(next_action="crawl_url", query_or_url=url, reasoning="The Analyzer found a promising page among the links.")
+        for s in (a.suggestions_for_next_step if a else []):
+            if s.startswith("search: "):
+                query = s[len("search: "):].strip()
+                if not self._repeats(thread, query):
+                    return self._search(thread, query, "The Analyzer suggested researching this next.")
+        open_part = " ".join(sorted(content_terms(thread.question) - set().union(*(content_terms(q) for q in thread.queries))))
+        if thread.no_progress_steps >= 1 and open_part and not self._repeats(thread, open_part):
+            return self._search(thread, open_part, "No progress: narrowing the search to the unanswered part of the question.")
+        return Decision(next_action="send_to_hitl", reasoning="No new leads left: handing the current findings to a person.")
+
+    def _repeats(self, thread: Thread, query: str) -> bool:
+        if not thread.query_vectors:
+            return False
+        v = self.embedder.encode([query])[0]
+        return max(float(v @ p) for p in thread.query_vectors) >= self.DUPLICATE_QUERY
+
+    @staticmethod
+    def _search(thread: Thread, query: str, why: str) -> Decision:
+        engine = thread.engines[len(thread.queries) % len(thread.engines)]  # alternate configured engines
+        return Decision(next_action=f"search_{engine}", query_or_url=query, reasoning=why)
+
+
+class BaselineReport:
+    def __call__(self, thread: Thread, memory: Memory, journey: str) -> Report:
+        a = thread.last_analysis
+        usable = [f for f in memory.facts if f.status != "conflicting"] or memory.facts
+        ranked = sorted(usable, key=lambda f: (f.status != "supported", -f.confidence))[:3]
+        if not ranked:
+            return Report(answer="No answer: the research found no relevant facts.", research_journey=journey, key_sources=[])
+        confidence = a.confidence_score if a else 0.0
+        level = "high" if confidence >= 0.85 else "medium" if confidence >= 0.5 else "low"
+        body = " ".join(f.text.rstrip() + f" [{i}]" for i, f in enumerate(ranked, 1))
+        caveats = []
+        if level != "high":
+            caveats.append(f"Confidence is {level} ({confidence:.2f}).")
+        conflicts = [f for f in memory.facts if f.status == "conflicting"]
+        if conflicts:
+            caveats.append(f"{len(conflicts)} statements from different sources disagree.")
+        if a and "still open" in a.assessment:
+            caveats.append("Not established: " + a.assessment.split("still open: ", 1)[1] + ".")
+        return Report(answer=" ".join([body] + caveats), research_journey=journey,
+                      key_sources=list(dict.fromkeys(f.source_url for f in ranked)))

@@ -1,0 +1,282 @@
+"""The research loop: Decision -> tool -> Analyzer -> Decision, until an exit condition.
+
+Bounded by steps, seconds and an LM token budget; every stop produces a report that says
+why it stopped. Isolation against prompt injection: raw page text reaches only the Analyzer,
+delimited as data; the Decision node sees structured facts and candidate URLs, and a URL it
+picks is crawled only if it came from search results or page links of this thread. Report
+citations are checked against the sources this thread retrieved; others are removed and logged.
+"""
+
+from __future__ import annotations
+
+import html
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+import dspy
+
+from ..embeddings import Embedder
+from ..text import content_terms
+from ..tools.crawl import Page
+from ..tools.search import SearchBackend
+from .baseline import BaselineAnalyzer, BaselineDecision, BaselineReport, Thread
+from .memory import Memory
+from .nodes import NodeRunner
+from .schema import ACTIONS, Analysis, Decision, Report, Source
+from .signatures import AnalyzeResults, DecideNextAction, WriteReport
+
+DOC_CHARS = 4000  # per document in the Analyzer's LM prompt
+
+
+@dataclass
+class Limits:
+    max_steps: int = 8
+    max_seconds: float = 300.0
+    max_tokens: int = 200_000
+    read_per_search: int = 5
+
+
+@dataclass
+class StepRecord:
+    step: int
+    node: str
+    action: str
+    query_or_url: str | None = None
+    engine: str | None = None
+    outcome: str = "ok"
+    reasoning: str = ""
+    n_results: int = 0
+    new_facts: int = 0
+    confidence: float | None = None
+    fallback: bool = False
+    tokens: int = 0
+    duration_ms: float = 0.0
+    error: str | None = None
+
+
+@dataclass
+class ResearchResult:
+    question: str
+    report: Report
+    status: str  # answered | handed_over | incomplete
+    stop_reason: str
+    confidence: float
+    steps: list[StepRecord]
+    sources: dict[str, Source]
+    memory: Memory
+    log: list[str] = field(default_factory=list)
+
+
+Fetcher = Callable[[list[str], list[str | None]], list[Page]]
+
+
+class Researcher:
+    """Runs research threads over search backends and a page fetcher."""
+
+    def __init__(self, search: dict[str, SearchBackend], fetch: Fetcher, embedder: Embedder,
+                 runner: NodeRunner | None = None, limits: Limits | None = None, programs: dict | None = None):
+        if not search:
+            raise ValueError("research needs at least one search backend")
+        self.search, self.fetch, self.embedder = search, fetch, embedder
+        self.runner = runner or NodeRunner()
+        self.limits = limits or Limits()
+        self.programs = programs or {
+            "decision": dspy.Predict(DecideNextAction), "analyzer": dspy.Predict(AnalyzeResults),
+            "report": dspy.Predict(WriteReport),
+        }
+        self.decide_baseline = BaselineDecision(embedder)
+        self.analyze_baseline = BaselineAnalyzer(embedder)
+        self.report_baseline = BaselineReport()
+
+    def run(self, question: str, memory: Memory | None = None, constraints: Sequence[str] = ()) -> ResearchResult:
+        started = time.monotonic()
+        thread = Thread(question=question, engines=list(self.search), constraints=list(constraints))
+        memory = memory or Memory(self.embedder)
+        sources: dict[str, Source] = {}
+        steps: list[StepRecord] = []
+        log: list[str] = []
+        stop_reason = "max_steps"
+        while True:
+            if thread.step >= self.limits.max_steps:
+                stop_reason = "max_steps"
+                break
+            if time.monotonic() - started >= self.limits.max_seconds:
+                stop_reason = "max_seconds"
+                break
+            if self.runner.usage["tokens"] >= self.limits.max_tokens:
+                stop_reason = "token_budget"
+                break
+            thread.step += 1
+            decision, record = self._decide(thread, memory, log)
+            steps.append(record)
+            if decision.next_action == "send_to_hitl":
+                stop_reason = "decision"
+                break
+            documents, tool_record = self._act(thread, decision, sources)
+            steps.append(tool_record)
+            steps.append(self._analyze(thread, documents, memory, sources, log))
+        report, report_record = self._report(thread, memory, steps, sources, log, stop_reason)
+        steps.append(report_record)
+        confidence = thread.last_analysis.confidence_score if thread.last_analysis else 0.0
+        status = ("answered" if stop_reason == "decision" and confidence >= 0.85 else
+                  "handed_over" if stop_reason == "decision" else "incomplete")
+        return ResearchResult(question, report, status, stop_reason, confidence, steps, sources, memory, log)
+
+    # ----- nodes -------------------------------------------------------------------------
+    def _decide(self, thread: Thread, memory: Memory, log: list[str]) -> tuple[Decision, StepRecord]:
+        t = time.monotonic()
+        a = thread.last_analysis
+        inputs = {
+            "initial_query": thread.question + "".join(f"\nConstraint from the user: {c}" for c in thread.constraints),
+            "analyzer_report": (f"confidence {a.confidence_score}; answered: {a.answered}; {a.assessment}; suggestions: "
+                                + "; ".join(a.suggestions_for_next_step)) if a else "(no analysis yet)",
+            "research_history": "\n".join(thread.history[-8:]) or "(first step)",
+            "memory_summary": memory.summary(),
+            "candidate_urls": [u for u in thread.candidate_urls if u not in thread.read_urls][:25],
+            "available_actions": [f"search_{e}" for e in thread.engines] + ["crawl_url", "send_to_hitl"],
+        }
+        call = self.runner.run(self.programs.get("decision"), inputs, "decision", lambda: self.decide_baseline(thread))
+        decision: Decision = call.output
+        fallback, error = call.fallback, call.error
+        if decision.next_action == "crawl_url" and decision.query_or_url not in thread.candidate_urls:
+            log.append(f"step {thread.step}: refused to crawl {decision.query_or_url!r}: not from search results or page links")
+            decision, fallback, error = self.decide_baseline(thread), True, "crawl target not among candidate URLs"
+        if decision.next_action.startswith("search_"):
+            engine = decision.next_action[len("search_"):]
+            if engine not in self.search:
+                engine = {"google": "serper"}.get(engine, engine)
+                engine = engine if engine in self.search else thread.engines[0]
+                decision = Decision(next_action=f"search_{engine}", query_or_url=decision.query_or_url, reasoning=decision.reasoning)
+            if not (decision.query_or_url or "").strip():
+                decision = Decision(next_action=decision.next_action, query_or_url=thread.question, reasoning=decision.reasoning)
+        record = StepRecord(step=thread.step, node="decision", action=decision.next_action, query_or_url=decision.query_or_url,
+                            reasoning=decision.reasoning, fallback=fallback, error=error, tokens=call.tokens,
+                            duration_ms=round(1000 * (time.monotonic() - t), 1))
+        return decision, record
+
+    def _act(self, thread: Thread, decision: Decision, sources: dict[str, Source]) -> tuple[list[Source], StepRecord]:
+        t = time.monotonic()
+        if decision.next_action == "crawl_url":
+            urls, engine, n_results, outcome = [decision.query_or_url], None, 1, "ok"
+            snippets = [sources[decision.query_or_url].snippet if decision.query_or_url in sources else None]
+        else:
+            engine = decision.next_action[len("search_"):]
+            query = decision.query_or_url or thread.question
+            thread.queries.append(query)
+            thread.query_vectors.append(self.embedder.encode([query])[0])
+            thread.searched_entities.add(query)
+            results = self.search[engine].search(query, 10)
+            outcome, n_results = results.outcome, len(results)
+            for r in results:
+                if r.url not in sources:
+                    sources[r.url] = Source(url=r.url, title=r.title, snippet=r.snippet, engine=r.engine, rank=r.rank, step=thread.step)
+                if r.url not in thread.candidate_urls:
+                    thread.candidate_urls.append(r.url)
+            unread = [r.url for r in results if r.url not in thread.read_urls][: self.limits.read_per_search]
+            urls, snippets = unread, [sources[u].snippet for u in unread]
+        documents = []
+        if urls:
+            for page in self.fetch(urls, snippets):
+                source = sources.setdefault(page.url, Source(url=page.url, step=thread.step))
+                thread.read_urls.add(page.url)
+                if page.outcome == "ok" and page.text:
+                    source.title = source.title or page.title or ""
+                    source.text, source.links = page.text, list(page.links)
+                    for link, _ in page.links:
+                        if link not in thread.candidate_urls:
+                            thread.candidate_urls.append(link)
+                    documents.append(source)
+                elif source.snippet:  # unreadable page: the search snippet is all there is
+                    source.text = source.snippet
+                    documents.append(source)
+        summary = (f"crawled {decision.query_or_url}" if decision.next_action == "crawl_url"
+                   else f"searched {engine} for \"{decision.query_or_url}\": {n_results} results ({outcome}), read {len(documents)}")
+        thread.history.append(f"step {thread.step}: {summary}")
+        return documents, StepRecord(step=thread.step, node="tool", action=decision.next_action, query_or_url=decision.query_or_url,
+                                     engine=engine, outcome=outcome, n_results=n_results,
+                                     duration_ms=round(1000 * (time.monotonic() - t), 1))
+
+    def _analyze(self, thread: Thread, documents: list[Source], memory: Memory, sources: dict[str, Source],
+                 log: list[str]) -> StepRecord:
+        t = time.monotonic()
+        baseline_facts: list[tuple[str, str, float]] = []
+
+        def baseline() -> Analysis:
+            analysis, facts = self.analyze_baseline(thread, documents, memory)
+            baseline_facts.extend(facts)
+            return analysis
+
+        inputs = {"initial_query": thread.question, "documents": _as_data(documents), "shared_memory": memory.summary()}
+        call = self.runner.run(self.programs.get("analyzer") if documents else None, inputs, "analysis", baseline)
+        analysis: Analysis = call.output
+        facts = baseline_facts if baseline_facts or not analysis.extracted_info else _attribute(analysis, documents)
+        new, conflicts = memory.add(facts, thread.step)
+        if conflicts:
+            analysis.inconsistencies_found = "; ".join(conflicts)
+        for doc in documents:
+            doc.analyzed = True
+        # URLs the Analyzer proposes count only if this thread saw them in results or links.
+        analysis.new_potential_urls = [u for u in analysis.new_potential_urls if u in thread.candidate_urls]
+        thread.no_progress_steps = 0 if new else thread.no_progress_steps + 1
+        thread.last_analysis = analysis
+        thread.history.append(f"step {thread.step}: {len(new)} new facts, confidence {analysis.confidence_score}")
+        return StepRecord(step=thread.step, node="analyzer", action="analyze", n_results=len(documents), new_facts=len(new),
+                          confidence=analysis.confidence_score, fallback=call.fallback, error=call.error, tokens=call.tokens,
+                          reasoning=analysis.assessment, duration_ms=round(1000 * (time.monotonic() - t), 1))
+
+    def _report(self, thread: Thread, memory: Memory, steps: list[StepRecord], sources: dict[str, Source],
+                log: list[str], stop_reason: str) -> tuple[Report, StepRecord]:
+        t = time.monotonic()
+        journey = journey_from(steps, stop_reason)
+        a = thread.last_analysis
+        inputs = {"initial_query": thread.question, "facts": memory.summary(limit=30),
+                  "final_assessment": (f"confidence {a.confidence_score}; {a.assessment}" if a else "no analysis"),
+                  "research_journey": journey}
+        call = self.runner.run(self.programs.get("report") if memory.facts else None, inputs, "report",
+                               lambda: self.report_baseline(thread, memory, journey))
+        report: Report = call.output
+        retrieved = {u for u, s in sources.items() if s.text or s.snippet}
+        kept = [u for u in report.key_sources if u in retrieved]
+        for u in report.key_sources:
+            if u not in retrieved:
+                log.append(f"removed citation {u!r}: not retrieved in this thread")
+        report = Report(answer=report.answer, research_journey=report.research_journey or journey, key_sources=kept)
+        return report, StepRecord(step=thread.step, node="report", action="report", outcome=stop_reason,
+                                  fallback=call.fallback, error=call.error, tokens=call.tokens,
+                                  duration_ms=round(1000 * (time.monotonic() - t), 1))
+
+
+def _as_data(documents: list[Source]) -> str:
+    """Documents as delimited, escaped data: a page cannot close the tag or pose as the prompt."""
+    parts = []
+    for i, d in enumerate(documents, 1):
+        body = html.escape(d.text[:DOC_CHARS], quote=False)
+        parts.append(f'<document index="{i}" url="{html.escape(d.url)}" title="{html.escape(d.title)}">\n{body}\n</document>')
+    return "\n".join(parts) or "(no documents)"
+
+
+def _attribute(analysis: Analysis, documents: list[Source]) -> list[tuple[str, str, float]]:
+    """Give each LM-extracted fact the document that shares most of its words."""
+    out = []
+    for fact in analysis.extracted_info:
+        terms = content_terms(fact)
+        best = max(documents, key=lambda d: len(terms & content_terms(d.text[:DOC_CHARS])), default=None)
+        if best is not None and terms & content_terms(best.text[:DOC_CHARS]):
+            out.append((fact, best.url, analysis.confidence_score))
+    return out
+
+
+def journey_from(steps: list[StepRecord], stop_reason: str) -> str:
+    """The research journey, generated from the step log."""
+    parts = []
+    for s in steps:
+        if s.node == "tool" and s.action.startswith("search_"):
+            parts.append(f"searched {s.engine} for \"{s.query_or_url}\" ({s.n_results} results, {s.outcome})")
+        elif s.node == "tool":
+            parts.append(f"read {s.query_or_url}")
+        elif s.node == "analyzer" and s.new_facts:
+            parts.append(f"found {s.new_facts} new facts")
+    reason = {"decision": "the evidence was judged sufficient or the leads ran out", "max_steps": "the step limit was reached",
+              "max_seconds": "the time limit was reached", "token_budget": "the LM token budget was spent"}[stop_reason]
+    return ("Research " + "; then ".join(parts) + f". Stopped because {reason}.") if parts else f"No research steps ran; stopped because {reason}."
