@@ -11,7 +11,7 @@ from modules.research.loop import Limits, Researcher
 from modules.research.memory import Memory
 from modules.research.nodes import NodeRunner
 from modules.tools.crawl import CrawlConfig, fetch_all
-from modules.tools.local_index import LocalIndex, LocalSearch
+from modules.tools.local_index import LocalSearch
 from tests.conftest import SAMPLES
 
 QUESTION = "Were Scott Derrickson and Ed Wood of the same nationality?"

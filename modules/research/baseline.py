@@ -18,7 +18,7 @@ import numpy as np
 from ..embeddings import Embedder
 from ..text import content_terms, split_sentences, words
 from .memory import Memory
-from .schema import Analysis, Decision, Fact, Report, Source
+from .schema import Analysis, Decision, Report, Source
 
 ENTITY = re.compile(r"\b(?:[A-Z][\w'’.-]*[\w’']?|\d{4})(?:\s+(?:of|the|de|del|von|van|and|&|for)?\s*[A-Z][\w'’.-]*)*")
 _GENERIC = {"The", "A", "An", "He", "She", "It", "They", "In", "On", "At", "His", "Her", "Its", "This", "That",

@@ -23,7 +23,7 @@ from ..tools.search import SearchBackend
 from .baseline import BaselineAnalyzer, BaselineDecision, BaselineReport, Thread
 from .memory import Memory
 from .nodes import NodeRunner
-from .schema import ACTIONS, Analysis, Decision, Report, Source
+from .schema import Analysis, Decision, Report, Source
 from .signatures import AnalyzeResults, DecideNextAction, WriteReport
 
 DOC_CHARS = 4000  # per document in the Analyzer's LM prompt
