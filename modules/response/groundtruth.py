@@ -155,12 +155,13 @@ def _html_page(html: str) -> tuple[str | None, str, str | None]:
     title = soup.title.get_text(strip=True) if soup.title else None
     canonical = soup.find("link", rel="canonical")
     url = canonical.get("href") if canonical else None
-    text = None
-    try:
-        import trafilatura
+    import trafilatura  # a missing dependency must fail loudly, not degrade extraction
 
+    try:
         text = trafilatura.extract(html, include_comments=False, favor_recall=True)
-    except Exception:
+    except ImportError:
+        raise
+    except Exception:  # trafilatura fails on some malformed pages; plain text takes over
         text = None
     if not text:
         for tag in soup(["script", "style", "noscript", "nav", "footer", "header"]):
