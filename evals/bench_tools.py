@@ -25,12 +25,12 @@ from pathlib import Path
 
 import polars as pl
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+from evals.hotpot import ENCYCLOPEDIA, HOTPOT, write_corpus
 
 
 def article_pages(n: int, seed: int = 7) -> dict[str, bytes]:
     rng = random.Random(seed)
-    ency = pl.read_parquet(SHARED / "encyclopedia" / "vital-articles-en.parquet").to_dicts()
+    ency = pl.read_parquet(ENCYCLOPEDIA).to_dicts()
     pages = {}
     for i in range(n):
         main = ency[rng.randrange(len(ency))]
@@ -114,30 +114,16 @@ def bench_crawl(n_pages: int) -> dict:
             "mean_text_chars": round(statistics.mean(len(p.text) for p in results))}
 
 
-def corpus_file(folder: Path) -> Path:
-    rows = pl.read_parquet(SHARED / "encyclopedia" / "vital-articles-en.parquet").select("url", "title", "text").to_dicts()
-    seen = {r["url"] for r in rows}
-    for q in json.loads((SHARED / "hotpotqa" / "hotpotqa-dev-distractor-60.json").read_text()):
-        for title, sentences in q["context"]:
-            url = "https://en.wikipedia.org/wiki/" + title.replace(" ", "_")
-            if url not in seen:
-                seen.add(url)
-                rows.append({"url": url, "title": title, "text": "".join(sentences)})
-    path = folder / "corpus.parquet"
-    pl.DataFrame(rows).write_parquet(path)
-    return path
-
-
 def bench_index(n_queries: int, rebuild: bool, cache_dir: str | None = None) -> dict:
     from modules.tools.local_index import LocalIndex
 
     folder = Path(tempfile.mkdtemp(prefix="sleuth-bench-index-"))
-    corpus = corpus_file(folder)
+    corpus = write_corpus(folder)
     cache = folder / "cache" if rebuild else cache_dir
     t = time.perf_counter()
     index = LocalIndex.open(corpus, cache_dir=cache)
     open_s = time.perf_counter() - t
-    hotpot = [q["question"] for q in json.loads((SHARED / "hotpotqa" / "hotpotqa-dev-distractor-60.json").read_text())]
+    hotpot = [q["question"] for q in json.loads(HOTPOT.read_text())]
     rng = random.Random(3)
     titles = [f"what is {d.title}" for d in rng.sample(index.docs, n_queries)]
     queries = (hotpot + titles)[:n_queries]

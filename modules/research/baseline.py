@@ -52,7 +52,21 @@ class Thread:
 
 
 def question_entities(question: str) -> list[str]:
-    return [e for e in (m.group().strip() for m in ENTITY.finditer(question)) if e.split()[0] not in _GENERIC or len(e.split()) > 1]
+    """Named things in the question: "Were Scott Derrickson and Ed Wood ..." -> Scott Derrickson, Ed Wood
+    (two full names joined by "and"/"or" are two things; "Kiss and Tell" stays one title)."""
+
+    def strip(tokens: list[str]) -> list[str]:
+        while tokens and tokens[0] in _GENERIC:
+            tokens = tokens[1:]
+        return tokens
+
+    out = []
+    for m in ENTITY.finditer(question):
+        parts = [strip(p.split()) for p in re.split(r"\s+(?:and|or)\s+", m.group().strip())]
+        if len(parts) == 1 or any(len(p) < 2 for p in parts):
+            parts = [strip(m.group().split())]
+        out += [" ".join(p) for p in parts if p and not (len(p) == 1 and _WEAK_SINGLE.match(p[0]))]
+    return list(dict.fromkeys(out))
 
 
 def source_quality(url: str) -> float:

@@ -52,6 +52,7 @@ class StepRecord:
     fallback: bool = False
     tokens: int = 0
     duration_ms: float = 0.0
+    cost_usd: float = 0.0
     error: str | None = None
 
 
@@ -66,6 +67,7 @@ class ResearchResult:
     sources: dict[str, Source]
     memory: Memory
     log: list[str] = field(default_factory=list)
+    constraints: list[str] = field(default_factory=list)
 
 
 Fetcher = Callable[[list[str], list[str | None]], list[Page]]
@@ -121,7 +123,8 @@ class Researcher:
         confidence = thread.last_analysis.confidence_score if thread.last_analysis else 0.0
         status = ("answered" if stop_reason == "decision" and confidence >= 0.85 else
                   "handed_over" if stop_reason == "decision" else "incomplete")
-        return ResearchResult(question, report, status, stop_reason, confidence, steps, sources, memory, log)
+        return ResearchResult(question, report, status, stop_reason, confidence, steps, sources, memory, log,
+                              list(constraints))
 
     # ----- nodes -------------------------------------------------------------------------
     def _decide(self, thread: Thread, memory: Memory, log: list[str]) -> tuple[Decision, StepRecord]:
@@ -151,7 +154,7 @@ class Researcher:
             if not (decision.query_or_url or "").strip():
                 decision = Decision(next_action=decision.next_action, query_or_url=thread.question, reasoning=decision.reasoning)
         record = StepRecord(step=thread.step, node="decision", action=decision.next_action, query_or_url=decision.query_or_url,
-                            reasoning=decision.reasoning, fallback=fallback, error=error, tokens=call.tokens,
+                            reasoning=decision.reasoning, fallback=fallback, error=error, tokens=call.tokens, cost_usd=call.cost_usd,
                             duration_ms=round(1000 * (time.monotonic() - t), 1))
         return decision, record
 
@@ -222,7 +225,7 @@ class Researcher:
         thread.last_analysis = analysis
         thread.history.append(f"step {thread.step}: {len(new)} new facts, confidence {analysis.confidence_score}")
         return StepRecord(step=thread.step, node="analyzer", action="analyze", n_results=len(documents), new_facts=len(new),
-                          confidence=analysis.confidence_score, fallback=call.fallback, error=call.error, tokens=call.tokens,
+                          confidence=analysis.confidence_score, fallback=call.fallback, error=call.error, tokens=call.tokens, cost_usd=call.cost_usd,
                           reasoning=analysis.assessment, duration_ms=round(1000 * (time.monotonic() - t), 1))
 
     def _report(self, thread: Thread, memory: Memory, steps: list[StepRecord], sources: dict[str, Source],
@@ -243,7 +246,7 @@ class Researcher:
                 log.append(f"removed citation {u!r}: not retrieved in this thread")
         report = Report(answer=report.answer, research_journey=report.research_journey or journey, key_sources=kept)
         return report, StepRecord(step=thread.step, node="report", action="report", outcome=stop_reason,
-                                  fallback=call.fallback, error=call.error, tokens=call.tokens,
+                                  fallback=call.fallback, error=call.error, tokens=call.tokens, cost_usd=call.cost_usd,
                                   duration_ms=round(1000 * (time.monotonic() - t), 1))
 
 

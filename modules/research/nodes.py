@@ -46,6 +46,7 @@ class NodeCall:
     fallback: bool = False
     error: str | None = None
     tokens: int = 0
+    cost_usd: float = 0.0
     attempts: int = 0
 
 
@@ -53,33 +54,33 @@ class NodeCall:
 class NodeRunner:
     lm: dspy.LM | None = None
     retries: int = 2
-    usage: dict[str, int] = field(default_factory=lambda: {"tokens": 0})
+    usage: dict[str, float] = field(default_factory=lambda: {"tokens": 0, "cost_usd": 0.0})
 
     def run(self, program: dspy.Module | None, inputs: dict[str, Any], output_field: str,
             baseline: Callable[[], Any]) -> NodeCall:
         if self.lm is None or program is None:
             return NodeCall(output=baseline())
         error = None
+        before = len(self.lm.history)
         for attempt in range(1, self.retries + 2):
-            before = len(self.lm.history)
             try:
                 with dspy.context(lm=self.lm):
                     prediction = program(**inputs)
-                tokens = self._tokens(before)
-                self.usage["tokens"] += tokens
-                return NodeCall(output=getattr(prediction, output_field), tokens=tokens, attempts=attempt)
+                return NodeCall(output=getattr(prediction, output_field), attempts=attempt, **self._spent(before))
             except (dspy.utils.exceptions.AdapterParseError, ValueError) as exc:  # unparseable or invalid output
                 error = f"unparseable LM output: {str(exc)[:300]}"
-                self.usage["tokens"] += self._tokens(before)
             except dspy.utils.exceptions.LMError as exc:
                 error = f"LM error: {type(exc).__name__}: {str(exc)[:300]}"
             except Exception as exc:  # provider exceptions arrive through litellm in many types
                 error = f"LM call failed: {type(exc).__name__}: {str(exc)[:300]}"
-        return NodeCall(output=baseline(), fallback=True, error=error, attempts=self.retries + 1)
+        return NodeCall(output=baseline(), fallback=True, error=error, attempts=self.retries + 1, **self._spent(before))
 
-    def _tokens(self, since: int) -> int:
-        total = 0
+    def _spent(self, since: int) -> dict[str, float]:
+        """Tokens and cost of the LM calls since history entry ``since`` (failed attempts included)."""
+        tokens, cost = 0, 0.0
         for entry in self.lm.history[since:]:
-            usage = entry.get("usage") or {}
-            total += int(usage.get("total_tokens") or 0)
-        return total
+            tokens += int((entry.get("usage") or {}).get("total_tokens") or 0)
+            cost += float(entry.get("cost") or 0.0)
+        self.usage["tokens"] += tokens
+        self.usage["cost_usd"] += cost
+        return {"tokens": tokens, "cost_usd": round(cost, 6)}

@@ -107,20 +107,25 @@ class LocalIndex:
         i = self._by_url.get(url)
         return self.docs[i] if i is not None else None
 
-    def search_ids(self, query: str, k: int = 10) -> list[tuple[int, float]]:
-        """Top ``k`` (document index, fused score) pairs."""
+    def search_ids(self, query: str, k: int = 10, mode: str = "hybrid") -> list[tuple[int, float]]:
+        """Top ``k`` (document index, score) pairs: ``hybrid`` fuses both rankings by reciprocal
+        rank; ``bm25`` and ``dense`` return one ranking alone (for evaluations)."""
         import bm25s
 
+        if mode not in ("hybrid", "bm25", "dense"):
+            raise ValueError(f"unknown search mode {mode!r}: use hybrid, bm25 or dense")
         n = len(self.docs)
         depth = min(CANDIDATES, n)
         fused: dict[int, float] = {}
         tokens = bm25s.tokenize([query], stopwords="en", show_progress=False)
-        if tokens.vocab:
+        if tokens.vocab and mode != "dense":
             with self._lock:
                 ids, scores = self.bm25.retrieve(tokens, k=depth, show_progress=False, n_threads=1)
             for rank, (i, s) in enumerate(zip(ids[0], scores[0])):
                 if s > 0:
                     fused[int(i)] = fused.get(int(i), 0.0) + 1.0 / (RRF_K + rank + 1)
+        if mode == "bm25":
+            return sorted(fused.items(), key=lambda kv: -kv[1])[:k]
         import torch
 
         q = torch.from_numpy(np.ascontiguousarray(self.embedder.encode([query])[0], dtype=np.float32))

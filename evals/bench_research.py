@@ -1,0 +1,129 @@
+"""Offline evidence benchmark for the research loop on HotpotQA (distractor, 60 questions).
+
+Corpus: every HotpotQA paragraph plus the encyclopedia's 10,033 article leads as distractors,
+searched by the local backend. Evidence recall: both gold paragraphs are among the sources the
+Analyzer read. Answer containment: the gold answer string occurs in the report's answer.
+Three methods side by side, on the same questions and index:
+
+- ``bm25@10`` / ``hybrid@10``: one search for the question, the Analyzer reads the top 10, one report;
+- ``loop``: sleuth's baseline research loop (``--max-steps 6``), the offline default.
+
+Run: ``.venv/bin/python -m evals.bench_research [--limit N] [--max-steps 6]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from evals.hotpot import Question, load_questions, write_corpus
+from modules.research.loop import Limits, Researcher, journey_from
+from modules.research.memory import Memory
+from modules.tools.crawl import CrawlConfig, fetch_all
+from modules.tools.local_index import LocalSearch
+from modules.tools.search import SearchResults, _results
+
+
+class _OneRanking:
+    """The local backend restricted to one ranking (bm25 or dense), for the single-shot rows."""
+
+    name = "local"
+
+    def __init__(self, index, mode: str):
+        self.index, self.mode = index, mode
+
+    def search(self, query: str, max_results: int = 10) -> SearchResults:
+        if self.mode == "hybrid":
+            return self.index.search(query, max_results)
+        hits = self.index.search_ids(query, max_results, mode=self.mode)
+        rows = [(self.index.docs[i].title, self.index.docs[i].url, self.index.docs[i].text[:300]) for i, _ in hits]
+        return _results("local", rows, query, max_results)
+
+
+def contains(answer: str, report: str) -> bool:
+    return answer.strip().lower() in report.lower()
+
+
+def single_shot(researcher: Researcher, backend: _OneRanking, q: Question) -> dict:
+    """One search, the Analyzer reads the top 10, the Report node answers."""
+    t = time.perf_counter()
+    results = backend.search(q.question, 10)
+    urls = [r.url for r in results]
+    pages = researcher.fetch(urls, [r.snippet for r in results])
+    from modules.research.baseline import Thread
+    from modules.research.schema import Source
+
+    thread = Thread(question=q.question, engines=["local"], step=1, queries=[q.question])
+    docs = [Source(url=p.url, title=p.title or "", text=p.text, analyzed=True) for p in pages if p.text]
+    memory = Memory(researcher.embedder)
+    analysis, facts = researcher.analyze_baseline(thread, docs, memory)
+    memory.add(facts, 1)
+    thread.last_analysis = analysis
+    report = researcher.report_baseline(thread, memory, journey_from([], "max_steps"))
+    read = {d.url for d in docs}
+    return {"recall": q.gold_urls <= read, "contains": contains(q.answer, report.answer),
+            "read": len(read), "seconds": time.perf_counter() - t}
+
+
+def loop(researcher: Researcher, q: Question) -> dict:
+    t = time.perf_counter()
+    result = researcher.run(q.question)
+    read = {u for u, s in result.sources.items() if s.analyzed}
+    return {"recall": q.gold_urls <= read, "contains": contains(q.answer, result.report.answer),
+            "read": len(read), "seconds": time.perf_counter() - t, "steps": sum(s.node == "decision" for s in result.steps),
+            "stop": result.stop_reason, "missing": sorted(q.gold_urls - read)}
+
+
+def summarize(rows: list[dict]) -> dict:
+    return {"evidence_recall": round(sum(r["recall"] for r in rows) / len(rows), 3),
+            "answer_containment": round(sum(r["contains"] for r in rows) / len(rows), 3),
+            "median_sources_read": statistics.median(r["read"] for r in rows),
+            "median_s_per_question": round(statistics.median(r["seconds"] for r in rows), 3)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--limit", type=int, help="first N questions only")
+    parser.add_argument("--max-steps", type=int, default=6)
+    parser.add_argument("--details", metavar="FILE", help="write per-question loop results as JSONL")
+    args = parser.parse_args()
+
+    questions = load_questions()[: args.limit]
+    corpus = write_corpus(Path(tempfile.mkdtemp(prefix="sleuth-bench-research-")))
+    t = time.perf_counter()
+    search = LocalSearch(corpus)
+    index = search.index
+    print(f"index: {len(index.docs)} documents, opened in {time.perf_counter() - t:.1f} s")
+    fetch = lambda urls, snippets: fetch_all(urls, CrawlConfig(), mirror=index, snippets=snippets)  # noqa: E731
+    researcher = Researcher({"local": search}, fetch, index.embedder, limits=Limits(max_steps=args.max_steps, max_seconds=600))
+    index.search("warm up", 1)
+
+    table = {}
+    for name, mode in (("bm25@10", "bm25"), ("hybrid@10", "hybrid")):
+        backend = _OneRanking(index, mode)
+        table[name] = summarize([single_shot(researcher, backend, q) for q in questions])
+    loop_rows = [loop(researcher, q) for q in questions]
+    table[f"loop (max {args.max_steps} steps)"] = summarize(loop_rows)
+    if args.details:
+        with open(args.details, "w") as f:
+            for q, r in zip(questions, loop_rows):
+                f.write(json.dumps({"qid": q.qid, "question": q.question, "kind": q.kind, **r}) + "\n")
+
+    print(f"\n{len(questions)} questions; evidence recall = both gold paragraphs read by the Analyzer\n")
+    cols = ["evidence_recall", "answer_containment", "median_sources_read", "median_s_per_question"]
+    print(f"{'method':22s}" + "".join(f"{c:>24s}" for c in cols))
+    for name, s in table.items():
+        print(f"{name:22s}" + "".join(f"{s[c]!s:>24s}" for c in cols))
+    by_kind = {}
+    for q, r in zip(questions, loop_rows):
+        by_kind.setdefault(q.kind, []).append(r)
+    for kind, rows in sorted(by_kind.items()):
+        print(f"loop, {kind} questions ({len(rows)}): " + json.dumps(summarize(rows)))
+
+
+if __name__ == "__main__":
+    main()

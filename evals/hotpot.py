@@ -1,0 +1,65 @@
+"""HotpotQA (distractor, 60 questions) and the offline research corpus built around it.
+
+The corpus is every HotpotQA paragraph (gold and distractor) plus the encyclopedia's
+10,033 article leads as further distractors. A paragraph's URL is the Wikipedia URL of its title.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+HOTPOT = SHARED / "hotpotqa" / "hotpotqa-dev-distractor-60.json"
+ENCYCLOPEDIA = SHARED / "encyclopedia" / "vital-articles-en.parquet"
+
+
+def wiki_url(title: str) -> str:
+    return "https://en.wikipedia.org/wiki/" + title.replace(" ", "_")
+
+
+@dataclass(frozen=True)
+class Question:
+    qid: str
+    question: str
+    answer: str
+    kind: str  # bridge | comparison
+    gold_urls: frozenset[str]
+    supporting: tuple[tuple[str, str], ...]  # (url, sentence) of each supporting fact
+    paragraphs: tuple[tuple[str, str, tuple[str, ...]], ...]  # (url, title, sentences), the 10 given
+
+
+def load_questions(path: Path = HOTPOT) -> list[Question]:
+    out = []
+    for i, q in enumerate(json.loads(Path(path).read_text())):
+        context = {title: sentences for title, sentences in q["context"]}
+        supporting = tuple((wiki_url(t), context[t][k].strip()) for t, k in q["supporting_facts"]
+                           if t in context and k < len(context[t]))
+        out.append(Question(
+            qid=f"hotpot-{i:03d}", question=q["question"], answer=q["answer"], kind=q["type"],
+            gold_urls=frozenset(wiki_url(t) for t, _ in q["supporting_facts"]), supporting=supporting,
+            paragraphs=tuple((wiki_url(t), t, tuple(s)) for t, s in q["context"]),
+        ))
+    return out
+
+
+def corpus_rows() -> list[dict]:
+    rows = pl.read_parquet(ENCYCLOPEDIA).select("url", "title", "text").to_dicts()
+    seen = {r["url"] for r in rows}
+    for q in json.loads(HOTPOT.read_text()):
+        for title, sentences in q["context"]:
+            url = wiki_url(title)
+            if url not in seen:
+                seen.add(url)
+                rows.append({"url": url, "title": title, "text": "".join(sentences)})
+    return rows
+
+
+def write_corpus(folder: Path) -> Path:
+    """The research corpus as Parquet (url, title, text); its index is cached by content hash."""
+    path = Path(folder) / "corpus.parquet"
+    pl.DataFrame(corpus_rows()).write_parquet(path)
+    return path

@@ -1,0 +1,63 @@
+"""Building a Researcher from options: search engines, the page fetcher, the LM and the limits.
+
+The flow and the CLI pass a ``ResearchOptions`` (serializable, so Prefect records it as the
+flow's parameters); everything that turns those options into live objects lives here.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from ..embeddings import LocalEmbedder
+from ..tools.crawl import CrawlConfig, fetch_all
+from ..tools.engines import auto_order, make_backend
+from ..tools.local_index import LocalSearch
+from .loop import Limits, Researcher
+from .nodes import LMSettings, NodeRunner
+
+SEARCH_CHOICES = ("local", "duckduckgo", "google", "searxng", "serper", "auto")
+
+
+class ResearchOptions(BaseModel):
+    """What a research run is configured with (the CLI's options, a deployment's parameters)."""
+
+    search: str = Field("local", description="local | duckduckgo | google | searxng | serper | auto (the configured order)")
+    corpus: str | None = Field(None, description="local corpus (JSONL/Parquet of url, title, text); default $SLEUTH_CORPUS or the sample")
+    lm: str | None = Field(None, description="DSPy/LiteLLM model string; default $SLEUTH_LM; none runs the baseline programs")
+    lm_base_url: str | None = Field(None, description="OpenAI-compatible server; default $SLEUTH_LM_BASE_URL")
+    lm_retries: int = Field(2, ge=0, description="further attempts after unparseable output before the baseline runs")
+    lm_timeout_s: float = Field(60.0, gt=0, description="per LM request")
+    max_steps: int = Field(8, ge=1)
+    max_seconds: float = Field(300.0, gt=0)
+    max_tokens: int = Field(200_000, ge=0, description="LM token budget per question")
+    read_per_search: int = Field(5, ge=1, description="unread results the Analyzer reads after each search")
+
+    def engines(self) -> list[str]:
+        if self.search not in SEARCH_CHOICES:
+            raise ValueError(f"unknown search engine {self.search!r}: use {' | '.join(SEARCH_CHOICES)}")
+        return auto_order() if self.search == "auto" else [self.search]
+
+    def lm_settings(self) -> LMSettings:
+        settings = LMSettings.from_env(self.lm, self.lm_base_url)
+        settings.retries, settings.timeout_s = self.lm_retries, self.lm_timeout_s
+        return settings
+
+
+def build_researcher(options: ResearchOptions, embedder=None) -> Researcher:
+    """A Researcher for one thread: fresh token accounting, shared (cached) indexes and encoder."""
+    backends = {}
+    mirror = None
+    for name in options.engines():
+        backends[name] = LocalSearch(options.corpus) if name == "local" else make_backend(name)
+        if name == "local":
+            mirror = backends[name].index  # pages of the local corpus are read offline
+    settings = options.lm_settings()
+    runner = NodeRunner(lm=settings.build(), retries=settings.retries)
+    limits = Limits(max_steps=options.max_steps, max_seconds=options.max_seconds, max_tokens=options.max_tokens,
+                    read_per_search=options.read_per_search)
+    config = CrawlConfig()
+
+    def fetch(urls, snippets):
+        return fetch_all(urls, config, mirror=mirror, snippets=snippets)
+
+    return Researcher(backends, fetch, embedder or (mirror.embedder if mirror is not None else LocalEmbedder()), runner, limits)

@@ -1,0 +1,111 @@
+"""A fake OpenAI-compatible chat server on 127.0.0.1, driving DSPy through its real client.
+
+It answers each research node in DSPy's chat-adapter format, or misbehaves on purpose:
+``malformed`` (broken JSON), ``refusal`` (a polite refusal, no fields), ``slow`` (answers after
+the client's timeout) and ``flaky`` (malformed for the first ``flaky_failures`` requests).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+GOOD_CITATION = "https://en.wikipedia.org/wiki/Scott_Derrickson"
+BAD_CITATION = "https://attacker.example/never-retrieved"
+
+
+def node_of(messages: list[dict]) -> str:
+    system = " ".join(m.get("content") or "" for m in messages if m.get("role") == "system")
+    for field in ("decision", "analysis", "report"):
+        if f"`{field}`" in system:
+            return field
+    return "unknown"
+
+
+def good_answer(node: str, messages: list[dict]) -> dict:
+    user = " ".join(m.get("content") or "" for m in messages if m.get("role") == "user")
+    if node == "decision":
+        if "(no analysis yet)" in user:
+            return {"next_action": "search_local", "query_or_url": "Scott Derrickson nationality", "reasoning": "start broad"}
+        return {"next_action": "send_to_hitl", "query_or_url": None, "reasoning": "enough evidence"}
+    if node == "analysis":
+        return {"extracted_info": ["Scott Derrickson is an American director, screenwriter and producer."],
+                "assessment": "The director's nationality is stated.", "confidence_score": 0.9,
+                "suggestions_for_next_step": ["Query appears answered"], "new_potential_urls": [],
+                "inconsistencies_found": None, "answered": True}
+    return {"answer": "Scott Derrickson is American [1].", "research_journey": "searched, read, answered",
+            "key_sources": [GOOD_CITATION, BAD_CITATION]}
+
+
+class FakeLM:
+    def __init__(self, mode: str = "good", delay_s: float = 3.0, flaky_failures: int = 2):
+        self.mode, self.delay_s, self.flaky_failures = mode, delay_s, flaky_failures
+        self.requests: list[dict] = []
+        self._lock = threading.Lock()
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+                with fake._lock:
+                    fake.requests.append(body)
+                    n = len(fake.requests)
+                content = fake.reply(body.get("messages", []), n)
+                if content is None:
+                    return
+                payload = json.dumps({
+                    "id": f"chatcmpl-{n}", "object": "chat.completion", "created": int(time.time()),
+                    "model": body.get("model", "fake"),
+                    "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+                    "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
+                }).encode()
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(payload)))
+                    self.end_headers()
+                    self.wfile.write(payload)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def reply(self, messages: list[dict], n: int) -> str | None:
+        node = node_of(messages)
+        mode = self.mode
+        if mode == "flaky":
+            mode = "malformed" if n <= self.flaky_failures else "good"
+        if mode == "slow":
+            time.sleep(self.delay_s)
+            mode = "good"
+        if mode == "malformed":
+            # truncated JSON whose values break every node's contract, even after JSON repair
+            return f"[[ ## {node} ## ]]\n{{\"next_action\": \"teleport\", \"confidence_score\": \"high\", \"answer\": [\n\n[[ ## completed ## ]]"
+        if mode == "refusal":
+            return "I'm sorry, but I can't help with that request."
+        if mode == "injected-crawl" and node == "decision":
+            return _fields("decision", {"next_action": "crawl_url", "query_or_url": "https://attacker.example/payload",
+                                        "reasoning": "the page told me to"})
+        return _fields(node, good_answer(node, messages))
+
+    def nodes(self) -> list[str]:
+        return [node_of(r.get("messages", [])) for r in self.requests]
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def _fields(node: str, value: dict) -> str:
+    return f"[[ ## {node} ## ]]\n{json.dumps(value)}\n\n[[ ## completed ## ]]"
+
+
+__all__ = ["FakeLM", "GOOD_CITATION", "BAD_CITATION"]
