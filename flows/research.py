@@ -19,6 +19,7 @@ from prefect.flow_runs import pause_flow_run
 from prefect.input import RunInput
 
 from flows.runtime import retry_on
+from modules.research.batch import load_questions
 from modules.research.feedback import ThreadSeed, constraints_for, seeds_from_run
 from modules.research.memory import Memory
 from modules.research.session import ResearchOptions, build_researcher
@@ -141,9 +142,12 @@ def research(question: str, options: ResearchOptions | None = None, run_id: str 
 
 
 @flow(name="research-batch")
-def research_batch(questions: list[dict], options: ResearchOptions | None = None, run_id: str | None = None,
+def research_batch(questions: list[dict] | str, options: ResearchOptions | None = None, run_id: str | None = None,
                    data_dir: str | None = None, input_label: str = "-") -> dict[str, Any]:
-    """Research each ``{id, question}`` as its own thread; one run, one row per question in ``reports``."""
+    """Research each ``{id, question}`` (a list, or a JSONL file's path) as its own thread; one run,
+    one row per question in ``reports``."""
+    if isinstance(questions, str):
+        questions, input_label = load_questions(questions), questions
     options = options or ResearchOptions()
     run_id = validate_run_id(run_id or new_run_id())
     seeds = [ThreadSeed(question_id=str(q["id"]), question=q["question"]) for q in questions]

@@ -43,6 +43,7 @@ class Thread:
     queries: list[str] = field(default_factory=list)
     query_vectors: list[np.ndarray] = field(default_factory=list)
     read_urls: set[str] = field(default_factory=set)
+    titles: dict[str, str] = field(default_factory=dict)  # title of each page read
     searched_entities: set[str] = field(default_factory=set)
     candidate_urls: list[str] = field(default_factory=list)  # from search results and page links only
     no_progress_steps: int = 0
@@ -69,6 +70,17 @@ def question_entities(question: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def _norm_title(title: str) -> str:
+    """ "Kiss and Tell (1945 film)" -> "kiss and tell" """
+    return re.sub(r"\s*\([^)]*\)\s*$", "", title).strip().lower()
+
+
+def _is_anchor(title: str, question: str) -> bool:
+    """A page about something the question names: its title (less any qualifier) is in the question."""
+    name = _norm_title(title)
+    return bool(name) and (name in question.lower() or any(name == e.lower() for e in question_entities(question)))
+
+
 def source_quality(url: str) -> float:
     host = urlsplit(url).hostname or ""
     return 1.0 if host.endswith(TRUSTED_SUFFIXES) else 0.8
@@ -81,15 +93,19 @@ class BaselineAnalyzer:
     def __call__(self, thread: Thread, documents: list[Source], memory: Memory) -> tuple[Analysis, list[tuple[str, str, float]]]:
         q_terms = content_terms(thread.question + " " + " ".join(thread.constraints))
         candidates: list[tuple[str, Source, float]] = []
+        searched = {e.lower() for e in thread.searched_entities}
         for doc in documents:
             sentences = [s.text for s in split_sentences(doc.text[:20_000])] or [doc.snippet]
             title_terms = content_terms(doc.title)
+            # the page a bridge search was after ("Tata Consultancy Services") holds the next hop,
+            # though its sentences share few words with the question itself
+            target = 0.3 if _norm_title(doc.title) in searched else 0.0
             scored = []
             for i, s in enumerate(sentences):
                 terms = content_terms(s)
                 lex = len(terms & q_terms) / max(len(q_terms), 1)
                 lead = 0.15 if i == 0 else 0.0  # a lead sentence defines the page's subject
-                scored.append((lex + lead + 0.1 * bool(title_terms & q_terms), s))
+                scored.append((lex + lead + target + 0.1 * bool(title_terms & q_terms), s))
             scored.sort(key=lambda x: -x[0])
             candidates += [(s, doc, lex) for lex, s in scored[: MAX_FACTS_PER_SOURCE + 1] if s.strip()]
         facts: list[tuple[str, str, float]] = []
@@ -111,7 +127,7 @@ class BaselineAnalyzer:
         agreement = min(1.0, len(sources) / 2)
         quality = max((source_quality(u) for u in sources), default=0.8)
 
-        bridges = self._bridges(thread, facts)
+        bridges = self._bridges(thread, facts, memory)
         comparisons = [e for e in question_entities(thread.question)
                        if e not in thread.searched_entities and not any(e.lower() in t.lower() for t in known)]
         suggestions = [f"search: {e}" for e in comparisons + bridges]
@@ -120,7 +136,7 @@ class BaselineAnalyzer:
         urls = self._promising_links(thread, documents, open_terms, bridges)
         suggestions += [f"crawl: {u}" for u in urls[:3]]
         confidence = round(coverage * agreement * quality * (0.7 if comparisons or bridges else 1.0), 3)
-        answered = coverage >= 0.8 and len(sources) >= 2 and not comparisons
+        answered = coverage >= 0.8 and len(sources) >= 2 and not comparisons and not bridges
         analysis = Analysis(
             extracted_info=[t for t, _, _ in facts],
             assessment=(f"{len(facts)} relevant statements from {len({u for _, u, _ in facts})} of {len(documents)} documents; "
@@ -131,23 +147,40 @@ class BaselineAnalyzer:
         )
         return analysis, facts
 
-    def _bridges(self, thread: Thread, facts: list[tuple[str, str, float]]) -> list[str]:
-        """Entities named in the evidence but not in the question nor researched yet."""
+    def _bridges(self, thread: Thread, facts: list[tuple[str, str, float]], memory: Memory) -> list[str]:
+        """Entities that the evidence about the question's own subjects names, not yet researched.
+
+        Multi-hop questions reach their answer through such an entity ("the company Sachin Warrier
+        worked for" -> "Tata Consultancy Services"), so only facts from anchor pages (pages about
+        a named thing of the question) are mined, in order of relevance; an entity already in the
+        question, searched, or the title of a page read, is not a lead.
+        """
+        anchors = {url for url, title in thread.titles.items() if _is_anchor(title, thread.question)}
+        pool = [(t, u, c) for t, u, c in facts] + [(f.text, f.source_url, f.confidence) for f in memory.facts]
         q_words = {w.lower() for w in words(thread.question)}
+        done = {_norm_title(t) for t in thread.titles.values()} | {e.lower() for e in thread.searched_entities}
         seen, out = set(), []
-        for text, _, _ in sorted(facts, key=lambda f: -f[2]):
+        q_terms = content_terms(thread.question)
+
+        def leads_on(fact: tuple[str, str, float]) -> tuple[int, float]:
+            """Question terms a fact shares beyond its page's own name: "worked ... software engineer"."""
+            return len((content_terms(fact[0]) & q_terms) - content_terms(thread.titles.get(fact[1], ""))), fact[2]
+
+        for text, url, _ in sorted((f for f in pool if f[1] in anchors), key=leads_on, reverse=True):
+            found = []
             for m in ENTITY.finditer(text):
                 entity = m.group().strip(" .'’")
                 tokens = entity.split()
-                if (not tokens or tokens[0] in _GENERIC and len(tokens) == 1 or len(entity) < 3
-                        or all(t.lower() in q_words for t in words(entity)) or entity in thread.searched_entities
-                        or entity.lower() in seen or entity.isdigit()):
-                    continue
-                if len(tokens) == 1 and _WEAK_SINGLE.match(entity):
+                while tokens and tokens[0] in _GENERIC:
+                    tokens = tokens[1:]
+                entity = " ".join(tokens)
+                if (not tokens or len(entity) < 3 or entity.isdigit() or entity.lower() in seen or entity.lower() in done
+                        or all(t.lower() in q_words for t in words(entity))
+                        or all(t.isdigit() or _WEAK_SINGLE.match(t) for t in tokens)):  # "1945 American"
                     continue
                 seen.add(entity.lower())
-                out.append(entity)
-        out.sort(key=lambda e: -len(e.split()))  # multi-word names are the specific ones
+                found.append(entity)
+            out += sorted(found, key=lambda e: -len(e.split()))  # within a fact, full names first
         return out[:3]
 
     @staticmethod

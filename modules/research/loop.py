@@ -34,7 +34,8 @@ class Limits:
     max_steps: int = 8
     max_seconds: float = 300.0
     max_tokens: int = 200_000
-    read_per_search: int = 5
+    read_first: int = 10  # the first search for the question casts the widest net
+    read_per_search: int = 3  # later searches target one entity or gap: their top results
 
 
 @dataclass
@@ -176,13 +177,15 @@ class Researcher:
                     sources[r.url] = Source(url=r.url, title=r.title, snippet=r.snippet, engine=r.engine, rank=r.rank, step=thread.step)
                 if r.url not in thread.candidate_urls:
                     thread.candidate_urls.append(r.url)
-            unread = [r.url for r in results if r.url not in thread.read_urls][: self.limits.read_per_search]
+            n_read = self.limits.read_first if len(thread.queries) == 1 else self.limits.read_per_search
+            unread = [r.url for r in results if r.url not in thread.read_urls][:n_read]
             urls, snippets = unread, [sources[u].snippet for u in unread]
         documents = []
         if urls:
             for page in self.fetch(urls, snippets):
                 source = sources.setdefault(page.url, Source(url=page.url, step=thread.step))
                 thread.read_urls.add(page.url)
+                thread.titles[page.url] = source.title or page.title or ""
                 if page.outcome == "ok" and page.text:
                     source.title = source.title or page.title or ""
                     source.text, source.links = page.text, list(page.links)

@@ -30,7 +30,8 @@ class ResearchOptions(BaseModel):
     max_steps: int = Field(8, ge=1)
     max_seconds: float = Field(300.0, gt=0)
     max_tokens: int = Field(200_000, ge=0, description="LM token budget per question")
-    read_per_search: int = Field(5, ge=1, description="unread results the Analyzer reads after each search")
+    read_first: int = Field(10, ge=1, description="results the Analyzer reads after the first search")
+    read_per_search: int = Field(3, ge=1, description="unread results the Analyzer reads after each later search")
 
     def engines(self) -> list[str]:
         if self.search not in SEARCH_CHOICES:
@@ -54,7 +55,7 @@ def build_researcher(options: ResearchOptions, embedder=None) -> Researcher:
     settings = options.lm_settings()
     runner = NodeRunner(lm=settings.build(), retries=settings.retries)
     limits = Limits(max_steps=options.max_steps, max_seconds=options.max_seconds, max_tokens=options.max_tokens,
-                    read_per_search=options.read_per_search)
+                    read_first=options.read_first, read_per_search=options.read_per_search)
     config = CrawlConfig()
 
     def fetch(urls, snippets):
