@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 import numpy as np
 
 from ..embeddings import Embedder
-from ..text import content_terms, split_sentences, words
+from ..text import content_terms, split_sentences, stem, words
 from .memory import Memory
 from .schema import Analysis, Decision, Report, Source
 
@@ -128,11 +128,19 @@ class BaselineAnalyzer:
         quality = max((source_quality(u) for u in sources), default=0.8)
 
         bridges = self._bridges(thread, facts, memory)
-        comparisons = [e for e in question_entities(thread.question)
-                       if e not in thread.searched_entities and not any(e.lower() in t.lower() for t in known)]
+        read_titles = [_norm_title(t) for t in thread.titles.values()]
+
+        def researched(entity: str) -> bool:
+            """A full name is covered by a page about it; a single word by any mention."""
+            name = entity.lower()
+            if entity in thread.searched_entities or any(name == t or name in t for t in read_titles):
+                return True
+            return len(entity.split()) == 1 and any(name in t.lower() for t in known)
+
+        comparisons = [e for e in question_entities(thread.question) if not researched(e)]
         suggestions = [f"search: {e}" for e in comparisons + bridges]
-        if open_terms and not suggestions:
-            suggestions.append("search: " + " ".join(sorted(open_terms)))
+        if open_terms and not suggestions:  # the question's own words, not their stems: the index does not stem
+            suggestions.append("search: " + " ".join(dict.fromkeys(w for w in words(thread.question) if stem(w) in open_terms)))
         urls = self._promising_links(thread, documents, open_terms, bridges)
         suggestions += [f"crawl: {u}" for u in urls[:3]]
         confidence = round(coverage * agreement * quality * (0.7 if comparisons or bridges else 1.0), 3)
@@ -151,23 +159,28 @@ class BaselineAnalyzer:
         """Entities that the evidence about the question's own subjects names, not yet researched.
 
         Multi-hop questions reach their answer through such an entity ("the company Sachin Warrier
-        worked for" -> "Tata Consultancy Services"), so only facts from anchor pages (pages about
-        a named thing of the question) are mined, in order of relevance; an entity already in the
-        question, searched, or the title of a page read, is not a lead.
+        worked for" -> "Tata Consultancy Services"), so the leading facts of anchor pages (pages
+        about a named thing of the question, or naming one) are mined, and their entities ranked
+        by what the question asks for: embedding similarity to the question with its own names
+        removed ("a president that served during what years" -> "Nixon"). A name of the question
+        that no page read is titled with stays a lead ("... represented Virginia Commonwealth
+        University, founded in what year?"). Searched names and titles of pages read are not.
         """
-        anchors = {url for url, title in thread.titles.items() if _is_anchor(title, thread.question)}
+        q_entities = question_entities(thread.question)
         pool = [(t, u, c) for t, u, c in facts] + [(f.text, f.source_url, f.confidence) for f in memory.facts]
+        anchors = {url for url, title in thread.titles.items() if _is_anchor(title, thread.question)}
+        anchors |= {u for t, u, _ in pool if any(len(e.split()) > 1 and e in t for e in q_entities)}
         q_words = {w.lower() for w in words(thread.question)}
-        done = {_norm_title(t) for t in thread.titles.values()} | {e.lower() for e in thread.searched_entities}
-        seen, out = set(), []
         q_terms = content_terms(thread.question)
+        done = {_norm_title(t) for t in thread.titles.values()} | {e.lower() for e in thread.searched_entities}
+        open_names = {e.lower() for e in q_entities if len(e.split()) > 1}
 
         def leads_on(fact: tuple[str, str, float]) -> tuple[int, float]:
             """Question terms a fact shares beyond its page's own name: "worked ... software engineer"."""
             return len((content_terms(fact[0]) & q_terms) - content_terms(thread.titles.get(fact[1], ""))), fact[2]
 
-        for text, url, _ in sorted((f for f in pool if f[1] in anchors), key=leads_on, reverse=True):
-            found = []
+        seen, found = set(), []
+        for text, url, _ in sorted((f for f in pool if f[1] in anchors), key=leads_on, reverse=True)[:4]:
             for m in ENTITY.finditer(text):
                 entity = m.group().strip(" .'’")
                 tokens = entity.split()
@@ -175,13 +188,20 @@ class BaselineAnalyzer:
                     tokens = tokens[1:]
                 entity = " ".join(tokens)
                 if (not tokens or len(entity) < 3 or entity.isdigit() or entity.lower() in seen or entity.lower() in done
-                        or all(t.lower() in q_words for t in words(entity))
-                        or all(t.isdigit() or _WEAK_SINGLE.match(t) for t in tokens)):  # "1945 American"
+                        or (all(t.lower() in q_words for t in words(entity)) and entity.lower() not in open_names)
+                        or all(t.isdigit() or _WEAK_SINGLE.match(t) for t in tokens)  # "1945 American"
+                        or (len(tokens) == 1 and m.start() == 0)):  # a capitalised first word says nothing
                     continue
                 seen.add(entity.lower())
                 found.append(entity)
-            out += sorted(found, key=lambda e: -len(e.split()))  # within a fact, full names first
-        return out[:3]
+        if not found:
+            return []
+        residual = thread.question
+        for e in q_entities:
+            residual = residual.replace(e, " ")
+        vectors = self.embedder.encode([residual] + found)
+        ranked = sorted(zip(found, vectors[1:] @ vectors[0]), key=lambda x: -float(x[1]))
+        return [e for e, _ in ranked][:3]
 
     @staticmethod
     def _promising_links(thread: Thread, documents: list[Source], open_terms: set[str], bridges: list[str]) -> list[str]:

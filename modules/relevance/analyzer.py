@@ -1,0 +1,111 @@
+"""The relevance analyzer node: the DSPy program when an LM is configured, else the baseline.
+
+Failure handling (seed 000): LM errors, timeouts and output that stays unparseable after
+retries never lose a result. With ``fallback="baseline"`` (default) the baseline program
+scores instead; with ``fallback="original"`` (the seed's route handler) the results come back
+in their original order, plain text, unscored. Either way ``fallback`` is true and ``error``
+says why. A partial LM ranking keeps the results it left out, unscored, after the scored
+ones in their original order; no result is ever dropped.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Literal, Sequence
+
+import dspy
+
+from ..embeddings import Embedder, LocalEmbedder
+from ..research.nodes import NodeRunner
+from ..text import content_terms
+from .anchor import locate
+from .baseline import BaselineRelevance, Weights, brief_answer, introduction
+from .highlight import highlight
+from .schema import RankedResult, Reranking, ResearchPlan, SearchResultIn, SubScores
+from .signatures import LMRanking, RankResults
+
+DOC_CHARS = 3000  # per result in the LM prompt
+
+
+class RelevanceAnalyzer:
+    def __init__(self, embedder: Embedder | None = None, weights: Weights | None = None, runner: NodeRunner | None = None,
+                 program: dspy.Module | None = None, fallback: Literal["baseline", "original"] = "baseline"):
+        if fallback not in ("baseline", "original"):
+            raise ValueError(f"fallback must be baseline or original, not {fallback!r}")
+        self.embedder = embedder or LocalEmbedder()
+        self.weights = weights or Weights()
+        self.baseline = BaselineRelevance(self.embedder, self.weights)
+        self.runner = runner or NodeRunner()
+        self.program = program or dspy.Predict(RankResults)
+        self.fallback = fallback
+
+    def rerank(self, query: str, plan: ResearchPlan | dict | str | None, results: Sequence[SearchResultIn | dict]) -> Reranking:
+        if not str(query).strip():
+            raise ValueError("the query is empty")
+        items = [r if isinstance(r, SearchResultIn) else SearchResultIn.model_validate(r) for r in results]
+        items = [r if r.id is not None else r.model_copy(update={"id": str(i)}) for i, r in enumerate(items)]
+        plan = ResearchPlan.parse(plan)
+        if self.runner.lm is None:
+            return self.baseline(query, plan, items)
+        inputs = {"query": query, "research_plan": plan.as_text(), "results": _as_data(items)}
+        call = self.runner.run(self.program, inputs, "rankings", lambda: None)
+        if call.fallback:
+            return self._failed(query, plan, items, call.error or "LM failed")
+        prediction = call.output
+        return self._from_lm(query, items, prediction)
+
+    def _failed(self, query: str, plan: ResearchPlan, items: list[SearchResultIn], error: str) -> Reranking:
+        if self.fallback == "baseline":
+            try:
+                out = self.baseline(query, plan, items)
+                return out.model_copy(update={"fallback": True, "error": error})
+            except Exception as exc:  # noqa: BLE001 - the original order is the last resort
+                error = f"{error}; baseline failed: {type(exc).__name__}: {exc}"
+        return original_order(items, error)
+
+    def _from_lm(self, query: str, items: list[SearchResultIn], rankings: list[LMRanking]) -> Reranking:
+        seen: set[int] = set()
+        scored: list[RankedResult] = []
+        for r in rankings or []:
+            i = r.originalIndex
+            if not 0 <= i < len(items) or i in seen:
+                continue  # an index the LM invented or repeated scores nothing
+            seen.add(i)
+            item = items[i]
+            sub = SubScores(directRelevance=r.directRelevance / 100, depth=r.depth / 100,
+                            planAlignment=r.planAlignment / 100, unexpectedness=r.unexpectedness / 100)
+            score = self.weights.score(sub)
+            q_terms = content_terms(query)
+            anchored = locate(item.text, r.sentenceStart, r.sentenceEnd,
+                              best_sentence=lambda ss: max(ss, key=lambda s: len(content_terms(s.text) & q_terms), default=None))
+            span = anchored.span if anchored else None
+            terms = r.coreTerms[:7]
+            scored.append(RankedResult(
+                originalIndex=i, id=item.id, title=item.title, url=item.url, score=score, kept=score >= self.weights.threshold,
+                briefAnswer=r.briefAnswer.strip() or (brief_answer(query, span) if span else ""),
+                sentenceStart=r.sentenceStart, sentenceEnd=r.sentenceEnd, sentence=span.text if span else "",
+                coreTerms=terms, relevanceNote=r.relevanceNote, highlighted=highlight(item.text, span, terms),
+                subscores=sub, anchor=anchored.method if anchored else None,
+            ))
+        scored.sort(key=lambda x: (-(x.score or 0), x.originalIndex))
+        missing = [_unscored(i, items[i]) for i in range(len(items)) if i not in seen]
+        partial = f"the LM ranked {len(seen)} of {len(items)} results; the rest follow unscored" if missing else None
+        return Reranking(results=scored + missing, introduction=introduction(query, scored, self.weights.threshold),
+                         semanticNote=None, fallback=False, error=partial, program="dspy")
+
+
+def _unscored(i: int, item: SearchResultIn) -> RankedResult:
+    return RankedResult(originalIndex=i, id=item.id, title=item.title, url=item.url, highlighted=html.escape(item.text))
+
+
+def original_order(items: Sequence[SearchResultIn], error: str) -> Reranking:
+    """The seed's failure answer: every result, original order, plain (escaped) text, no scores."""
+    return Reranking(results=[_unscored(i, r) for i, r in enumerate(items)], introduction="", semanticNote=None,
+                     fallback=True, error=error, program="none")
+
+
+def _as_data(items: Sequence[SearchResultIn]) -> str:
+    return "\n".join(
+        f'<result index="{i}" id="{html.escape(r.id or str(i))}" title="{html.escape(r.title)}">\n'
+        f"{html.escape(r.text[:DOC_CHARS], quote=False)}\n</result>" for i, r in enumerate(items)
+    ) or "(no results)"

@@ -1,0 +1,139 @@
+"""Placing a sentence in a text from its first and last few words (the seed's anchors).
+
+An LM quotes anchors imperfectly: other quote marks or dashes, changed case or spacing, a
+word slightly off. Matching runs on a normalised copy of the text that maps back to the
+original offsets, first exactly, then fuzzily (difflib ratio >= ``FUZZY_MIN`` over windows
+of the anchor's word count); when no placement is found, the caller's best sentence is used
+and the result says so.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from typing import Callable, Literal
+
+from ..text import Span, split_sentences
+
+FUZZY_MIN = 0.8
+MAX_SENTENCE_CHARS = 2000
+_QUOTES = str.maketrans({"“": '"', "”": '"', "„": '"', "‟": '"', "«": '"', "»": '"', "″": '"',
+                         "‘": "'", "’": "'", "‚": "'", "‛": "'", "′": "'", "`": "'",
+                         "–": "-", "—": "-", "‐": "-", "‑": "-", "‒": "-", "−": "-", "\u00a0": " "})
+
+Method = Literal["exact", "fuzzy", "start_only", "end_only", "best_sentence"]
+
+
+@dataclass(frozen=True)
+class Anchored:
+    span: Span
+    method: Method
+
+    @property
+    def placed(self) -> bool:
+        """True when the anchors themselves located the sentence."""
+        return self.method != "best_sentence"
+
+
+class _Normalised:
+    """Lower-cased text with unified quotes/dashes and single spaces, mapped back to offsets."""
+
+    def __init__(self, text: str):
+        chars, pos = [], []
+        prev_space = True
+        for i, ch in enumerate(text.translate(_QUOTES)):
+            if ch.isspace():
+                if prev_space:
+                    continue
+                ch, prev_space = " ", True
+            else:
+                prev_space = False
+            chars.append(ch.lower())
+            pos.append(i)
+        self.text, self.pos = "".join(chars), pos
+
+    def original(self, start: int, end: int) -> tuple[int, int]:
+        return self.pos[start], self.pos[end - 1] + 1
+
+
+def normalise(s: str) -> str:
+    return _Normalised(s.strip()).text.strip()
+
+
+def locate(text: str, start_anchor: str, end_anchor: str, *,
+           best_sentence: Callable[[list[Span]], Span | None] | None = None) -> Anchored | None:
+    """The sentence of ``text`` that begins with ``start_anchor`` and ends with ``end_anchor``."""
+    norm = _Normalised(text)
+    a, b = normalise(start_anchor), normalise(end_anchor)
+    if a and b:
+        span = _exact(norm, a, b)
+        if span:
+            return Anchored(_span(text, *norm.original(*span)), "exact")
+        starts = _find(norm.text, a) or _fuzzy(norm.text, a)
+        ends = _find(norm.text, b) or _fuzzy(norm.text, b)
+        pairs = [(s, e) for s, _ in starts for _, e in ends if s < e and e - s <= MAX_SENTENCE_CHARS]
+        if pairs:
+            s, e = min(pairs, key=lambda p: p[1] - p[0])
+            return Anchored(_span(text, *norm.original(s, e)), "fuzzy")
+        sentences = split_sentences(text)
+        if starts:
+            o = norm.original(*starts[0])[0]
+            hit = next((x for x in sentences if x.start <= o < x.end), None)
+            if hit:
+                return Anchored(hit, "start_only")
+        if ends:
+            o = norm.original(*ends[0])[1] - 1
+            hit = next((x for x in sentences if x.start <= o < x.end), None)
+            if hit:
+                return Anchored(hit, "end_only")
+    if best_sentence is not None:
+        hit = best_sentence(split_sentences(text))
+        if hit:
+            return Anchored(hit, "best_sentence")
+    return None
+
+
+def _span(text: str, start: int, end: int) -> Span:
+    return Span(start, end, text[start:end])
+
+
+def _find(haystack: str, needle: str) -> list[tuple[int, int]]:
+    return [(m.start(), m.start() + len(needle)) for m in re.finditer(re.escape(needle), haystack)]
+
+
+def _exact(norm: _Normalised, a: str, b: str) -> tuple[int, int] | None:
+    best = None
+    for s, _ in _find(norm.text, a):
+        e = norm.text.find(b, s + max(len(a) - len(b), 0))
+        while e != -1 and e + len(b) <= s + len(a):  # the end anchor must end after the start anchor
+            e = norm.text.find(b, e + 1)
+        if e != -1 and e + len(b) - s <= MAX_SENTENCE_CHARS and (best is None or e + len(b) - s < best[1] - best[0]):
+            best = (s, e + len(b))
+    return best
+
+
+def _fuzzy(haystack: str, needle: str) -> list[tuple[int, int]]:
+    """Windows of about the anchor's word count whose similarity is at least FUZZY_MIN, best first."""
+    words = [(m.start(), m.end()) for m in re.finditer(r"\S+", haystack)]
+    n = len(needle.split())
+    scored = []
+    matcher = difflib.SequenceMatcher(autojunk=False)
+    matcher.set_seq2(needle)
+    for size in {max(1, n - 1), n, n + 1}:
+        for i in range(len(words) - size + 1):
+            s, e = words[i][0], words[i + size - 1][1]
+            matcher.set_seq1(haystack[s:e])
+            if matcher.real_quick_ratio() >= FUZZY_MIN and matcher.quick_ratio() >= FUZZY_MIN:
+                r = matcher.ratio()
+                if r >= FUZZY_MIN:
+                    scored.append((r, s, e))
+    scored.sort(key=lambda x: -x[0])
+    return [(s, e) for _, s, e in scored]
+
+
+def anchors_of(sentence: str, n_words: int = 4) -> tuple[str, str]:
+    """The first and last ``n_words`` words of a sentence, verbatim (punctuation kept)."""
+    words = sentence.split()
+    k = min(n_words, max(1, len(words) // 2)) if len(words) > 1 else 1
+    return " ".join(words[:k]), " ".join(words[-k:])

@@ -1,0 +1,231 @@
+"""The relevance analyzer's baseline program: the offline default and the LM fallback.
+
+Each criterion is measured, not guessed, on 0-1:
+
+- direct relevance: lexical coverage of the query's terms (idf-weighted within the result set)
+  and embedding similarity of the best sentence and of the passage; a passage *about* an entity
+  that the most relevant passages name (its title appears in them, not in the query) inherits
+  part of their relevance: the second hop of a multi-hop question;
+- depth: information density: sentences that bear on the query, and distinct content terms;
+- plan alignment: similarity to the plan's queries, angles and reasoning (to the query
+  when there is no plan);
+- unexpectedness: novelty against the passages ranked above it (maximal marginal relevance)
+  and similarity to the plan's surprises and challenged assumptions.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from ..embeddings import Embedder
+from ..text import Span, content_terms, split_clauses, split_sentences, stem, words
+from .anchor import anchors_of
+from .highlight import highlight
+from .schema import RankedResult, Reranking, ResearchPlan, SearchResultIn, SubScores
+
+MAX_CHARS = 20_000
+_LEADING = re.compile(r"^(?:and|but|or|so|which|who|that|while|whereas|although|because|as|it|he|she|they|this|these)\s+", re.I)
+_TITLE_QUALIFIER = re.compile(r"\s*\([^)]*\)\s*$")
+
+
+@dataclass
+class Weights:
+    """The seed's weights; they need not sum to 1 (the score is normalised by their sum)."""
+
+    direct: float = 40
+    depth: float = 30
+    plan: float = 20
+    unexpected: float = 10
+    threshold: int = 60
+
+    def score(self, s: SubScores) -> int:
+        total = self.direct + self.depth + self.plan + self.unexpected
+        raw = (self.direct * s.directRelevance + self.depth * s.depth + self.plan * s.planAlignment
+               + self.unexpected * s.unexpectedness) / (total or 1)
+        return int(round(100 * min(1.0, max(0.0, raw))))
+
+
+def _cos01(c: float, lo: float = 0.1, hi: float = 0.7) -> float:
+    """MiniLM cosine to 0-1: below ``lo`` unrelated, above ``hi`` as close as passages get."""
+    return float(min(1.0, max(0.0, (c - lo) / (hi - lo))))
+
+
+class BaselineRelevance:
+    def __init__(self, embedder: Embedder, weights: Weights | None = None):
+        self.embedder = embedder
+        self.weights = weights or Weights()
+
+    def __call__(self, query: str, plan: ResearchPlan, results: Sequence[SearchResultIn]) -> Reranking:
+        if not results:
+            return Reranking(results=[], introduction="No results to analyse.")
+        texts = [r.text[:MAX_CHARS] for r in results]
+        sentences = [split_sentences(t) or [Span(0, len(t), t)] for t in texts]
+        flat = [s.text for ss in sentences for s in ss]
+        facets = plan.facets() or [query]
+        surprises = plan.surprises + plan.assumptions
+        heads = [f"{r.title}. {t[:1000]}" if r.title else t[:1000] for r, t in zip(results, texts)]
+        vectors = self.embedder.encode([query] + facets + surprises + heads + flat)
+        q_vec = vectors[0]
+        f_vecs = vectors[1 : 1 + len(facets)]
+        s_vecs = vectors[1 + len(facets) : 1 + len(facets) + len(surprises)]
+        d_vecs = vectors[1 + len(facets) + len(surprises) : 1 + len(facets) + len(surprises) + len(results)]
+        sent_vecs = vectors[1 + len(facets) + len(surprises) + len(results) :]
+
+        q_terms = content_terms(query)
+        df = Counter(t for text in texts for t in content_terms(text))
+        idf = {t: math.log(1 + len(texts) / (1 + df[t])) + 0.1 for t in q_terms}
+        q_weight = sum(idf.values()) or 1.0
+
+        per: list[dict] = []
+        offset = 0
+        for i, (r, text) in enumerate(zip(results, texts)):
+            ss = sentences[i]
+            sv = sent_vecs[offset : offset + len(ss)]
+            offset += len(ss)
+            terms = content_terms(f"{r.title} {text}")
+            lexical = sum(idf[t] for t in q_terms & terms) / q_weight
+            sent_cos = sv @ q_vec
+            best_cos = float(sent_cos.max()) if len(sent_cos) else 0.0
+            dense = 0.6 * _cos01(best_cos) + 0.4 * _cos01(float(d_vecs[i] @ q_vec))
+            direct = 0.5 * lexical + 0.5 * dense
+            bearing = int((sent_cos >= 0.3).sum())
+            depth = 0.5 * min(1.0, bearing / 3) + 0.5 * min(1.0, len(terms) / 80)
+            facet_cos = f_vecs @ d_vecs[i] if len(f_vecs) else np.zeros(1)
+            if len(sv) and len(f_vecs):
+                facet_cos = np.maximum(facet_cos, (sv @ f_vecs.T).max(axis=0))
+            plan_alignment = 0.7 * _cos01(float(facet_cos.max())) + 0.3 * float((facet_cos >= 0.35).mean())
+            # best sentence: query terms and meaning, a lead sentence defines the passage's subject
+            lex_s = np.array([len(content_terms(s.text) & q_terms) / max(len(q_terms), 1) for s in ss])
+            pick = 0.5 * lex_s + 0.5 * sent_cos + np.array([0.08 if k == 0 else 0.0 for k in range(len(ss))])
+            per.append({"direct": direct, "depth": depth, "plan": plan_alignment, "sentences": ss, "best": int(pick.argmax()),
+                        "sent_cos": sent_cos, "terms": terms, "title": _TITLE_QUALIFIER.sub("", r.title).strip()})
+
+        self._bridge(query, per, texts)
+        order = sorted(range(len(results)), key=lambda i: -per[i]["direct"])
+        ranked_vecs: list[np.ndarray] = []
+        for i in order:  # novelty against every passage judged more relevant (MMR)
+            sim = max((float(d_vecs[i] @ v) for v in ranked_vecs), default=0.0)
+            novelty = 1.0 - _cos01(sim, 0.3, 0.9)
+            surprise = _cos01(float((s_vecs @ d_vecs[i]).max())) if len(s_vecs) else novelty
+            per[i]["unexpected"] = 0.5 * novelty + 0.5 * surprise
+            ranked_vecs.append(d_vecs[i])
+
+        ranked = []
+        for i, (r, p) in enumerate(zip(results, per)):
+            sub = SubScores(directRelevance=round(p["direct"], 3), depth=round(p["depth"], 3),
+                            planAlignment=round(p["plan"], 3), unexpectedness=round(p["unexpected"], 3))
+            score = self.weights.score(sub)
+            sentence = p["sentences"][p["best"]]
+            core = core_terms(query, sentence.text, df, len(texts))
+            start, end = anchors_of(sentence.text)
+            ranked.append(RankedResult(
+                originalIndex=i, id=r.id or str(i), title=r.title, url=r.url, score=score,
+                kept=score >= self.weights.threshold, briefAnswer=brief_answer(query, sentence),
+                sentenceStart=start, sentenceEnd=end, sentence=sentence.text, coreTerms=core,
+                relevanceNote=self._note(query, plan, sub, p), highlighted=highlight(texts[i], sentence, core),
+                subscores=sub, anchor="exact",
+            ))
+        ranked.sort(key=lambda x: (-(x.score or 0), x.originalIndex))
+        return Reranking(results=ranked, introduction=introduction(query, ranked, self.weights.threshold),
+                         semanticNote=semantic_note(query, results, per, self.embedder))
+
+    @staticmethod
+    def _bridge(query: str, per: list[dict], texts: list[str]) -> None:
+        """A passage about an entity the most relevant passages name shares their relevance."""
+        q_low = query.lower()
+        top = sorted(range(len(per)), key=lambda i: -per[i]["direct"])[:2]
+        for i, p in enumerate(per):
+            name = p["title"]
+            if not name or len(name) < 3 or name.lower() in q_low:
+                continue
+            pattern = re.compile(r"(?<!\w)" + re.escape(name) + r"(?!\w)", re.IGNORECASE)
+            carriers = [per[j]["direct"] for j in top if j != i and pattern.search(texts[j])]
+            if carriers:
+                p["direct"] = max(p["direct"], 0.9 * max(carriers))
+
+    @staticmethod
+    def _note(query: str, plan: ResearchPlan, sub: SubScores, p: dict) -> str:
+        strongest = max((("directly answers the query", sub.directRelevance), ("substantive detail", sub.depth),
+                         ("matches the research plan", sub.planAlignment), ("adds a different angle", sub.unexpectedness)),
+                        key=lambda x: x[1])[0]
+        matched = sorted(content_terms(query) & p["terms"])
+        return (f"Strongest on: {strongest}" + (f"; shares {', '.join(matched[:5])} with the query" if matched else "")
+                + (f"; relevance {sub.directRelevance:.2f}, depth {sub.depth:.2f}, plan {sub.planAlignment:.2f}, "
+                   f"novelty {sub.unexpectedness:.2f}"))
+
+
+def core_terms(query: str, sentence: str, df: Counter, n_docs: int, k: int = 7) -> list[str]:
+    """3-7 words of the sentence: the query's terms found in it, then its most distinctive words."""
+    q_stems = {stem(w) for w in words(query)} & content_terms(query)
+    found, seen = [], set()
+    tokens = [w for w in re.findall(r"[\w'’-]+", sentence) if len(w) > 2]
+    for w in tokens:
+        s = stem(w.lower())
+        if s in q_stems and s not in seen:
+            seen.add(s)
+            found.append(w)
+    rest = sorted(((math.log(1 + n_docs / (1 + df.get(stem(w.lower()), 0))), w) for w in tokens
+                   if stem(w.lower()) not in seen and stem(w.lower()) in content_terms(w)), key=lambda x: -x[0])
+    for _, w in rest:
+        if len(found) >= k:
+            break
+        if stem(w.lower()) not in seen:
+            seen.add(stem(w.lower()))
+            found.append(w)
+    return found[:k]
+
+
+def brief_answer(query: str, sentence: Span, max_words: int = 8) -> str:
+    """The shortest informative span of the sentence: its clause that says most beyond the query."""
+    q_terms = content_terms(query)
+    clauses = split_clauses(sentence) or [sentence]
+
+    def value(c: Span) -> tuple[float, int]:
+        terms = content_terms(c.text)
+        return (len(terms - q_terms) + 0.5 * len(terms & q_terms), -len(c.text))
+
+    text = max(clauses, key=value).text.strip()
+    text = _LEADING.sub("", text).strip(" ,;:.")
+    tokens = text.split()
+    if len(tokens) > max_words:  # the densest window of max_words words
+        best = max(range(len(tokens) - max_words + 1),
+                   key=lambda s: (len(content_terms(" ".join(tokens[s : s + max_words])) - q_terms), -s))
+        tokens = tokens[best : best + max_words]
+    answer = " ".join(tokens).strip(" ,;:")
+    return answer[:1].upper() + answer[1:] if answer else ""
+
+
+def introduction(query: str, ranked: list[RankedResult], threshold: int) -> str:
+    kept = [r for r in ranked if r.kept]
+    if not kept:
+        return f"None of the {len(ranked)} results reached the relevance threshold ({threshold}) for \"{query}\"."
+    best = kept[0]
+    name = f"\"{best.title}\"" if best.title else f"result {best.id}"
+    return (f"{len(kept)} of {len(ranked)} results are relevant to \"{query}\". "
+            f"The strongest, {name}, answers: {best.briefAnswer}.")
+
+
+def semantic_note(query: str, results: Sequence[SearchResultIn], per: list[dict], embedder: Embedder) -> str | None:
+    """A query term used in clearly different senses across results (their contexts disagree)."""
+    notes = []
+    for term in sorted(content_terms(query)):
+        contexts = []
+        for r, p in zip(results, per):
+            hit = next((s.text for s in p["sentences"] if term in content_terms(s.text)), None)
+            if hit:
+                contexts.append((r.title or r.id or "", hit))
+        if len(contexts) < 2:
+            continue
+        vecs = embedder.encode([c for _, c in contexts[:6]])
+        sims = vecs @ vecs.T
+        i, j = np.unravel_index(np.argmin(sims), sims.shape)
+        if sims[i, j] < 0.15:
+            notes.append(f"\"{term}\" is used in different senses: in {contexts[i][0] or 'one result'} "
+                         f"(\"{contexts[i][1][:80]}\") and in {contexts[j][0] or 'another'} (\"{contexts[j][1][:80]}\").")
+    return " ".join(notes[:2]) or None
