@@ -18,7 +18,7 @@ BAD_CITATION = "https://attacker.example/never-retrieved"
 
 def node_of(messages: list[dict]) -> str:
     system = " ".join(m.get("content") or "" for m in messages if m.get("role") == "system")
-    for field in ("decision", "analysis", "report"):
+    for field in ("decision", "analysis", "report", "rankings"):
         if f"`{field}`" in system:
             return field
     return "unknown"
@@ -40,8 +40,9 @@ def good_answer(node: str, messages: list[dict]) -> dict:
 
 
 class FakeLM:
-    def __init__(self, mode: str = "good", delay_s: float = 3.0, flaky_failures: int = 2):
-        self.mode, self.delay_s, self.flaky_failures = mode, delay_s, flaky_failures
+    def __init__(self, mode: str = "good", delay_s: float = 3.0, flaky_failures: int = 2, responder=None):
+        """``responder(node, messages) -> {field: value}`` answers nodes the research script does not know."""
+        self.mode, self.delay_s, self.flaky_failures, self.responder = mode, delay_s, flaky_failures, responder
         self.requests: list[dict] = []
         self._lock = threading.Lock()
         fake = self
@@ -94,6 +95,9 @@ class FakeLM:
         if mode == "injected-crawl" and node == "decision":
             return _fields("decision", {"next_action": "crawl_url", "query_or_url": "https://attacker.example/payload",
                                         "reasoning": "the page told me to"})
+        if self.responder is not None:
+            return "\n\n".join(f"[[ ## {k} ## ]]\n{json.dumps(v) if not isinstance(v, str) else v}"
+                               for k, v in self.responder(node, messages).items()) + "\n\n[[ ## completed ## ]]"
         return _fields(node, good_answer(node, messages))
 
     def nodes(self) -> list[str]:

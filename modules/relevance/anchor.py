@@ -49,8 +49,9 @@ class _Normalised:
                 ch, prev_space = " ", True
             else:
                 prev_space = False
-            chars.append(ch.lower())
-            pos.append(i)
+            for low in ch.lower():  # some letters lower-case to two characters ("İ" -> "i̇")
+                chars.append(low)
+                pos.append(i)
         self.text, self.pos = "".join(chars), pos
 
     def original(self, start: int, end: int) -> tuple[int, int]:
@@ -102,14 +103,23 @@ def _find(haystack: str, needle: str) -> list[tuple[int, int]]:
     return [(m.start(), m.start() + len(needle)) for m in re.finditer(re.escape(needle), haystack)]
 
 
+_BOUNDARY = re.compile(r"[.!?]+[\"')\]]*\s")
+
+
 def _exact(norm: _Normalised, a: str, b: str) -> tuple[int, int] | None:
-    best = None
+    """The shortest span from a start anchor to an end anchor, preferring one that begins a sentence
+    (so a repeated first word inside the sentence does not cut it short)."""
+    starts_of_sentences = {0} | {m.end() for m in _BOUNDARY.finditer(norm.text)}
+    best, best_key = None, None
     for s, _ in _find(norm.text, a):
         e = norm.text.find(b, s + max(len(a) - len(b), 0))
         while e != -1 and e + len(b) <= s + len(a):  # the end anchor must end after the start anchor
             e = norm.text.find(b, e + 1)
-        if e != -1 and e + len(b) - s <= MAX_SENTENCE_CHARS and (best is None or e + len(b) - s < best[1] - best[0]):
-            best = (s, e + len(b))
+        if e == -1 or e + len(b) - s > MAX_SENTENCE_CHARS:
+            continue
+        key = (s not in starts_of_sentences, e + len(b) - s)
+        if best_key is None or key < best_key:
+            best, best_key = (s, e + len(b)), key
     return best
 
 

@@ -30,6 +30,8 @@ from .highlight import highlight
 from .schema import RankedResult, Reranking, ResearchPlan, SearchResultIn, SubScores
 
 MAX_CHARS = 20_000
+NOVELTY_LO, NOVELTY_HI = 0.5, 0.95  # passage similarity from which a passage starts / stops being new
+DEPTH_NOVELTY = 0.5
 _LEADING = re.compile(r"^(?:and|but|or|so|which|who|that|while|whereas|although|because|as|it|he|she|they|this|these)\s+", re.I)
 _TITLE_QUALIFIER = re.compile(r"\s*\([^)]*\)\s*$")
 
@@ -93,9 +95,12 @@ class BaselineRelevance:
             sent_cos = sv @ q_vec
             best_cos = float(sent_cos.max()) if len(sent_cos) else 0.0
             dense = 0.6 * _cos01(best_cos) + 0.4 * _cos01(float(d_vecs[i] @ q_vec))
-            direct = 0.5 * lexical + 0.5 * dense
-            bearing = int((sent_cos >= 0.3).sum())
-            depth = 0.5 * min(1.0, bearing / 3) + 0.5 * min(1.0, len(terms) / 80)
+            names = _names(r.title)
+            about = any(re.search(r"(?<!\w)" + re.escape(n) + r"(?!\w)", query, re.IGNORECASE) for n in names)
+            direct = min(1.0, 0.5 * lexical + 0.5 * dense + (0.15 if about else 0.0))  # a passage about a thing the query names
+            # depth: how much of the passage bears on the query (several sentences, not one mention)
+            bearing = [k for k, s in enumerate(ss) if sent_cos[k] >= 0.3 and content_terms(s.text) & q_terms]
+            depth = direct * (0.6 + 0.4 * min(1.0, len(bearing) / 3))
             facet_cos = f_vecs @ d_vecs[i] if len(f_vecs) else np.zeros(1)
             if len(sv) and len(f_vecs):
                 facet_cos = np.maximum(facet_cos, (sv @ f_vecs.T).max(axis=0))
@@ -104,18 +109,22 @@ class BaselineRelevance:
             lex_s = np.array([len(content_terms(s.text) & q_terms) / max(len(q_terms), 1) for s in ss])
             pick = 0.5 * lex_s + 0.5 * sent_cos + np.array([0.08 if k == 0 else 0.0 for k in range(len(ss))])
             per.append({"direct": direct, "depth": depth, "plan": plan_alignment, "sentences": ss, "best": int(pick.argmax()),
-                        "sent_cos": sent_cos, "terms": terms, "title": _TITLE_QUALIFIER.sub("", r.title).strip()})
+                        "sent_cos": sent_cos, "sent_vecs": sv, "terms": terms, "names": names})
 
         self._bridge(query, per, texts)
         order = sorted(range(len(results)), key=lambda i: -per[i]["direct"])
         ranked_vecs: list[np.ndarray] = []
         for i in order:  # novelty against every passage judged more relevant (MMR)
             sim = max((float(d_vecs[i] @ v) for v in ranked_vecs), default=0.0)
-            novelty = 1.0 - _cos01(sim, 0.3, 0.9)
+            novelty = 1.0 - _cos01(sim, NOVELTY_LO, NOVELTY_HI)
             surprise = _cos01(float((s_vecs @ d_vecs[i]).max())) if len(s_vecs) else novelty
-            per[i]["unexpected"] = 0.5 * novelty + 0.5 * surprise
+            per[i]["unexpected"] = per[i]["direct"] * (0.5 * novelty + 0.5 * surprise)  # new *and* relevant
+            per[i]["depth"] *= 1 - DEPTH_NOVELTY + DEPTH_NOVELTY * novelty  # a near-copy of a better passage teaches nothing new
             ranked_vecs.append(d_vecs[i])
 
+        if not plan.facets():  # no plan: the query is the whole plan, and alignment is relevance to it
+            for p in per:
+                p["plan"] = p["direct"]
         ranked = []
         for i, (r, p) in enumerate(zip(results, per)):
             sub = SubScores(directRelevance=round(p["direct"], 3), depth=round(p["depth"], 3),
@@ -133,21 +142,31 @@ class BaselineRelevance:
             ))
         ranked.sort(key=lambda x: (-(x.score or 0), x.originalIndex))
         return Reranking(results=ranked, introduction=introduction(query, ranked, self.weights.threshold),
-                         semanticNote=semantic_note(query, results, per, self.embedder))
+                         semanticNote=semantic_note(query, results, per))
 
     @staticmethod
     def _bridge(query: str, per: list[dict], texts: list[str]) -> None:
-        """A passage about an entity the most relevant passages name shares their relevance."""
+        """A passage about an entity that the most relevant passages name (and the query does
+        not) shares their relevance: the second hop of a multi-hop question. Names are the title,
+        its part before a comma ("Brown County, Kansas") and a person's surname ("Richard Nixon"
+        -> "Nixon" as a capitalised word)."""
         q_low = query.lower()
         top = sorted(range(len(per)), key=lambda i: -per[i]["direct"])[:2]
         for i, p in enumerate(per):
-            name = p["title"]
-            if not name or len(name) < 3 or name.lower() in q_low:
+            names = [n for n in p["names"] if len(n) >= 3 and n.lower() not in q_low]
+            if not names:
                 continue
-            pattern = re.compile(r"(?<!\w)" + re.escape(name) + r"(?!\w)", re.IGNORECASE)
-            carriers = [per[j]["direct"] for j in top if j != i and pattern.search(texts[j])]
-            if carriers:
-                p["direct"] = max(p["direct"], 0.9 * max(carriers))
+            pattern = re.compile(r"(?<!\w)(?:" + "|".join(re.escape(n) for n in names) + r")(?!\w)")
+            best = 0.0
+            for j in top:
+                if j == i:
+                    continue
+                for k, sentence in enumerate(per[j]["sentences"]):
+                    if pattern.search(sentence.text):  # named in a sentence that bears on the query: a strong lead
+                        best = max(best, per[j]["direct"] * (0.6 + 0.4 * _cos01(float(per[j]["sent_cos"][k]))))
+            if best:
+                p["direct"] = max(p["direct"], 0.85 * best + 0.15 * p["direct"])
+                p["depth"] = max(p["depth"], 0.9 * p["direct"])
 
     @staticmethod
     def _note(query: str, plan: ResearchPlan, sub: SubScores, p: dict) -> str:
@@ -158,6 +177,20 @@ class BaselineRelevance:
         return (f"Strongest on: {strongest}" + (f"; shares {', '.join(matched[:5])} with the query" if matched else "")
                 + (f"; relevance {sub.directRelevance:.2f}, depth {sub.depth:.2f}, plan {sub.planAlignment:.2f}, "
                    f"novelty {sub.unexpectedness:.2f}"))
+
+
+def _names(title: str) -> list[str]:
+    """What a passage about ``title`` is called: the title less qualifiers, its head, a surname."""
+    base = _TITLE_QUALIFIER.sub("", title).strip()
+    if not base:
+        return []
+    names = [base]
+    if "," in base:
+        names.append(base.split(",", 1)[0].strip())
+    tokens = base.split()
+    if 2 <= len(tokens) <= 4 and all(t[:1].isupper() for t in tokens) and len(tokens[-1]) > 3:
+        names.append(tokens[-1])
+    return names
 
 
 def core_terms(query: str, sentence: str, df: Counter, n_docs: int, k: int = 7) -> list[str]:
@@ -211,18 +244,18 @@ def introduction(query: str, ranked: list[RankedResult], threshold: int) -> str:
             f"The strongest, {name}, answers: {best.briefAnswer}.")
 
 
-def semantic_note(query: str, results: Sequence[SearchResultIn], per: list[dict], embedder: Embedder) -> str | None:
-    """A query term used in clearly different senses across results (their contexts disagree)."""
+def semantic_note(query: str, results: Sequence[SearchResultIn], per: list[dict]) -> str | None:
+    """A query term used in clearly different senses across results: the sentences using it disagree."""
     notes = []
     for term in sorted(content_terms(query)):
         contexts = []
         for r, p in zip(results, per):
-            hit = next((s.text for s in p["sentences"] if term in content_terms(s.text)), None)
-            if hit:
-                contexts.append((r.title or r.id or "", hit))
+            k = next((k for k, s in enumerate(p["sentences"]) if term in content_terms(s.text)), None)
+            if k is not None:
+                contexts.append((r.title or r.id or "", p["sentences"][k].text, p["sent_vecs"][k]))
         if len(contexts) < 2:
             continue
-        vecs = embedder.encode([c for _, c in contexts[:6]])
+        vecs = np.stack([c[2] for c in contexts[:6]])
         sims = vecs @ vecs.T
         i, j = np.unravel_index(np.argmin(sims), sims.shape)
         if sims[i, j] < 0.15:

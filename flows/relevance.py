@@ -1,0 +1,93 @@
+"""Batch reranking as a Prefect flow: items in coarse batches, one write of the run."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from datetime import datetime, timezone
+from typing import Any
+
+from prefect import flow, task, unmapped
+from prefect.cache_policies import NO_CACHE
+from pydantic import BaseModel, Field
+
+from flows.runtime import retry_on
+from modules.relevance.analyzer import RelevanceAnalyzer
+from modules.relevance.baseline import Weights
+from modules.relevance.batch import frame, load_items, output_line, rows
+from modules.research.nodes import LMSettings, NodeRunner
+from modules.store import ParquetStore, new_run_id, validate_run_id
+
+
+class RerankOptions(BaseModel):
+    """How results are scored: weights, threshold, the LM (none: the baseline program) and the fallback."""
+
+    weights: tuple[float, float, float, float] = Field((40, 30, 20, 10), description="direct, depth, plan, unexpectedness")
+    threshold: int = Field(60, ge=0, le=100)
+    lm: str | None = None
+    lm_base_url: str | None = None
+    lm_retries: int = 2
+    lm_timeout_s: float = 60.0
+    fallback: str = Field("baseline", description="after LM failure: baseline (score offline) or original (the seed's unscored order)")
+
+    def analyzer(self, embedder=None) -> RelevanceAnalyzer:
+        settings = LMSettings.from_env(self.lm, self.lm_base_url)
+        settings.retries, settings.timeout_s, settings.max_tokens = self.lm_retries, self.lm_timeout_s, 3000
+        d, p, pl_, u = self.weights
+        return RelevanceAnalyzer(embedder=embedder, weights=Weights(d, p, pl_, u, self.threshold),
+                                 runner=NodeRunner(lm=settings.build(), retries=settings.retries), fallback=self.fallback)
+
+
+@task(name="rerank-batch", cache_policy=NO_CACHE, retries=1, retry_delay_seconds=2,
+      retry_condition_fn=retry_on(TimeoutError, ConnectionError))
+def rerank_items(items: list[dict], options: RerankOptions) -> list[dict]:
+    analyzer = options.analyzer()
+    return [{"item": item, "reranking": analyzer.rerank(item["query"], item["plan"], item["results"])} for item in items]
+
+
+@flow(name="rerank-batch")
+def rerank_batch(input_path: str, out_path: str | None = None, options: RerankOptions | None = None,
+                 run_id: str | None = None, data_dir: str | None = None, batch_size: int = 50) -> dict[str, Any]:
+    """Rerank every ``{id, query, plan?, results}`` line; write output lines and the ``rerankings`` table."""
+    from modules.response.tables import RUNS_SCHEMA
+
+    import polars as pl
+
+    started = datetime.now(timezone.utc)
+    options = options or RerankOptions()
+    run_id = validate_run_id(run_id or new_run_id())
+    store = ParquetStore(data_dir)
+    if store.run_exists(run_id):
+        raise FileExistsError(f"run {run_id!r} already exists under {store.root}; choose another --run-id")
+    items = load_items(input_path)
+    batches = [items[i : i + batch_size] for i in range(0, len(items), batch_size)]
+    done = [x for f in rerank_items.map(batches, unmapped(options)) for x in f.result()]
+    lines = [output_line(d["item"]["id"], d["reranking"]) for d in done]
+    if out_path:
+        _write_jsonl_atomically(out_path, lines)
+    table = [row for d in done for row in rows(d["item"]["id"], d["item"]["query"], d["reranking"])]
+    run_row = {"flow": "rerank-batch", "started_at": started, "completed_at": datetime.now(timezone.utc),
+               "duration_s": (datetime.now(timezone.utc) - started).total_seconds(), "input_path": input_path,
+               "total": len(items), "succeeded": sum(not d["reranking"].fallback for d in done),
+               "failed": 0, "flagged": 0, "fallback": sum(d["reranking"].fallback for d in done),
+               "config_json": options.model_dump_json()}
+    with store.run_writer(run_id) as writer:
+        writer.write("rerankings", frame(table))
+        writer.write("runs", pl.DataFrame([{k: run_row.get(k) for k in RUNS_SCHEMA}], schema=RUNS_SCHEMA, orient="row"))
+    return {"run_id": run_id, "data_dir": store.root, "items": len(items), "out_path": out_path,
+            "fallback": run_row["fallback"], "paths": {t: f"{store.table_path(t)}/run_id={run_id}" for t in ("rerankings", "runs")}}
+
+
+def _write_jsonl_atomically(path: str, lines: list[dict]) -> None:
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".rerank-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            for line in lines:
+                f.write(json.dumps(line, ensure_ascii=False) + "\n")
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)

@@ -1,0 +1,91 @@
+"""Rerank batches: reading ``{id, query, plan?, results}`` lines, and the ``rerankings`` table rows."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+
+from .schema import Reranking, SearchResultIn
+
+RERANKINGS_SCHEMA = {
+    "item_id": pl.String, "query": pl.String, "rank": pl.Int64, "original_index": pl.Int64, "result_id": pl.String,
+    "title": pl.String, "url": pl.String, "score": pl.Int64, "kept": pl.Boolean, "brief_answer": pl.String,
+    "sentence": pl.String, "sentence_start": pl.String, "sentence_end": pl.String, "core_terms": pl.List(pl.String),
+    "relevance_note": pl.String, "highlighted": pl.String, "direct_relevance": pl.Float64, "depth": pl.Float64,
+    "plan_alignment": pl.Float64, "unexpectedness": pl.Float64, "anchor": pl.String, "fallback": pl.Boolean,
+    "program": pl.String, "error": pl.String,
+}
+
+
+def load_items(path: str | Path) -> list[dict]:
+    """Every line of the file, validated; a malformed line is an error naming it (nothing is skipped)."""
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"no such input file: {path}")
+    items, problems, seen = [], [], set()
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as exc:
+            problems.append(f"line {n}: not JSON ({exc.msg})")
+            continue
+        try:
+            items.append(validate_item(item, default_id=f"line-{n}"))
+        except ValueError as exc:
+            problems.append(f"line {n}: {exc}")
+            continue
+        if items[-1]["id"] in seen:
+            problems.append(f"line {n}: duplicate id {items[-1]['id']!r}")
+        seen.add(items[-1]["id"])
+    if problems:
+        raise ValueError(f"{path}: " + "; ".join(problems[:10]) + (f" (and {len(problems) - 10} more)" if len(problems) > 10 else ""))
+    if not items:
+        raise ValueError(f"{path}: no items")
+    return items
+
+
+def validate_item(item: object, default_id: str = "item") -> dict:
+    if not isinstance(item, dict):
+        raise ValueError("expected an object {id, query, plan?, results}")
+    if not str(item.get("query") or "").strip():
+        raise ValueError('needs a non-empty "query"')
+    results = item.get("results")
+    if not isinstance(results, list):
+        raise ValueError('"results" must be a list of {id?, title?, url?, text}')
+    parsed = []
+    for k, r in enumerate(results):
+        if not isinstance(r, dict) or not isinstance(r.get("text"), str):
+            raise ValueError(f"result {k} needs a \"text\" string")
+        parsed.append(SearchResultIn.model_validate(r).model_dump())
+    return {"id": str(item.get("id") if item.get("id") is not None else default_id), "query": item["query"],
+            "plan": item.get("plan"), "results": parsed}
+
+
+def output_line(item_id: str, reranking: Reranking) -> dict:
+    """The seed's JSON for one item: all results, sorted by score, with intro, note and fallback."""
+    return {"id": item_id, **reranking.model_dump(exclude={"program"})}
+
+
+def rows(item_id: str, query: str, reranking: Reranking) -> list[dict]:
+    out = []
+    for rank, r in enumerate(reranking.results, 1):
+        sub = r.subscores
+        out.append({
+            "item_id": item_id, "query": query, "rank": rank, "original_index": r.originalIndex, "result_id": r.id,
+            "title": r.title, "url": r.url, "score": r.score, "kept": r.kept, "brief_answer": r.briefAnswer,
+            "sentence": r.sentence, "sentence_start": r.sentenceStart, "sentence_end": r.sentenceEnd,
+            "core_terms": r.coreTerms, "relevance_note": r.relevanceNote, "highlighted": r.highlighted,
+            "direct_relevance": sub and sub.directRelevance, "depth": sub and sub.depth,
+            "plan_alignment": sub and sub.planAlignment, "unexpectedness": sub and sub.unexpectedness,
+            "anchor": r.anchor, "fallback": reranking.fallback, "program": reranking.program, "error": reranking.error,
+        })
+    return out
+
+
+def frame(table_rows: list[dict]) -> pl.DataFrame:
+    return pl.DataFrame([{k: r.get(k) for k in RERANKINGS_SCHEMA} for r in table_rows], schema=RERANKINGS_SCHEMA, orient="row") \
+        if table_rows else pl.DataFrame(schema=RERANKINGS_SCHEMA)
