@@ -30,8 +30,8 @@ from .highlight import highlight
 from .schema import RankedResult, Reranking, ResearchPlan, SearchResultIn, SubScores
 
 MAX_CHARS = 20_000
-NOVELTY_LO, NOVELTY_HI = 0.5, 0.95  # passage similarity from which a passage starts / stops being new
-DEPTH_NOVELTY = 0.5
+NOVELTY_LO, NOVELTY_HI = 0.3, 0.85  # passage similarity from which a passage starts / stops being new
+DEPTH_NOVELTY = 0.8  # share of depth that must be new (chosen on the eval: 0.5-0.8 x 0.3-0.5 x 0.85-0.95)
 _LEADING = re.compile(r"^(?:and|but|or|so|which|who|that|while|whereas|although|because|as|it|he|she|they|this|these)\s+", re.I)
 _TITLE_QUALIFIER = re.compile(r"\s*\([^)]*\)\s*$")
 
@@ -72,12 +72,13 @@ class BaselineRelevance:
         facets = plan.facets() or [query]
         surprises = plan.surprises + plan.assumptions
         heads = [f"{r.title}. {t[:1000]}" if r.title else t[:1000] for r, t in zip(results, texts)]
-        vectors = self.embedder.encode([query] + facets + surprises + heads + flat)
+        # short and long texts in separate calls: a batch is padded to its longest text
+        vectors = self.embedder.encode([query] + facets + surprises + flat)
+        d_vecs = self.embedder.encode(heads)
         q_vec = vectors[0]
         f_vecs = vectors[1 : 1 + len(facets)]
         s_vecs = vectors[1 + len(facets) : 1 + len(facets) + len(surprises)]
-        d_vecs = vectors[1 + len(facets) + len(surprises) : 1 + len(facets) + len(surprises) + len(results)]
-        sent_vecs = vectors[1 + len(facets) + len(surprises) + len(results) :]
+        sent_vecs = vectors[1 + len(facets) + len(surprises) :]
 
         q_terms = content_terms(query)
         df = Counter(t for text in texts for t in content_terms(text))
