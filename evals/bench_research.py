@@ -6,7 +6,8 @@ Analyzer read. Answer containment: the gold answer string occurs in the report's
 Three methods side by side, on the same questions and index:
 
 - ``bm25@10`` / ``hybrid@10``: one search for the question, the Analyzer reads the top 10, one report;
-- ``loop``: sleuth's baseline research loop (``--max-steps 6``), the offline default.
+- ``loop``: sleuth's baseline research loop (``--max-steps 6``), the offline default: search results
+  ordered by the relevance analyzer before the Analyzer reads them (``--no-rerank``: engine order).
 
 Run: ``.venv/bin/python -m evals.bench_research [--limit N] [--max-steps 6]``
 """
@@ -90,6 +91,7 @@ def main() -> None:
     parser.add_argument("--limit", type=int, help="first N questions only")
     parser.add_argument("--max-steps", type=int, default=6)
     parser.add_argument("--details", metavar="FILE", help="write per-question loop results as JSONL")
+    parser.add_argument("--no-rerank", action="store_true", help="read search results in engine order")
     args = parser.parse_args()
 
     questions = load_questions()[: args.limit]
@@ -99,7 +101,11 @@ def main() -> None:
     index = search.index
     print(f"index: {len(index.docs)} documents, opened in {time.perf_counter() - t:.1f} s")
     fetch = lambda urls, snippets: fetch_all(urls, CrawlConfig(), mirror=index, snippets=snippets)  # noqa: E731
-    researcher = Researcher({"local": search}, fetch, index.embedder, limits=Limits(max_steps=args.max_steps, max_seconds=600))
+    from modules.relevance.analyzer import RelevanceAnalyzer
+
+    relevance = None if args.no_rerank else RelevanceAnalyzer(embedder=index.embedder)
+    researcher = Researcher({"local": search}, fetch, index.embedder, limits=Limits(max_steps=args.max_steps, max_seconds=600),
+                            relevance=relevance)
     index.search("warm up", 1)
 
     table = {}

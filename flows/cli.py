@@ -126,7 +126,8 @@ def _research_options(args: argparse.Namespace):
     from modules.research.session import ResearchOptions
 
     given = {"search": args.search, "corpus": args.corpus, "lm": args.lm, "lm_base_url": args.lm_base_url,
-             "max_steps": args.max_steps, "max_seconds": args.max_seconds, "max_tokens": args.max_tokens}
+             "max_steps": args.max_steps, "max_seconds": args.max_seconds, "max_tokens": args.max_tokens,
+             "programs": args.programs}
     return ResearchOptions(**{k: v for k, v in given.items() if v is not None})
 
 
@@ -143,6 +144,7 @@ def _add_research_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data-dir", help="where tables go (default $SLEUTH_DATA_DIR or datasets/runs)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--no-input", action="store_true", help="do not ask for feedback at the end")
+    p.add_argument("--programs", metavar="DIR", help="compiled programs (default modules/compiled): the newest per node runs with an LM")
 
 
 def _print_research(result: dict[str, Any], as_json: bool) -> None:
@@ -245,7 +247,7 @@ def _rerank_options(args: argparse.Namespace):
     from flows.relevance import RerankOptions
 
     given: dict[str, Any] = {"threshold": args.threshold, "lm": args.lm, "lm_base_url": args.lm_base_url,
-                             "fallback": args.fallback}
+                             "fallback": args.fallback, "programs": args.programs}
     if args.weights:
         try:
             given["weights"] = tuple(float(x) for x in args.weights.split(","))
@@ -263,6 +265,7 @@ def _add_rerank_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lm-base-url", metavar="URL", help="OpenAI-compatible server (default $SLEUTH_LM_BASE_URL)")
     p.add_argument("--fallback", choices=["baseline", "original"],
                    help="after LM failure: score with the baseline (default) or return the original order unscored (the seed)")
+    p.add_argument("--programs", metavar="DIR", help="compiled programs (default modules/compiled): the newest relevance program runs with an LM")
 
 
 def _read_json_file(path: str, what: str) -> Any:
@@ -319,6 +322,45 @@ def cmd_rerank_batch(args: argparse.Namespace) -> int:
     else:
         print(f"run {result['run_id']}: {result['items']} items reranked ({result['fallback']} fell back); "
               f"output {result['out_path']}; table {result['paths']['rerankings']}")
+    return 0
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from flows.optimize import evaluate_node
+    from flows.runtime import local_run_settings
+
+    with local_run_settings():
+        result = evaluate_node(args.node, program=args.program, lm=args.lm, lm_base_url=args.lm_base_url, split=args.split,
+                               examples_path=args.examples, programs_dir=args.programs, data_dir=args.data_dir)
+    if args.json:
+        print(json.dumps(result, default=str, indent=2))
+        return 0
+    print(f"{args.node}, {result['examples']} {args.split} examples (evals/sets):\n")
+    for program, metrics in result["metrics"].items():
+        print(f"  {program}")
+        for k, v in metrics.items():
+            print(f"    {k:24s} {v}")
+    if len(result["scores"]) == 1 and args.program != "baseline":
+        print("\n  (a DSPy program needs an LM: --lm MODEL or SLEUTH_LM)")
+    print(f"\nrun {result['run_id']}: {result['paths']['evaluations']}")
+    return 0
+
+
+def cmd_optimize(args: argparse.Namespace) -> int:
+    from flows.optimize import optimize_node
+    from flows.runtime import local_run_settings
+
+    with local_run_settings():
+        result = optimize_node(args.node, optimizer=args.optimizer, lm=args.lm, lm_base_url=args.lm_base_url,
+                               teacher_lm=args.teacher_lm, trainset=args.trainset, devset=args.devset,
+                               programs_dir=args.programs, data_dir=args.data_dir, run_id=args.run_id,
+                               promote_if_better=args.promote_if_better, seed=args.seed)
+    if args.json:
+        print(json.dumps(result, default=str, indent=2))
+        return 0
+    print(f"{args.node} with {args.optimizer}: baseline dev {result['baseline_dev_score']:.3f}; "
+          f"DSPy program dev before {_fmt(result['dev_score_before'])}, after {_fmt(result['dev_score_after'])}")
+    print(f"program: {result['program'] or 'not promoted'}\nevaluations: {result['paths']['evaluations']}")
     return 0
 
 
@@ -389,6 +431,38 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     _add_rerank_options(p)
     p.set_defaults(func=cmd_rerank_batch)
+
+    nodes = ["decision", "analyzer", "relevance", "report"]
+    p = sub.add_parser("eval", help="a node's metrics on its labeled set: baseline and DSPy program side by side",
+                       description="Evaluates on evals/sets/<node>-<split>.jsonl; writes an evaluations table.")
+    p.add_argument("node", choices=nodes)
+    p.add_argument("--program", default="latest", metavar="PATH|latest|baseline", help="DSPy program to evaluate (default latest)")
+    p.add_argument("--lm", metavar="MODEL")
+    p.add_argument("--lm-base-url", metavar="URL")
+    p.add_argument("--split", choices=["dev", "train"], default="dev")
+    p.add_argument("--examples", metavar="FILE", help="another labeled JSONL set")
+    p.add_argument("--programs", metavar="DIR", help="compiled programs folder (default modules/compiled)")
+    p.add_argument("--data-dir")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_eval)
+
+    p = sub.add_parser("optimize", help="compile a node's DSPy program against its labeled set (Prefect flow)",
+                       description="Evaluates the current program on dev, compiles on train, evaluates again, saves "
+                                   "modules/compiled/<node>/<timestamp>-<hash>.json with metadata.")
+    p.add_argument("node", choices=nodes)
+    p.add_argument("--optimizer", choices=["labeled", "bootstrap", "random-search", "mipro", "gepa"], default="labeled")
+    p.add_argument("--lm", metavar="MODEL", help="the task LM (every optimizer but labeled needs one)")
+    p.add_argument("--lm-base-url", metavar="URL")
+    p.add_argument("--teacher-lm", metavar="MODEL", help="LM that bootstraps demos / proposes and reflects on instructions")
+    p.add_argument("--trainset", metavar="FILE", help="default evals/sets/<node>-train.jsonl")
+    p.add_argument("--devset", metavar="FILE", help="default evals/sets/<node>-dev.jsonl")
+    p.add_argument("--programs", metavar="DIR", help="where programs are saved (default modules/compiled)")
+    p.add_argument("--promote-if-better", action="store_true", help="save only when the dev score beats the current program")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--run-id")
+    p.add_argument("--data-dir")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_optimize)
 
     p = sub.add_parser("runs", help="list stored runs", description="List the runs recorded under the data dir.")
     p.add_argument("--data-dir", help="data dir (default $SLEUTH_DATA_DIR or datasets/runs)")

@@ -30,13 +30,19 @@ class RerankOptions(BaseModel):
     lm_retries: int = 2
     lm_timeout_s: float = 60.0
     fallback: str = Field("baseline", description="after LM failure: baseline (score offline) or original (the seed's unscored order)")
+    programs: str | None = Field(None, description="compiled programs folder (default modules/compiled); the newest relevance program runs")
 
     def analyzer(self, embedder=None) -> RelevanceAnalyzer:
         settings = LMSettings.from_env(self.lm, self.lm_base_url)
         settings.retries, settings.timeout_s, settings.max_tokens = self.lm_retries, self.lm_timeout_s, 3000
+        from modules import programs as program_store
+
         d, p, pl_, u = self.weights
+        lm = settings.build()
+        path = program_store.resolve("relevance", "latest", self.programs) if lm is not None else None
         return RelevanceAnalyzer(embedder=embedder, weights=Weights(d, p, pl_, u, self.threshold),
-                                 runner=NodeRunner(lm=settings.build(), retries=settings.retries), fallback=self.fallback)
+                                 runner=NodeRunner(lm=lm, retries=settings.retries), fallback=self.fallback,
+                                 program=program_store.load("relevance", path) if path else None)
 
 
 @task(name="rerank-batch", cache_policy=NO_CACHE, retries=1, retry_delay_seconds=2,

@@ -58,7 +58,7 @@ def research_thread(seed: ThreadSeed, options: ResearchOptions, run_id: str, par
     for line in result.log:
         get_run_logger().warning("%s: %s", seed.question_id, line)
     return thread_rows(seed.question_id, result, thread_id=thread_id, parent_run_id=parent_run_id,
-                       lm=runner_model(options), programs={}, started_at=started_at,
+                       lm=runner_model(options), programs=researcher.program_versions, started_at=started_at,
                        duration_s=time.perf_counter() - t)
 
 

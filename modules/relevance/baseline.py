@@ -248,6 +248,7 @@ def introduction(query: str, ranked: list[RankedResult], threshold: int) -> str:
 def semantic_note(query: str, results: Sequence[SearchResultIn], per: list[dict]) -> str | None:
     """A query term used in clearly different senses across results: the sentences using it disagree."""
     notes = []
+    surface = {stem(w): w for w in words(query)}  # report the query's word, not its stem
     for term in sorted(content_terms(query)):
         contexts = []
         for r, p in zip(results, per):
@@ -260,6 +261,6 @@ def semantic_note(query: str, results: Sequence[SearchResultIn], per: list[dict]
         sims = vecs @ vecs.T
         i, j = np.unravel_index(np.argmin(sims), sims.shape)
         if sims[i, j] < 0.15:
-            notes.append(f"\"{term}\" is used in different senses: in {contexts[i][0] or 'one result'} "
+            notes.append(f"\"{surface.get(term, term)}\" is used in different senses: in {contexts[i][0] or 'one result'} "
                          f"(\"{contexts[i][1][:80]}\") and in {contexts[j][0] or 'another'} (\"{contexts[j][1][:80]}\").")
     return " ".join(notes[:2]) or None

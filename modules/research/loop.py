@@ -78,7 +78,8 @@ class Researcher:
     """Runs research threads over search backends and a page fetcher."""
 
     def __init__(self, search: dict[str, SearchBackend], fetch: Fetcher, embedder: Embedder,
-                 runner: NodeRunner | None = None, limits: Limits | None = None, programs: dict | None = None):
+                 runner: NodeRunner | None = None, limits: Limits | None = None, programs: dict | None = None,
+                 relevance=None):
         if not search:
             raise ValueError("research needs at least one search backend")
         self.search, self.fetch, self.embedder = search, fetch, embedder
@@ -88,6 +89,8 @@ class Researcher:
             "decision": dspy.Predict(DecideNextAction), "analyzer": dspy.Predict(AnalyzeResults),
             "report": dspy.Predict(WriteReport),
         }
+        self.relevance = relevance  # a RelevanceAnalyzer: orders results so the best are read first
+        self.program_versions: dict[str, str] = {}
         self.decide_baseline = BaselineDecision(embedder)
         self.analyze_baseline = BaselineAnalyzer(embedder)
         self.report_baseline = BaselineReport()
@@ -178,7 +181,8 @@ class Researcher:
                 if r.url not in thread.candidate_urls:
                     thread.candidate_urls.append(r.url)
             n_read = self.limits.read_first if len(thread.queries) == 1 else self.limits.read_per_search
-            unread = [r.url for r in results if r.url not in thread.read_urls][:n_read]
+            ordered = self._rank(thread, query, decision.reasoning, list(results))
+            unread = [r.url for r in ordered if r.url not in thread.read_urls][:n_read]
             urls, snippets = unread, [sources[u].snippet for u in unread]
         documents = []
         if urls:
@@ -202,6 +206,18 @@ class Researcher:
         return documents, StepRecord(step=thread.step, node="tool", action=decision.next_action, query_or_url=decision.query_or_url,
                                      engine=engine, outcome=outcome, n_results=n_results,
                                      duration_ms=round(1000 * (time.monotonic() - t), 1))
+
+    def _rank(self, thread: Thread, query: str, reasoning: str, results: list) -> list:
+        """Search results best first, by the relevance analyzer against the thread's plan so far."""
+        if self.relevance is None or len(results) < 2:
+            return results
+        from ..relevance.schema import PlanQuery, ResearchPlan
+
+        plan = ResearchPlan(reasoning=reasoning, queries=[PlanQuery(query=q) for q in thread.queries],
+                            angles=list(thread.constraints))
+        ranking = self.relevance.rerank(thread.question, plan, [
+            {"id": str(i), "title": r.title, "url": r.url, "text": r.snippet or r.title} for i, r in enumerate(results)])
+        return [results[r.originalIndex] for r in ranking.results]
 
     def _analyze(self, thread: Thread, documents: list[Source], memory: Memory, sources: dict[str, Source],
                  log: list[str]) -> StepRecord:

@@ -13,6 +13,7 @@ from ..tools.crawl import CrawlConfig, fetch_all
 from ..tools.engines import auto_order, make_backend
 from ..tools.local_index import LocalSearch
 from .loop import Limits, Researcher
+from .. import programs as program_store
 from .nodes import LMSettings, NodeRunner
 
 SEARCH_CHOICES = ("local", "duckduckgo", "google", "searxng", "serper", "auto")
@@ -32,6 +33,8 @@ class ResearchOptions(BaseModel):
     max_tokens: int = Field(200_000, ge=0, description="LM token budget per question")
     read_first: int = Field(10, ge=1, description="results the Analyzer reads after the first search")
     read_per_search: int = Field(3, ge=1, description="unread results the Analyzer reads after each later search")
+    rerank: bool = Field(True, description="order search results with the relevance analyzer before reading")
+    programs: str | None = Field(None, description="compiled programs folder (default modules/compiled): the newest per node runs when an LM is configured")
 
     def engines(self) -> list[str]:
         if self.search not in SEARCH_CHOICES:
@@ -61,4 +64,18 @@ def build_researcher(options: ResearchOptions, embedder=None) -> Researcher:
     def fetch(urls, snippets):
         return fetch_all(urls, config, mirror=mirror, snippets=snippets)
 
-    return Researcher(backends, fetch, embedder or (mirror.embedder if mirror is not None else LocalEmbedder()), runner, limits)
+    embedder = embedder or (mirror.embedder if mirror is not None else LocalEmbedder())
+    from ..relevance.analyzer import RelevanceAnalyzer
+
+    compiled, versions = load_programs(options.programs) if runner.lm is not None else ({}, {})
+    relevance = RelevanceAnalyzer(embedder=embedder, runner=runner, program=compiled.get("relevance")) if options.rerank else None
+    programs = {node: compiled.get(node) or program_store.new_program(node) for node in ("decision", "analyzer", "report")}
+    researcher = Researcher(backends, fetch, embedder, runner, limits, programs=programs, relevance=relevance)
+    researcher.program_versions = {node: versions.get(node, "baseline" if runner.lm is None else "uncompiled")
+                                   for node in ("decision", "analyzer", "report", "relevance")}
+    return researcher
+
+
+def load_programs(folder: str | None):
+    """The newest compiled program per node under ``folder`` (default modules/compiled)."""
+    return program_store.load_latest(folder)

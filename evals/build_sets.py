@@ -1,0 +1,168 @@
+"""Build the labeled eval sets of the four nodes from HotpotQA; writes evals/sets/*.jsonl.
+
+Split by question, never the same question in both: every third question (0, 3, 6, ...) is
+dev, the rest train; the split is recorded in ``evals/sets/split.json``. Labels:
+
+- relevance: the question's 10 paragraphs; gold = the 2 supporting paragraphs and their
+  supporting sentences.
+- report: the supporting sentences as facts (with their paragraph URLs); gold = the answer.
+- analyzer: one page per example, read against a memory: each gold paragraph with the other
+  gold paragraph's supporting facts in memory (gold facts = its supporting sentences; answered
+  = true, both hops are then known), each gold paragraph with an empty memory (answered =
+  false), one distractor paragraph (no gold facts), and, where a supporting sentence holds a
+  number, the same page with that number changed while memory holds the true sentence
+  (inconsistency = true).
+- decision: states recorded along real trajectories of the baseline research loop on the
+  offline corpus (HotpotQA paragraphs + encyclopedia); gold action at each state: both gold
+  paragraphs read -> send_to_hitl; else a gold paragraph's URL among unread candidate URLs ->
+  crawl_url (acceptable: those URLs); else -> a search naming an unread gold paragraph's title
+  (acceptable queries: those titles).
+
+Run: ``.venv/bin/python -m evals.build_sets`` (the decision set runs the loop: a few minutes,
+plus the corpus index build on first use).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import tempfile
+from pathlib import Path
+
+from evals.hotpot import HOTPOT, Question, load_questions, write_corpus
+
+SETS = Path(__file__).resolve().parent / "sets"
+VERSION = "v1"
+
+
+def split_of(index: int) -> str:
+    return "dev" if index % 3 == 0 else "train"
+
+
+def relevance_examples(q: Question) -> list[dict]:
+    return [{"qid": q.qid, "question": q.question, "plan": None,
+             "results": [{"id": url, "title": title, "url": url, "text": " ".join(s.strip() for s in ss)}
+                         for url, title, ss in q.paragraphs],
+             "gold_ids": sorted(q.gold_urls), "gold_sentences": [s for _, s in q.supporting]}]
+
+
+def report_examples(q: Question) -> list[dict]:
+    facts = [{"text": s, "source_url": u} for u, s in q.supporting]
+    return [{"qid": q.qid, "question": q.question, "facts": facts, "answer": q.answer}]
+
+
+def _page(q: Question, url: str) -> dict:
+    title, sentences = next((t, ss) for u, t, ss in q.paragraphs if u == url)
+    return {"url": url, "title": title, "text": " ".join(s.strip() for s in sentences)}
+
+
+def analyzer_examples(q: Question) -> list[dict]:
+    out = []
+    gold = sorted(q.gold_urls)
+    for url in gold:
+        page = _page(q, url)
+        own = [s for u, s in q.supporting if u == url]
+        other = [{"text": s, "source_url": u} for u, s in q.supporting if u != url]
+        out.append({"qid": q.qid, "question": q.question, "page": page, "memory": other, "gold_facts": own,
+                    "answered": True, "inconsistent": False, "case": "second_hop"})
+        out.append({"qid": q.qid, "question": q.question, "page": page, "memory": [], "gold_facts": own,
+                    "answered": False, "inconsistent": False, "case": "first_hop"})
+        for s in own:
+            m = re.search(r"\b\d{2,4}\b", s)
+            if m:
+                changed = s[: m.start()] + str(int(m.group()) + 7) + s[m.end():]
+                page_c = {**page, "url": url + "#conflicting-copy", "text": page["text"].replace(s, changed)}
+                out.append({"qid": q.qid, "question": q.question, "page": page_c, "memory": [{"text": s, "source_url": url}],
+                            "gold_facts": [changed], "answered": False, "inconsistent": True, "case": "conflict"})
+                break
+    distractor = next(u for u, _, _ in q.paragraphs if u not in q.gold_urls)
+    out.append({"qid": q.qid, "question": q.question, "page": _page(q, distractor), "memory": [], "gold_facts": [],
+                "answered": False, "inconsistent": False, "case": "distractor"})
+    return out
+
+
+def decision_examples(questions: list[Question], max_steps: int = 6) -> dict[str, list[dict]]:
+    """States along the baseline loop's trajectories, labeled with the gold next action."""
+    from modules.research.loop import Limits, Researcher
+    from modules.tools.crawl import CrawlConfig, fetch_all
+    from modules.tools.local_index import LocalSearch
+
+    search = LocalSearch(write_corpus(Path(tempfile.mkdtemp(prefix="sleuth-sets-"))))
+    index = search.index
+    states: dict[str, list[dict]] = {}
+
+    class Recording(Researcher):
+        def _decide(self, thread, memory, log):
+            q = current
+            read = set(thread.read_urls)
+            unread_candidates = [u for u in thread.candidate_urls if u not in read]
+            if q.gold_urls <= read:
+                action, acceptable = "send_to_hitl", []
+            elif any(u in q.gold_urls for u in unread_candidates):
+                action, acceptable = "crawl_url", sorted(u for u in unread_candidates if u in q.gold_urls)
+            else:
+                action = "search"
+                acceptable = sorted(t for u, t, _ in q.paragraphs if u in q.gold_urls and u not in read)
+            a = thread.last_analysis
+            states.setdefault(q.qid, []).append({
+                "qid": q.qid, "question": q.question, "step": thread.step,
+                "analyzer_report": (f"confidence {a.confidence_score}; answered: {a.answered}; {a.assessment}; suggestions: "
+                                    + "; ".join(a.suggestions_for_next_step)) if a else "(no analysis yet)",
+                "research_history": "\n".join(thread.history[-8:]) or "(first step)",
+                "memory_summary": memory.summary(),
+                "candidate_urls": unread_candidates[:25],
+                "gold_action": action, "acceptable": acceptable,
+                "gold_urls": sorted(q.gold_urls), "paragraph_titles": {u: t for u, t, _ in q.paragraphs},
+                "paragraph_texts": {u: " ".join(x.strip() for x in ss) for u, _, ss in q.paragraphs},
+                "state": {  # what the baseline Decision program reads, to re-run it on this state
+                    "engines": thread.engines, "step": thread.step, "queries": list(thread.queries),
+                    "read_urls": sorted(thread.read_urls), "titles": dict(thread.titles),
+                    "searched_entities": sorted(thread.searched_entities), "candidate_urls": list(thread.candidate_urls),
+                    "no_progress_steps": thread.no_progress_steps, "history": list(thread.history),
+                    "constraints": list(thread.constraints),
+                    "last_analysis": a.model_dump() if a else None,
+                },
+            })
+            return super()._decide(thread, memory, log)
+
+    fetch = lambda urls, snippets: fetch_all(urls, CrawlConfig(), mirror=index, snippets=snippets)  # noqa: E731
+    researcher = Recording({"local": search}, fetch, index.embedder, limits=Limits(max_steps=max_steps))
+    for current in questions:
+        researcher.run(current.question)
+    return states
+
+
+def main() -> None:
+    questions = load_questions()
+    SETS.mkdir(parents=True, exist_ok=True)
+    split = {q.qid: split_of(i) for i, q in enumerate(questions)}
+    builders = {"relevance": relevance_examples, "report": report_examples, "analyzer": analyzer_examples}
+    counts = {}
+    for node, build in builders.items():
+        for part in ("train", "dev"):
+            rows = [x for q in questions if split[q.qid] == part for x in build(q)]
+            _write(SETS / f"{node}-{part}.jsonl", rows)
+            counts[f"{node}-{part}"] = len(rows)
+    states = decision_examples(questions)
+    for part in ("train", "dev"):
+        rows = [s for q in questions if split[q.qid] == part for s in states.get(q.qid, [])]
+        _write(SETS / f"decision-{part}.jsonl", rows)
+        counts[f"decision-{part}"] = len(rows)
+    source_hash = hashlib.sha256(HOTPOT.read_bytes()).hexdigest()[:16]
+    (SETS / "split.json").write_text(json.dumps({
+        "version": VERSION, "source": "hotpotqa/hotpotqa-dev-distractor-60.json", "source_sha256_16": source_hash,
+        "rule": "question index % 3 == 0 -> dev, else train", "counts": counts,
+        "dev": [qid for qid, p in split.items() if p == "dev"], "train": [qid for qid, p in split.items() if p == "train"],
+    }, indent=2) + "\n")
+    print(json.dumps(counts, indent=2))
+
+
+def _write(path: Path, rows: list[dict]) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    tmp.replace(path)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,283 @@
+"""Per-node eval sets, metrics and runners (baseline program or DSPy program) for all four nodes.
+
+Every metric returns ``dspy.Prediction(score=0..1, feedback=text)``: ``dspy.Evaluate`` reads the
+score, GEPA also reads the feedback (what was wrong). The sets are built by
+``evals/build_sets.py`` into ``evals/sets/<node>-<train|dev>.jsonl``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import string
+from collections import Counter
+from pathlib import Path
+from typing import Any, Callable
+
+import bm25s
+import dspy
+import numpy as np
+
+from modules.embeddings import Embedder, LocalEmbedder
+from modules.relevance.anchor import normalise
+from modules.research.baseline import BaselineAnalyzer, BaselineDecision, BaselineReport, Thread
+from modules.research.loop import _as_data
+from modules.research.memory import Memory
+from modules.research.schema import Analysis, Fact, Source
+from modules.text import content_terms, overlap_f1
+
+SETS = Path(__file__).resolve().parent / "sets"
+NODES = ("decision", "analyzer", "relevance", "report")
+INPUTS = {
+    "decision": ("initial_query", "analyzer_report", "research_history", "memory_summary", "candidate_urls", "available_actions"),
+    "analyzer": ("initial_query", "documents", "shared_memory"),
+    "report": ("initial_query", "facts", "final_assessment", "research_journey"),
+    "relevance": ("query", "research_plan", "results"),
+}
+
+
+def set_path(node: str, part: str) -> Path:
+    return SETS / f"{node}-{part}.jsonl"
+
+
+def file_hash(path: str | Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+
+
+def load_examples(node: str, path: str | Path | None = None, part: str = "dev") -> list[dspy.Example]:
+    """Examples with the DSPy signature's inputs set, and the raw row kept under ``row``."""
+    if node not in NODES:
+        raise ValueError(f"unknown node {node!r}: use {', '.join(NODES)}")
+    path = Path(path or set_path(node, part))
+    if not path.exists():
+        raise FileNotFoundError(f"no eval set {path}; build it with: python -m evals.build_sets")
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            out.append(dspy.Example(row=row, **_inputs(node, row)).with_inputs(*INPUTS[node]))
+    return out
+
+
+def _inputs(node: str, row: dict) -> dict[str, Any]:
+    if node == "decision":
+        return {"initial_query": row["question"], "analyzer_report": row["analyzer_report"],
+                "research_history": row["research_history"], "memory_summary": row["memory_summary"],
+                "candidate_urls": row["candidate_urls"], "available_actions": ["search_local", "crawl_url", "send_to_hitl"]}
+    if node == "analyzer":
+        page = row["page"]
+        return {"initial_query": row["question"],
+                "documents": _as_data([Source(url=page["url"], title=page["title"], text=page["text"])]),
+                "shared_memory": "\n".join(f"- [unverified] {m['text']} (source: {m['source_url']})" for m in row["memory"])
+                or "(no facts yet)"}
+    if node == "report":
+        return {"initial_query": row["question"],
+                "facts": "\n".join(f"- [unverified] {f['text']} (source: {f['source_url']})" for f in row["facts"]),
+                "final_assessment": "the facts cover the question", "research_journey": "searched and read the sources"}
+    from modules.relevance.analyzer import _as_data as results_as_data
+    from modules.relevance.schema import ResearchPlan, SearchResultIn
+
+    return {"query": row["question"], "research_plan": ResearchPlan.parse(row.get("plan")).as_text(),
+            "results": results_as_data([SearchResultIn.model_validate(r) for r in row["results"]])}
+
+
+# ----- metrics -----------------------------------------------------------------------------
+def _norm_answer(s: str) -> str:
+    s = s.lower()
+    s = "".join(ch for ch in s if ch not in set(string.punctuation))
+    s = re.sub(r"\b(a|an|the)\b", " ", s)
+    return " ".join(s.split())
+
+
+def answer_scores(gold: str, predicted: str) -> dict[str, float]:
+    """SQuAD-style exact match and token F1, and containment (the gold string in the answer)."""
+    g, p = _norm_answer(gold), _norm_answer(predicted)
+    common = Counter(g.split()) & Counter(p.split())
+    same = sum(common.values())
+    f1 = 0.0 if not same else 2 * same / (len(g.split()) + len(p.split()))
+    return {"exact_match": float(g == p), "f1": f1, "containment": float(bool(g) and f" {g} " in f" {p} ")}
+
+
+def _same_sentence(a: str, b: str) -> bool:
+    na, nb = normalise(a), normalise(b)
+    return na == nb or (len(na) > 20 and (na in nb or nb in na)) or overlap_f1(content_terms(a), content_terms(b)) >= 0.8
+
+
+def metric_decision(gold: dspy.Example, pred, trace=None, pred_name=None, pred_trace=None) -> dspy.Prediction:
+    row = gold.row
+    decision = pred.decision
+    action, arg = decision.next_action, (decision.query_or_url or "")
+    want = row["gold_action"]
+    if want == "send_to_hitl":
+        ok = action == "send_to_hitl"
+        return dspy.Prediction(score=float(ok), action_accuracy=float(ok),
+                               feedback="correct: both gold paragraphs are read, hand over" if ok else
+                               f"wrong: both gold paragraphs are already read; expected send_to_hitl, got {action}")
+    if want == "crawl_url":
+        if action != "crawl_url":
+            return dspy.Prediction(score=0.0, action_accuracy=0.0,
+                                   feedback=f"expected crawl_url of one of {row['acceptable']}, got {action} {arg!r}")
+        ok = arg in row["acceptable"]
+        return dspy.Prediction(score=1.0 if ok else 0.5, action_accuracy=1.0, argument_quality=float(ok),
+                               feedback="correct URL" if ok else
+                               f"right action, wrong URL {arg!r}; a gold page is among the candidates: {row['acceptable']}")
+    if not action.startswith("search_"):
+        return dspy.Prediction(score=0.0, action_accuracy=0.0,
+                               feedback=f"expected a search naming one of {row['acceptable']}, got {action}")
+    hit = query_retrieves_gold(arg, row)
+    return dspy.Prediction(score=1.0 if hit else 0.5, action_accuracy=1.0, query_quality=float(hit), feedback=("the query retrieves a gold paragraph" if hit else
+                           f"the query {arg!r} does not retrieve a missing gold paragraph ({row['acceptable']}) in the top 3"))
+
+
+def query_retrieves_gold(query: str, row: dict, k: int = 3) -> bool:
+    """Query quality: a still-missing gold paragraph in the top ``k`` of a BM25 index over the question's paragraphs."""
+    titles = row["paragraph_titles"]
+    texts = row.get("paragraph_texts") or {}
+    urls = list(titles)
+    docs = [f"{titles[u]} {texts.get(u, '')}" for u in urls]
+    tokens = bm25s.tokenize([query], stopwords="en", show_progress=False)
+    if not query.strip() or not tokens.vocab:
+        return False
+    retriever = bm25s.BM25()
+    retriever.index(bm25s.tokenize(docs, stopwords="en", show_progress=False), show_progress=False)
+    ids, scores = retriever.retrieve(tokens, k=min(k, len(docs)), show_progress=False)
+    wanted = {u for u, t in titles.items() if t in row["acceptable"]}
+    return any(urls[i] in wanted and s > 0 for i, s in zip(ids[0], scores[0]))
+
+
+def metric_analyzer(gold: dspy.Example, pred, trace=None, pred_name=None, pred_trace=None) -> dspy.Prediction:
+    row = gold.row
+    analysis: Analysis = pred.analysis
+    facts = analysis.extracted_info
+    found = [g for g in row["gold_facts"] if any(_same_sentence(g, f) for f in facts)]
+    recall = len(found) / len(row["gold_facts"]) if row["gold_facts"] else float(not facts)
+    precision = (sum(any(_same_sentence(f, g) for g in row["gold_facts"]) for f in facts) / len(facts)) if facts else float(not row["gold_facts"])
+    f1 = 0.0 if not (recall + precision) else 2 * recall * precision / (recall + precision)
+    answered_ok = bool(analysis.answered) == row["answered"]
+    flagged = bool(analysis.inconsistencies_found)
+    conflict_ok = flagged == row["inconsistent"]
+    score = (f1 + answered_ok + conflict_ok) / 3
+    problems = []
+    missing = [g for g in row["gold_facts"] if g not in found]
+    if missing:
+        problems.append("missed facts: " + " | ".join(m[:120] for m in missing))
+    if facts and precision < 1:
+        problems.append(f"{round((1 - precision) * len(facts))} extracted statements are not supporting facts")
+    if not answered_ok:
+        problems.append(f"answered should be {row['answered']}")
+    if not conflict_ok:
+        problems.append("the page contradicts memory; report the inconsistency" if row["inconsistent"]
+                        else "no inconsistency here")
+    return dspy.Prediction(score=score, feedback="; ".join(problems) or "all correct", fact_recall=recall, fact_precision=precision,
+                           answered_accuracy=float(answered_ok), inconsistency_accuracy=float(conflict_ok))
+
+
+def metric_report(gold: dspy.Example, pred, trace=None, pred_name=None, pred_trace=None) -> dspy.Prediction:
+    s = answer_scores(gold.row["answer"], pred.report.answer)
+    score = max(s["f1"], s["containment"])
+    feedback = ("the answer contains the gold answer" if s["containment"] else
+                f"the gold answer is {gold.row['answer']!r}; state it plainly")
+    return dspy.Prediction(score=score, feedback=feedback, **s)
+
+
+def metric_relevance(gold: dspy.Example, pred, trace=None, pred_name=None, pred_trace=None) -> dspy.Prediction:
+    row = gold.row
+    results = pred.results
+    top2 = {r.id for r in results[:2]}
+    both = top2 == set(row["gold_ids"])
+    gold_results = [r for r in results if r.id in row["gold_ids"]]
+    hits = [any(_same_sentence(r.sentence, g) for g in row["gold_sentences"]) for r in gold_results if r.sentence]
+    hit_rate = sum(hits) / len(row["gold_ids"])
+    problems = [] if both else [f"the two gold passages ({', '.join(row['gold_ids'])}) should rank first and second"]
+    if hit_rate < 1:
+        problems.append("anchor the supporting sentence of each gold passage")
+    return dspy.Prediction(score=0.5 * both + 0.5 * hit_rate, feedback="; ".join(problems) or "all correct",
+                           both_gold_at_2=float(both), sentence_hit=hit_rate)
+
+
+METRICS: dict[str, Callable] = {"decision": metric_decision, "analyzer": metric_analyzer, "report": metric_report,
+                                "relevance": metric_relevance}
+
+
+# ----- runners ------------------------------------------------------------------------------
+class BaselineRunner:
+    """Runs a node's baseline program on an example's row; returns what the DSPy program would."""
+
+    def __init__(self, node: str, embedder: Embedder | None = None):
+        self.node, self.embedder = node, embedder or LocalEmbedder()
+
+    def __call__(self, example: dspy.Example) -> dspy.Prediction:
+        row = example.row
+        if self.node == "decision":
+            return dspy.Prediction(decision=BaselineDecision(self.embedder)(self._thread(row)))
+        if self.node == "analyzer":
+            page = row["page"]
+            memory = Memory(self.embedder, [Fact(fact_id=f"m{i}", text=m["text"], quote=m["text"], source_url=m["source_url"],
+                                                 step=0, confidence=1.0) for i, m in enumerate(row["memory"])])
+            thread = Thread(question=row["question"], engines=["local"], step=1)
+            thread.titles = {m["source_url"]: "" for m in row["memory"]}
+            analysis, facts = BaselineAnalyzer(self.embedder)(thread, [Source(url=page["url"], title=page["title"], text=page["text"])], memory)
+            _, conflicts = memory.add(facts, 1)
+            analysis.inconsistencies_found = "; ".join(conflicts) or None
+            return dspy.Prediction(analysis=analysis)
+        if self.node == "report":
+            memory = Memory(self.embedder, [Fact(fact_id=f"f{i}", text=f["text"], quote=f["text"], source_url=f["source_url"],
+                                                 step=1, confidence=1.0) for i, f in enumerate(row["facts"])])
+            thread = Thread(question=row["question"], engines=["local"], step=1)
+            thread.last_analysis = Analysis(confidence_score=0.9, answered=True)
+            return dspy.Prediction(report=BaselineReport()(thread, memory, "searched and read the sources"))
+        from modules.relevance.analyzer import RelevanceAnalyzer
+
+        out = RelevanceAnalyzer(embedder=self.embedder).rerank(row["question"], row.get("plan"), row["results"])
+        return dspy.Prediction(results=out.results)
+
+    def _thread(self, row: dict) -> Thread:
+        state = row["state"]
+        thread = Thread(question=row["question"], engines=state["engines"], step=state["step"],
+                        queries=list(state["queries"]), read_urls=set(state["read_urls"]), titles=dict(state["titles"]),
+                        searched_entities=set(state["searched_entities"]), candidate_urls=list(state["candidate_urls"]),
+                        no_progress_steps=state["no_progress_steps"], history=list(state["history"]),
+                        constraints=list(state["constraints"]))
+        if state["last_analysis"]:
+            thread.last_analysis = Analysis.model_validate(state["last_analysis"])
+        if thread.queries:
+            thread.query_vectors = list(self.embedder.encode(thread.queries))
+        return thread
+
+
+class ProgramRunner:
+    """Runs a DSPy program (with its LM) on an example; relevance output is post-processed in code."""
+
+    def __init__(self, node: str, program: dspy.Module, lm: dspy.LM, embedder: Embedder | None = None):
+        self.node, self.program, self.lm = node, program, lm
+        self.embedder = embedder
+
+    def __call__(self, example: dspy.Example) -> dspy.Prediction:
+        with dspy.context(lm=self.lm):
+            prediction = self.program(**example.inputs())
+        if self.node != "relevance":
+            return prediction
+        from modules.relevance.analyzer import RelevanceAnalyzer
+
+        items = [r for r in example.row["results"]]
+        from modules.relevance.schema import SearchResultIn
+
+        analyzer = RelevanceAnalyzer(embedder=self.embedder or LocalEmbedder())
+        out = analyzer._from_lm(example.row["question"], [SearchResultIn.model_validate(r) for r in items], prediction.rankings)
+        return dspy.Prediction(results=out.results)
+
+
+def evaluate(node: str, runner: Callable[[dspy.Example], dspy.Prediction], examples: list[dspy.Example]) -> tuple[float, list[dict]]:
+    """Mean score and one row per example (score, feedback, error); a failing example scores 0."""
+    rows = []
+    metric = METRICS[node]
+    for i, ex in enumerate(examples):
+        try:
+            result = metric(ex, runner(ex))
+            extra = {k: float(v) for k, v in result.items() if k not in ("score", "feedback") and isinstance(v, (int, float))}
+            rows.append({"example": i, "qid": ex.row.get("qid"), "score": float(result.score), "feedback": result.feedback,
+                         "error": None, **extra})
+        except Exception as exc:  # noqa: BLE001 - an unparseable LM answer is a zero, with its reason
+            rows.append({"example": i, "qid": ex.row.get("qid"), "score": 0.0, "feedback": "", "error": f"{type(exc).__name__}: {str(exc)[:300]}"})
+    return (float(np.mean([r["score"] for r in rows])) if rows else 0.0), rows

@@ -1,0 +1,172 @@
+"""Prompt optimization and evaluation runs as Prefect flows.
+
+``optimize-node``: evaluate the current program on dev, compile against train, evaluate again,
+save the compiled program under ``modules/compiled/<node>/`` (or only when it beats the current
+one, with ``promote_if_better``), and write an ``evaluations`` table (one row per example per
+program) under the run id. ``evaluate-node``: the metrics of the baseline program and a DSPy
+program side by side.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from typing import Any
+
+import polars as pl
+from prefect import flow, get_run_logger, task
+from prefect.cache_policies import NO_CACHE
+
+from evals.nodes import BaselineRunner, ProgramRunner, evaluate, file_hash, load_examples, set_path
+from flows.runtime import retry_on
+from modules import programs as program_store
+from modules.research.nodes import LMSettings
+from modules.store import ParquetStore, new_run_id, validate_run_id
+
+EVALUATIONS_SCHEMA = {
+    "node": pl.String, "program": pl.String, "program_version": pl.String, "split": pl.String, "example": pl.Int64,
+    "qid": pl.String, "score": pl.Float64, "feedback": pl.String, "error": pl.String, "metrics": pl.String,
+}
+_ROW_KEYS = set(EVALUATIONS_SCHEMA) - {"metrics"}
+
+
+def _lm(model: str | None, base_url: str | None):
+    settings = LMSettings.from_env(model, base_url)
+    settings.max_tokens = 3000
+    return settings.build(), settings.model
+
+
+@task(name="evaluate-program", cache_policy=NO_CACHE)
+def evaluate_task(node: str, label: str, version: str | None, program_path: str | None, examples, lm_model: str | None,
+                  lm_base_url: str | None, split: str) -> tuple[float, list[dict]]:
+    if label == "baseline":
+        runner = BaselineRunner(node)
+    else:
+        lm, _ = _lm(lm_model, lm_base_url)
+        program = program_store.load(node, program_path) if program_path else program_store.new_program(node)
+        runner = ProgramRunner(node, program, lm)
+    mean, rows = evaluate(node, runner, examples)
+    return mean, [{"node": node, "program": label, "program_version": version, "split": split, **r} for r in rows]
+
+
+@task(name="compile-program", cache_policy=NO_CACHE, retries=1, retry_delay_seconds=5,
+      retry_condition_fn=retry_on(TimeoutError, ConnectionError))
+def compile_task(node: str, optimizer: str, trainset, devset, lm_model, lm_base_url, teacher_model, seed: int):
+    from evals.optimize import compile_program
+
+    lm, _ = _lm(lm_model, lm_base_url)
+    teacher, _ = _lm(teacher_model, lm_base_url) if teacher_model else (None, None)
+    return compile_program(node, optimizer, trainset, lm=lm, teacher_lm=teacher, devset=devset, seed=seed)
+
+
+def _write(data_dir: str | None, run_id: str, rows: list[dict], run_row: dict) -> dict[str, str]:
+    from modules.response.tables import RUNS_SCHEMA
+
+    store = ParquetStore(data_dir)
+    rows = [{**{k: r.get(k) for k in _ROW_KEYS},
+             "metrics": json.dumps({k: v for k, v in r.items() if k not in _ROW_KEYS and isinstance(v, float)})} for r in rows]
+    frame = pl.DataFrame([{k: r.get(k) for k in EVALUATIONS_SCHEMA} for r in rows], schema=EVALUATIONS_SCHEMA, orient="row") \
+        if rows else pl.DataFrame(schema=EVALUATIONS_SCHEMA)
+    with store.run_writer(run_id) as writer:
+        writer.write("evaluations", frame)
+        writer.write("runs", pl.DataFrame([{k: run_row.get(k) for k in RUNS_SCHEMA}], schema=RUNS_SCHEMA, orient="row"))
+    return {t: f"{store.table_path(t)}/run_id={run_id}" for t in ("evaluations", "runs")}
+
+
+@flow(name="optimize-node")
+def optimize_node(node: str, optimizer: str = "labeled", lm: str | None = None, lm_base_url: str | None = None,
+                  teacher_lm: str | None = None, trainset: str | None = None, devset: str | None = None,
+                  programs_dir: str | None = None, data_dir: str | None = None, run_id: str | None = None,
+                  promote_if_better: bool = False, seed: int = 0) -> dict[str, Any]:
+    logger = get_run_logger()
+    started = datetime.now(timezone.utc)
+    run_id = validate_run_id(run_id or new_run_id())
+    train_path, dev_path = trainset or str(set_path(node, "train")), devset or str(set_path(node, "dev"))
+    train, dev = load_examples(node, train_path), load_examples(node, dev_path)
+    model = LMSettings.from_env(lm, lm_base_url).model
+    current_path = program_store.resolve(node, "latest", programs_dir)
+    current_version = current_path.stem if current_path else "uncompiled"
+    rows: list[dict] = []
+    baseline_score, baseline_rows = evaluate_task(node, "baseline", None, None, dev, None, None, "dev")
+    rows += baseline_rows
+    before = after = None
+    if model:
+        before, before_rows = evaluate_task(node, "current", current_version, str(current_path) if current_path else None,
+                                            dev, lm, lm_base_url, "dev")
+        rows += before_rows
+    compiled = compile_task(node, optimizer, train, dev, lm, lm_base_url, teacher_lm, seed)
+    saved = None
+    meta = {"optimizer": optimizer, "lm": model, "teacher_lm": teacher_lm, "trainset": train_path, "devset": dev_path,
+            "trainset_sha256_16": file_hash(train_path), "devset_sha256_16": file_hash(dev_path),
+            "dev_score_before": before, "baseline_dev_score": baseline_score, "previous_version": current_version,
+            "run_id": run_id, "seed": seed}
+    if model:
+        # evaluate the compiled program before deciding whether it is promoted
+        import tempfile
+        from pathlib import Path
+
+        with tempfile.TemporaryDirectory() as tmp:
+            probe = Path(tmp) / "candidate.json"
+            compiled.save(str(probe))
+            after, after_rows = evaluate_task(node, "compiled", "candidate", str(probe), dev, lm, lm_base_url, "dev")
+        meta["dev_score_after"] = after
+    promote = not promote_if_better or (after is not None and (before is None or after > before))
+    if promote:
+        saved = program_store.save(node, compiled, meta, programs_dir)
+        logger.info("saved %s", saved)
+    else:
+        logger.info("not promoted: dev score %s does not beat %s", after, before)
+    if model:
+        rows += [{**r, "program_version": saved.stem if saved else "rejected"} for r in after_rows]
+    run_row = {"flow": "optimize", "started_at": started, "completed_at": datetime.now(timezone.utc),
+               "duration_s": (datetime.now(timezone.utc) - started).total_seconds(), "input_path": train_path,
+               "total": len(dev), "succeeded": len(dev), "failed": 0, "flagged": 0, "fallback": 0,
+               "config_json": json.dumps(meta, default=str)}
+    paths = _write(data_dir, run_id, rows, run_row)
+    return {"run_id": run_id, "node": node, "optimizer": optimizer, "baseline_dev_score": baseline_score,
+            "dev_score_before": before, "dev_score_after": after, "promoted": promote,
+            "program": str(saved) if saved else None, "paths": paths}
+
+
+@flow(name="evaluate-node")
+def evaluate_node(node: str, program: str = "latest", lm: str | None = None, lm_base_url: str | None = None,
+                  split: str = "dev", examples_path: str | None = None, programs_dir: str | None = None,
+                  data_dir: str | None = None, run_id: str | None = None) -> dict[str, Any]:
+    """The baseline program's metrics, and the DSPy program's beside them when an LM is given."""
+    started = datetime.now(timezone.utc)
+    run_id = validate_run_id(run_id or new_run_id())
+    path = examples_path or str(set_path(node, split))
+    examples = load_examples(node, path)
+    model = LMSettings.from_env(lm, lm_base_url).model
+    results: dict[str, Any] = {}
+    score, rows = evaluate_task(node, "baseline", None, None, examples, None, None, split)
+    results["baseline"] = score
+    all_rows = list(rows)
+    if model and program != "baseline":
+        program_path = program_store.resolve(node, program, programs_dir)
+        version = program_path.stem if program_path else "uncompiled"
+        score, rows = evaluate_task(node, "dspy", version, str(program_path) if program_path else None, examples, lm,
+                                    lm_base_url, split)
+        results[f"dspy ({version})"] = score
+        all_rows += rows
+    run_row = {"flow": "evaluate", "started_at": started, "completed_at": datetime.now(timezone.utc),
+               "duration_s": (datetime.now(timezone.utc) - started).total_seconds(), "input_path": path,
+               "total": len(examples), "succeeded": len(examples), "failed": 0, "flagged": 0, "fallback": 0}
+    paths = _write(data_dir, run_id, all_rows, run_row)
+    return {"run_id": run_id, "node": node, "split": split, "examples": len(examples), "scores": results,
+            "metrics": _breakdown(node, all_rows), "paths": paths}
+
+
+def _breakdown(node: str, rows: list[dict]) -> dict[str, dict[str, float]]:
+    """Mean of the score and of every metric detail (action accuracy, fact recall, F1...) per program."""
+    groups: dict[str, list[dict]] = {}
+    for r in rows:
+        key = r["program"] + (f" ({r['program_version']})" if r.get("program_version") else "")
+        groups.setdefault(key, []).append(r)
+    out = {}
+    skip = {"example", "qid", "feedback", "error", "node", "program", "program_version", "split"}
+    for key, rs in groups.items():
+        metrics = sorted({k for r in rs for k, v in r.items() if k not in skip and isinstance(v, float)})
+        out[key] = {"examples": len(rs), "errors": sum(bool(r["error"]) for r in rs),
+                    **{m: round(sum(r[m] for r in rs if m in r) / max(sum(m in r for r in rs), 1), 4) for m in metrics}}
+    return out

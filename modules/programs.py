@@ -1,0 +1,87 @@
+"""Compiled DSPy programs on disk: ``<dir>/<node>/<UTC timestamp>-<short hash>.json`` + metadata.
+
+A program file is DSPy's own ``Module.save`` JSON (instructions and demos); its metadata
+(optimizer, LMs, dataset hashes, dev scores) sits beside it as ``<same name>.meta.json``.
+Flows take ``--programs DIR`` and load the newest program per node; the report records which.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import dspy
+
+from .relevance.signatures import RankResults
+from .research.signatures import AnalyzeResults, DecideNextAction, WriteReport
+
+DEFAULT_DIR = Path(__file__).resolve().parent / "compiled"
+SIGNATURES = {"decision": DecideNextAction, "analyzer": AnalyzeResults, "report": WriteReport, "relevance": RankResults}
+
+
+def new_program(node: str) -> dspy.Module:
+    """The uncompiled DSPy program of a node: its signature's instructions, no demos."""
+    try:
+        return dspy.Predict(SIGNATURES[node])
+    except KeyError:
+        raise ValueError(f"unknown node {node!r}: use {', '.join(SIGNATURES)}") from None
+
+
+def save(node: str, program: dspy.Module, meta: dict[str, Any], root: str | os.PathLike | None = None) -> Path:
+    """Write the program and its metadata atomically; returns the program's path."""
+    folder = Path(root or DEFAULT_DIR) / node
+    folder.mkdir(parents=True, exist_ok=True)
+    tmp = folder / f".tmp-{os.getpid()}.json"
+    program.save(str(tmp))
+    digest = hashlib.sha256(tmp.read_bytes()).hexdigest()[:8]
+    name = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ") + f"-{digest}"
+    path = folder / f"{name}.json"
+    meta_tmp = folder / f".tmp-{os.getpid()}.meta.json"
+    meta_tmp.write_text(json.dumps({"node": node, "version": name, **meta}, indent=2, default=str) + "\n")
+    os.replace(meta_tmp, folder / f"{name}.meta.json")
+    os.replace(tmp, path)  # the program appears last: a reader never finds one without metadata
+    return path
+
+
+def versions(node: str, root: str | os.PathLike | None = None) -> list[Path]:
+    folder = Path(root or DEFAULT_DIR) / node
+    return sorted(p for p in folder.glob("*.json") if not p.name.endswith(".meta.json") and not p.name.startswith(".")) \
+        if folder.exists() else []
+
+
+def resolve(node: str, spec: str | None, root: str | os.PathLike | None = None) -> Path | None:
+    """``baseline`` -> None; ``latest`` (or None) -> the newest saved program, if any; else a path."""
+    if spec == "baseline":
+        return None
+    if spec in (None, "latest"):
+        found = versions(node, root)
+        return found[-1] if found else None
+    path = Path(spec)
+    if not path.exists():
+        raise FileNotFoundError(f"no program file {path}")
+    return path
+
+
+def load(node: str, path: str | os.PathLike) -> dspy.Module:
+    program = new_program(node)
+    program.load(str(path))
+    return program
+
+
+def metadata(path: str | os.PathLike) -> dict[str, Any]:
+    meta = Path(str(path)[: -len(".json")] + ".meta.json")
+    return json.loads(meta.read_text()) if meta.exists() else {}
+
+
+def load_latest(root: str | os.PathLike | None = None) -> tuple[dict[str, dspy.Module], dict[str, str]]:
+    """The newest program of every node that has one, and their versions (for the report)."""
+    programs, names = {}, {}
+    for node in SIGNATURES:
+        path = resolve(node, "latest", root)
+        if path is not None:
+            programs[node], names[node] = load(node, path), path.stem
+    return programs, names
