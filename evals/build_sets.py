@@ -76,9 +76,10 @@ def analyzer_examples(q: Question) -> list[dict]:
                 out.append({"qid": q.qid, "question": q.question, "page": page_c, "memory": [{"text": s, "source_url": url}],
                             "gold_facts": [changed], "answered": False, "inconsistent": True, "case": "conflict"})
                 break
-    distractor = next(u for u, _, _ in q.paragraphs if u not in q.gold_urls)
-    out.append({"qid": q.qid, "question": q.question, "page": _page(q, distractor), "memory": [], "gold_facts": [],
-                "answered": False, "inconsistent": False, "case": "distractor"})
+    distractor = next((u for u, _, _ in q.paragraphs if u not in q.gold_urls), None)
+    if distractor:
+        out.append({"qid": q.qid, "question": q.question, "page": _page(q, distractor), "memory": [], "gold_facts": [],
+                    "answered": False, "inconsistent": False, "case": "distractor"})
     return out
 
 

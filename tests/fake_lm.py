@@ -8,6 +8,7 @@ the client's timeout) and ``flaky`` (malformed for the first ``flaky_failures`` 
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -22,6 +23,31 @@ def node_of(messages: list[dict]) -> str:
         if f"`{field}`" in system:
             return field
     return "unknown"
+
+
+def output_fields(messages: list[dict]) -> list[tuple[str, str]]:
+    """(name, type) of the output fields DSPy's chat adapter declares in the system message."""
+    system = " ".join(m.get("content") or "" for m in messages if m.get("role") == "system")
+    block = system.split("Your output fields are:", 1)[-1].split("All interactions", 1)[0]
+    return re.findall(r"\d+\. `(\w+)` \(([^)]*)\)", block)
+
+
+def generic_answer(messages: list[dict]) -> str:
+    """Any signature: our nodes' contracts answered well, other fields (optimizers' own) plausibly."""
+    values = []
+    for name, kind in output_fields(messages):
+        if name in ("decision", "analysis", "report"):
+            value = json.dumps(good_answer({"analysis": "analysis"}.get(name, name), messages))
+        elif kind.startswith("list"):
+            value = "[]"
+        elif kind in ("int", "float"):
+            value = "1"
+        elif kind == "bool":
+            value = "true"
+        else:
+            value = "Answer plainly from the facts and cite the sources."
+        values.append(f"[[ ## {name} ## ]]\n{value}")
+    return "\n\n".join(values) + "\n\n[[ ## completed ## ]]"
 
 
 def good_answer(node: str, messages: list[dict]) -> dict:
@@ -95,6 +121,8 @@ class FakeLM:
         if mode == "injected-crawl" and node == "decision":
             return _fields("decision", {"next_action": "crawl_url", "query_or_url": "https://attacker.example/payload",
                                         "reasoning": "the page told me to"})
+        if mode == "generic":
+            return generic_answer(messages)
         if self.responder is not None:
             return "\n\n".join(f"[[ ## {k} ## ]]\n{json.dumps(v) if not isinstance(v, str) else v}"
                                for k, v in self.responder(node, messages).items()) + "\n\n[[ ## completed ## ]]"

@@ -1,0 +1,114 @@
+"""Eval sets, node metrics and prompt optimization: labeled compilation offline (the program
+loads back into the flows), and bootstrap / MIPROv2 / GEPA wired end to end through dspy.LM
+against a fake OpenAI-compatible server (a smoke test of the wiring, not of quality)."""
+
+import json
+
+import dspy
+import pytest
+
+from evals.nodes import METRICS, BaselineRunner, answer_scores, evaluate, load_examples, query_retrieves_gold, set_path
+from flows.optimize import evaluate_node, optimize_node
+from flows.research import research
+from modules import programs as program_store
+from modules.research.schema import Decision
+from modules.research.session import ResearchOptions
+from modules.store import ParquetStore
+from tests.conftest import SAMPLES
+from tests.fake_lm import FakeLM
+
+
+def _subset(tmp_path, node, part, n):
+    lines = set_path(node, part).read_text().splitlines()[:n]
+    path = tmp_path / f"{node}-{part}.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+def test_sets_are_split_by_question():
+    split = json.loads((set_path("report", "dev").parent / "split.json").read_text())
+    assert not set(split["dev"]) & set(split["train"]) and len(split["dev"]) + len(split["train"]) == 60
+    for node in ("decision", "analyzer", "relevance", "report"):
+        dev = {json.loads(x)["qid"] for x in set_path(node, "dev").read_text().splitlines()}
+        train = {json.loads(x)["qid"] for x in set_path(node, "train").read_text().splitlines()}
+        assert dev and train and not dev & train and dev <= set(split["dev"]), node
+
+
+def test_metrics_score_and_explain():
+    assert answer_scores("Chief of Protocol", "She was Chief of Protocol.") == {"exact_match": 0.0, "f1": 0.75, "containment": 1.0}
+    assert answer_scores("the Yes", "yes")["exact_match"] == 1.0
+    ex = load_examples("decision", part="dev")
+    crawl = next(e for e in ex if e.row["gold_action"] == "crawl_url")
+    good = METRICS["decision"](crawl, dspy.Prediction(decision=Decision(next_action="crawl_url", query_or_url=crawl.row["acceptable"][0])))
+    wrong = METRICS["decision"](crawl, dspy.Prediction(decision=Decision(next_action="send_to_hitl")))
+    assert good.score == 1.0 and wrong.score == 0.0 and "expected crawl_url" in wrong.feedback
+    search = next(e for e in ex if e.row["gold_action"] == "search")
+    title = search.row["acceptable"][0]
+    assert query_retrieves_gold(title, search.row) and not query_retrieves_gold("zzzz qqqq", search.row)
+
+
+@pytest.mark.parametrize("node", ["decision", "analyzer", "relevance", "report"])
+def test_every_baseline_runs_on_its_dev_set(node):
+    examples = load_examples(node, part="dev")[:6]
+    mean, rows = evaluate(node, BaselineRunner(node), examples)
+    assert 0.0 < mean <= 1.0 and len(rows) == 6 and not any(r["error"] for r in rows)
+
+
+def test_labeled_compilation_offline_and_the_program_loads_into_the_flow(prefect_harness, tmp_path):
+    programs = tmp_path / "compiled"
+    result = optimize_node("report", optimizer="labeled", programs_dir=str(programs), data_dir=str(tmp_path / "data"),
+                           trainset=_subset(tmp_path, "report", "train", 8), devset=_subset(tmp_path, "report", "dev", 4))
+    saved = program_store.versions("report", programs)
+    assert len(saved) == 1 and result["program"] == str(saved[0]) and result["dev_score_before"] is None
+    meta = program_store.metadata(saved[0])
+    assert meta["optimizer"] == "labeled" and len(meta["trainset_sha256_16"]) == 16 and meta["baseline_dev_score"] > 0
+    loaded = program_store.load("report", saved[0])
+    assert len(loaded.demos) == 6 and loaded.demos[0].report.answer
+    evaluations = ParquetStore(str(tmp_path / "data")).read("evaluations", result["run_id"])
+    assert set(evaluations["program"]) == {"baseline"} and evaluations.height == 4
+
+    fake = FakeLM("good")
+    try:
+        options = ResearchOptions(corpus=str(SAMPLES / "corpus.jsonl"), lm="openai/fake-model", lm_base_url=fake.base_url,
+                                  max_steps=1, programs=str(programs))
+        out = research("Were Scott Derrickson and Ed Wood of the same nationality?", options=options, run_id="with-program",
+                       data_dir=str(tmp_path / "data"))
+    finally:
+        fake.close()
+    assert json.loads(out["reports"][0]["programs"])["report"] == saved[0].stem
+    report_prompts = [r for r in fake.requests if "`report`" in json.dumps(r["messages"][0])]
+    assert report_prompts and loaded.demos[0].report.answer in json.dumps(report_prompts[0]["messages"])
+
+
+@pytest.mark.parametrize("optimizer", ["bootstrap", "mipro", "gepa"])
+def test_lm_optimizers_run_end_to_end_against_a_fake_server(prefect_harness, tmp_path, optimizer):
+    fake = FakeLM("generic")
+    try:
+        result = optimize_node("report", optimizer=optimizer, lm="openai/fake-model", lm_base_url=fake.base_url,
+                               programs_dir=str(tmp_path / "compiled"), data_dir=str(tmp_path / "data"),
+                               trainset=_subset(tmp_path, "report", "train", 4), devset=_subset(tmp_path, "report", "dev", 3))
+    finally:
+        fake.close()
+    assert fake.requests and result["dev_score_before"] is not None and result["dev_score_after"] is not None
+    assert result["program"] and program_store.metadata(result["program"])["optimizer"] == optimizer
+    programs = set(ParquetStore(str(tmp_path / "data")).read("evaluations", result["run_id"])["program"])
+    assert programs == {"baseline", "current", "compiled"}
+
+
+def test_promotion_only_when_better(prefect_harness, tmp_path):
+    fake = FakeLM("generic")
+    try:
+        kwargs = dict(lm="openai/fake-model", lm_base_url=fake.base_url, programs_dir=str(tmp_path / "compiled"),
+                      data_dir=str(tmp_path / "data"), trainset=_subset(tmp_path, "report", "train", 4),
+                      devset=_subset(tmp_path, "report", "dev", 3), promote_if_better=True)
+        first = optimize_node("report", optimizer="labeled", **kwargs)
+        second = optimize_node("report", optimizer="labeled", **kwargs)
+    finally:
+        fake.close()
+    # the fake answers every prompt alike: the same score is not an improvement
+    assert first["dev_score_after"] == second["dev_score_after"] and not second["promoted"]
+
+
+def test_eval_flow_prints_baseline_metrics(prefect_harness, tmp_path):
+    result = evaluate_node("report", program="baseline", data_dir=str(tmp_path))
+    assert set(result["scores"]) == {"baseline"} and {"f1", "containment", "exact_match"} <= set(result["metrics"]["baseline"])
