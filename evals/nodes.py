@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import re
 import string
 from collections import Counter
@@ -28,6 +29,7 @@ from modules.research.schema import Analysis, Fact, Source
 from modules.text import content_terms, overlap_f1
 
 SETS = Path(__file__).resolve().parent / "sets"
+logging.getLogger("bm25s").setLevel(logging.WARNING)  # one tiny index per decision example: no build logs
 NODES = ("decision", "analyzer", "relevance", "report")
 INPUTS = {
     "decision": ("initial_query", "analyzer_report", "research_history", "memory_summary", "candidate_urls", "available_actions"),

@@ -5,6 +5,7 @@ import re
 import polars as pl
 import pytest
 
+from flows.optimize import EVALUATIONS_SCHEMA
 from modules.relevance.batch import RERANKINGS_SCHEMA
 from modules.research.tables import FEEDBACK_SCHEMA, MEMORY_SCHEMA, REPORTS_SCHEMA, SOURCES_SCHEMA, STEPS_SCHEMA
 from modules.response.tables import ANALYSES_SCHEMA, RUNS_SCHEMA, SUMMARY_SCHEMA
@@ -22,7 +23,7 @@ def documented(table: str) -> dict[str, str]:
 @pytest.mark.parametrize("table, schema", [
     ("analyses", ANALYSES_SCHEMA), ("summaries", SUMMARY_SCHEMA), ("runs", RUNS_SCHEMA), ("reports", REPORTS_SCHEMA),
     ("steps", STEPS_SCHEMA), ("sources", SOURCES_SCHEMA), ("memory", MEMORY_SCHEMA), ("feedback", FEEDBACK_SCHEMA),
-    ("rerankings", RERANKINGS_SCHEMA),
+    ("rerankings", RERANKINGS_SCHEMA), ("evaluations", EVALUATIONS_SCHEMA),
 ])
 def test_every_column_documented_with_its_type(table, schema):
     docs = documented(table)
