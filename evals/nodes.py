@@ -261,13 +261,12 @@ class ProgramRunner:
         if self.node != "relevance":
             return prediction
         from modules.relevance.analyzer import RelevanceAnalyzer
-
-        items = [r for r in example.row["results"]]
         from modules.relevance.schema import SearchResultIn
 
-        analyzer = RelevanceAnalyzer(embedder=self.embedder or LocalEmbedder())
-        out = analyzer._from_lm(example.row["question"], [SearchResultIn.model_validate(r) for r in items], prediction.rankings)
-        return dspy.Prediction(results=out.results)
+        row = example.row
+        results = [SearchResultIn.model_validate(r) for r in row["results"]]
+        ranked = RelevanceAnalyzer(embedder=self.embedder or LocalEmbedder())._from_lm(row["question"], results, prediction.rankings)
+        return dspy.Prediction(results=ranked.results)
 
 
 def evaluate(node: str, runner: Callable[[dspy.Example], dspy.Prediction], examples: list[dspy.Example]) -> tuple[float, list[dict]]:

@@ -131,12 +131,20 @@ def _research_options(args: argparse.Namespace):
     return ResearchOptions(**{k: v for k, v in given.items() if v is not None})
 
 
+def _add_lm_options(p: argparse.ArgumentParser, programs_help: str) -> None:
+    """--lm, --lm-base-url and --programs, the same on every command that can run DSPy programs."""
+    p.add_argument("--lm", metavar="MODEL", help="DSPy/LiteLLM model, e.g. openai/gpt-4o-mini (default $SLEUTH_LM; "
+                                                 "none: the baseline programs)")
+    p.add_argument("--lm-base-url", metavar="URL", help="OpenAI-compatible server (llama.cpp, vLLM, Ollama); "
+                                                       "default $SLEUTH_LM_BASE_URL")
+    p.add_argument("--programs", metavar="DIR", help=programs_help)
+
+
 def _add_research_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--search", choices=["local", "duckduckgo", "google", "searxng", "serper", "auto"],
                    help="search engine (default local: the offline corpus); auto = the configured order, alternated")
     p.add_argument("--corpus", metavar="PATH", help="local corpus, JSONL/Parquet of {url, title, text} (default $SLEUTH_CORPUS or the sample)")
-    p.add_argument("--lm", metavar="MODEL", help="DSPy/LiteLLM model, e.g. openai/gpt-4o-mini (default $SLEUTH_LM; none: baseline programs)")
-    p.add_argument("--lm-base-url", metavar="URL", help="OpenAI-compatible server (llama.cpp, vLLM, Ollama); default $SLEUTH_LM_BASE_URL")
+    _add_lm_options(p, "compiled programs (default modules/compiled): the newest per node runs with an LM")
     p.add_argument("--max-steps", type=int, help="decision steps per question (default 8)")
     p.add_argument("--max-seconds", type=float, help="wall-clock limit per question (default 300)")
     p.add_argument("--max-tokens", type=int, help="LM token budget per question (default 200000)")
@@ -144,7 +152,6 @@ def _add_research_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data-dir", help="where tables go (default $SLEUTH_DATA_DIR or datasets/runs)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--no-input", action="store_true", help="do not ask for feedback at the end")
-    p.add_argument("--programs", metavar="DIR", help="compiled programs (default modules/compiled): the newest per node runs with an LM")
 
 
 def _print_research(result: dict[str, Any], as_json: bool) -> None:
@@ -261,11 +268,9 @@ def _rerank_options(args: argparse.Namespace):
 def _add_rerank_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--threshold", type=int, help="score a result needs to be kept (default 60)")
     p.add_argument("--weights", metavar="D,DEPTH,PLAN,UNEXP", help="criteria weights (default 40,30,20,10)")
-    p.add_argument("--lm", metavar="MODEL", help="DSPy/LiteLLM model (default $SLEUTH_LM; none: the baseline program)")
-    p.add_argument("--lm-base-url", metavar="URL", help="OpenAI-compatible server (default $SLEUTH_LM_BASE_URL)")
+    _add_lm_options(p, "compiled programs (default modules/compiled): the newest relevance program runs with an LM")
     p.add_argument("--fallback", choices=["baseline", "original"],
                    help="after LM failure: score with the baseline (default) or return the original order unscored (the seed)")
-    p.add_argument("--programs", metavar="DIR", help="compiled programs (default modules/compiled): the newest relevance program runs with an LM")
 
 
 def _read_json_file(path: str, what: str) -> Any:
@@ -437,11 +442,9 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Evaluates on evals/sets/<node>-<split>.jsonl; writes an evaluations table.")
     p.add_argument("node", choices=nodes)
     p.add_argument("--program", default="latest", metavar="PATH|latest|baseline", help="DSPy program to evaluate (default latest)")
-    p.add_argument("--lm", metavar="MODEL")
-    p.add_argument("--lm-base-url", metavar="URL")
+    _add_lm_options(p, "compiled programs folder (default modules/compiled)")
     p.add_argument("--split", choices=["dev", "train"], default="dev")
     p.add_argument("--examples", metavar="FILE", help="another labeled JSONL set")
-    p.add_argument("--programs", metavar="DIR", help="compiled programs folder (default modules/compiled)")
     p.add_argument("--data-dir")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_eval)
@@ -451,12 +454,10 @@ def build_parser() -> argparse.ArgumentParser:
                                    "modules/compiled/<node>/<timestamp>-<hash>.json with metadata.")
     p.add_argument("node", choices=nodes)
     p.add_argument("--optimizer", choices=["labeled", "bootstrap", "random-search", "mipro", "gepa"], default="labeled")
-    p.add_argument("--lm", metavar="MODEL", help="the task LM (every optimizer but labeled needs one)")
-    p.add_argument("--lm-base-url", metavar="URL")
+    _add_lm_options(p, "where programs are saved (default modules/compiled)")
     p.add_argument("--teacher-lm", metavar="MODEL", help="LM that bootstraps demos / proposes and reflects on instructions")
     p.add_argument("--trainset", metavar="FILE", help="default evals/sets/<node>-train.jsonl")
     p.add_argument("--devset", metavar="FILE", help="default evals/sets/<node>-dev.jsonl")
-    p.add_argument("--programs", metavar="DIR", help="where programs are saved (default modules/compiled)")
     p.add_argument("--promote-if-better", action="store_true", help="save only when the dev score beats the current program")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--run-id")

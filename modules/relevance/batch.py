@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import polars as pl
 
+from ..jsonl import read_validated
 from .schema import Reranking, SearchResultIn
 
 RERANKINGS_SCHEMA = {
@@ -21,31 +21,7 @@ RERANKINGS_SCHEMA = {
 
 def load_items(path: str | Path) -> list[dict]:
     """Every line of the file, validated; a malformed line is an error naming it (nothing is skipped)."""
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"no such input file: {path}")
-    items, problems, seen = [], [], set()
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError as exc:
-            problems.append(f"line {n}: not JSON ({exc.msg})")
-            continue
-        try:
-            items.append(validate_item(item, default_id=f"line-{n}"))
-        except ValueError as exc:
-            problems.append(f"line {n}: {exc}")
-            continue
-        if items[-1]["id"] in seen:
-            problems.append(f"line {n}: duplicate id {items[-1]['id']!r}")
-        seen.add(items[-1]["id"])
-    if problems:
-        raise ValueError(f"{path}: " + "; ".join(problems[:10]) + (f" (and {len(problems) - 10} more)" if len(problems) > 10 else ""))
-    if not items:
-        raise ValueError(f"{path}: no items")
-    return items
+    return read_validated(path, lambda item, line: validate_item(item, default_id=f"line-{line}"), "item")
 
 
 def validate_item(item: object, default_id: str = "item") -> dict:

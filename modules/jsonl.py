@@ -1,0 +1,40 @@
+"""Reading a JSONL input where every line must be valid: all problems reported at once, by line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Callable
+
+
+def read_validated(path: str | Path, validate: Callable[[object, int], dict], what: str) -> list[dict]:
+    """``validate(item, line_number)`` returns the clean item (with an ``id``) or raises ValueError.
+
+    Blank lines are skipped; a malformed line, an invalid item or a repeated id is an error that
+    names its line, and nothing is returned unless every line is good (no input is lost silently).
+    """
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"no such {what} file: {path}")
+    items, problems, seen = [], [], set()
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            item = validate(json.loads(line), n)
+        except json.JSONDecodeError as exc:
+            problems.append(f"line {n}: not JSON ({exc.msg})")
+            continue
+        except ValueError as exc:
+            problems.append(f"line {n}: {exc}")
+            continue
+        if item["id"] in seen:
+            problems.append(f"line {n}: duplicate id {item['id']!r}")
+            continue
+        seen.add(item["id"])
+        items.append(item)
+    if problems:
+        raise ValueError(f"{path}: " + "; ".join(problems[:10]) + (f" (and {len(problems) - 10} more)" if len(problems) > 10 else ""))
+    if not items:
+        raise ValueError(f"{path}: no {what}s")
+    return items
