@@ -265,7 +265,7 @@ class ProgramRunner:
 
         row = example.row
         results = [SearchResultIn.model_validate(r) for r in row["results"]]
-        ranked = RelevanceAnalyzer(embedder=self.embedder or LocalEmbedder())._from_lm(row["question"], results, prediction.rankings)
+        ranked = RelevanceAnalyzer(embedder=self.embedder or LocalEmbedder()).from_rankings(row["question"], results, prediction.rankings)
         return dspy.Prediction(results=ranked.results)
 
 

@@ -67,7 +67,7 @@ def optimizer_metric(node: str, embedder=None) -> Callable:
             from modules.relevance.schema import SearchResultIn
 
             analyzer = RelevanceAnalyzer(embedder=embedder)
-            pred = dspy.Prediction(results=analyzer._from_lm(
+            pred = dspy.Prediction(results=analyzer.from_rankings(
                 gold.row["question"], [SearchResultIn.model_validate(r) for r in gold.row["results"]], pred.rankings).results)
         return metric(gold, pred, trace, pred_name, pred_trace)
 

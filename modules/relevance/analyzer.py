@@ -52,7 +52,7 @@ class RelevanceAnalyzer:
         if call.fallback:
             return self._failed(query, plan, items, call.error or "LM failed")
         prediction = call.output
-        return self._from_lm(query, items, prediction)
+        return self.from_rankings(query, items, prediction)
 
     def _failed(self, query: str, plan: ResearchPlan, items: list[SearchResultIn], error: str) -> Reranking:
         if self.fallback == "baseline":
@@ -63,7 +63,9 @@ class RelevanceAnalyzer:
                 error = f"{error}; baseline failed: {type(exc).__name__}: {exc}"
         return original_order(items, error)
 
-    def _from_lm(self, query: str, items: list[SearchResultIn], rankings: list[LMRanking]) -> Reranking:
+    def from_rankings(self, query: str, items: list[SearchResultIn], rankings: list[LMRanking]) -> Reranking:
+        """Place an LM's per-result criteria in code: scores from the weights, anchors, highlighting;
+        invented or repeated indices ignored, results it left out kept unscored after the rest."""
         seen: set[int] = set()
         scored: list[RankedResult] = []
         for r in rankings or []:
