@@ -81,7 +81,7 @@ def test_labeled_compilation_offline_and_the_program_loads_into_the_flow(prefect
     assert report_prompts and json.dumps(first_answer)[1:-1] in json.dumps(report_prompts[0]["messages"])
 
 
-@pytest.mark.parametrize("optimizer", ["bootstrap", "mipro", "gepa"])
+@pytest.mark.parametrize("optimizer", ["bootstrap", "random-search", "mipro", "gepa"])
 def test_lm_optimizers_run_end_to_end_against_a_fake_server(prefect_harness, tmp_path, optimizer):
     fake = FakeLM("generic")
     try:
