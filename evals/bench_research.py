@@ -22,10 +22,9 @@ import time
 from pathlib import Path
 
 from evals.hotpot import Question, load_questions, write_corpus
-from modules.research.loop import Limits, Researcher, journey_from
+from modules.research.loop import Researcher, journey_from
 from modules.research.memory import Memory
-from modules.tools.crawl import CrawlConfig, fetch_all
-from modules.tools.local_index import LocalSearch
+from modules.research.session import ResearchOptions, build_researcher
 from modules.tools.search import SearchResults, _results
 
 
@@ -97,15 +96,11 @@ def main() -> None:
     questions = load_questions()[: args.limit]
     corpus = write_corpus(Path(tempfile.mkdtemp(prefix="sleuth-bench-research-")))
     t = time.perf_counter()
-    search = LocalSearch(corpus)
-    index = search.index
+    # exactly what `sleuth research --corpus ... --max-steps N` runs, without a time limit
+    researcher = build_researcher(ResearchOptions(corpus=str(corpus), max_steps=args.max_steps, max_seconds=600,
+                                                  rerank=not args.no_rerank))
+    index = researcher.search["local"].index
     print(f"index: {len(index.docs)} documents, opened in {time.perf_counter() - t:.1f} s")
-    fetch = lambda urls, snippets: fetch_all(urls, CrawlConfig(), mirror=index, snippets=snippets)  # noqa: E731
-    from modules.relevance.analyzer import RelevanceAnalyzer
-
-    relevance = None if args.no_rerank else RelevanceAnalyzer(embedder=index.embedder)
-    researcher = Researcher({"local": search}, fetch, index.embedder, limits=Limits(max_steps=args.max_steps, max_seconds=600),
-                            relevance=relevance)
     index.search("warm up", 1)
 
     table = {}

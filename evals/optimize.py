@@ -17,7 +17,7 @@ from modules.programs import new_program
 from modules.relevance.signatures import LMRanking
 from modules.research.schema import Analysis, Decision, Report
 
-from .nodes import METRICS, ProgramRunner
+from .nodes import METRICS
 
 OPTIMIZERS = ("labeled", "bootstrap", "random-search", "mipro", "gepa")
 

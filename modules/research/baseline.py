@@ -143,8 +143,12 @@ class BaselineAnalyzer:
             suggestions.append("search: " + " ".join(dict.fromkeys(w for w in words(thread.question) if stem(w) in open_terms)))
         urls = self._promising_links(thread, documents, open_terms, bridges)
         suggestions += [f"crawl: {u}" for u in urls[:3]]
-        confidence = round(coverage * agreement * quality * (0.7 if comparisons or bridges else 1.0), 3)
-        answered = coverage >= 0.8 and len(sources) >= 2 and not comparisons and not bridges
+        # a hop is made once a page about a searched lead was read: the chain from the question's
+        # subject to that page is in memory, and further leads are optional
+        hopped = any(_norm_title(t) in {e.lower() for e in thread.searched_entities} for t in thread.titles.values())
+        pending = bool(comparisons) or (bool(bridges) and not hopped)
+        confidence = round(coverage * agreement * quality * (0.7 if pending else 1.0), 3)
+        answered = coverage >= 0.8 and len(sources) >= 2 and not pending
         analysis = Analysis(
             extracted_info=[t for t, _, _ in facts],
             assessment=(f"{len(facts)} relevant statements from {len({u for _, u, _ in facts})} of {len(documents)} documents; "
