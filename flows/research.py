@@ -23,7 +23,7 @@ from modules.research.batch import load_questions
 from modules.research.feedback import ThreadSeed, constraints_for, seeds_from_run
 from modules.research.memory import Memory
 from modules.research.session import ResearchOptions, build_researcher
-from modules.research.tables import TABLES, failed_report_row, frame, thread_rows
+from modules.research.tables import TABLES, fact_row, failed_report_row, frame, thread_rows
 from modules.research.render import report_markdown
 from modules.store import ParquetStore, new_run_id, validate_run_id
 
@@ -52,18 +52,17 @@ def research_thread(seed: ThreadSeed, options: ResearchOptions, run_id: str, par
     except Exception as exc:  # noqa: BLE001 - recorded in the reports table, never lost
         get_run_logger().exception("thread %s failed", seed.question_id)
         row = failed_report_row(seed.question_id, seed.question, f"{type(exc).__name__}: {exc}", thread_id=thread_id,
-                                parent_run_id=parent_run_id, lm=options.lm, started_at=started_at,
+                                parent_run_id=parent_run_id, lm=options.lm_settings().model, started_at=started_at,
                                 duration_s=time.perf_counter() - t)
-        return {"reports": [row], "steps": [], "sources": [], "memory": []}
+        row["constraints"] = list(seed.constraints)
+        # the thread's memory carries over unchanged, so a later re-open still has it
+        return {"reports": [row], "steps": [], "sources": [],
+                "memory": [fact_row(seed.question_id, f, thread_id) for f in seed.facts]}
     for line in result.log:
         get_run_logger().warning("%s: %s", seed.question_id, line)
     return thread_rows(seed.question_id, result, thread_id=thread_id, parent_run_id=parent_run_id,
-                       lm=runner_model(options), programs=researcher.program_versions, started_at=started_at,
+                       lm=options.lm_settings().model, programs=researcher.program_versions, started_at=started_at,
                        duration_s=time.perf_counter() - t)
-
-
-def runner_model(options: ResearchOptions) -> str | None:
-    return options.lm_settings().model
 
 
 @task(name="write-research-run", cache_policy=NO_CACHE, retries=2, retry_delay_seconds=[1, 4],

@@ -208,3 +208,16 @@ def test_review_pauses_for_a_reviewer_and_resumes_with_their_input(baseline_run)
     store = ParquetStore(data_dir)
     assert store.read("feedback", "r-review")["verdict"].to_list() == ["add"]
     assert store.read("feedback", outcome["run_id"])["verdict"].to_list() == ["accept"]
+
+
+def test_a_failing_thread_is_an_error_row_that_keeps_its_memory(baseline_run, monkeypatch):
+    for var in ("SLEUTH_GOOGLE_API_KEY", "GOOGLE_API_KEY", "SLEUTH_GOOGLE_CSE_ID", "GOOGLE_CSE_ID", "SLEUTH_CONFIG"):
+        monkeypatch.delenv(var, raising=False)
+    _, data_dir = baseline_run
+    store = ParquetStore(data_dir)
+    result = research_feedback("r-base", "add", "Use Google.", options=ResearchOptions(search="google"),
+                               run_id="r-failed", data_dir=data_dir)
+    report = result["reports"][0]
+    assert report["status"] == "error" and "GOOGLE" in report["error"].upper()
+    assert report["constraints"] == ["Use Google."]
+    assert set(store.read("memory", "r-failed")["fact_id"]) == set(store.read("memory", "r-base")["fact_id"])
