@@ -61,6 +61,9 @@ def test_anchors_survive_quote_dash_and_small_rephrasing():
     assert locate(text, '"the plan - as', 'drafted - works."').span.text == "“the plan – as drafted – works.”"
     fuzzy = locate(text, "Then he leaves the", "the room quietly.")
     assert fuzzy.method == "fuzzy" and fuzzy.span.text == "Then he left the room quietly."
+    # "JUL." is an abbreviation inside the sentence, not the end of one (found by hypothesis)
+    assert locate("0 0 0 JUL. 0 0 0.", "0 0 0", "0 0 0.").span.text == "0 0 0 JUL. 0 0 0."
+    assert locate("0 0 0 NO. 0 0 NO.", "0 0 0", "0 0 NO.").span.text == "0 0 0 NO. 0 0 NO."
     fallback = locate(text, "nothing like this", "at all here", best_sentence=lambda ss: ss[-1])
     assert fallback.method == "best_sentence" and not fallback.placed
     assert locate(text, "nothing like this", "at all here") is None

@@ -67,17 +67,18 @@ def locate(text: str, start_anchor: str, end_anchor: str, *,
     """The sentence of ``text`` that begins with ``start_anchor`` and ends with ``end_anchor``."""
     norm = _Normalised(text)
     a, b = normalise(start_anchor), normalise(end_anchor)
+    sentences = split_sentences(text)
+    bounds = ({x.start for x in sentences}, {x.end for x in sentences})
     if a and b:
-        span = _exact(norm, a, b)
+        span = _exact(norm, a, b, bounds)
         if span:
             return Anchored(_span(text, *norm.original(*span)), "exact")
         starts = _find(norm.text, a) or _fuzzy(norm.text, a)
         ends = _find(norm.text, b) or _fuzzy(norm.text, b)
         pairs = [(s, e) for s, _ in starts for _, e in ends if s < e and e - s <= MAX_SENTENCE_CHARS]
         if pairs:
-            s, e = min(pairs, key=lambda p: p[1] - p[0])
+            s, e = min(pairs, key=lambda p: _fit(norm, p[0], p[1], bounds))
             return Anchored(_span(text, *norm.original(s, e)), "fuzzy")
-        sentences = split_sentences(text)
         if starts:
             o = norm.original(*starts[0])[0]
             hit = next((x for x in sentences if x.start <= o < x.end), None)
@@ -89,7 +90,7 @@ def locate(text: str, start_anchor: str, end_anchor: str, *,
             if hit:
                 return Anchored(hit, "end_only")
     if best_sentence is not None:
-        hit = best_sentence(split_sentences(text))
+        hit = best_sentence(sentences)
         if hit:
             return Anchored(hit, "best_sentence")
     return None
@@ -103,24 +104,25 @@ def _find(haystack: str, needle: str) -> list[tuple[int, int]]:
     return [(m.start(), m.start() + len(needle)) for m in re.finditer(re.escape(needle), haystack)]
 
 
-_BOUNDARY = re.compile(r"[.!?]+[\"')\]]*\s")
-
-
-def _exact(norm: _Normalised, a: str, b: str) -> tuple[int, int] | None:
-    """The shortest span from a start anchor to an end anchor, preferring one that begins a sentence
-    (so a repeated first word inside the sentence does not cut it short)."""
-    starts_of_sentences = {0} | {m.end() for m in _BOUNDARY.finditer(norm.text)}
+def _exact(norm: _Normalised, a: str, b: str, bounds: tuple[set[int], set[int]]) -> tuple[int, int] | None:
+    """The span from a start anchor to an end anchor that best matches a whole sentence: one that
+    begins and ends where a sentence does, then the shortest (a first word repeated inside the
+    sentence, or an end anchor that also occurs earlier in it, does not cut it short)."""
     best, best_key = None, None
     for s, _ in _find(norm.text, a):
         e = norm.text.find(b, s + max(len(a) - len(b), 0))
-        while e != -1 and e + len(b) <= s + len(a):  # the end anchor must end after the start anchor
+        while e != -1 and e + len(b) - s <= MAX_SENTENCE_CHARS:
+            if e + len(b) > s + len(a):  # the end anchor must end after the start anchor
+                key = _fit(norm, s, e + len(b), bounds)
+                if best_key is None or key < best_key:
+                    best, best_key = (s, e + len(b)), key
             e = norm.text.find(b, e + 1)
-        if e == -1 or e + len(b) - s > MAX_SENTENCE_CHARS:
-            continue
-        key = (s not in starts_of_sentences, e + len(b) - s)
-        if best_key is None or key < best_key:
-            best, best_key = (s, e + len(b)), key
     return best
+
+
+def _fit(norm: _Normalised, start: int, end: int, bounds: tuple[set[int], set[int]]) -> tuple[bool, bool, int]:
+    o_start, o_end = norm.original(start, end)
+    return o_start not in bounds[0], o_end not in bounds[1], end - start
 
 
 def _fuzzy(haystack: str, needle: str) -> list[tuple[int, int]]:
