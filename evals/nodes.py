@@ -19,8 +19,10 @@ from typing import Any, Callable
 import bm25s
 import dspy
 import numpy as np
+import polars as pl
 
 from modules.embeddings import Embedder, LocalEmbedder
+from modules.store import frame
 from modules.relevance.anchor import normalise
 from modules.research.baseline import BaselineAnalyzer, BaselineDecision, BaselineReport, Thread
 from modules.research.loop import _as_data
@@ -282,3 +284,32 @@ def evaluate(node: str, runner: Callable[[dspy.Example], dspy.Prediction], examp
         except Exception as exc:  # noqa: BLE001 - an unparseable LM answer is a zero, with its reason
             rows.append({"example": i, "qid": ex.row.get("qid"), "score": 0.0, "feedback": "", "error": f"{type(exc).__name__}: {str(exc)[:300]}"})
     return (float(np.mean([r["score"] for r in rows])) if rows else 0.0), rows
+
+
+EVALUATIONS_SCHEMA = {
+    "node": pl.String, "program": pl.String, "program_version": pl.String, "split": pl.String, "example": pl.Int64,
+    "qid": pl.String, "score": pl.Float64, "feedback": pl.String, "error": pl.String, "metrics": pl.String,
+}
+_ROW_KEYS = set(EVALUATIONS_SCHEMA) - {"metrics"}
+
+
+def evaluations_frame(rows: list[dict]) -> pl.DataFrame:
+    """The ``evaluations`` table: the metric's parts (fact_recall, f1...) go into the ``metrics`` JSON."""
+    return frame([{**{k: r.get(k) for k in _ROW_KEYS},
+                   "metrics": json.dumps({k: v for k, v in r.items() if k not in _ROW_KEYS and isinstance(v, float)})}
+                  for r in rows], EVALUATIONS_SCHEMA)
+
+
+def breakdown(rows: list[dict]) -> dict[str, dict[str, float]]:
+    """Mean of the score and of every metric detail (action accuracy, fact recall, F1...) per program."""
+    groups: dict[str, list[dict]] = {}
+    for r in rows:
+        key = r["program"] + (f" ({r['program_version']})" if r.get("program_version") else "")
+        groups.setdefault(key, []).append(r)
+    out = {}
+    skip = {"example", "qid", "feedback", "error", "node", "program", "program_version", "split"}
+    for key, rs in groups.items():
+        metrics = sorted({k for r in rs for k, v in r.items() if k not in skip and isinstance(v, float)})
+        out[key] = {"examples": len(rs), "errors": sum(bool(r["error"]) for r in rs),
+                    **{m: round(sum(r[m] for r in rs if m in r) / max(sum(m in r for r in rs), 1), 4) for m in metrics}}
+    return out

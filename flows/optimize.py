@@ -10,25 +10,22 @@ program side by side.
 from __future__ import annotations
 
 import json
+import tempfile
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
 import polars as pl
 from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
-from evals.nodes import BaselineRunner, ProgramRunner, evaluate, file_hash, load_examples, set_path
+from evals.nodes import (BaselineRunner, ProgramRunner, breakdown, evaluate, evaluations_frame, file_hash, load_examples,
+                         set_path)
 from flows.runtime import retry_on
 from modules import programs as program_store
 from modules.research.nodes import LMSettings
+from modules.response.tables import runs_frame
 from modules.store import ParquetStore, new_run_id, validate_run_id
-
-EVALUATIONS_SCHEMA = {
-    "node": pl.String, "program": pl.String, "program_version": pl.String, "split": pl.String, "example": pl.Int64,
-    "qid": pl.String, "score": pl.Float64, "feedback": pl.String, "error": pl.String, "metrics": pl.String,
-}
-_ROW_KEYS = set(EVALUATIONS_SCHEMA) - {"metrics"}
-
 
 def _lm(model: str | None, base_url: str | None):
     settings = LMSettings.from_env(model, base_url)
@@ -59,17 +56,11 @@ def compile_task(node: str, optimizer: str, trainset, devset, lm_model, lm_base_
     return compile_program(node, optimizer, trainset, lm=lm, teacher_lm=teacher, devset=devset, seed=seed)
 
 
-def _write(data_dir: str | None, run_id: str, rows: list[dict], run_row: dict) -> dict[str, str]:
-    from modules.response.tables import RUNS_SCHEMA
-
+def _write(data_dir: str | None, run_id: str, rows: list[dict], runs: pl.DataFrame) -> dict[str, str]:
     store = ParquetStore(data_dir)
-    rows = [{**{k: r.get(k) for k in _ROW_KEYS},
-             "metrics": json.dumps({k: v for k, v in r.items() if k not in _ROW_KEYS and isinstance(v, float)})} for r in rows]
-    frame = pl.DataFrame([{k: r.get(k) for k in EVALUATIONS_SCHEMA} for r in rows], schema=EVALUATIONS_SCHEMA, orient="row") \
-        if rows else pl.DataFrame(schema=EVALUATIONS_SCHEMA)
     with store.run_writer(run_id) as writer:
-        writer.write("evaluations", frame)
-        writer.write("runs", pl.DataFrame([{k: run_row.get(k) for k in RUNS_SCHEMA}], schema=RUNS_SCHEMA, orient="row"))
+        writer.write("evaluations", evaluations_frame(rows))
+        writer.write("runs", runs)
     return {t: f"{store.table_path(t)}/run_id={run_id}" for t in ("evaluations", "runs")}
 
 
@@ -102,9 +93,6 @@ def optimize_node(node: str, optimizer: str = "labeled", lm: str | None = None, 
             "run_id": run_id, "seed": seed}
     if model:
         # evaluate the compiled program before deciding whether it is promoted
-        import tempfile
-        from pathlib import Path
-
         with tempfile.TemporaryDirectory() as tmp:
             probe = Path(tmp) / "candidate.json"
             compiled.save(str(probe))
@@ -118,11 +106,9 @@ def optimize_node(node: str, optimizer: str = "labeled", lm: str | None = None, 
         logger.info("not promoted: dev score %s does not beat %s", after, before)
     if model:
         rows += [{**r, "program_version": saved.stem if saved else "rejected"} for r in after_rows]
-    run_row = {"flow": "optimize", "started_at": started, "completed_at": datetime.now(timezone.utc),
-               "duration_s": (datetime.now(timezone.utc) - started).total_seconds(), "input_path": train_path,
-               "total": len(dev), "succeeded": len(dev), "failed": 0, "flagged": 0, "fallback": 0,
-               "config_json": json.dumps(meta, default=str)}
-    paths = _write(data_dir, run_id, rows, run_row)
+    runs = runs_frame("optimize", started, input_path=train_path, total=len(dev), succeeded=len(dev), failed=0,
+                      flagged=0, fallback=0, config_json=json.dumps(meta, default=str))
+    paths = _write(data_dir, run_id, rows, runs)
     return {"run_id": run_id, "node": node, "optimizer": optimizer, "baseline_dev_score": baseline_score,
             "dev_score_before": before, "dev_score_after": after, "promoted": promote,
             "program": str(saved) if saved else None, "paths": paths}
@@ -149,24 +135,8 @@ def evaluate_node(node: str, program: str = "latest", lm: str | None = None, lm_
                                     lm_base_url, split)
         results[f"dspy ({version})"] = score
         all_rows += rows
-    run_row = {"flow": "evaluate", "started_at": started, "completed_at": datetime.now(timezone.utc),
-               "duration_s": (datetime.now(timezone.utc) - started).total_seconds(), "input_path": path,
-               "total": len(examples), "succeeded": len(examples), "failed": 0, "flagged": 0, "fallback": 0}
-    paths = _write(data_dir, run_id, all_rows, run_row)
+    runs = runs_frame("evaluate", started, input_path=path, total=len(examples), succeeded=len(examples), failed=0,
+                      flagged=0, fallback=0)
+    paths = _write(data_dir, run_id, all_rows, runs)
     return {"run_id": run_id, "node": node, "split": split, "examples": len(examples), "scores": results,
-            "metrics": _breakdown(node, all_rows), "paths": paths}
-
-
-def _breakdown(node: str, rows: list[dict]) -> dict[str, dict[str, float]]:
-    """Mean of the score and of every metric detail (action accuracy, fact recall, F1...) per program."""
-    groups: dict[str, list[dict]] = {}
-    for r in rows:
-        key = r["program"] + (f" ({r['program_version']})" if r.get("program_version") else "")
-        groups.setdefault(key, []).append(r)
-    out = {}
-    skip = {"example", "qid", "feedback", "error", "node", "program", "program_version", "split"}
-    for key, rs in groups.items():
-        metrics = sorted({k for r in rs for k, v in r.items() if k not in skip and isinstance(v, float)})
-        out[key] = {"examples": len(rs), "errors": sum(bool(r["error"]) for r in rs),
-                    **{m: round(sum(r[m] for r in rs if m in r) / max(sum(m in r for r in rs), 1), 4) for m in metrics}}
-    return out
+            "metrics": breakdown(all_rows), "paths": paths}

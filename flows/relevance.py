@@ -17,6 +17,7 @@ from modules.relevance.analyzer import RelevanceAnalyzer
 from modules.relevance.baseline import Weights
 from modules.relevance.batch import frame, load_items, output_line, rows
 from modules.research.nodes import LMSettings, NodeRunner
+from modules.response.tables import runs_frame
 from modules.store import ParquetStore, new_run_id, validate_run_id
 
 
@@ -56,10 +57,6 @@ def rerank_items(items: list[dict], options: RerankOptions) -> list[dict]:
 def rerank_batch(input_path: str, out_path: str | None = None, options: RerankOptions | None = None,
                  run_id: str | None = None, data_dir: str | None = None, batch_size: int = 50) -> dict[str, Any]:
     """Rerank every ``{id, query, plan?, results}`` line; write output lines and the ``rerankings`` table."""
-    from modules.response.tables import RUNS_SCHEMA
-
-    import polars as pl
-
     started = datetime.now(timezone.utc)
     options = options or RerankOptions()
     run_id = validate_run_id(run_id or new_run_id())
@@ -73,16 +70,14 @@ def rerank_batch(input_path: str, out_path: str | None = None, options: RerankOp
     if out_path:
         _write_jsonl_atomically(out_path, lines)
     table = [row for d in done for row in rows(d["item"]["id"], d["item"]["query"], d["reranking"])]
-    run_row = {"flow": "rerank-batch", "started_at": started, "completed_at": datetime.now(timezone.utc),
-               "duration_s": (datetime.now(timezone.utc) - started).total_seconds(), "input_path": input_path,
-               "total": len(items), "succeeded": sum(not d["reranking"].fallback for d in done),
-               "failed": 0, "flagged": 0, "fallback": sum(d["reranking"].fallback for d in done),
-               "config_json": options.model_dump_json()}
+    n_fallback = sum(d["reranking"].fallback for d in done)
+    runs = runs_frame("rerank-batch", started, input_path=input_path, total=len(items), succeeded=len(items) - n_fallback,
+                      failed=0, flagged=0, fallback=n_fallback, config_json=options.model_dump_json())
     with store.run_writer(run_id) as writer:
         writer.write("rerankings", frame(table))
-        writer.write("runs", pl.DataFrame([{k: run_row.get(k) for k in RUNS_SCHEMA}], schema=RUNS_SCHEMA, orient="row"))
+        writer.write("runs", runs)
     return {"run_id": run_id, "data_dir": store.root, "items": len(items), "out_path": out_path,
-            "fallback": run_row["fallback"], "paths": {t: f"{store.table_path(t)}/run_id={run_id}" for t in ("rerankings", "runs")}}
+            "fallback": n_fallback, "paths": {t: f"{store.table_path(t)}/run_id={run_id}" for t in ("rerankings", "runs")}}
 
 
 def _write_jsonl_atomically(path: str, lines: list[dict]) -> None:

@@ -25,6 +25,7 @@ from modules.research.memory import Memory
 from modules.research.session import ResearchOptions, build_researcher
 from modules.research.tables import TABLES, fact_row, failed_report_row, frame, thread_rows
 from modules.research.render import report_markdown
+from modules.response.tables import runs_frame
 from modules.store import ParquetStore, new_run_id, validate_run_id
 
 TRANSIENT = (TimeoutError, ConnectionError)
@@ -67,16 +68,12 @@ def research_thread(seed: ThreadSeed, options: ResearchOptions, run_id: str, par
 
 @task(name="write-research-run", cache_policy=NO_CACHE, retries=2, retry_delay_seconds=[1, 4],
       retry_condition_fn=retry_on(OSError))
-def write_research_run(data_dir: str | None, run_id: str, rows: dict[str, list[dict]], run_row: dict) -> dict[str, str]:
-    from modules.response.tables import RUNS_SCHEMA
-
-    import polars as pl
-
+def write_research_run(data_dir: str | None, run_id: str, rows: dict[str, list[dict]], runs) -> dict[str, str]:
     store = ParquetStore(data_dir)
     with store.run_writer(run_id) as writer:
         for table in TABLES:
             writer.write(table, frame(table, rows[table]))
-        writer.write("runs", pl.DataFrame([{k: run_row.get(k) for k in RUNS_SCHEMA}], schema=RUNS_SCHEMA, orient="row"))
+        writer.write("runs", runs)
     return {t: f"{store.table_path(t)}/run_id={run_id}" for t in writer.tables}
 
 
@@ -95,16 +92,13 @@ def _research(seeds: list[ThreadSeed], options: ResearchOptions, run_id: str, da
         for table, part in future.result().items():
             rows[table].extend(part)
     reports = rows["reports"]
-    run_row = {
-        "flow": flow_name, "started_at": started_at, "completed_at": datetime.now(timezone.utc),
-        "duration_s": (datetime.now(timezone.utc) - started_at).total_seconds(), "input_path": input_label,
-        "total": len(reports), "succeeded": sum(r["status"] != "error" for r in reports),
-        "failed": sum(r["status"] == "error" for r in reports),
-        "flagged": sum(r["status"] != "answered" for r in reports),
-        "fallback": sum(bool(s["fallback"]) for s in rows["steps"]),
-        "config_json": options.model_dump_json(), "embedding_model": "local:all-MiniLM-L6-v2",
-    }
-    paths = write_research_run(data_dir, run_id, rows, run_row)
+    runs = runs_frame(
+        flow_name, started_at, input_path=input_label, total=len(reports),
+        succeeded=sum(r["status"] != "error" for r in reports), failed=sum(r["status"] == "error" for r in reports),
+        flagged=sum(r["status"] != "answered" for r in reports), fallback=sum(bool(s["fallback"]) for s in rows["steps"]),
+        config_json=options.model_dump_json(),
+    )
+    paths = write_research_run(data_dir, run_id, rows, runs)
     for report in reports:
         create_markdown_artifact(key=_key("research-report", report["question_id"]), markdown=report_markdown(report),
                                  description=f"run {run_id}: {report['question'][:200]}")

@@ -5,7 +5,7 @@ import re
 import polars as pl
 import pytest
 
-from flows.optimize import EVALUATIONS_SCHEMA
+from evals.nodes import EVALUATIONS_SCHEMA
 from modules.relevance.batch import RERANKINGS_SCHEMA
 from modules.research.tables import FEEDBACK_SCHEMA, MEMORY_SCHEMA, REPORTS_SCHEMA, SOURCES_SCHEMA, STEPS_SCHEMA
 from modules.response.tables import ANALYSES_SCHEMA, RUNS_SCHEMA, SUMMARY_SCHEMA

@@ -7,6 +7,7 @@ from pathlib import Path
 import polars as pl
 
 from ..jsonl import read_validated
+from ..store import frame as store_frame
 from .schema import Reranking, SearchResultIn
 
 RERANKINGS_SCHEMA = {
@@ -63,5 +64,4 @@ def rows(item_id: str, query: str, reranking: Reranking) -> list[dict]:
 
 
 def frame(table_rows: list[dict]) -> pl.DataFrame:
-    return pl.DataFrame([{k: r.get(k) for k in RERANKINGS_SCHEMA} for r in table_rows], schema=RERANKINGS_SCHEMA, orient="row") \
-        if table_rows else pl.DataFrame(schema=RERANKINGS_SCHEMA)
+    return store_frame(table_rows, RERANKINGS_SCHEMA)

@@ -11,6 +11,7 @@ from datetime import datetime
 
 import polars as pl
 
+from ..store import frame as store_frame
 from .loop import ResearchResult
 from .schema import Fact
 
@@ -82,6 +83,4 @@ def facts_from_rows(rows: list[dict]) -> list[Fact]:
 
 
 def frame(table: str, rows: list[dict]) -> pl.DataFrame:
-    schema = {**TABLES, "feedback": FEEDBACK_SCHEMA}[table]
-    return pl.DataFrame([{k: r.get(k) for k in schema} for r in rows], schema=schema, orient="row") if rows \
-        else pl.DataFrame(schema=schema)
+    return store_frame(rows, {**TABLES, "feedback": FEEDBACK_SCHEMA}[table])

@@ -14,7 +14,7 @@ from .config import AnalyzerConfig
 from .groundtruth import GroundTruth
 from .records import RecordError
 from .schema import AIResponse
-from .tables import RUNS_SCHEMA, analyses_frame, analysis_row, error_row, summarize
+from .tables import analyses_frame, analysis_row, error_row, runs_frame, summarize
 
 
 def analyze_to_rows(
@@ -54,12 +54,10 @@ def build_tables(
         "failed": int((status == "error").sum()), "flagged": int((status == "flagged").sum()),
         "fallback": int(analyses["fallback"].fill_null(False).sum()),
     }
-    runs = pl.DataFrame([{
-        "flow": flow, "started_at": started_at, "completed_at": now,
-        "duration_s": round((now - started_at).total_seconds(), 3),
-        "input_path": input_path, "ground_truth_path": ground_truth_path, **totals,
-        "config_hash": config.config_hash(), "config_json": config.model_dump_json(),
-        "analyzer_version": ANALYZER_VERSION, "embedding_model": embedding_model,
-        "ground_truth_versions": json.dumps({d: g.version for d, g in sorted(ground_truth.items())}),
-    }], schema=RUNS_SCHEMA)
+    runs = runs_frame(
+        flow, started_at, input_path=input_path, ground_truth_path=ground_truth_path, **totals,
+        config_hash=config.config_hash(), config_json=config.model_dump_json(),
+        analyzer_version=ANALYZER_VERSION, embedding_model=embedding_model,
+        ground_truth_versions=json.dumps({d: g.version for d, g in sorted(ground_truth.items())}),
+    )
     return RunTables(analyses, summaries, runs, totals)

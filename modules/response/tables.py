@@ -6,7 +6,7 @@ datasets/README.md); ``run_id`` is the hive partition, not a column inside the f
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timezone
 
 import polars as pl
 
@@ -49,6 +49,15 @@ RUNS_SCHEMA = {
     "fallback": pl.Int64, "config_hash": pl.String, "config_json": pl.String,
     "analyzer_version": pl.String, "embedding_model": pl.String, "ground_truth_versions": pl.String,
 }
+
+
+def runs_frame(flow: str, started_at: datetime, **fields) -> pl.DataFrame:
+    """The one ``runs`` row of a run that started at ``started_at`` and completes now."""
+    from ..store import frame
+
+    now = datetime.now(timezone.utc)
+    return frame([{"flow": flow, "started_at": started_at, "completed_at": now,
+                   "duration_s": round((now - started_at).total_seconds(), 3), **fields}], RUNS_SCHEMA)
 
 
 def analysis_row(r: AnalysisResult) -> dict:

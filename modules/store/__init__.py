@@ -135,6 +135,14 @@ class ParquetStore:
         )
 
 
+def frame(rows: list[dict], schema: dict) -> pl.DataFrame:
+    """Rows as a DataFrame with exactly the schema's columns, in its order (missing keys are null):
+    every run writes the same columns and types, so a table's runs read as one dataset."""
+    if not rows:
+        return pl.DataFrame(schema=schema)
+    return pl.DataFrame([{k: r.get(k) for k in schema} for r in rows], schema=schema, orient="row")
+
+
 class RunWriter:
     """Collects one run's tables in a staging folder; ``commit`` renames them into place."""
 
