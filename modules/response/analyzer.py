@@ -28,6 +28,7 @@ from ..text import (
 from .attribution import normalize_domain, score_attribution
 from .config import AnalyzerConfig
 from .groundtruth import GroundTruth, build_ground_truth, group_by_domain, pages_for
+from .refusal import is_refusal
 from .schema import (
     AccuracyComponents, AccuracyResult, AIResponse, AnalysisResult, AttributionResult, ChunkMatch,
     ClaimFeedback, ClaimMatch, CompletenessResult, ExpectedClaim, Feedback, FoundClaim,
@@ -156,7 +157,7 @@ class ResponseAnalyzer:
         prepared = [self._prepare(r) for r in records]
         texts: dict[str, int] = {}
         for p in prepared:
-            if p.text and normalize_domain(p.record.domain) in ground_truth:
+            if p.text and not p.record.error and normalize_domain(p.record.domain) in ground_truth:
                 for t in self._texts_of(p):
                     texts.setdefault(t, len(texts))
         fallback = False
@@ -173,6 +174,10 @@ class ResponseAnalyzer:
         for p in prepared:
             domain = normalize_domain(p.record.domain)
             gt = ground_truth.get(domain)
+            if p.record.error:  # a failed provider call is not an empty answer: it is not scored
+                p.flags.append("no_answer")
+                results.append(self._error(p, now, f"no answer from {p.record.provider or 'the provider'}: {p.record.error}"))
+                continue
             if gt is None:
                 results.append(self._error(p, now, f"no ground truth pages for domain {domain!r}"))
                 continue
@@ -278,6 +283,9 @@ class ResponseAnalyzer:
         highlights, unsupported = self._highlights(p, gt, sent_gt)
         claim_fb.not_in_ground_truth = unsupported
         status = "ok"
+        if is_refusal(p.text):
+            flags.append("refusal")
+            status = "flagged"
         if cfg.completeness.require_all_required and completeness and any(
             c.importance == "required" for c in completeness.claims_missing
         ):

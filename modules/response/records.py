@@ -65,15 +65,25 @@ def _str(value: Any) -> str | None:
 
 
 def load_records(path: str | Path) -> tuple[list[AIResponse], list[RecordError], set[int]]:
-    """Records, errors, and the lines whose response was coerced into text."""
+    """Records, errors, and the lines whose response was coerced into text.
+
+    ``path`` is JSONL, a Parquet file, or a folder of Parquet files such as a ``collect`` run's
+    ``responses/run_id=<id>`` partition.
+    """
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"input not found: {path}")
     records, errors, coerced = [], [], set()
-    if path.suffix == ".parquet":
+    if path.is_dir() or path.suffix == ".parquet":  # a file, or a folder of them (a run's `responses`)
         import polars as pl
 
-        rows = list(enumerate(pl.read_parquet(path).to_dicts(), 1))
+        files = [path] if path.is_file() else sorted(
+            f for f in path.rglob("*.parquet") if not any(part.startswith((".", "_")) for part in f.relative_to(path).parts)
+        )
+        if not files:
+            raise ValueError(f"no Parquet files under {path}")
+        frames = [pl.read_parquet(f) for f in files]
+        rows = list(enumerate(pl.concat(frames, how="diagonal_relaxed").to_dicts(), 1))
     else:
         rows = []
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):

@@ -191,6 +191,7 @@ class AIResponse(Model):
     brand_names: list[str] = []
     query_set_id: str | None = None
     source_line: int | None = None
+    error: str | None = None  # the provider gave no answer (a ``responses`` row of a failed call)
 
     @field_validator("claims", mode="before")
     @classmethod

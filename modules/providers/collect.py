@@ -1,0 +1,266 @@
+"""Asking one provider every query: concurrency, rate limit, timeouts, retries, accounting.
+
+Each provider gets its own limits. A transient failure (HTTP 429, a timeout, a dropped
+connection, a 5xx) is retried with exponential backoff and jitter; a 429's ``Retry-After`` is
+honoured and pauses the whole provider, not just that call. A permanent failure (bad key,
+unknown model, a rejected request) is not retried, and after ``abort_after`` of them with no
+success the remaining queries are recorded as skipped: a provider that fails entirely is
+reported in the tables, never silently missing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import random
+import re
+import statistics
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, Sequence
+
+from ..queries import Query
+from ..response.refusal import is_refusal
+from .spec import ProviderSpec
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Answer:
+    """One query asked of one provider: the answer, or why there is none."""
+
+    query: Query
+    status: str  # answered | refusal | empty | error
+    response: str = ""
+    error: str | None = None
+    error_type: str | None = None  # rate_limited | timeout | connection | server_error | auth | not_found | bad_request | skipped | error
+    finish_reason: str | None = None
+    attempts: int = 0
+    rate_limited: int = 0  # 429 answers seen on the way
+    latency_s: float | None = None  # the successful call's duration
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cost_usd: float | None = None  # None when LiteLLM has no price for the model
+    responded_at: datetime | None = None
+
+
+@dataclass
+class ProviderRun:
+    spec: ProviderSpec
+    answers: list[Answer]
+    started_at: datetime
+    completed_at: datetime
+    aborted: str | None = None  # why the remaining queries were skipped
+
+    @property
+    def status(self) -> str:
+        errors = sum(a.status == "error" for a in self.answers)
+        return "ok" if errors == 0 else ("failed" if errors == len(self.answers) else "partial")
+
+    def stats(self) -> dict[str, Any]:
+        a = self.answers
+        count = Counter(x.status for x in a)
+        latencies = sorted(x.latency_s for x in a if x.latency_s is not None)
+        costs = [x.cost_usd for x in a if x.cost_usd is not None]
+        errors = Counter(x.error_type for x in a if x.status == "error")
+        first_error = next((x.error for x in a if x.status == "error" and x.error_type != "skipped"), None)
+        return {
+            "queries": len(a), "answered": count["answered"], "refusals": count["refusal"],
+            "empty": count["empty"], "errors": count["error"], "error_types": json.dumps(dict(errors)) if errors else None,
+            "attempts": sum(x.attempts for x in a), "rate_limited": sum(x.rate_limited for x in a),
+            "prompt_tokens": sum(x.prompt_tokens or 0 for x in a),
+            "completion_tokens": sum(x.completion_tokens or 0 for x in a),
+            "cost_usd": round(sum(costs), 6) if costs else None,
+            "latency_median_s": round(statistics.median(latencies), 3) if latencies else None,
+            "latency_p95_s": round(latencies[min(len(latencies) - 1, int(0.95 * len(latencies)))], 3) if latencies else None,
+            "status": self.status, "error": self.aborted or first_error,
+        }
+
+
+class _Transient(Exception):
+    def __init__(self, kind: str, message: str, retry_after: float | None = None):
+        super().__init__(message)
+        self.kind, self.retry_after = kind, retry_after
+
+
+class _Permanent(Exception):
+    def __init__(self, kind: str, message: str):
+        super().__init__(message)
+        self.kind = kind
+
+
+def _retry_after(exc: BaseException) -> float | None:
+    """Seconds from a 429's Retry-After header (LiteLLM keeps the provider's headers)."""
+    for headers in (getattr(exc, "litellm_response_headers", None),
+                    getattr(getattr(exc, "response", None), "headers", None)):
+        if not headers:
+            continue
+        value = headers.get("retry-after") or headers.get("Retry-After")
+        if value is None:
+            ms = headers.get("retry-after-ms")
+            return float(ms) / 1000 if ms else None
+        try:
+            return max(0.0, float(value))
+        except ValueError:
+            from email.utils import parsedate_to_datetime
+
+            try:
+                return max(0.0, (parsedate_to_datetime(value) - datetime.now(timezone.utc)).total_seconds())
+            except (TypeError, ValueError):
+                return None
+    return None
+
+
+_NOISE = re.compile(r"^(?:(?:litellm\.)?\w*(?:Error|Exception|Timeout):\s*|\w+(?:Error|Exception) - )+")
+
+
+def _message(exc: BaseException) -> str:
+    """``AuthenticationError: Incorrect API key provided`` from LiteLLM's layered wording."""
+    text = (str(exc).strip().splitlines() or [""])[0]
+    return f"{type(exc).__name__}: {_NOISE.sub('', text)[:300]}".rstrip(": ")
+
+
+def classify(exc: BaseException) -> _Transient | _Permanent:
+    """A provider exception as transient (retry) or permanent (do not), with a short kind."""
+    import litellm
+
+    message = _message(exc)
+    if isinstance(exc, (asyncio.TimeoutError, TimeoutError, litellm.Timeout)):
+        return _Transient("timeout", message)
+    status = getattr(exc, "status_code", None)
+    if isinstance(exc, litellm.RateLimitError) or status == 429:
+        return _Transient("rate_limited", message, _retry_after(exc))
+    if isinstance(exc, litellm.ContentPolicyViolationError):
+        return _Permanent("content_policy", message)
+    if isinstance(exc, litellm.AuthenticationError) or status in (401, 403):
+        return _Permanent("auth", message)
+    if isinstance(exc, litellm.NotFoundError) or status == 404:
+        return _Permanent("not_found", message)
+    if isinstance(exc, litellm.APIConnectionError) or isinstance(exc, (ConnectionError, OSError)):
+        return _Transient("connection", message)
+    if isinstance(status, int) and (status >= 500 or status in (408, 409)):
+        return _Transient("server_error", message)
+    if isinstance(status, int) and 400 <= status < 500:
+        return _Permanent("bad_request", message)
+    if isinstance(exc, (litellm.InternalServerError, litellm.ServiceUnavailableError)):
+        return _Transient("server_error", message)
+    return _Permanent("error", message)
+
+
+class _Pacer:
+    """A provider's shared clock: at most ``rpm`` starts a minute, and a pause on Retry-After."""
+
+    def __init__(self, rpm: float | None):
+        self.interval = 60.0 / rpm if rpm else 0.0
+        self.next_at = 0.0
+        self.lock = asyncio.Lock()
+
+    async def wait(self) -> None:
+        async with self.lock:
+            now = time.monotonic()
+            start = max(now, self.next_at)
+            self.next_at = start + self.interval
+        if start > now:
+            await asyncio.sleep(start - now)
+
+    def pause(self, seconds: float) -> None:
+        self.next_at = max(self.next_at, time.monotonic() + seconds)
+
+
+def _cost(response: Any) -> float | None:
+    import litellm
+
+    try:
+        return float(litellm.completion_cost(completion_response=response))
+    except Exception:  # a model LiteLLM has no price for (local servers, new models)
+        return None
+
+
+async def _call(spec: ProviderSpec, query: Query) -> tuple[str, str | None, Any]:
+    import litellm
+
+    messages = ([{"role": "system", "content": spec.system_prompt}] if spec.system_prompt else [])
+    messages.append({"role": "user", "content": query.query})
+    kwargs: dict[str, Any] = {"model": spec.model, "messages": messages, "max_tokens": spec.max_tokens,
+                              "timeout": spec.timeout_s, "num_retries": 0, "max_retries": 0}
+    if spec.temperature is not None:
+        kwargs["temperature"] = spec.temperature
+    if spec.base_url:
+        kwargs["api_base"] = spec.base_url
+    key = spec.api_key()
+    if key:
+        kwargs["api_key"] = key
+    response = await asyncio.wait_for(litellm.acompletion(**kwargs), timeout=spec.timeout_s + 5)
+    choice = response.choices[0]
+    return choice.message.content or "", choice.finish_reason, response
+
+
+async def ask_provider(spec: ProviderSpec, queries: Sequence[Query]) -> ProviderRun:
+    """Ask ``spec`` every query (at most ``spec.concurrency`` at once); answers in query order."""
+    import litellm
+
+    litellm.suppress_debug_info = True
+    started = datetime.now(timezone.utc)
+    pacer = _Pacer(spec.rpm)
+    gate = asyncio.Semaphore(spec.concurrency)
+    state = {"successes": 0, "permanent": 0, "aborted": None}
+
+    async def one(query: Query) -> Answer:
+        answer = Answer(query=query, status="error")
+        async with gate:
+            for attempt in range(1, spec.retries + 2):
+                if state["aborted"]:
+                    answer.error, answer.error_type = f"not asked: {state['aborted']}", "skipped"
+                    return answer
+                await pacer.wait()
+                answer.attempts = attempt
+                t0 = time.perf_counter()
+                try:
+                    text, finish, response = await _call(spec, query)
+                except Exception as exc:  # noqa: BLE001 - every failure is classified and recorded
+                    failure = classify(exc)
+                    answer.error, answer.error_type = str(failure), failure.kind
+                    if isinstance(failure, _Permanent):
+                        state["permanent"] += 1
+                        if state["successes"] == 0 and state["permanent"] >= spec.abort_after:
+                            state["aborted"] = f"provider failed {state['permanent']} times with no answer ({failure.kind}: {failure})"
+                        if failure.kind == "content_policy":
+                            answer.status = "refusal"
+                        return answer
+                    if failure.kind == "rate_limited":
+                        answer.rate_limited += 1
+                    if attempt > spec.retries:
+                        return answer
+                    wait = spec.backoff_s * 2 ** (attempt - 1) * (0.5 + random.random())
+                    if failure.kind == "rate_limited" and failure.retry_after is not None:
+                        wait = failure.retry_after
+                        pacer.pause(wait)
+                    if wait > spec.max_wait_s:
+                        answer.error += f" (asked to wait {wait:.0f} s, more than max_wait {spec.max_wait_s:.0f} s)"
+                        return answer
+                    log.info("%s: %s on %r, retry %d in %.1f s", spec.model, failure.kind, query.query_id, attempt, wait)
+                    await asyncio.sleep(wait)
+                    continue
+                state["successes"] += 1
+                usage = getattr(response, "usage", None)
+                answer.latency_s = round(time.perf_counter() - t0, 3)
+                answer.responded_at = datetime.now(timezone.utc)
+                answer.response, answer.finish_reason = text, finish
+                answer.prompt_tokens = getattr(usage, "prompt_tokens", None)
+                answer.completion_tokens = getattr(usage, "completion_tokens", None)
+                answer.cost_usd = _cost(response)
+                answer.error = answer.error_type = None
+                answer.status = ("empty" if not text.strip() else
+                                 "refusal" if is_refusal(text, finish) else "answered")
+                return answer
+        return answer
+
+    answers = await asyncio.gather(*(one(q) for q in queries))
+    return ProviderRun(spec, list(answers), started, datetime.now(timezone.utc), state["aborted"])
+
+
+__all__ = ["Answer", "ProviderRun", "ask_provider", "classify"]

@@ -1,0 +1,177 @@
+"""The query-set file format (JSONL or Parquet), validated on load.
+
+One row per query: ``query_set_id, query_id, query, domain, expected_answer, claims [{id, text,
+importance}], brand_names``, plus ``review`` (``draft`` | ``approved``, default approved) and
+``source_urls`` (the pages a drafted query came from). A file holds one query set; its
+``version`` is a hash of the queries' content (review status aside), recorded with every
+response collected from it, so trends can tell a changed set from changed answers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import polars as pl
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from ..response.schema import AIResponse, ExpectedClaim
+
+Review = Literal["draft", "approved"]
+
+QUERY_SET_SCHEMA = {
+    "query_set_id": pl.String, "query_id": pl.String, "query": pl.String, "domain": pl.String,
+    "expected_answer": pl.String,
+    "claims": pl.List(pl.Struct({"id": pl.String, "text": pl.String, "importance": pl.String})),
+    "brand_names": pl.List(pl.String), "review": pl.String, "source_urls": pl.List(pl.String),
+}
+
+
+class QuerySetError(ValueError):
+    """A query set that cannot be used as it is; the message lists every problem by line."""
+
+
+class Query(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    query_set_id: str = Field(min_length=1)
+    query_id: str = Field(min_length=1)
+    query: str = Field(min_length=1)
+    domain: str = Field(min_length=1)
+    expected_answer: str | None = None
+    claims: list[ExpectedClaim] = []
+    brand_names: list[str] = []
+    review: Review = "approved"
+    source_urls: list[str] = []
+
+    # the same leniency as `sleuth analyze` input: claims as strings, ids numbered when absent
+    _claims = field_validator("claims", mode="before")(AIResponse._claims_from_strings.__func__)
+
+    @field_validator("brand_names", "source_urls", mode="before")
+    @classmethod
+    def _none_is_empty(cls, value):
+        return [] if value is None else value
+
+    @field_validator("query", "query_id", "query_set_id", "domain")
+    @classmethod
+    def _stripped(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must not be blank")
+        return value.strip()
+
+    def content(self) -> dict:
+        """What the set's version hashes: everything but the review status."""
+        return self.model_dump(mode="json", exclude={"review"})
+
+
+@dataclass(frozen=True)
+class QuerySet:
+    query_set_id: str
+    queries: list[Query]
+    version: str
+    path: str | None = None
+
+    @property
+    def drafts(self) -> list[Query]:
+        return [q for q in self.queries if q.review == "draft"]
+
+    @property
+    def domains(self) -> list[str]:
+        return sorted({q.domain for q in self.queries})
+
+
+def version_of(queries: list[Query]) -> str:
+    canonical = json.dumps(sorted((q.content() for q in queries), key=lambda c: c["query_id"]),
+                           sort_keys=True, ensure_ascii=False)
+    return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+
+def _rows(path: Path) -> tuple[list[tuple[int, object]], list[str]]:
+    if path.suffix == ".parquet":
+        return list(enumerate(pl.read_parquet(path).to_dicts(), 1)), []
+    rows, problems = [], []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rows.append((n, json.loads(line)))
+        except json.JSONDecodeError as exc:
+            problems.append(f"line {n}: not valid JSON ({exc.msg})")
+    return rows, problems
+
+
+def load_query_set(path: str | os.PathLike, *, allow_drafts: bool = True) -> QuerySet:
+    """Read and validate a query set; every problem is reported at once, by line (row).
+
+    With ``allow_drafts=False`` a set that still has unreviewed drafts is refused: drafted
+    queries are written for a person to review and are never used silently.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"query set not found: {path}")
+    rows, problems = _rows(path)
+    queries: list[Query] = []
+    first_line: dict[str, int] = {}
+    set_line: tuple[str, int] | None = None
+    for n, row in rows:
+        if not isinstance(row, dict):
+            problems.append(f"line {n}: expected a JSON object, got {type(row).__name__}")
+            continue
+        try:
+            q = Query.model_validate(row)
+        except ValidationError as exc:
+            for e in exc.errors():
+                where = ".".join(map(str, e["loc"])) or "row"
+                msg = "unknown field (allowed: " + ", ".join(Query.model_fields) + ")" if e["type"] == "extra_forbidden" else e["msg"]
+                problems.append(f"line {n}: {where}: {msg}")
+            continue
+        if q.query_id in first_line:
+            problems.append(f"line {n}: duplicate query_id {q.query_id!r} (first on line {first_line[q.query_id]})")
+            continue
+        first_line[q.query_id] = n
+        if set_line is None:
+            set_line = (q.query_set_id, n)
+        elif q.query_set_id != set_line[0]:
+            problems.append(f"line {n}: query_set_id {q.query_set_id!r} differs from {set_line[0]!r} "
+                            f"(line {set_line[1]}): one query set per file")
+            continue
+        claim_ids = [c.id for c in q.claims]
+        if len(set(claim_ids)) != len(claim_ids):
+            problems.append(f"line {n}: claim ids repeat within query {q.query_id!r}: {claim_ids}")
+            continue
+        queries.append(q)
+    if not problems and not queries:
+        problems.append("no queries")
+    if problems:
+        more = f" (and {len(problems) - 20} more)" if len(problems) > 20 else ""
+        raise QuerySetError(f"{path}: invalid query set: " + "; ".join(problems[:20]) + more)
+    qs = QuerySet(queries[0].query_set_id, queries, version_of(queries), str(path))
+    if not allow_drafts and qs.drafts:
+        raise QuerySetError(
+            f"{path}: {len(qs.drafts)} of {len(queries)} queries are unreviewed drafts (review: draft), e.g. "
+            f"{qs.drafts[0].query_id!r}. Review them, then mark them approved (`sleuth queries approve "
+            f"{path}`), or pass --allow-drafts to use them as they are."
+        )
+    return qs
+
+
+def write_query_set(path: str | os.PathLike, queries: list[Query]) -> str:
+    """Write a query set as JSONL or Parquet (by suffix), atomically; returns the path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    rows = [q.model_dump(mode="json") for q in queries]
+    try:
+        if path.suffix == ".parquet":
+            pl.DataFrame(rows, schema=QUERY_SET_SCHEMA).write_parquet(tmp)
+        else:
+            tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    return str(path)

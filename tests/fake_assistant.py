@@ -1,0 +1,79 @@
+"""A fake AI assistant behind an OpenAI-compatible chat API on 127.0.0.1.
+
+The requested model name picks the behaviour, so one server plays several providers:
+``good`` / ``good-*`` answers from ``answers`` (query text -> answer), ``ratelimited`` answers
+HTTP 429 with ``Retry-After`` to the first ``limit_first`` requests, ``slow`` answers after
+``delay_s``, ``refuse`` declines, ``empty`` returns an empty message, ``denied`` answers 401,
+``broken`` answers 500 every time.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class FakeAssistant:
+    def __init__(self, answers: dict[str, str] | None = None, *, limit_first: int = 1, retry_after: float = 1,
+                 delay_s: float = 3.0):
+        self.answers = dict(answers or {})
+        self.limit_first, self.retry_after, self.delay_s = limit_first, retry_after, delay_s
+        self.requests: list[dict] = []  # {model, query, at, status}
+        self._lock = threading.Lock()
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+                status, headers, payload = fake.reply(body)
+                data = json.dumps(payload).encode()
+                try:
+                    self.send_response(status)
+                    for k, v in {"Content-Type": "application/json", "Content-Length": str(len(data)), **headers}.items():
+                        self.send_header(k, v)
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def reply(self, body: dict) -> tuple[int, dict, dict]:
+        model = str(body.get("model", ""))
+        query = next((m.get("content") for m in reversed(body.get("messages", [])) if m.get("role") == "user"), "")
+        with self._lock:
+            seen = sum(r["model"] == model for r in self.requests)
+            self.requests.append({"model": model, "query": query, "at": time.monotonic(), "body": body})
+        if model == "denied":
+            return 401, {}, {"error": {"message": "Incorrect API key provided", "type": "invalid_request_error",
+                                        "code": "invalid_api_key"}}
+        if model == "broken":
+            return 500, {}, {"error": {"message": "upstream exploded", "type": "server_error"}}
+        if model == "ratelimited" and seen < self.limit_first:
+            return 429, {"Retry-After": str(self.retry_after)}, {"error": {"message": "Rate limit reached", "type": "rate_limit_error"}}
+        if model == "slow":
+            time.sleep(self.delay_s)
+        content = {"refuse": "I'm sorry, but I can't help with that request.", "empty": ""}.get(
+            model, self.answers.get(query, f"I am not sure about: {query}"))
+        return 200, {}, {
+            "id": f"chatcmpl-{len(self.requests)}", "object": "chat.completion", "created": int(time.time()),
+            "model": model, "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
+                                         "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 12, "completion_tokens": max(1, len(content.split())),
+                      "total_tokens": 12 + max(1, len(content.split()))},
+        }
+
+    def times(self, model: str) -> list[float]:
+        return [r["at"] for r in self.requests if r["model"] == model]
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
