@@ -59,14 +59,11 @@ def write_run_task(data_dir: str | None, run_id: str, tables) -> dict[str, str]:
     return {t: f"{store.table_path(t)}/run_id={run_id}" for t in ("analyses", "summaries", "runs")}
 
 
-def _analyze_and_store(
-    records, errors: list[RecordError], coerced: set[int], *, ground_truth: str, input_label: str,
-    run_id: str, data_dir: str | None, config: AnalyzerConfig, started_at: datetime, flow_name: str,
-) -> dict[str, Any]:
+def analyze_records(records, errors: list[RecordError], coerced: set[int], *, ground_truth: str,
+                    config: AnalyzerConfig, run_id: str) -> tuple[list[dict], dict, str]:
+    """Ground truth, then the records in parallel batch tasks: ``(analyses rows, ground truth,
+    embedding model)``. Shared by ``analyze-responses``, ``reanalyze-run`` and ``monitor``."""
     logger = get_run_logger()
-    store = ParquetStore(data_dir)
-    if store.run_exists(run_id, ("runs", "analyses", "summaries")):
-        raise FileExistsError(f"run {run_id!r} already exists under {store.root}; choose another --run-id")
     if errors and not config.batch.continue_on_error:
         raise ValueError("malformed input (continue_on_error is false): " + "; ".join(e.error for e in errors[:10]))
     options = _task_options(config)
@@ -76,33 +73,45 @@ def _analyze_and_store(
         missing = sorted({r.domain for r in records} - set(gts))
         if missing:
             raise ValueError(f"no ground truth pages for domain(s) {missing} (continue_on_error is false)")
-
     size = max(1, min(config.batch.batch_size, math.ceil(len(records) / config.batch.concurrency) or 1))
     batches = [records[i : i + size] for i in range(0, len(records), size)]
     progress = create_progress_artifact(progress=0.0, key="response-analysis-progress",
                                         description=f"run {run_id}: {len(records)} responses")
-    futures = analyze_batch_task.with_options(**options).map(
-        unmapped(config), batches, unmapped(gts), unmapped(coerced)
-    )
+    futures = analyze_batch_task.with_options(**options).map(unmapped(config), batches, unmapped(gts), unmapped(coerced))
     rows: list[dict] = []
     for done, future in enumerate(futures, 1):
         rows.extend(future.result())
         update_progress_artifact(progress, 100.0 * done / max(len(batches), 1))
     logger.info("analysed %d responses in %d batches", len(rows), len(batches))
+    return rows, gts, embedding_model
 
+
+def summary_artifact(run_id: str, summaries: list[dict]) -> None:
+    create_table_artifact(
+        key="response-analysis-summary",
+        table=[{k: v for k, v in r.items() if k.endswith(("_count", "_mean", "_delta")) or k in ("domain", "query_set_id")}
+               for r in summaries],
+        description=f"Per-domain scores for run {run_id}",
+    )
+
+
+def _analyze_and_store(
+    records, errors: list[RecordError], coerced: set[int], *, ground_truth: str, input_label: str,
+    run_id: str, data_dir: str | None, config: AnalyzerConfig, started_at: datetime, flow_name: str,
+) -> dict[str, Any]:
+    store = ParquetStore(data_dir)
+    if store.run_exists(run_id, ("runs", "analyses", "summaries")):
+        raise FileExistsError(f"run {run_id!r} already exists under {store.root}; choose another --run-id")
+    rows, gts, embedding_model = analyze_records(
+        records, errors, coerced, ground_truth=ground_truth, config=config, run_id=run_id)
     tables = build_tables(
         rows, errors, config=config, started_at=started_at,
         previous_summaries=store.read("summaries"), input_path=input_label,
         ground_truth_path=ground_truth, ground_truth=gts, embedding_model=embedding_model, flow=flow_name,
     )
-    paths = write_run_task.with_options(**options)(data_dir, run_id, tables)
+    paths = write_run_task.with_options(**_task_options(config))(data_dir, run_id, tables)
     summary_rows = tables.summaries.to_dicts()
-    create_table_artifact(
-        key="response-analysis-summary",
-        table=[{k: v for k, v in r.items() if k.endswith(("_count", "_mean", "_delta")) or k in ("domain", "query_set_id")}
-               for r in summary_rows],
-        description=f"Per-domain scores for run {run_id}",
-    )
+    summary_artifact(run_id, summary_rows)
     return {"run_id": run_id, "data_dir": store.root, "paths": paths, **tables.totals, "summaries": summary_rows}
 
 

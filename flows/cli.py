@@ -81,7 +81,7 @@ def print_summary(result: dict[str, Any]) -> None:
     print("\nmean scores 0-100; Δ = change against the previous run of the same domain and query set")
     print("\nParquet written to:")
     for table, path in result["paths"].items():
-        print(f"  {table:10s} {path}")
+        print(f"  {table:18s} {path}")
 
 
 def _run_flow(args: argparse.Namespace, flow, *flow_args) -> int:
@@ -369,6 +369,150 @@ def cmd_optimize(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_queries_generate(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from modules.queries import write_query_set
+    from modules.queries.generate import draft_query_set
+    from modules.research.nodes import LMSettings
+    from modules.response import load_pages
+
+    lm = LMSettings.from_env(args.lm, args.lm_base_url).build()
+    drafts = draft_query_set(load_pages(args.ground_truth), args.domain, n=args.n, query_set_id=args.query_set_id, lm=lm)
+    if not drafts.queries:
+        raise ValueError(f"no queries could be drafted from the pages of {args.domain}")
+    out = Path(args.out or f"datasets/query_sets/{drafts.queries[0].query_set_id}.jsonl")
+    if out.exists() and not args.force:
+        raise FileExistsError(f"{out} exists (it may hold reviewed work); pass --out elsewhere or --force")
+    write_query_set(out, drafts.queries)
+    for q in drafts.queries:
+        print(f"- [{q.query_id}] {q.query}\n    expected: {q.expected_answer}\n    claims: "
+              + "; ".join(f"({c.importance}) {c.text}" for c in q.claims))
+    for note in drafts.notes:
+        print(f"note: {note}")
+    print(f"\n{len(drafts.queries)} draft queries written to {out} (review: draft).\nReview and edit them, then "
+          f"`sleuth queries approve {out}`; collect and monitor refuse unreviewed drafts.")
+    return 0
+
+
+def cmd_queries_check(args: argparse.Namespace) -> int:
+    from modules.queries import load_query_set
+
+    qs = load_query_set(args.file)
+    print(f"{args.file}: query set {qs.query_set_id!r}, {len(qs.queries)} queries, {len(qs.drafts)} drafts, "
+          f"domains {', '.join(qs.domains)}, version {qs.version}")
+    return 0
+
+
+def cmd_queries_approve(args: argparse.Namespace) -> int:
+    from modules.queries import load_query_set, write_query_set
+
+    qs = load_query_set(args.file)
+    ids = set(args.query_id or [q.query_id for q in qs.queries])
+    unknown = ids - {q.query_id for q in qs.queries}
+    if unknown:
+        raise ValueError(f"no such query_id in {args.file}: {sorted(unknown)}")
+    queries = [q.model_copy(update={"review": "approved"}) if q.query_id in ids else q for q in qs.queries]
+    write_query_set(args.file, queries)
+    print(f"{args.file}: {sum(q.query_id in ids and q.review == 'draft' for q in qs.queries)} drafts approved, "
+          f"{sum(q.review == 'draft' for q in queries)} still drafts")
+    return 0
+
+
+def _provider_defaults(args: argparse.Namespace) -> dict[str, Any]:
+    given = {"concurrency": args.provider_concurrency, "rpm": args.rpm, "timeout_s": args.timeout,
+             "retries": args.retries, "temperature": args.temperature, "max_tokens": args.max_tokens,
+             "system_prompt": args.system_prompt}
+    return {k: v for k, v in given.items() if v is not None}
+
+
+def _add_provider_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("query_set", metavar="QUERY_SET", help="query set (JSONL or Parquet; see `sleuth queries`)")
+    p.add_argument("--provider", action="append", required=True, metavar="MODEL[,key=value...]",
+                   help="an AI assistant as a LiteLLM model string (openai/gpt-4o-mini, anthropic/..., ollama_chat/...); "
+                        "keys: base_url, label, api_key_env, temperature, max_tokens, concurrency, rpm, timeout, retries; "
+                        "repeatable")
+    p.add_argument("--provider-concurrency", type=int, metavar="N", help="calls in flight per provider (default 4)")
+    p.add_argument("--rpm", type=float, help="requests per minute per provider (default: no limit but the provider's 429s)")
+    p.add_argument("--timeout", type=float, metavar="S", help="seconds per call (default 60)")
+    p.add_argument("--retries", type=int, help="retries of a transient failure: 429, timeout, 5xx (default 3)")
+    p.add_argument("--temperature", type=float, help="sampling temperature (default: the provider's own)")
+    p.add_argument("--max-tokens", type=int, help="answer length limit (default 1024)")
+    p.add_argument("--system-prompt", help="a system message (default none: the query alone, as a user asks it)")
+    p.add_argument("--allow-drafts", action="store_true", help="use unreviewed draft queries (recorded in the run)")
+
+
+def _print_collections(collections: list[dict]) -> None:
+    header = ["provider", "model", "status", "answered", "refusals", "empty", "errors", "tokens", "cost", "p50 s"]
+    rows = [[c["provider"], c["model"], c["status"], c["answered"], c["refusals"], c["empty"], c["errors"],
+             (c["prompt_tokens"] or 0) + (c["completion_tokens"] or 0), c["cost_usd"], c["latency_median_s"]]
+            for c in collections]
+    _print_table(header, rows)
+    for c in collections:
+        if c["status"] != "ok":
+            print(f"! {c['provider']}/{c['model']} {c['status']}: {c['error']} (error types {c['error_types']})")
+
+
+def _print_table(header: list[str], rows: list[list[Any]]) -> None:
+    cells = [header] + [[_fmt(v) for v in r] for r in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    for i, r in enumerate(cells):
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths)))
+        if i == 0:
+            print("  ".join("-" * w for w in widths))
+
+
+def _exit_status(collections: list[dict]) -> int:
+    """1 when no provider answered anything: there is nothing to audit."""
+    return 1 if collections and all(c["status"] == "failed" for c in collections) else 0
+
+
+def cmd_collect(args: argparse.Namespace) -> int:
+    from flows.monitor import collect
+    from flows.runtime import local_run_settings
+
+    with local_run_settings():
+        result = collect(args.query_set, args.provider, run_id=args.run_id, data_dir=args.data_dir,
+                         defaults=_provider_defaults(args), allow_drafts=args.allow_drafts)
+    if args.json:
+        print(json.dumps(result, default=str, indent=2))
+    else:
+        print(f"\nrun {result['run_id']}: query set {result['query_set_id']}, {result['total']} calls, "
+              f"{result['failed']} without an answer\n")
+        _print_collections(result["collections"])
+        print("\nParquet written to:")
+        for table, path in result["paths"].items():
+            print(f"  {table:18s} {path}")
+    return _exit_status(result["collections"])
+
+
+def cmd_monitor(args: argparse.Namespace) -> int:
+    from flows.analyze import task_runner_for
+    from flows.monitor import monitor
+    from flows.runtime import local_run_settings
+
+    config = _config(args)
+    flow = monitor.with_options(task_runner=task_runner_for(args.task_runner, max(config.batch.concurrency, len(args.provider))))
+    with local_run_settings():
+        result = flow(args.query_set, args.ground_truth, args.provider, run_id=args.run_id, data_dir=args.data_dir,
+                      config=config, defaults=_provider_defaults(args), allow_drafts=args.allow_drafts)
+    if args.json:
+        print(json.dumps(result, default=str, indent=2))
+        return _exit_status(result["collections"])
+    print_summary(result)
+    print("\nproviders side by side (Δ = change against the same provider's previous monitor run):\n")
+    cost = {(c["provider"], c["model"]): c["cost_usd"] for c in result["collections"]}
+    _print_table(
+        ["domain", "provider", "model", "rank", "accuracy", "complete", "attrib", "Δacc", "Δcomp", "Δattr", "refusals", "errors", "cost"],
+        [[r["domain"], r["provider"], r["model"], r["accuracy_rank"], r["accuracy_mean"], r["completeness_mean"],
+          r["attribution_mean"], r["accuracy_delta"], r["completeness_delta"], r["attribution_delta"],
+          r["refusal_count"], r["error_count"], cost.get((r["provider"], r["model"]))] for r in result["provider_summaries"]],
+    )
+    print()
+    _print_collections(result["collections"])
+    return _exit_status(result["collections"])
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="sleuth", description="Evidence-based research and AI-answer auditing.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -464,6 +608,47 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--data-dir")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_optimize)
+
+    p = sub.add_parser("queries", help="draft, check and approve query sets",
+                       description="Query sets are JSONL/Parquet rows {query_set_id, query_id, query, domain, "
+                                   "expected_answer, claims [{id, text, importance}], brand_names, review?, source_urls?}.")
+    qsub = p.add_subparsers(dest="queries_command", required=True, metavar="SUBCOMMAND")
+    q = qsub.add_parser("generate", help="draft a query set from a site's pages, for a person to review",
+                        description="Questions a user would ask an assistant about the site, with expected answers and "
+                                    "claims taken from the pages; written with review: draft.")
+    q.add_argument("--ground-truth", required=True, metavar="PAGES", help="the site's pages (as for analyze)")
+    q.add_argument("--domain", required=True, help="the site's domain (its subdomains' pages count too)")
+    q.add_argument("--n", type=int, default=20, help="how many queries (default 20)")
+    q.add_argument("--query-set-id", help="default <domain>-<date>")
+    q.add_argument("--out", metavar="FILE", help="default datasets/query_sets/<query_set_id>.jsonl")
+    q.add_argument("--force", action="store_true", help="overwrite --out if it exists")
+    q.add_argument("--lm", metavar="MODEL", help="LM that drafts the queries (default $SLEUTH_LM; none: the offline baseline)")
+    q.add_argument("--lm-base-url", metavar="URL", help="OpenAI-compatible endpoint for --lm")
+    q.set_defaults(func=cmd_queries_generate)
+    q = qsub.add_parser("check", help="validate a query set and print its version", description="Exit status 2 lists every problem by line.")
+    q.add_argument("file", metavar="FILE")
+    q.set_defaults(func=cmd_queries_check)
+    q = qsub.add_parser("approve", help="mark reviewed draft queries approved",
+                        description="Run this after reviewing (and editing) the drafts; rewrites the file.")
+    q.add_argument("file", metavar="FILE")
+    q.add_argument("--query-id", action="append", help="approve only this query; repeatable (default all)")
+    q.set_defaults(func=cmd_queries_approve)
+
+    p = sub.add_parser("collect", help="ask each query of a query set of one or more AI providers (Prefect flow)",
+                       description="Writes responses (the analyze input format, plus how each answer was collected), "
+                                   "collections (one row per provider) and runs under the run id.")
+    _add_provider_options(p)
+    p.add_argument("--run-id")
+    p.add_argument("--data-dir")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_collect)
+
+    p = sub.add_parser("monitor", help="collect, analyze and summarise a query set with trends (Prefect flow)",
+                       description="The weekly audit: collect the providers' answers, analyse them in the same run, "
+                                   "and summarise per domain and per provider against the previous monitor run.")
+    _add_provider_options(p)
+    _add_analysis_options(p)
+    p.set_defaults(func=cmd_monitor)
 
     p = sub.add_parser("runs", help="list stored runs", description="List the runs recorded under the data dir.")
     p.add_argument("--data-dir", help="data dir (default $SLEUTH_DATA_DIR or datasets/runs)")

@@ -10,14 +10,15 @@ reported in the tables, never silently missing.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import random
 import re
 import statistics
+import threading
 import time
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Sequence
@@ -129,7 +130,7 @@ def classify(exc: BaseException) -> _Transient | _Permanent:
     import litellm
 
     message = _message(exc)
-    if isinstance(exc, (asyncio.TimeoutError, TimeoutError, litellm.Timeout)):
+    if isinstance(exc, (TimeoutError, litellm.Timeout)):
         return _Transient("timeout", message)
     status = getattr(exc, "status_code", None)
     if isinstance(exc, litellm.RateLimitError) or status == 429:
@@ -157,18 +158,19 @@ class _Pacer:
     def __init__(self, rpm: float | None):
         self.interval = 60.0 / rpm if rpm else 0.0
         self.next_at = 0.0
-        self.lock = asyncio.Lock()
+        self.lock = threading.Lock()
 
-    async def wait(self) -> None:
-        async with self.lock:
+    def wait(self) -> None:
+        with self.lock:
             now = time.monotonic()
             start = max(now, self.next_at)
             self.next_at = start + self.interval
         if start > now:
-            await asyncio.sleep(start - now)
+            time.sleep(start - now)
 
     def pause(self, seconds: float) -> None:
-        self.next_at = max(self.next_at, time.monotonic() + seconds)
+        with self.lock:
+            self.next_at = max(self.next_at, time.monotonic() + seconds)
 
 
 def _cost(response: Any) -> float | None:
@@ -180,7 +182,7 @@ def _cost(response: Any) -> float | None:
         return None
 
 
-async def _call(spec: ProviderSpec, query: Query) -> tuple[str, str | None, Any]:
+def _call(spec: ProviderSpec, query: Query) -> tuple[str, str | None, Any]:
     import litellm
 
     messages = ([{"role": "system", "content": spec.system_prompt}] if spec.system_prompt else [])
@@ -194,73 +196,87 @@ async def _call(spec: ProviderSpec, query: Query) -> tuple[str, str | None, Any]
     key = spec.api_key()
     if key:
         kwargs["api_key"] = key
-    response = await asyncio.wait_for(litellm.acompletion(**kwargs), timeout=spec.timeout_s + 5)
+    response = litellm.completion(**kwargs)
     choice = response.choices[0]
     return choice.message.content or "", choice.finish_reason, response
 
 
-async def ask_provider(spec: ProviderSpec, queries: Sequence[Query]) -> ProviderRun:
+class _Asker:
+    """One provider's calls: shared pacing, the abort switch, and the retry loop of each call.
+
+    Calls run in a thread pool of ``spec.concurrency`` (LiteLLM's synchronous client: its async
+    logging worker is process-global and breaks when several event loops use it).
+    """
+
+    def __init__(self, spec: ProviderSpec):
+        self.spec = spec
+        self.pacer = _Pacer(spec.rpm)
+        self.lock = threading.Lock()
+        self.successes = self.permanent = 0
+        self.aborted: str | None = None
+
+    def ask(self, query: Query) -> Answer:
+        spec = self.spec
+        answer = Answer(query=query, status="error")
+        for attempt in range(1, spec.retries + 2):
+            if self.aborted:
+                answer.error, answer.error_type = f"not asked: {self.aborted}", "skipped"
+                return answer
+            self.pacer.wait()
+            answer.attempts = attempt
+            t0 = time.perf_counter()
+            try:
+                text, finish, response = _call(spec, query)
+            except Exception as exc:  # noqa: BLE001 - every failure is classified and recorded
+                failure = classify(exc)
+                answer.error, answer.error_type = str(failure), failure.kind
+                if isinstance(failure, _Permanent):
+                    with self.lock:
+                        self.permanent += 1
+                        if self.successes == 0 and self.permanent >= spec.abort_after and not self.aborted:
+                            self.aborted = f"provider failed {self.permanent} times with no answer ({failure.kind}: {failure})"
+                    if failure.kind == "content_policy":
+                        answer.status = "refusal"
+                    return answer
+                if failure.kind == "rate_limited":
+                    answer.rate_limited += 1
+                if attempt > spec.retries:
+                    return answer
+                wait = spec.backoff_s * 2 ** (attempt - 1) * (0.5 + random.random())
+                if failure.kind == "rate_limited" and failure.retry_after is not None:
+                    wait = failure.retry_after
+                    self.pacer.pause(wait)
+                if wait > spec.max_wait_s:
+                    answer.error += f" (asked to wait {wait:.0f} s, more than max_wait {spec.max_wait_s:.0f} s)"
+                    return answer
+                log.info("%s: %s on %r, retry %d in %.1f s", spec.model, failure.kind, query.query_id, attempt, wait)
+                time.sleep(wait)
+                continue
+            with self.lock:
+                self.successes += 1
+            usage = getattr(response, "usage", None)
+            answer.latency_s = round(time.perf_counter() - t0, 3)
+            answer.responded_at = datetime.now(timezone.utc)
+            answer.response, answer.finish_reason = text, finish
+            answer.prompt_tokens = getattr(usage, "prompt_tokens", None)
+            answer.completion_tokens = getattr(usage, "completion_tokens", None)
+            answer.cost_usd = _cost(response)
+            answer.error = answer.error_type = None
+            answer.status = "empty" if not text.strip() else "refusal" if is_refusal(text, finish) else "answered"
+            return answer
+        return answer
+
+
+def ask_provider(spec: ProviderSpec, queries: Sequence[Query]) -> ProviderRun:
     """Ask ``spec`` every query (at most ``spec.concurrency`` at once); answers in query order."""
     import litellm
 
     litellm.suppress_debug_info = True
     started = datetime.now(timezone.utc)
-    pacer = _Pacer(spec.rpm)
-    gate = asyncio.Semaphore(spec.concurrency)
-    state = {"successes": 0, "permanent": 0, "aborted": None}
-
-    async def one(query: Query) -> Answer:
-        answer = Answer(query=query, status="error")
-        async with gate:
-            for attempt in range(1, spec.retries + 2):
-                if state["aborted"]:
-                    answer.error, answer.error_type = f"not asked: {state['aborted']}", "skipped"
-                    return answer
-                await pacer.wait()
-                answer.attempts = attempt
-                t0 = time.perf_counter()
-                try:
-                    text, finish, response = await _call(spec, query)
-                except Exception as exc:  # noqa: BLE001 - every failure is classified and recorded
-                    failure = classify(exc)
-                    answer.error, answer.error_type = str(failure), failure.kind
-                    if isinstance(failure, _Permanent):
-                        state["permanent"] += 1
-                        if state["successes"] == 0 and state["permanent"] >= spec.abort_after:
-                            state["aborted"] = f"provider failed {state['permanent']} times with no answer ({failure.kind}: {failure})"
-                        if failure.kind == "content_policy":
-                            answer.status = "refusal"
-                        return answer
-                    if failure.kind == "rate_limited":
-                        answer.rate_limited += 1
-                    if attempt > spec.retries:
-                        return answer
-                    wait = spec.backoff_s * 2 ** (attempt - 1) * (0.5 + random.random())
-                    if failure.kind == "rate_limited" and failure.retry_after is not None:
-                        wait = failure.retry_after
-                        pacer.pause(wait)
-                    if wait > spec.max_wait_s:
-                        answer.error += f" (asked to wait {wait:.0f} s, more than max_wait {spec.max_wait_s:.0f} s)"
-                        return answer
-                    log.info("%s: %s on %r, retry %d in %.1f s", spec.model, failure.kind, query.query_id, attempt, wait)
-                    await asyncio.sleep(wait)
-                    continue
-                state["successes"] += 1
-                usage = getattr(response, "usage", None)
-                answer.latency_s = round(time.perf_counter() - t0, 3)
-                answer.responded_at = datetime.now(timezone.utc)
-                answer.response, answer.finish_reason = text, finish
-                answer.prompt_tokens = getattr(usage, "prompt_tokens", None)
-                answer.completion_tokens = getattr(usage, "completion_tokens", None)
-                answer.cost_usd = _cost(response)
-                answer.error = answer.error_type = None
-                answer.status = ("empty" if not text.strip() else
-                                 "refusal" if is_refusal(text, finish) else "answered")
-                return answer
-        return answer
-
-    answers = await asyncio.gather(*(one(q) for q in queries))
-    return ProviderRun(spec, list(answers), started, datetime.now(timezone.utc), state["aborted"])
+    asker = _Asker(spec)
+    with ThreadPoolExecutor(max_workers=spec.concurrency, thread_name_prefix=f"ask-{spec.provider}") as pool:
+        answers = list(pool.map(asker.ask, queries))
+    return ProviderRun(spec, answers, started, datetime.now(timezone.utc), asker.aborted)
 
 
 __all__ = ["Answer", "ProviderRun", "ask_provider", "classify"]

@@ -10,6 +10,8 @@ from datetime import datetime, timezone
 
 import polars as pl
 
+from ..store import frame
+
 from .records import RecordError
 from .schema import AnalysisResult
 
@@ -48,13 +50,12 @@ RUNS_SCHEMA = {
     "total": pl.Int64, "succeeded": pl.Int64, "failed": pl.Int64, "flagged": pl.Int64,
     "fallback": pl.Int64, "config_hash": pl.String, "config_json": pl.String,
     "analyzer_version": pl.String, "embedding_model": pl.String, "ground_truth_versions": pl.String,
+    "query_set_id": pl.String, "query_set_version": pl.String, "providers": pl.String,
 }
 
 
 def runs_frame(flow: str, started_at: datetime, **fields) -> pl.DataFrame:
     """The one ``runs`` row of a run that started at ``started_at`` and completes now."""
-    from ..store import frame
-
     now = datetime.now(timezone.utc)
     return frame([{"flow": flow, "started_at": started_at, "completed_at": now,
                    "duration_s": round((now - started_at).total_seconds(), 3), **fields}], RUNS_SCHEMA)
@@ -94,18 +95,59 @@ def analyses_frame(rows: list[dict]) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=ANALYSES_SCHEMA)
 
 
+SUMMARY_KEYS = ("domain", "query_set_id")
+PROVIDER_KEYS = ("domain", "query_set_id", "provider", "model")
+
+PROVIDER_SUMMARY_SCHEMA = {
+    "domain": pl.String, "query_set_id": pl.String, "provider": pl.String, "model": pl.String,
+    "run_at": pl.Datetime("us", "UTC"),
+    "query_count": pl.Int64, "ok_count": pl.Int64, "flagged_count": pl.Int64, "error_count": pl.Int64,
+    "refusal_count": pl.Int64, "empty_count": pl.Int64, "failed": pl.Boolean,
+    **{k: v for k, v in SUMMARY_SCHEMA.items() if k.startswith(METRICS) and not k.endswith("_delta")},
+    "accuracy_rank": pl.Int64,
+    "previous_run_id": pl.String,
+    **{f"{m}_delta": pl.Float64 for m in METRICS},
+}
+
+
 def summarize(analyses: pl.DataFrame, run_at: datetime, previous: pl.DataFrame) -> pl.DataFrame:
     """The seed's DomainScoreSummary per (domain, query set), flattened, with trend deltas.
 
     Statistics cover scored rows (``ok`` and ``flagged``); error rows are only counted. The
-    trend compares means with the latest earlier run of the same domain and query set.
+    trend compares means with the latest earlier run of the same domain and query set in
+    ``previous`` (the caller chooses which runs count: ``monitor`` compares monitor runs only).
     """
+    return _summaries(analyses, run_at, previous, SUMMARY_KEYS, [], SUMMARY_SCHEMA)
+
+
+def summarize_providers(analyses: pl.DataFrame, run_at: datetime, previous: pl.DataFrame) -> pl.DataFrame:
+    """The same statistics per provider and model, side by side on one query set.
+
+    ``failed`` marks a provider with no scored answer at all (every call an error), which stays
+    in the table; ``accuracy_rank`` orders providers within a domain and query set (1 = best
+    mean accuracy); deltas compare the same provider and model with its previous run.
+    """
+    flag = lambda f: pl.col("flags").list.contains(f).fill_null(False).sum()  # noqa: E731
+    extra = [flag("refusal").alias("refusal_count"), flag("empty_response").alias("empty_count")]
+    out = _summaries(analyses, run_at, previous, PROVIDER_KEYS, extra, PROVIDER_SUMMARY_SCHEMA)
+    if out.is_empty():
+        return out
+    return out.with_columns(
+        (pl.col("error_count") == pl.col("query_count")).alias("failed"),
+        pl.col("accuracy_mean").rank("min", descending=True).over(["domain", "query_set_id"])
+        .cast(pl.Int64).alias("accuracy_rank"),
+    ).select(list(PROVIDER_SUMMARY_SCHEMA))
+
+
+def _summaries(analyses: pl.DataFrame, run_at: datetime, previous: pl.DataFrame, keys: tuple[str, ...],
+               extra: list[pl.Expr], schema: dict) -> pl.DataFrame:
     scored = pl.col("status") != "error"
     aggs = [
         pl.len().alias("query_count"),
         (pl.col("status") == "ok").sum().alias("ok_count"),
         (pl.col("status") == "flagged").sum().alias("flagged_count"),
         (pl.col("status") == "error").sum().alias("error_count"),
+        *extra,
     ]
     for m in METRICS:
         s = pl.col(f"{m}_score").filter(scored)
@@ -114,26 +156,29 @@ def summarize(analyses: pl.DataFrame, run_at: datetime, previous: pl.DataFrame) 
         aggs += [(pl.col(f"{m}_tier").filter(scored) == t).sum().alias(f"{m}_{t}") for t in TIERS]
     summary = (
         analyses.filter(pl.col("domain").is_not_null())
-        .group_by(["domain", "query_set_id"], maintain_order=True).agg(aggs)
+        .group_by(list(keys), maintain_order=True).agg(aggs)
         .with_columns(pl.lit(run_at).cast(pl.Datetime("us", "UTC")).alias("run_at"))
-        .sort(["domain", "query_set_id"], nulls_last=True)
+        .sort(list(keys), nulls_last=True)
     )
     rows = []
     for row in summary.to_dicts():
-        prev = _previous(previous, row["domain"], row["query_set_id"], run_at)
+        prev = _previous(previous, {k: row[k] for k in keys}, run_at)
         row["previous_run_id"] = prev and prev["run_id"]
         for m in METRICS:
             cur, old = row[f"{m}_mean"], prev and prev.get(f"{m}_mean")
             row[f"{m}_delta"] = None if cur is None or old is None else round(cur - old, 4)
         rows.append(row)
-    return pl.DataFrame(rows, schema=SUMMARY_SCHEMA)
+    return frame(rows, schema)
 
 
-def _previous(previous: pl.DataFrame, domain: str, query_set_id: str | None, run_at: datetime) -> dict | None:
-    if previous.is_empty():
+def _previous(previous: pl.DataFrame, match: dict[str, str | None], run_at: datetime) -> dict | None:
+    """The latest earlier summary row with the same key values (a null key matches null)."""
+    if previous.is_empty() or any(k not in previous.columns for k in match):
         return None
-    same_set = pl.col("query_set_id").is_null() if query_set_id is None else pl.col("query_set_id") == query_set_id
-    earlier = previous.filter((pl.col("domain") == domain) & same_set & (pl.col("run_at") < run_at))
+    cond = pl.col("run_at") < run_at
+    for k, v in match.items():
+        cond &= pl.col(k).is_null() if v is None else pl.col(k) == v
+    earlier = previous.filter(cond)
     if earlier.is_empty():
         return None
     return earlier.sort("run_at").row(-1, named=True)
