@@ -17,7 +17,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 class FakeAssistant:
     def __init__(self, answers: dict[str, str] | None = None, *, limit_first: int = 1, retry_after: float = 1,
-                 delay_s: float = 3.0):
+                 delay_s: float = 3.0, port: int = 0):
         self.answers = dict(answers or {})
         self.limit_first, self.retry_after, self.delay_s = limit_first, retry_after, delay_s
         self.requests: list[dict] = []  # {model, query, at, status}
@@ -41,7 +41,7 @@ class FakeAssistant:
             def log_message(self, *args):
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self.server.daemon_threads = True
         self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
@@ -77,3 +77,24 @@ class FakeAssistant:
     def close(self) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+def main() -> None:
+    """Serve the fake assistant, answering a query set's expected answers: a stand-in provider
+    for trying `sleuth collect` / `sleuth monitor` offline (see README, "A weekly audit")."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--answers", default="datasets/samples/queries.jsonl", help="query set whose expected answers it gives")
+    parser.add_argument("--port", type=int, default=8099)
+    args = parser.parse_args()
+    from modules.queries import load_query_set
+
+    answers = {q.query: q.expected_answer or "" for q in load_query_set(args.answers).queries}
+    fake = FakeAssistant(answers, port=args.port)
+    print(f"fake assistant on {fake.base_url} (models: good, refuse, empty, ratelimited, slow, denied, broken)", flush=True)
+    threading.Event().wait()
+
+
+if __name__ == "__main__":
+    main()

@@ -30,7 +30,7 @@ from ..embeddings import Embedder, LocalEmbedder
 from ..response.groundtruth import _TITLE_SEPARATORS, brands_from_titles, pages_for, group_by_domain
 from ..response.attribution import normalize_domain
 from ..response.schema import ExpectedClaim, StoredPage
-from ..text import Span, content_terms, numbers, split_sentences, words
+from ..text import STOPWORDS, Span, content_terms, numbers, split_sentences, words
 from .queryset import Query
 
 log = logging.getLogger(__name__)
@@ -99,7 +99,7 @@ def page_topic(page: StoredPage, brands: Sequence[str]) -> str:
         parts = [s.strip() for s in _TITLE_SEPARATORS.split(page.title) if s.strip()]
         kept = [s for s in parts if s not in brands and s.lower() not in ("wikipedia", "home")]
         if kept:
-            return kept[0]
+            return re.sub(r"\s*\([^)]*\)$", "", kept[0]) or kept[0]  # 'Soyuz (spacecraft)' -> 'Soyuz'
     slug = page.url.rstrip("/").rsplit("/", 1)[-1]
     return re.sub(r"[-_]+", " ", slug).strip() or (brands[0] if brands else page.url)
 
@@ -128,12 +128,24 @@ def _clause(rest: str, limit: int = 12) -> str | None:
     return " ".join(cut).strip() if 0 < len(cut) <= limit else None
 
 
-def _as_subject(subject: str, page_text: str) -> str:
-    """Lower-case a sentence-initial common word ('Offline access' -> 'offline access'), keep names."""
+def _is_name(phrase: str) -> bool:
+    """'Mount Everest', 'Great Wall of China': two or more words, every content word capitalised."""
+    content = [w for w in phrase.split() if w.lower() not in STOPWORDS]
+    return len(phrase.split()) >= 2 and bool(content) and all(w[:1].isupper() for w in content)
+
+
+def _as_subject(subject: str, page_text: str, title: str = "") -> str:
+    """Lower-case a sentence-initial common word ('Additional protection' -> 'additional
+    protection'); keep a name: a word the title has, or the page capitalises mid-sentence."""
     first, _, tail = subject.partition(" ")
-    if first.lower() in _DETERMINERS or first[:1].isupper() and re.search(rf"(?<![.!?]\s)\b{re.escape(first.lower())}\b", page_text[1:]):
+    if first.lower() in _DETERMINERS:
         return (first.lower() + " " + tail).strip()
-    return subject
+    if not first[:1].isupper() or tail[:1].isupper():  # 'Nimbus Notes ...': a multi-word name
+        return subject
+    name = re.compile(rf"(?<![.!?:]\s)(?<!^)\b{re.escape(first)}\b")
+    if first in title.split() or name.search(page_text.strip()[1:]):
+        return subject
+    return (first.lower() + " " + tail).strip()
 
 
 def question_for(sentence: str, topic: str, site: str | None, person: bool, page_text: str = "") -> str | None:
@@ -148,7 +160,7 @@ def question_for(sentence: str, topic: str, site: str | None, person: bool, page
     elif subject.lower().startswith(("its ", "their ")):
         subject = f"{topic}'s " + subject.split(" ", 1)[1]
     else:
-        subject = _as_subject(subject, page_text)
+        subject = _as_subject(subject, page_text, topic)
     if site and site.lower() not in subject.lower() and verb not in _COPULA:
         subject = f"{subject} in {site}"
     plural = verb in ("are", "were", "have", "cost", "support", "work", "allow", "enable", "require",
@@ -178,7 +190,9 @@ def question_for(sentence: str, topic: str, site: str | None, person: bool, page
 
 
 def overview_question(topic: str, site: str | None, person: bool, page_text: str = "") -> str:
-    t = _as_subject(topic.strip(), page_text)
+    t = topic.strip()
+    if not _is_name(t):
+        t = _as_subject(t, page_text)
     if re.match(rf"the {re.escape(t)}\b", page_text.strip(), re.I):
         t = "the " + t
     if site and t.lower() != site.lower():

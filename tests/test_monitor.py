@@ -1,0 +1,198 @@
+"""Collecting answers from AI providers and the weekly monitor, through a fake OpenAI-compatible
+assistant on 127.0.0.1: normal answers, 429 with Retry-After, timeouts, refusals, empty answers,
+a provider that fails entirely, and trends across two monitor runs."""
+
+import duckdb
+import polars as pl
+import pytest
+
+from flows.cli import main
+from flows.monitor import collect, monitor
+from modules.providers import ask_provider, parse_provider
+from modules.providers.spec import unique_specs
+from modules.queries import load_query_set
+from modules.response.records import load_records
+from modules.store import ParquetStore
+from tests.conftest import SAMPLES
+from tests.fake_assistant import FakeAssistant
+
+QUERY_SET = str(SAMPLES / "queries.jsonl")
+PAGES = str(SAMPLES / "pages.jsonl")
+
+
+@pytest.fixture(scope="module")
+def queries():
+    return load_query_set(QUERY_SET).queries
+
+
+@pytest.fixture()
+def assistant(queries):
+    fake = FakeAssistant({q.query: q.expected_answer for q in queries})
+    yield fake
+    fake.close()
+
+
+def spec(fake, model, **kw):
+    return parse_provider(f"openai/{model},base_url={fake.base_url}", **{"timeout_s": 5, "backoff_s": 0.05, **kw})
+
+
+def test_answers_are_recorded_with_tokens_and_cost(assistant, queries):
+    run = ask_provider(spec(assistant, "gpt-4o-mini"), queries)
+    assert [a.status for a in run.answers] == ["answered"] * 5
+    assert [a.query.query_id for a in run.answers] == [q.query_id for q in queries]  # query order kept
+    assert all(a.response == q.expected_answer for a, q in zip(run.answers, queries))
+    stats = run.stats()
+    assert stats["prompt_tokens"] == 60 and stats["completion_tokens"] == sum(len(q.expected_answer.split()) for q in queries)
+    assert stats["cost_usd"] > 0  # a model LiteLLM has a price for
+    assert ask_provider(spec(assistant, "good"), queries[:1]).stats()["cost_usd"] is None  # no price: unknown, not 0
+
+
+def test_rate_limit_waits_for_retry_after(queries):
+    fake = FakeAssistant({}, limit_first=1, retry_after=1)
+    try:
+        run = ask_provider(spec(fake, "ratelimited", concurrency=1), queries[:2])
+        first = run.answers[0]
+        assert first.status == "answered" and first.attempts == 2 and first.rate_limited == 1
+        times = fake.times("ratelimited")
+        assert len(times) == 3 and times[1] - times[0] >= 0.95  # the provider's Retry-After was honoured
+        assert run.stats()["rate_limited"] == 1
+        slow_down = ask_provider(spec(fake, "ratelimited", concurrency=1, max_wait_s=0.5), queries[:1])
+        assert slow_down.answers[0].status == "answered"  # the limiter only answers 429 to the first request
+    finally:
+        fake.close()
+
+
+def test_a_retry_after_longer_than_max_wait_gives_up(queries):
+    fake = FakeAssistant({}, limit_first=5, retry_after=30)
+    try:
+        a = ask_provider(spec(fake, "ratelimited", concurrency=1, max_wait_s=2), queries[:1]).answers[0]
+        assert a.status == "error" and a.error_type == "rate_limited" and "more than max_wait" in a.error
+        assert a.attempts == 1
+    finally:
+        fake.close()
+
+
+def test_timeouts_are_retried_then_recorded(queries):
+    fake = FakeAssistant({}, delay_s=2)
+    try:
+        run = ask_provider(spec(fake, "slow", timeout_s=0.5, retries=1, concurrency=2), queries[:2])
+        assert {a.error_type for a in run.answers} == {"timeout"} and {a.attempts for a in run.answers} == {2}
+        assert run.status == "failed"
+    finally:
+        fake.close()
+
+
+def test_refusals_and_empty_answers_are_told_apart(assistant, queries):
+    assert {a.status for a in ask_provider(spec(assistant, "refuse"), queries).answers} == {"refusal"}
+    empty = ask_provider(spec(assistant, "empty"), queries)
+    assert {a.status for a in empty.answers} == {"empty"} and empty.status == "ok"
+
+
+def test_server_errors_are_retried_and_a_bad_key_stops_the_provider(assistant, queries):
+    broken = ask_provider(spec(assistant, "broken", retries=2), queries[:2])
+    assert {a.error_type for a in broken.answers} == {"server_error"} and {a.attempts for a in broken.answers} == {3}
+    denied = ask_provider(spec(assistant, "denied", concurrency=1, abort_after=2), queries)
+    assert [a.error_type for a in denied.answers] == ["auth", "auth", "skipped", "skipped", "skipped"]
+    assert len(assistant.times("denied")) == 2  # the rest were never sent
+    assert denied.status == "failed" and "Incorrect API key" in denied.stats()["error"]
+
+
+def test_provider_specs_are_checked():
+    s = parse_provider("openai/gpt-4o-mini,rpm=30,timeout=10,label=prod", retries=5)
+    assert (s.rpm, s.timeout_s, s.retries, s.provider, s.model_name) == (30.0, 10.0, 5, "prod", "gpt-4o-mini")
+    assert parse_provider("ollama_chat/llama3.1").provider == "ollama_chat"
+    with pytest.raises(ValueError, match="expected key=value"):
+        parse_provider("openai/x,colour=blue")
+    with pytest.raises(ValueError, match="rpm must be a number"):
+        parse_provider("openai/x,rpm=fast")
+    with pytest.raises(ValueError, match="LiteLLM model string"):
+        parse_provider("gpt-4o")
+    with pytest.raises(ValueError, match="given twice"):
+        unique_specs([parse_provider("openai/x"), parse_provider("openai/x")])
+    with pytest.raises(ValueError, match="SLEUTH_TEST_NO_SUCH_KEY is not set"):
+        parse_provider("openai/x,api_key_env=SLEUTH_TEST_NO_SUCH_KEY").api_key()
+
+
+@pytest.fixture(scope="module")
+def monitored(prefect_harness, tmp_path_factory, queries):
+    """Two monitor runs a week apart, with a collect run between them; the second week the
+    ``good-a`` provider gets worse and ``good-b`` better."""
+    fake = FakeAssistant({q.query: q.expected_answer for q in queries})
+    data_dir = str(tmp_path_factory.mktemp("monitor"))
+    providers = [f"openai/{m},base_url={fake.base_url},label=fake" for m in ("good-a", "good-b", "refuse", "denied")]
+    good = dict(fake.answers)
+    fake.answers = {**good, **{q.query: "I am not sure, maybe ask support." for q in queries[1:]}}
+    week1 = monitor(QUERY_SET, PAGES, providers[:1] + providers[2:], run_id="w1", data_dir=data_dir,
+                    defaults={"timeout_s": 5, "backoff_s": 0.05})
+    between = collect(QUERY_SET, providers[:1], run_id="c1", data_dir=data_dir)
+    fake.answers = good
+    week2 = monitor(QUERY_SET, PAGES, providers, run_id="w2", data_dir=data_dir, defaults={"timeout_s": 5, "backoff_s": 0.05})
+    yield data_dir, week1, between, week2
+    fake.close()
+
+
+def test_monitor_writes_every_table_under_the_run(monitored):
+    data_dir, week1, _, week2 = monitored
+    store = ParquetStore(data_dir)
+    for table in ("responses", "collections", "analyses", "summaries", "provider_summaries", "runs"):
+        assert not store.read(table, "w2").is_empty(), table
+    responses = store.read("responses", "w2")
+    assert responses.height == 4 * 5 and set(responses["status"]) == {"answered", "refusal", "error"}
+    runs = store.read("runs", "w2").row(0, named=True)
+    assert runs["flow"] == "monitor" and runs["query_set_id"] == "nimbus-2026-11" and runs["query_set_version"].startswith("sha256:")
+    con = duckdb.connect()
+    ranks = con.execute(f"select model, accuracy_rank, failed from read_parquet('{data_dir}/provider_summaries/**/*.parquet',"
+                        " hive_partitioning=true) where run_id = 'w2' order by model").fetchall()
+    assert ranks[0] == ("denied", None, True) and ranks[-1][0] == "refuse" and ranks[-1][1] == 3
+
+
+def test_a_failed_provider_is_reported_not_missing(monitored):
+    data_dir, _, _, week2 = monitored
+    store = ParquetStore(data_dir)
+    denied = store.read("collections", "w2").filter(pl.col("model") == "denied").row(0, named=True)
+    assert denied["status"] == "failed" and "Incorrect API key" in denied["error"] and denied["answered"] == 0
+    analyses = store.read("analyses", "w2").filter(pl.col("model") == "denied")
+    assert analyses.height == 5 and set(analyses["status"]) == {"error"}
+    assert all("no_answer" in f for f in analyses["flags"]) and analyses["accuracy_score"].null_count() == 5
+    refusals = store.read("analyses", "w2").filter(pl.col("model") == "refuse")
+    assert all("refusal" in f for f in refusals["flags"]) and set(refusals["status"]) == {"flagged"}
+    summary = next(r for r in week2["provider_summaries"] if r["model"] == "denied")
+    assert summary["failed"] and summary["error_count"] == 5
+
+
+def test_trends_compare_with_the_previous_monitor_run(monitored):
+    _, week1, _, week2 = monitored
+    by_model = {r["model"]: r for r in week2["provider_summaries"]}
+    a = by_model["good-a"]
+    assert a["previous_run_id"] == "w1"  # not the collect run in between
+    assert a["accuracy_delta"] > 30 and a["completeness_delta"] > 30  # answers improved in week 2
+    assert by_model["good-b"]["previous_run_id"] is None  # a new provider has no trend yet
+    assert by_model["refuse"]["accuracy_delta"] == pytest.approx(0, abs=1e-6)
+    domain = week2["summaries"][0]
+    assert domain["previous_run_id"] == "w1" and domain["accuracy_delta"] is not None
+    assert week1["provider_summaries"][0]["previous_run_id"] is None
+
+
+def test_responses_are_sleuth_analyze_input_as_they_are(monitored, tmp_path):
+    data_dir, _, between, _ = monitored
+    partition = between["paths"]["responses"]
+    records, errors, _ = load_records(partition)
+    assert len(records) == 5 and not errors
+    assert {r.provider for r in records} == {"fake"} and all(r.claims and r.query_set_id for r in records)
+    assert main(["analyze", partition, "--ground-truth", PAGES, "--data-dir", str(tmp_path), "--run-id", "re"]) == 0
+    assert ParquetStore(str(tmp_path)).read("analyses", "re").height == 5
+
+
+def test_cli_collect_exits_1_when_every_provider_fails(prefect_harness, tmp_path, capsys):
+    fake = FakeAssistant({})
+    try:
+        args = ["collect", QUERY_SET, "--provider", f"openai/denied,base_url={fake.base_url}", "--data-dir", str(tmp_path)]
+        assert main(args) == 1
+        out = capsys.readouterr().out
+        assert "denied failed" in out and "Incorrect API key" in out
+        drafts = tmp_path / "drafts.jsonl"
+        drafts.write_text(open(QUERY_SET).read().replace('"approved"', '"draft"'))
+        assert main(["collect", str(drafts), "--provider", "openai/x", "--data-dir", str(tmp_path)]) == 2
+        assert "unreviewed drafts" in capsys.readouterr().err
+    finally:
+        fake.close()
