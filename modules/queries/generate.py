@@ -134,16 +134,25 @@ def _is_name(phrase: str) -> bool:
     return len(phrase.split()) >= 2 and bool(content) and all(w[:1].isupper() for w in content)
 
 
-def _as_subject(subject: str, page_text: str, title: str = "") -> str:
+def topic_phrase(topic: str, page_text: str) -> str:
+    """The topic as a question names it: 'Mount Everest', 'photosynthesis', 'a hoe', 'the Great Wall of China'."""
+    t = topic.strip()
+    if not _is_name(t):
+        t = _as_subject(t, page_text)
+    article = re.match(rf"(the|an?) {re.escape(t)}\b", page_text.strip(), re.I)
+    return f"{article.group(1).lower()} {t}" if article else t
+
+
+def _as_subject(subject: str, page_text: str) -> str:
     """Lower-case a sentence-initial common word ('Additional protection' -> 'additional
-    protection'); keep a name: a word the title has, or the page capitalises mid-sentence."""
+    protection'); keep a name: a word the page capitalises mid-sentence, or a multi-word name."""
     first, _, tail = subject.partition(" ")
     if first.lower() in _DETERMINERS:
         return (first.lower() + " " + tail).strip()
     if not first[:1].isupper() or tail[:1].isupper():  # 'Nimbus Notes ...': a multi-word name
         return subject
     name = re.compile(rf"(?<![.!?:]\s)(?<!^)\b{re.escape(first)}\b")
-    if first in title.split() or name.search(page_text.strip()[1:]):
+    if name.search(page_text.strip()[1:]):
         return subject
     return (first.lower() + " " + tail).strip()
 
@@ -155,12 +164,12 @@ def question_for(sentence: str, topic: str, site: str | None, person: bool, page
         return None
     subject, verb, rest = parts
     if subject.lower() in _PRONOUNS:
-        subject = topic
+        subject = topic_phrase(topic, page_text)
         verb = {"are": "is", "were": "was"}.get(verb, verb)
     elif subject.lower().startswith(("its ", "their ")):
         subject = f"{topic}'s " + subject.split(" ", 1)[1]
     else:
-        subject = _as_subject(subject, page_text, topic)
+        subject = _as_subject(subject, page_text)
     if site and site.lower() not in subject.lower() and verb not in _COPULA:
         subject = f"{subject} in {site}"
     plural = verb in ("are", "were", "have", "cost", "support", "work", "allow", "enable", "require",
@@ -190,11 +199,7 @@ def question_for(sentence: str, topic: str, site: str | None, person: bool, page
 
 
 def overview_question(topic: str, site: str | None, person: bool, page_text: str = "") -> str:
-    t = topic.strip()
-    if not _is_name(t):
-        t = _as_subject(t, page_text)
-    if re.match(rf"the {re.escape(t)}\b", page_text.strip(), re.I):
-        t = "the " + t
+    t = topic_phrase(topic, page_text)
     if site and t.lower() != site.lower():
         if len(t.split()) >= 2 and t.split()[0].lower().endswith("ing"):
             return f"How does {site} handle {t[0].lower() + t[1:]}?"
