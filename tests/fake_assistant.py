@@ -17,9 +17,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 class FakeAssistant:
     def __init__(self, answers: dict[str, str] | None = None, *, limit_first: int = 1, retry_after: float = 1,
-                 delay_s: float = 3.0, port: int = 0):
+                 delay_s: float = 3.0, port: int = 0, latency_s: float = 0.0):
         self.answers = dict(answers or {})
         self.limit_first, self.retry_after, self.delay_s = limit_first, retry_after, delay_s
+        self.latency_s = latency_s  # every answer takes this long, as a real model's would
         self.requests: list[dict] = []  # {model, query, at, status}
         self._lock = threading.Lock()
         fake = self
@@ -61,6 +62,8 @@ class FakeAssistant:
             return 429, {"Retry-After": str(self.retry_after)}, {"error": {"message": "Rate limit reached", "type": "rate_limit_error"}}
         if model == "slow":
             time.sleep(self.delay_s)
+        elif self.latency_s:
+            time.sleep(self.latency_s)
         content = {"refuse": "I'm sorry, but I can't help with that request.", "empty": ""}.get(
             model, self.answers.get(query, f"I am not sure about: {query}"))
         return 200, {}, {
