@@ -19,7 +19,7 @@ from modules.response import AnalysisResult, AnalyzerConfig, ResponseAnalyzer, l
 from modules.response.analyzer import record_from_result
 from modules.response.batch import analyze_to_rows, build_tables
 from modules.response.records import RecordError, load_records
-from flows.runtime import retry_on
+from flows.runtime import publish_run_report, retry_on
 from modules.store import ParquetStore, new_run_id, validate_run_id
 
 TRANSIENT = (TimeoutError, ConnectionError, BlockingIOError, InterruptedError)
@@ -112,6 +112,7 @@ def _analyze_and_store(
     paths = write_run_task.with_options(**_task_options(config))(data_dir, run_id, tables)
     summary_rows = tables.summaries.to_dicts()
     summary_artifact(run_id, summary_rows)
+    publish_run_report(run_id, data_dir)
     return {"run_id": run_id, "data_dir": store.root, "paths": paths, **tables.totals, "summaries": summary_rows}
 
 

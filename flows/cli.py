@@ -513,6 +513,14 @@ def cmd_monitor(args: argparse.Namespace) -> int:
     return _exit_status(result["collections"])
 
 
+def cmd_report(args: argparse.Namespace) -> int:
+    from modules.reports import write_run_report
+
+    path = write_run_report(args.run_id, args.data_dir, args.html)
+    print(f"report of run {args.run_id}: {path}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="sleuth", description="Evidence-based research and AI-answer auditing.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -649,6 +657,16 @@ def build_parser() -> argparse.ArgumentParser:
     _add_provider_options(p)
     _add_analysis_options(p)
     p.set_defaults(func=cmd_monitor)
+
+    p = sub.add_parser("report", help="a self-contained HTML report of any run (plots, highlights, tables)",
+                       description="Response analysis: per-domain distributions by tier, histograms, trends, providers, "
+                                   "the weakest answers with their highlights, flagged rows. Research: the answer with "
+                                   "numbered citations, the journey and its confidence curve, sources, conflicts. "
+                                   "Reranking: highlighted results with score breakdowns.")
+    p.add_argument("run_id", metavar="RUN_ID")
+    p.add_argument("--html", metavar="FILE", help="where to write it (default <data-dir>/html/<RUN_ID>.html)")
+    p.add_argument("--data-dir", help="data dir (default $SLEUTH_DATA_DIR or datasets/runs)")
+    p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("runs", help="list stored runs", description="List the runs recorded under the data dir.")
     p.add_argument("--data-dir", help="data dir (default $SLEUTH_DATA_DIR or datasets/runs)")

@@ -18,7 +18,7 @@ from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.cache_policies import NO_CACHE
 
 from flows.analyze import analyze_records, summary_artifact
-from flows.runtime import retry_on
+from flows.runtime import publish_run_report, retry_on
 from modules.providers import ProviderSpec, ask_provider, parse_provider
 from modules.providers.spec import unique_specs
 from modules.providers.tables import COLLECTIONS_SCHEMA, RESPONSES_SCHEMA, collection_row, response_rows
@@ -108,6 +108,7 @@ def collect(query_set: str, providers: list[str | dict], run_id: str | None = No
     totals = _collect_totals(collections)
     runs = runs_frame("collect", started_at, **totals, **_run_fields(qs, specs))
     paths = write_tables_task(data_dir, run_id, {"responses": responses, "collections": collections, "runs": runs})
+    publish_run_report(run_id, data_dir)
     return {"run_id": run_id, "data_dir": ParquetStore(data_dir).root, "paths": paths, **totals,
             "query_set_id": qs.query_set_id, "collections": collections.to_dicts()}
 
@@ -157,6 +158,7 @@ def monitor(query_set: str, ground_truth: str, providers: list[str | dict], run_
     })
     summary_rows, provider_rows = tables.summaries.to_dicts(), provider_summaries.to_dicts()
     summary_artifact(run_id, summary_rows)
+    publish_run_report(run_id, data_dir)
     create_markdown_artifact(key="provider-comparison", markdown=provider_markdown(provider_rows, collections.to_dicts()),
                              description=f"Providers side by side on {qs.query_set_id}, run {run_id}")
     return {"run_id": run_id, "data_dir": store.root, "paths": paths, **tables.totals, "query_set_id": qs.query_set_id,

@@ -21,7 +21,7 @@ from prefect.cache_policies import NO_CACHE
 
 from evals.nodes import (BaselineRunner, ProgramRunner, breakdown, evaluate, evaluations_frame, file_hash, load_examples,
                          set_path)
-from flows.runtime import retry_on
+from flows.runtime import publish_run_report, retry_on
 from modules import programs as program_store
 from modules.research.nodes import LMSettings
 from modules.response.tables import runs_frame
@@ -61,6 +61,7 @@ def _write(data_dir: str | None, run_id: str, rows: list[dict], runs: pl.DataFra
     with store.run_writer(run_id) as writer:
         writer.write("evaluations", evaluations_frame(rows))
         writer.write("runs", runs)
+    publish_run_report(run_id, data_dir)
     return {t: f"{store.table_path(t)}/run_id={run_id}" for t in ("evaluations", "runs")}
 
 

@@ -12,7 +12,7 @@ from prefect import flow, task, unmapped
 from prefect.cache_policies import NO_CACHE
 from pydantic import BaseModel, Field
 
-from flows.runtime import retry_on
+from flows.runtime import publish_run_report, retry_on
 from modules.relevance.analyzer import RelevanceAnalyzer
 from modules.relevance.baseline import Weights
 from modules.relevance.batch import frame, load_items, output_line, rows
@@ -76,6 +76,7 @@ def rerank_batch(input_path: str, out_path: str | None = None, options: RerankOp
     with store.run_writer(run_id) as writer:
         writer.write("rerankings", frame(table))
         writer.write("runs", runs)
+    publish_run_report(run_id, data_dir)
     return {"run_id": run_id, "data_dir": store.root, "items": len(items), "out_path": out_path,
             "fallback": n_fallback, "paths": {t: f"{store.table_path(t)}/run_id={run_id}" for t in ("rerankings", "runs")}}
 

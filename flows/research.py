@@ -17,8 +17,9 @@ from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.cache_policies import NO_CACHE
 from prefect.flow_runs import pause_flow_run
 from prefect.input import RunInput
+from pydantic import Field, model_validator
 
-from flows.runtime import retry_on
+from flows.runtime import publish_run_report, retry_on
 from modules.research.batch import load_questions
 from modules.research.feedback import ThreadSeed, constraints_for, seeds_from_run
 from modules.research.memory import Memory
@@ -32,10 +33,24 @@ TRANSIENT = (TimeoutError, ConnectionError)
 
 
 class Feedback(RunInput):
-    """A reviewer's verdict on a report: accept it, reject it (saying why) or add information."""
+    """A reviewer's verdict on a report: accept it, reject it (saying why) or add information.
 
-    verdict: Literal["accept", "reject", "add"] = "accept"
-    text: str = ""
+    Under a Prefect server this is the form of the paused run (Resume in the UI); its answer
+    does exactly what ``sleuth feedback`` does: accept records the verdict, reject and add
+    re-open the thread as a child run that treats the text as a constraint.
+    """
+
+    verdict: Literal["accept", "reject", "add"] = Field(
+        "accept", title="Verdict",
+        description="accept the report; reject it (say what is wrong); or add information or a constraint")
+    text: str = Field("", title="Reason or information",
+                      description="for reject: what is wrong; for add: what to take into account (required for both)")
+
+    @model_validator(mode="after")
+    def _text_when_needed(self) -> "Feedback":
+        if self.verdict != "accept" and not self.text.strip():
+            raise ValueError(f"say why for '{self.verdict}': the text becomes the re-opened thread's constraint")
+        return self
 
 
 @task(name="research-thread", cache_policy=NO_CACHE, retries=1, retry_delay_seconds=2,
@@ -105,8 +120,16 @@ def _research(seeds: list[ThreadSeed], options: ResearchOptions, run_id: str, da
     create_table_artifact(key="research-steps", table=[{k: v for k, v in s.items() if k != "reasoning"} for s in rows["steps"]],
                           description=f"steps of run {run_id}")
     create_table_artifact(key="research-sources", table=rows["sources"], description=f"sources of run {run_id}")
+    publish_run_report(run_id, data_dir)
     return {"run_id": run_id, "data_dir": store.root, "parent_run_id": parent_run_id, "paths": paths,
             "reports": [{k: (v.isoformat() if isinstance(v, datetime) else v) for k, v in r.items()} for r in reports]}
+
+
+def review_markdown(result: dict[str, Any]) -> str:
+    """What the reviewer reads above the form: the report(s) of the run awaiting a verdict."""
+    reports = "\n\n---\n\n".join(report_markdown(r) for r in result["reports"])
+    return (f"## Review run {result['run_id']}\n\nAccept the report, reject it saying what is wrong, or add "
+            f"information; reject and add re-open the research as a child run.\n\n{reports}")
 
 
 def _key(prefix: str, question_id: str) -> str:
@@ -126,7 +149,8 @@ def research(question: str, options: ResearchOptions | None = None, run_id: str 
     result = _research([ThreadSeed(question_id=question_id, question=question)], options, run_id, data_dir,
                        None, "-", "research")
     while review:
-        feedback = pause_flow_run(wait_for_input=Feedback, timeout=review_timeout_s)
+        form = Feedback.with_initial_data(description=review_markdown(result), verdict="accept")
+        feedback = pause_flow_run(wait_for_input=form, timeout=review_timeout_s)
         if feedback.verdict == "accept":
             record_feedback(result["run_id"], "accept", "", data_dir)
             break

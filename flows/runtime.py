@@ -38,3 +38,13 @@ def retry_on(*exception_types: type[BaseException]) -> Callable[..., bool]:
         return False
 
     return condition
+
+
+def publish_run_report(run_id: str, data_dir: str | None) -> None:
+    """The run's summary as a markdown artifact: the same figures as ``sleuth report RUN_ID``."""
+    from prefect.artifacts import create_markdown_artifact
+
+    from modules.reports.markdown import run_markdown
+
+    create_markdown_artifact(key="run-report", markdown=run_markdown(run_id, data_dir),
+                             description=f"Summary of run {run_id}; `sleuth report {run_id}` renders it as HTML with plots")

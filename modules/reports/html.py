@@ -1,0 +1,126 @@
+"""HTML building blocks for run reports: one self-contained page, every text escaped.
+
+No template engine and no external asset: the page opens from disk with no network. Text from
+runs (answers, pages, queries) only ever enters the page through ``esc``; the one markup kept
+from data is the relevance analyzer's ``<mark>``/``<b>`` highlighting, re-derived by
+``safe_highlight`` so that nothing else can pass.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from datetime import datetime
+from typing import Any, Iterable, Sequence
+
+CSS = """
+body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
+header{background:#1d2330;color:#fff;padding:18px 32px}header h1{margin:0;font-size:22px}
+header p{margin:4px 0 0;color:#c7cbd4}main{padding:8px 32px 48px;max-width:1200px}
+section{background:#fff;border:1px solid #e2e5ea;border-radius:8px;padding:16px 20px;margin:16px 0}
+h2{font-size:18px;margin:0 0 10px}h3{font-size:15px;margin:14px 0 6px}
+table{border-collapse:collapse;width:100%;font-size:13px;margin:6px 0}table.kv{width:auto}
+th,td{border-bottom:1px solid #e8eaee;padding:4px 8px;text-align:left;vertical-align:top}
+th{background:#f0f2f5;font-weight:600}td.num{text-align:right;font-variant-numeric:tabular-nums}
+mark{background:#fff1a8;padding:0 1px}mark.gt{background:#d6f5d6}b{color:#0b4fa8}
+.tier-excellent{color:#137333}.tier-good{color:#3c7d0e}.tier-fair{color:#b06000}.tier-poor{color:#c5221f}
+.badge{display:inline-block;border-radius:10px;padding:0 8px;font-size:12px;background:#eef0f3;margin-right:4px}
+.bad{background:#fde7e7;color:#a50e0e}.good{background:#e6f4ea;color:#137333}.warn{background:#fef7e0;color:#8a5a00}
+.answer{font-size:15px;background:#f8fafc;border-left:4px solid #0b4fa8;padding:8px 12px}
+.response{white-space:pre-wrap;background:#fafafa;border:1px solid #eee;padding:8px;border-radius:4px}
+.bar{display:inline-block;height:10px;background:#5b8def;vertical-align:middle}
+.muted{color:#6b7280}figure{margin:8px 0}svg{max-width:100%;height:auto}
+ul.claims{margin:4px 0;padding-left:20px}ol.sources{padding-left:24px}
+"""
+
+
+def esc(value: Any) -> str:
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def fmt(value: Any, digits: int = 1) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    if isinstance(value, datetime):
+        return value.strftime("%Y-%m-%d %H:%M UTC")
+    if isinstance(value, (list, tuple)):
+        return ", ".join(str(v) for v in value)
+    return str(value)
+
+
+def delta(value: float | None) -> str:
+    if value is None:
+        return '<span class="muted">-</span>'
+    cls = "good" if value > 0.05 else "bad" if value < -0.05 else ""
+    return f'<span class="badge {cls}">{value:+.1f}</span>'
+
+
+def tier(value: str | None) -> str:
+    return f'<span class="tier-{esc(value)}">{esc(value or "-")}</span>'
+
+
+def table(rows: Sequence[dict], columns: Sequence[tuple[str, str]], *, raw: Iterable[str] = (), css: str = "") -> str:
+    """``columns`` are (key, label); keys in ``raw`` hold HTML this module built, the rest is escaped."""
+    raw = set(raw)
+    if not rows:
+        return '<p class="muted">(none)</p>'
+    head = "".join(f"<th>{esc(label)}</th>" for _, label in columns)
+    body = []
+    for r in rows:
+        cells = []
+        for key, _ in columns:
+            v = r.get(key)
+            if key in raw:
+                cells.append(f"<td>{'' if v is None else v}</td>")
+            else:
+                num = isinstance(v, (int, float)) and not isinstance(v, bool)
+                cells.append(f'<td class="num">{esc(fmt(v))}</td>' if num else f"<td>{esc(fmt(v))}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    cls = f' class="{esc(css)}"' if css else ""
+    return f"<table{cls}><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def marked(text: str, spans: Sequence[tuple[int, int, str]], css: str = "") -> str:
+    """``text`` with each (start, end, title) span in ``<mark>``; overlapping spans are skipped."""
+    out, pos = [], 0
+    for start, end, title in sorted(spans):
+        if start < pos or end <= start or end > len(text):
+            continue
+        out.append(esc(text[pos:start]))
+        cls = f' class="{esc(css)}"' if css else ""
+        out.append(f'<mark{cls} title="{esc(title)}">{esc(text[start:end])}</mark>')
+        pos = end
+    out.append(esc(text[pos:]))
+    return "".join(out)
+
+
+_TAGS = re.compile(r"(</?(?:mark|b)>)")
+
+
+def safe_highlight(highlighted: str | None) -> str:
+    """The relevance analyzer's highlighted text with only its ``<mark>`` and ``<b>`` tags live.
+
+    The text between those tags was escaped when it was written; it is unescaped and escaped
+    again here, so a tampered table cannot pass markup (a raw ``<script>`` comes out as text).
+    """
+    return "".join(p if _TAGS.fullmatch(p) else esc(html.unescape(p)) for p in _TAGS.split(highlighted or ""))
+
+
+def section(title: str, body: str, anchor: str | None = None) -> str:
+    a = f' id="{esc(anchor)}"' if anchor else ""
+    return f"<section{a}><h2>{esc(title)}</h2>{body}</section>"
+
+
+def page(title: str, subtitle: str, sections: Sequence[str]) -> str:
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+        f"<title>{esc(title)}</title><style>{CSS}</style></head><body>"
+        f"<header><h1>{esc(title)}</h1><p>{esc(subtitle)}</p></header><main>{''.join(sections)}</main>"
+        "<footer class=\"muted\" style=\"padding:0 32px 24px\">sleuth run report &middot; self-contained: "
+        "no script, no network</footer></body></html>\n"
+    )

@@ -1,0 +1,91 @@
+"""The run report's summary as markdown: the Prefect artifact every flow run publishes, so the
+Prefect UI shows the same figures as the HTML report."""
+
+from __future__ import annotations
+
+import json
+
+import polars as pl
+
+from ..research.render import report_markdown
+from ..store import ParquetStore
+
+METRICS = ("accuracy", "completeness", "attribution")
+
+
+def _cell(v) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.1f}"
+    return str(v).replace("|", "\\|").replace("\n", " ")
+
+
+def md_table(rows: list[dict], columns: list[tuple[str, str]]) -> str:
+    if not rows:
+        return "(none)\n"
+    head = "| " + " | ".join(label for _, label in columns) + " |\n|" + "---|" * len(columns) + "\n"
+    return head + "".join("| " + " | ".join(_cell(r.get(k)) for k, _ in columns) + " |\n" for r in rows)
+
+
+def _delta(v) -> str | None:
+    return None if v is None else f"{v:+.1f}"
+
+
+def response_markdown(store: ParquetStore, run_id: str) -> str:
+    analyses = store.read("analyses", run_id)
+    summaries = [{**s, **{f"{m}_d": _delta(s[f"{m}_delta"]) for m in METRICS}} for s in store.read("summaries", run_id).to_dicts()]
+    out = "## Per-domain scores\n\n" + md_table(summaries, [
+        ("domain", "domain"), ("query_set_id", "query set"), ("query_count", "answers"), ("flagged_count", "flagged"),
+        ("error_count", "errors"), *[(f"{m}_mean", m) for m in METRICS], *[(f"{m}_d", f"Δ {m}") for m in METRICS]])
+    providers = store.read("provider_summaries", run_id).to_dicts()
+    if providers:
+        rows = [{**r, "d": _delta(r["accuracy_delta"]), "state": "FAILED" if r["failed"] else "ok"} for r in providers]
+        out += "\n## Providers side by side\n\n" + md_table(rows, [
+            ("domain", "domain"), ("provider", "provider"), ("model", "model"), ("state", "state"),
+            ("accuracy_rank", "rank"), *[(f"{m}_mean", m) for m in METRICS], ("d", "Δ accuracy"),
+            ("refusal_count", "refusals"), ("error_count", "errors")])
+        for c in store.read("collections", run_id).filter(pl.col("status") == "failed").to_dicts():
+            out += f"\n**{c['provider']}/{c['model']} failed entirely:** {c['error']}\n"
+    scored = (analyses.filter(pl.col("status") != "error")
+              .with_columns(pl.mean_horizontal(*[pl.col(f"{m}_score") for m in METRICS]).alias("_mean"))
+              .sort("_mean").head(5))
+    out += "\n## Weakest answers\n\n"
+    for r in scored.to_dicts():
+        result = json.loads(r["result_json"])
+        missing = [c["claim"]["text"] for c in (result.get("feedback") or {}).get("claims", {}).get("missing", [])]
+        out += (f"- **{r['query_id']}** ({r['provider'] or '-'}/{r['model'] or '-'}): "
+                + ", ".join(f"{m} {_cell(r[f'{m}_score'])} ({r[f'{m}_tier']})" for m in METRICS)
+                + (f"; missing: {'; '.join(missing)}" if missing else "") + "\n")
+    bad = analyses.filter(pl.col("status") != "ok")
+    out += f"\n{bad.filter(pl.col('status') == 'flagged').height} flagged and {bad.filter(pl.col('status') == 'error').height} error rows.\n"
+    return out
+
+
+def run_markdown(run_id: str, data_dir: str | None = None) -> str:
+    """A markdown summary of any stored run (see ``render_run_report`` for the HTML)."""
+    from . import RESEARCH_FLOWS, RESPONSE_FLOWS
+
+    store = ParquetStore(data_dir)
+    runs = store.read("runs", run_id)
+    if runs.is_empty():
+        raise ValueError(f"no run {run_id!r} under {store.root}")
+    run = runs.row(0, named=True)
+    flow = run["flow"]
+    head = (f"# Run {run_id} ({flow})\n\n{run.get('total')} items, {run.get('succeeded')} succeeded, "
+            f"{run.get('failed')} failed, {run.get('duration_s')} s. HTML: `sleuth report {run_id}`.\n\n")
+    if flow in RESPONSE_FLOWS:
+        return head + response_markdown(store, run_id)
+    if flow in RESEARCH_FLOWS:
+        return head + "\n---\n".join(report_markdown(r) for r in store.read("reports", run_id).sort("question_id").to_dicts())
+    if flow == "collect":
+        return head + "## Collection per provider\n\n" + md_table(store.read("collections", run_id).to_dicts(), [
+            ("provider", "provider"), ("model", "model"), ("status", "status"), ("answered", "answered"),
+            ("refusals", "refusals"), ("empty", "empty"), ("errors", "errors"), ("cost_usd", "cost"), ("error", "error")])
+    if flow == "rerank-batch":
+        rows = store.read("rerankings", run_id).sort(["item_id", "rank"]).to_dicts()
+        return head + "## Results\n\n" + md_table(rows, [
+            ("item_id", "item"), ("rank", "rank"), ("score", "score"), ("kept", "kept"), ("title", "title"),
+            ("direct_relevance", "relevance"), ("depth", "depth"), ("plan_alignment", "plan"),
+            ("unexpectedness", "unexpected"), ("brief_answer", "brief answer")])
+    return head

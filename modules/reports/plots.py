@@ -1,0 +1,118 @@
+"""Plots for run reports, rendered by matplotlib to inline SVG (text kept as text, no external
+font or image): the page stays one file that opens anywhere."""
+
+from __future__ import annotations
+
+import io
+from datetime import datetime, timedelta
+from typing import Sequence
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.dates as mdates  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
+
+plt.rcParams.update({"svg.fonttype": "none", "svg.hashsalt": "sleuth", "font.size": 9,
+                     "axes.spines.top": False, "axes.spines.right": False})
+
+METRICS = ("accuracy", "completeness", "attribution")
+TIERS = ("excellent", "good", "fair", "poor")
+TIER_COLOURS = {"excellent": "#137333", "good": "#81c995", "fair": "#fbbc04", "poor": "#d93025"}
+PALETTE = ["#1a73e8", "#e8710a", "#9334e6", "#12b5cb", "#d01884", "#188038", "#f9ab00", "#5f6368"]
+
+
+def _svg(fig) -> str:
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None, "Creator": "sleuth"})
+    plt.close(fig)
+    text = buf.getvalue()
+    return text[text.index("<svg"):]
+
+
+def histograms(values: dict[str, dict[str, list[float]]], title_prefix: str = "") -> str:
+    """One panel per metric: the score histogram (0-100, 10 bins) of each group (domain, provider)."""
+    fig, axes = plt.subplots(1, len(METRICS), figsize=(10, 2.6), sharey=True)
+    bins = list(range(0, 101, 10))
+    for ax, metric in zip(axes, METRICS):
+        groups = [(g, v[metric]) for g, v in values.items() if v.get(metric)]
+        if groups:
+            ax.hist([v for _, v in groups], bins=bins, label=[g for g, _ in groups],
+                    color=PALETTE[: len(groups)], stacked=True)
+        ax.set_title(f"{title_prefix}{metric}")
+        ax.set_xlim(0, 100)
+        ax.set_xlabel("score")
+    axes[0].set_ylabel("answers")
+    if len(values) > 1:
+        axes[-1].legend(fontsize=7, frameon=False)
+    return _svg(fig)
+
+
+def tier_bars(counts: dict[str, dict[str, dict[str, int]]]) -> str:
+    """Stacked bars of tier counts: one bar per group and metric (``counts[group][metric][tier]``)."""
+    labels, stacks = [], {t: [] for t in TIERS}
+    for group, per_metric in counts.items():
+        for metric in METRICS:
+            labels.append(f"{group} · {metric}")
+            for t in TIERS:
+                stacks[t].append(per_metric.get(metric, {}).get(t, 0))
+    fig, ax = plt.subplots(figsize=(10, 0.35 * len(labels) + 0.8))
+    left = [0] * len(labels)
+    for t in TIERS:
+        ax.barh(labels, stacks[t], left=left, color=TIER_COLOURS[t], label=t)
+        left = [a + b for a, b in zip(left, stacks[t])]
+    ax.invert_yaxis()
+    ax.set_xlabel("answers")
+    ax.legend(ncol=4, fontsize=7, frameon=False, loc="lower right", bbox_to_anchor=(1, 1))
+    return _svg(fig)
+
+
+def trends(series: dict[str, list[tuple[datetime, float | None]]], current: datetime | None, title: str) -> str:
+    """Mean score per run over time, one line per metric; the current run marked."""
+    fig, ax = plt.subplots(figsize=(10, 2.6))
+    for (name, points), colour in zip(series.items(), PALETTE):
+        pts = [(t, v) for t, v in points if v is not None]
+        if pts:
+            ax.plot([t for t, _ in pts], [v for _, v in pts], marker="o", color=colour, label=name)
+    if current is not None:
+        ax.axvline(current, color="#999", linestyle=":", linewidth=1)
+    times = sorted({t for points in series.values() for t, _ in points} | ({current} if current else set()))
+    if times and (times[-1] - times[0]).total_seconds() < 3600:  # one run: a day around it, not years
+        ax.set_xlim(times[0] - timedelta(hours=12), times[-1] + timedelta(hours=12))
+    ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(ax.xaxis.get_major_locator()))
+    ax.set_ylim(0, 100)
+    ax.set_ylabel("mean score")
+    ax.set_title(title)
+    ax.legend(fontsize=7, frameon=False)
+    return _svg(fig)
+
+
+def grouped_bars(groups: Sequence[str], values: dict[str, Sequence[float | None]], title: str) -> str:
+    """Mean scores per metric, side by side per group (providers on one query set)."""
+    fig, ax = plt.subplots(figsize=(10, 2.8))
+    width = 0.8 / max(len(values), 1)
+    for i, ((name, vals), colour) in enumerate(zip(values.items(), PALETTE)):
+        xs = [j + i * width for j in range(len(groups))]
+        ax.bar(xs, [v or 0 for v in vals], width=width, color=colour, label=name)
+    ax.set_xticks([j + width * (len(values) - 1) / 2 for j in range(len(groups))], groups, fontsize=8)
+    ax.set_ylim(0, 100)
+    ax.set_title(title)
+    ax.legend(fontsize=7, frameon=False, ncol=len(values))
+    return _svg(fig)
+
+
+def confidence_curve(steps: Sequence[tuple[int, float | None, str]], title: str) -> str:
+    """Confidence after each step of a research thread, each point labelled with what was searched."""
+    fig, ax = plt.subplots(figsize=(10, 2.4))
+    pts = [(s, c, a) for s, c, a in steps if c is not None]
+    if pts:
+        ax.plot([s for s, _, _ in pts], [c for _, c, _ in pts], marker="o", color=PALETTE[0])
+        for s, c, a in pts:
+            ax.annotate(a, (s, c), textcoords="offset points", xytext=(0, 6), ha="center", fontsize=6)
+    ax.set_ylim(0, 1.1)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("step")
+    ax.set_ylabel("confidence")
+    ax.set_title(title)
+    return _svg(fig)

@@ -1,0 +1,162 @@
+"""Report sections of a response-analysis run (``analyze``, ``reanalyze``, ``monitor``) and of a
+``collect`` run."""
+
+from __future__ import annotations
+
+import json
+
+import polars as pl
+
+from ..store import ParquetStore
+from . import plots
+from .html import delta, esc, fmt, marked, section, table, tier
+
+METRICS = plots.METRICS
+
+
+def _values(analyses: pl.DataFrame, by: str) -> dict[str, dict[str, list[float]]]:
+    scored = analyses.filter(pl.col("status") != "error")
+    out: dict[str, dict[str, list[float]]] = {}
+    for key, group in scored.group_by(by, maintain_order=True):
+        name = key[0] if isinstance(key, tuple) else key
+        out[str(name)] = {m: [v for v in group[f"{m}_score"].to_list() if v is not None] for m in METRICS}
+    return dict(sorted(out.items()))
+
+
+def _tiers(summaries: list[dict], group_key: str) -> dict[str, dict[str, dict[str, int]]]:
+    return {str(s[group_key]) + (f" / {s['query_set_id']}" if s.get("query_set_id") else ""):
+            {m: {t: s[f"{m}_{t}"] or 0 for t in plots.TIERS} for m in METRICS} for s in summaries}
+
+
+def summary_section(summaries: list[dict], analyses: pl.DataFrame) -> str:
+    rows = [{**s, **{f"{m}_d": delta(s[f"{m}_delta"]) for m in METRICS}} for s in summaries]
+    body = table(rows, [("domain", "domain"), ("query_set_id", "query set"), ("query_count", "answers"),
+                        ("flagged_count", "flagged"), ("error_count", "errors"),
+                        *[(f"{m}_mean", f"{m} mean") for m in METRICS], *[(f"{m}_d", f"Δ {m}") for m in METRICS],
+                        ("previous_run_id", "compared with")], raw=[f"{m}_d" for m in METRICS])
+    body += "<h3>Tiers per domain</h3><figure>" + plots.tier_bars(_tiers(summaries, "domain")) + "</figure>"
+    body += "<h3>Score distributions</h3><figure>" + plots.histograms(_values(analyses, "domain")) + "</figure>"
+    return section("Per-domain scores", body, "domains")
+
+
+def trend_section(store: ParquetStore, summaries: list[dict], run_id: str, flow: str) -> str:
+    """Each domain's mean scores across the runs that summarised it (this run marked); a
+    monitor run's trend is over monitor runs, as its deltas are."""
+    history = store.read("summaries")
+    if flow == "monitor":
+        runs = store.read("runs")
+        history = history.filter(pl.col("run_id").is_in(runs.filter(pl.col("flow") == "monitor")["run_id"].to_list()))
+    figures = []
+    for s in summaries:
+        same_set = pl.col("query_set_id").is_null() if s["query_set_id"] is None else pl.col("query_set_id") == s["query_set_id"]
+        runs = history.filter((pl.col("domain") == s["domain"]) & same_set).sort("run_at")
+        series = {m: list(zip(runs["run_at"].to_list(), runs[f"{m}_mean"].to_list())) for m in METRICS}
+        title = f"{s['domain']} / {s['query_set_id'] or 'no query set'}: {runs.height} run(s)"
+        figures.append(f"<figure>{plots.trends(series, s['run_at'], title)}</figure>")
+    return section("Trends across runs", "".join(figures) or '<p class="muted">(no history)</p>', "trends")
+
+
+def provider_section(provider_rows: list[dict], collections: list[dict]) -> str:
+    by = {(c["provider"], c["model"]): c for c in collections}
+    rows = [{**r, "who": f"{r['provider']}/{r['model']}", "cost": by.get((r["provider"], r["model"]), {}).get("cost_usd"),
+             "d": delta(r["accuracy_delta"]),
+             "state": '<span class="badge bad">failed</span>' if r["failed"] else '<span class="badge good">ok</span>'}
+            for r in provider_rows]
+    body = table(rows, [("domain", "domain"), ("who", "provider / model"), ("state", ""), ("accuracy_rank", "rank"),
+                        *[(f"{m}_mean", m) for m in METRICS], ("d", "Δ accuracy"), ("refusal_count", "refusals"),
+                        ("empty_count", "empty"), ("error_count", "errors"), ("cost", "cost (USD)")], raw=["d", "state"])
+    scored = [r for r in rows if not r["failed"]]
+    if scored:
+        body += "<figure>" + plots.grouped_bars([r["who"] for r in scored],
+                                                {m: [r[f"{m}_mean"] for r in scored] for m in METRICS},
+                                                "mean scores per provider") + "</figure>"
+    for c in collections:
+        if c["status"] == "failed":
+            body += f'<p><span class="badge bad">failed</span> <b>{esc(c["provider"])}/{esc(c["model"])}</b>: {esc(c["error"])}</p>'
+    return section("Providers side by side", body, "providers")
+
+
+def collection_section(collections: list[dict]) -> str:
+    rows = [{**c, "tokens": (c["prompt_tokens"] or 0) + (c["completion_tokens"] or 0)} for c in collections]
+    return section("Collection per provider", table(rows, [
+        ("provider", "provider"), ("model", "model"), ("status", "status"), ("queries", "queries"),
+        ("answered", "answered"), ("refusals", "refusals"), ("empty", "empty"), ("errors", "errors"),
+        ("rate_limited", "429s"), ("tokens", "tokens"), ("cost_usd", "cost (USD)"),
+        ("latency_median_s", "median s"), ("error", "error")]), "collection")
+
+
+def _answer(row: dict) -> str:
+    """One analysed answer: the response with its ground-truth matches marked, claims, mentions."""
+    result = json.loads(row["result_json"])
+    response = result.get("response") or ""
+    fb = result.get("feedback") or {}
+    highlights = (fb.get("highlights") or {}).get("highlights") or []
+    spans = [(h["responseRange"]["start"], h["responseRange"]["end"],
+              f"{h['groundTruthSource']['pageUrl']} (similarity {h['similarity']:.2f}): {h['groundTruthSource']['matchedText'][:200]}")
+             for h in highlights]
+    claims = fb.get("claims") or {}
+    found = "".join(f"<li>&#10003; {esc(c['claim']['text'])} <span class=\"muted\">({esc(c['claim']['importance'])}, "
+                    f"{c['confidence']:.2f}): &ldquo;{esc(c['evidence'])}&rdquo;</span></li>" for c in claims.get("found") or [])
+    missing = "".join(f"<li>&#10007; {esc(c['claim']['text'])} <span class=\"muted\">({esc(c['importance'])})</span></li>"
+                      for c in claims.get("missing") or [])
+    unsupported = "".join(f"<li>{esc(u['statement'])} <span class=\"muted\">(best match {u['similarity']:.2f})</span></li>"
+                          for u in claims.get("notInGroundTruth") or [])
+    attribution = (result.get("scores") or {}).get("attribution") or {}
+    mentions = "".join(f"<li><span class=\"badge\">{esc(m['type'])}</span> {esc(m['matchedText'])}</li>"
+                       for m in attribution.get("mentions") or [])
+    sources = "".join(f"<li><mark class=\"gt\">{esc(h['responseText'][:120])}</mark> &rarr; {esc(h['groundTruthSource']['pageUrl'])} "
+                      f"<span class=\"muted\">&ldquo;{esc(h['groundTruthSource']['matchedText'][:160])}&rdquo;</span></li>"
+                      for h in highlights)
+    scores = " ".join(f"{m} <b>{fmt(row[f'{m}_score'])}</b> {tier(row[f'{m}_tier'])}" for m in METRICS)
+    return (f"<h3>{esc(row['query_id'])}: {esc(result.get('query') or '')}</h3>"
+            f"<p>{esc(row['provider'] or '-')}/{esc(row['model'] or '-')} &middot; {scores} &middot; "
+            + "".join(f'<span class="badge warn">{esc(f)}</span>' for f in row["flags"] or []) + "</p>"
+            + (f"<div class=\"response\">{marked(response, spans)}</div>" if response.strip()
+               else '<div class="response muted">(empty response)</div>')
+            + f"<p class=\"muted\">Marked: sentences that match a ground-truth chunk ({fb.get('highlights', {}).get('coveragePercent', 0):.0f}% "
+            f"of the response); hover for the page and the matched text.</p>"
+            + (f"<h3>Matched ground truth</h3><ul class=\"claims\">{sources}</ul>" if sources else "")
+            + (f"<h3>Claims</h3><ul class=\"claims\">{found}{missing}</ul>" if found or missing else "")
+            + (f"<h3>Not in the ground truth</h3><ul class=\"claims\">{unsupported}</ul>" if unsupported else "")
+            + (f"<h3>Attribution</h3><ul class=\"claims\">{mentions}</ul>" if mentions else ""))
+
+
+def worst_section(analyses: pl.DataFrame, n: int = 5) -> str:
+    scored = (analyses.filter((pl.col("status") != "error") & pl.col("result_json").is_not_null())
+              .with_columns(pl.mean_horizontal(*[pl.col(f"{m}_score") for m in METRICS]).alias("_mean"))
+              .sort("_mean").head(n))
+    body = "".join(_answer(r) for r in scored.to_dicts())
+    return section(f"The {scored.height} weakest answers", body or '<p class="muted">(none)</p>', "worst")
+
+
+def flagged_section(analyses: pl.DataFrame) -> str:
+    rows = analyses.filter(pl.col("status") != "ok").sort(["status", "query_id"]).to_dicts()
+    return section("Flagged and error rows", table(rows, [
+        ("source_line", "line"), ("query_id", "query"), ("provider", "provider"), ("model", "model"),
+        ("status", "status"), ("flags", "flags"), ("error", "error")]), "flagged")
+
+
+def response_sections(store: ParquetStore, run_id: str, flow: str) -> list[str]:
+    analyses = store.read("analyses", run_id)
+    summaries = store.read("summaries", run_id).to_dicts()
+    out = [summary_section(summaries, analyses), trend_section(store, summaries, run_id, flow)]
+    providers = store.read("provider_summaries", run_id)
+    collections = store.read("collections", run_id).to_dicts()
+    if not providers.is_empty():
+        out.append(provider_section(providers.to_dicts(), collections))
+    elif analyses["provider"].n_unique() > 1:
+        out.append(section("Providers", "<figure>" + plots.histograms(_values(analyses.with_columns(
+            pl.col("provider").fill_null("-")), "provider")) + "</figure>", "providers"))
+    if collections:
+        out.append(collection_section(collections))
+    out += [worst_section(analyses), flagged_section(analyses)]
+    return out
+
+
+def collect_sections(store: ParquetStore, run_id: str) -> list[str]:
+    collections = store.read("collections", run_id).to_dicts()
+    responses = store.read("responses", run_id).sort(["query_id", "provider", "model"]).to_dicts()
+    rows = [{**r, "excerpt": (r["response"] or "")[:240]} for r in responses]
+    return [collection_section(collections), section("Answers", table(rows, [
+        ("query_id", "query"), ("provider", "provider"), ("model", "model"), ("status", "status"),
+        ("excerpt", "answer (first 240 characters)"), ("error", "error")]), "answers")]

@@ -1,0 +1,126 @@
+"""Run reports rendered from real run outputs (analyze, monitor, research, rerank-batch, collect):
+content, escaping, plots; the markdown artifact every flow publishes; `sleuth report`."""
+
+import json
+import re
+
+import pytest
+from hypothesis import given, strategies as st
+
+from flows.analyze import analyze_responses
+from flows.cli import main
+from flows.monitor import collect, monitor
+from flows.relevance import RerankOptions, rerank_batch
+from flows.research import research
+from modules.queries import load_query_set
+from modules.reports import render_run_report
+from modules.reports.html import marked, safe_highlight
+from modules.reports.markdown import run_markdown
+from modules.research.session import ResearchOptions
+from tests.conftest import SAMPLES, write_jsonl
+from tests.fake_assistant import FakeAssistant
+
+SCRIPT = "<script>alert('x')</script>"
+
+
+@pytest.fixture(scope="module")
+def runs(prefect_harness, tmp_path_factory):
+    d = tmp_path_factory.mktemp("reports")
+    data = str(d / "data")
+    responses = [json.loads(x) for x in (SAMPLES / "responses.jsonl").read_text().splitlines()]
+    responses.append({**responses[0], "query_id": "injected", "provider": "evil", "response": f"{SCRIPT} no idea"})
+    analyze_responses(str(write_jsonl(d / "responses.jsonl", responses)), str(SAMPLES / "pages.jsonl"),
+                      run_id="an-1", data_dir=data)
+    queries = load_query_set(SAMPLES / "queries.jsonl").queries
+    fake = FakeAssistant({q.query: q.expected_answer for q in queries})
+    providers = [f"openai/good,base_url={fake.base_url},label=a", f"openai/denied,base_url={fake.base_url},label=c"]
+    fake.answers = {q.query: "Probably free." for q in queries}
+    monitor(str(SAMPLES / "queries.jsonl"), str(SAMPLES / "pages.jsonl"), providers, run_id="mo-1", data_dir=data)
+    fake.answers = {q.query: q.expected_answer for q in queries}
+    monitor(str(SAMPLES / "queries.jsonl"), str(SAMPLES / "pages.jsonl"), providers, run_id="mo-2", data_dir=data)
+    collect(str(SAMPLES / "queries.jsonl"), providers[:1], run_id="co-1", data_dir=data)
+    fake.close()
+    research("Were Scott Derrickson and Ed Wood of the same nationality?",
+             options=ResearchOptions(corpus=str(SAMPLES / "corpus.jsonl"), max_steps=5), run_id="rs-1", data_dir=data)
+    items = [json.loads(x) for x in (SAMPLES / "rerank.jsonl").read_text().splitlines()][:1]
+    items[0]["results"][0]["text"] += f" {SCRIPT} and <b>raw bold</b>."
+    rerank_batch(str(write_jsonl(d / "items.jsonl", items)), str(d / "out.jsonl"), options=RerankOptions(),
+                 run_id="rr-1", data_dir=data)
+    return data
+
+
+def no_live_markup(html: str) -> None:
+    assert "<script" not in html.lower() and "javascript:" not in html.lower()
+    assert "<link" not in html and "src=\"http" not in html  # self-contained: nothing fetched
+
+
+def test_response_report(runs):
+    html = render_run_report("an-1", runs)
+    no_live_markup(html)
+    for text in ("Per-domain scores", "en.wikipedia.org", "nimbusnotes.example", "Tiers per domain",
+                 "Score distributions", "Trends across runs", "weakest answers", "Flagged and error rows", "empty_response"):
+        assert text in html, text
+    assert html.count("<svg") >= 5  # tiers, histograms, two trends, providers
+    assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in html  # the injected answer, shown as text
+    assert '<mark title="https://' in html  # response ranges marked against ground-truth pages
+    assert "&#10007; The Plus plan costs $6 per month" in html  # the injected answer's missing claim
+
+
+def test_monitor_report_compares_providers_and_trends(runs):
+    html = render_run_report("mo-2", runs)
+    no_live_markup(html)
+    assert "Providers side by side" in html and "Collection per provider" in html
+    assert "c/denied</b>: provider failed" in html and "Incorrect API key" in html
+    assert "nimbusnotes.example / nimbus-2026-11: 2 run(s)" in html  # the trend covers both monitor runs
+    assert '<span class="badge good">+' in html  # accuracy improved against mo-1
+
+
+def test_research_report(runs):
+    html = render_run_report("rs-1", runs)
+    no_live_markup(html)
+    assert "Were Scott Derrickson and Ed Wood of the same nationality?" in html
+    assert 'href="#q-q1-src-1">[1]</a>' in html and 'id="q-q1-src-1"' in html  # numbered citations link
+    assert "https://en.wikipedia.org/wiki/Scott_Derrickson" in html
+    for text in ("Research journey", "confidence after each analysis", "Sources:", "Conflicting facts", "search_local"):
+        assert text in html, text
+
+
+def test_rerank_report_keeps_only_its_own_highlighting(runs):
+    html = render_run_report("rr-1", runs)
+    no_live_markup(html)
+    assert "<mark>" in html and "<b>" in html and 'class="bar"' in html
+    assert "&lt;script&gt;" in html and "&lt;b&gt;raw bold&lt;/b&gt;" in html  # a result's own markup stays text
+    assert "10 results, " in html and "kept (score &ge; 60)" in html
+
+
+def test_collect_report(runs):
+    html = render_run_report("co-1", runs)
+    assert "Collection per provider" in html and "Answers" in html and "nimbus-price-plus" in html
+
+
+def test_every_flow_publishes_the_markdown_summary(runs):
+    import httpx
+    from prefect.settings import PREFECT_API_URL
+
+    artifacts = httpx.post(f"{PREFECT_API_URL.value()}/artifacts/filter", json={
+        "artifacts": {"key": {"any_": ["run-report"]}}, "limit": 200, "offset": 0, "sort": "CREATED_DESC"}).json()
+    published = {a["description"].split()[3].rstrip(";") for a in artifacts}
+    assert {"an-1", "mo-1", "mo-2", "co-1", "rs-1", "rr-1"} <= published
+    md = run_markdown("mo-2", runs)
+    assert "## Providers side by side" in md and "c/denied failed entirely" in md and "| a | good | ok | 1 |" in md
+
+
+def test_cli_report(runs, capsys):
+    assert main(["report", "an-1", "--data-dir", runs]) == 0
+    path = capsys.readouterr().out.strip().split(": ", 1)[1]
+    assert path.endswith("/html/an-1.html") and "<!DOCTYPE html>" in open(path).read()
+    assert main(["report", "nope", "--data-dir", runs]) == 2
+    assert "no run 'nope'" in capsys.readouterr().err
+
+
+@given(st.text(alphabet="<>&\"'/abmkrscipt =", max_size=80), st.integers(0, 80), st.integers(0, 80))
+def test_highlighting_lets_no_other_markup_through(text, start, end):
+    tags = re.findall(r"<[^>]*>", safe_highlight(text))
+    assert set(tags) <= {"<mark>", "</mark>", "<b>", "</b>"}
+    tags = re.findall(r"<[^>]*>", marked(text, [(start, end, text)]))
+    assert all(re.fullmatch(r'<mark title="[^"<>]*">|</mark>', t) for t in tags)
