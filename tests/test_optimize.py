@@ -113,3 +113,8 @@ def test_promotion_only_when_better(prefect_harness, tmp_path):
 def test_eval_flow_prints_baseline_metrics(prefect_harness, tmp_path):
     result = evaluate_node("report", program="baseline", data_dir=str(tmp_path))
     assert set(result["scores"]) == {"baseline"} and {"f1", "containment", "exact_match"} <= set(result["metrics"]["baseline"])
+    from modules.reports import render_run_report
+
+    html = render_run_report(result["run_id"], str(tmp_path))
+    assert "sleuth · program evaluation" in html and "<td>report</td><td>baseline</td>" in html
+    assert f"{result['scores']['baseline']:.3f}" in html

@@ -25,6 +25,21 @@ def _overview(run: dict) -> str:
     return section("Run", table(rows, [("field", "field"), ("value", "value")], css="kv"), "run")
 
 
+def evaluation_section(store: ParquetStore, run_id: str) -> str:
+    """Mean metric per node, program and split (``sleuth eval`` / ``sleuth optimize`` runs)."""
+    import polars as pl
+
+    rows = (store.read("evaluations", run_id)
+            .group_by(["node", "program", "program_version", "split"], maintain_order=True)
+            .agg(pl.len().alias("examples"), pl.col("score").mean().alias("mean_score"),
+                 pl.col("error").is_not_null().sum().alias("errors")).to_dicts())
+    for r in rows:
+        r["mean_score"] = None if r["mean_score"] is None else f"{r['mean_score']:.3f}"
+    return section("Scores", table(rows, [("node", "node"), ("program", "program"), ("program_version", "version"),
+                                          ("split", "split"), ("examples", "examples"), ("mean_score", "mean score"),
+                                          ("errors", "errors")]), "scores")
+
+
 def render_run_report(run_id: str, data_dir: str | None = None) -> str:
     """The HTML report of a stored run (raises ValueError for a run id that is not there)."""
     store = ParquetStore(data_dir)
@@ -43,6 +58,8 @@ def render_run_report(run_id: str, data_dir: str | None = None) -> str:
         sections, kind = rerank_sections(store, run_id), "reranking"
     elif flow == "collect":
         sections, kind = collect_sections(store, run_id), "answer collection"
+    elif flow in ("optimize", "evaluate"):
+        sections, kind = [evaluation_section(store, run_id)], "program evaluation"
     else:
         present = [{"table": t, "rows": store.read(t, run_id).height} for t in TABLES if store.run_exists(run_id, (t,))]
         sections, kind = [section("Tables", table(present, [("table", "table"), ("rows", "rows")]))], flow
