@@ -41,10 +41,13 @@ def retry_on(*exception_types: type[BaseException]) -> Callable[..., bool]:
 
 
 def publish_run_report(run_id: str, data_dir: str | None) -> None:
-    """The run's summary as a markdown artifact: the same figures as ``sleuth report RUN_ID``."""
-    from prefect.artifacts import create_markdown_artifact
+    """The run's summary as markdown and table artifacts: the figures of ``sleuth report RUN_ID``."""
+    from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
-    from modules.reports.markdown import run_markdown
+    from modules.reports.markdown import run_markdown, run_table
 
     create_markdown_artifact(key="run-report", markdown=run_markdown(run_id, data_dir),
                              description=f"Summary of run {run_id}; `sleuth report {run_id}` renders it as HTML with plots")
+    rows = run_table(run_id, data_dir)
+    if rows:
+        create_table_artifact(key="run-figures", table=rows, description=f"Main figures of run {run_id}")

@@ -106,6 +106,10 @@ def test_every_flow_publishes_the_markdown_summary(runs):
         "artifacts": {"key": {"any_": ["run-report"]}}, "limit": 200, "offset": 0, "sort": "CREATED_DESC"}).json()
     published = {a["description"].split()[3].rstrip(";") for a in artifacts}
     assert {"an-1", "mo-1", "mo-2", "co-1", "rs-1", "rr-1"} <= published
+    tables = httpx.post(f"{PREFECT_API_URL.value()}/artifacts/filter", json={
+        "artifacts": {"key": {"any_": ["run-figures"]}}, "limit": 200, "offset": 0, "sort": "CREATED_DESC"}).json()
+    figures = {a["description"].split()[-1]: a for a in tables}
+    assert {"an-1", "mo-2", "co-1", "rs-1", "rr-1"} <= set(figures) and all(a["type"] == "table" for a in tables)
     md = run_markdown("mo-2", runs)
     assert "## Providers side by side" in md and "c/denied failed entirely" in md and "| a | good | ok | 1 |" in md
 

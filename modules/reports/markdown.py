@@ -89,3 +89,34 @@ def run_markdown(run_id: str, data_dir: str | None = None) -> str:
             ("direct_relevance", "relevance"), ("depth", "depth"), ("plan_alignment", "plan"),
             ("unexpectedness", "unexpected"), ("brief_answer", "brief answer")])
     return head
+
+
+def run_table(run_id: str, data_dir: str | None = None) -> list[dict]:
+    """The run's main figures as rows for a Prefect table artifact (JSON-safe values)."""
+    from . import RESEARCH_FLOWS, RESPONSE_FLOWS
+
+    store = ParquetStore(data_dir)
+    flow = store.read("runs", run_id).row(0, named=True)["flow"]
+    if flow in RESPONSE_FLOWS:
+        frame = store.read("provider_summaries", run_id) if flow == "monitor" else store.read("summaries", run_id)
+        keys = [c for c in frame.columns if c in ("domain", "query_set_id", "provider", "model", "query_count",
+                                                    "error_count", "refusal_count", "accuracy_rank")
+                or c.endswith(("_mean", "_delta"))]
+    elif flow in RESEARCH_FLOWS:
+        frame, keys = store.read("reports", run_id), ["question_id", "question", "status", "confidence", "stop_reason", "duration_s"]
+    elif flow == "collect":
+        frame = store.read("collections", run_id)
+        keys = ["provider", "model", "status", "answered", "refusals", "empty", "errors", "cost_usd", "error"]
+    elif flow == "rerank-batch":
+        frame = store.read("rerankings", run_id)
+        keys = ["item_id", "rank", "score", "kept", "title", "direct_relevance", "depth", "plan_alignment", "unexpectedness"]
+    elif flow in ("optimize", "evaluate"):
+        frame = store.read("evaluations", run_id).group_by(["node", "program", "split"], maintain_order=True).agg(
+            pl.len().alias("examples"), pl.col("score").mean().round(4).alias("mean_score"))
+        keys = frame.columns
+    else:
+        return []
+    if frame.is_empty():
+        return []
+    return [{k: (round(v, 3) if isinstance(v, float) else v if isinstance(v, (int, str, bool)) or v is None else str(v))
+             for k, v in row.items()} for row in frame.select([k for k in keys if k in frame.columns]).to_dicts()]
