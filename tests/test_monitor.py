@@ -196,3 +196,18 @@ def test_cli_collect_exits_1_when_every_provider_fails(prefect_harness, tmp_path
         assert "unreviewed drafts" in capsys.readouterr().err
     finally:
         fake.close()
+
+
+def test_cli_monitor_prints_providers_side_by_side(prefect_harness, tmp_path, capsys, queries):
+    fake = FakeAssistant({q.query: q.expected_answer for q in queries})
+    try:
+        args = ["monitor", QUERY_SET, "--ground-truth", PAGES, "--data-dir", str(tmp_path), "--run-id", "cli-1",
+                "--provider", f"openai/good,base_url={fake.base_url},label=fake", "--provider",
+                f"openai/refuse,base_url={fake.base_url},label=fake", "--provider-concurrency", "2", "--rpm", "600"]
+        assert main(args) == 0
+        out = capsys.readouterr().out
+        assert "providers side by side" in out and "provider_summaries" in out
+        lines = [line.split() for line in out.splitlines() if line.startswith("nimbusnotes.example  fake")]
+        assert [(x[2], x[3]) for x in lines] == [("good", "1"), ("refuse", "2")]  # ranked by mean accuracy
+    finally:
+        fake.close()
