@@ -20,6 +20,7 @@ import polars as pl
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..response.schema import AIResponse, ExpectedClaim
+from ..tables_io import numbered_lines
 
 Review = Literal["draft", "approved"]
 
@@ -93,15 +94,8 @@ def version_of(queries: list[Query]) -> str:
 def _rows(path: Path) -> tuple[list[tuple[int, object]], list[str]]:
     if path.suffix == ".parquet":
         return list(enumerate(pl.read_parquet(path).to_dicts(), 1)), []
-    rows, problems = [], []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            rows.append((n, json.loads(line)))
-        except json.JSONDecodeError as exc:
-            problems.append(f"line {n}: not valid JSON ({exc.msg})")
-    return rows, problems
+    rows, bad = numbered_lines(path)
+    return rows, [f"line {n}: not valid JSON ({msg})" for n, msg in bad]
 
 
 def load_query_set(path: str | os.PathLike, *, allow_drafts: bool = True) -> QuerySet:

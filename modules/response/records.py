@@ -6,13 +6,13 @@ number (JSONL) or row number (Parquet), and the flow writes it as an error row.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+from ..tables_io import numbered_lines
 from .schema import AIResponse
 
 
@@ -85,14 +85,8 @@ def load_records(path: str | Path) -> tuple[list[AIResponse], list[RecordError],
         frames = [pl.read_parquet(f) for f in files]
         rows = list(enumerate(pl.concat(frames, how="diagonal_relaxed").to_dicts(), 1))
     else:
-        rows = []
-        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                rows.append((n, json.loads(line)))
-            except json.JSONDecodeError as exc:
-                errors.append(RecordError(n, None, None, f"line {n}: not valid JSON: {exc.msg}"))
+        rows, bad = numbered_lines(path)
+        errors += [RecordError(n, None, None, f"line {n}: not valid JSON: {msg}") for n, msg in bad]
     for n, row in rows:
         record, error, was_coerced = parse_record(row, n)
         if error:
