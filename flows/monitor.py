@@ -113,15 +113,6 @@ def collect(query_set: str, providers: list[str | dict], run_id: str | None = No
             "query_set_id": qs.query_set_id, "collections": collections.to_dicts()}
 
 
-def monitor_history(store: ParquetStore, table: str) -> pl.DataFrame:
-    """``table`` rows of earlier ``monitor`` runs: trends compare monitor runs with each other."""
-    runs, rows = store.read("runs"), store.read(table)
-    if runs.is_empty() or rows.is_empty():
-        return pl.DataFrame()
-    ids = runs.filter(pl.col("flow") == "monitor")["run_id"].to_list()
-    return rows.filter(pl.col("run_id").is_in(ids))
-
-
 @flow(name="monitor-domain")
 def monitor(query_set: str, ground_truth: str, providers: list[str | dict], run_id: str | None = None,
             data_dir: str | None = None, config: AnalyzerConfig | None = None, defaults: dict | None = None,
@@ -146,11 +137,11 @@ def monitor(query_set: str, ground_truth: str, providers: list[str | dict], run_
     rows, gts, embedding_model = analyze_records(records, errors, set(), ground_truth=ground_truth,
                                                  config=config, run_id=run_id)
     tables = build_tables(
-        rows, errors, config=config, started_at=started_at, previous_summaries=monitor_history(store, "summaries"),
+        rows, errors, config=config, started_at=started_at, previous_summaries=store.read_of_flow("summaries", "monitor"),
         input_path=query_set, ground_truth_path=ground_truth, ground_truth=gts, embedding_model=embedding_model,
         flow="monitor",
     )
-    provider_summaries = summarize_providers(tables.analyses, started_at, monitor_history(store, "provider_summaries"))
+    provider_summaries = summarize_providers(tables.analyses, started_at, store.read_of_flow("provider_summaries", "monitor"))
     runs = tables.runs.with_columns(*(pl.lit(v, pl.String).alias(k) for k, v in _run_fields(qs, specs).items()))
     paths = write_tables_task(data_dir, run_id, {
         "responses": responses, "collections": collections, "analyses": tables.analyses,

@@ -6,7 +6,7 @@ Two programs, one contract (``DraftedQuery``):
   numbers, dates, capabilities; early; on the page's topic), each turned into the question it
   answers by a small set of rules (``How much does X cost?``, ``Does X work offline?``,
   ``What is X?``), plus one overview question per page from its title; the claims are the key
-  sentences' clauses, verbatim from the page;
+  sentences (or their halves at a semicolon / ', and'), verbatim from the page;
 - the DSPy module ``DraftQueries`` when an LM is configured; a claim the LM wrote that no
   sentence of the page supports is dropped, and a page whose LM output stays unparseable gets
   the baseline's drafts instead (recorded).
@@ -216,7 +216,7 @@ class _Candidate:
     kind: str  # overview | fact
 
 
-def _sentence_scores(page: StoredPage, sentences: list[Span], vectors: np.ndarray, topic: str) -> np.ndarray:
+def _sentence_scores(sentences: list[Span], vectors: np.ndarray, topic: str) -> np.ndarray:
     """Key-ness: centrality to the page, specificity, position and topic overlap, each 0-1."""
     centroid = vectors.mean(axis=0)
     centroid /= np.linalg.norm(centroid) or 1.0
@@ -282,7 +282,7 @@ class BaselineDrafter:
         site = next((b for b in brands if b.lower() in page.text.lower()), None)
         person = _is_person(page)
         vectors = self.embedder.encode([s.text for s in sentences])
-        scores = _sentence_scores(page, sentences, vectors, topic)
+        scores = _sentence_scores(sentences, vectors, topic)
         order = list(np.argsort(-scores))
         lead = sorted(order[:2])
         out = [_Candidate(page, overview_question(topic, site, person, page.text), [sentences[i] for i in lead],

@@ -39,13 +39,10 @@ def summary_section(summaries: list[dict], analyses: pl.DataFrame) -> str:
     return section("Per-domain scores", body, "domains")
 
 
-def trend_section(store: ParquetStore, summaries: list[dict], run_id: str, flow: str) -> str:
+def trend_section(store: ParquetStore, summaries: list[dict], flow: str) -> str:
     """Each domain's mean scores across the runs that summarised it (this run marked); a
     monitor run's trend is over monitor runs, as its deltas are."""
-    history = store.read("summaries")
-    if flow == "monitor":
-        runs = store.read("runs")
-        history = history.filter(pl.col("run_id").is_in(runs.filter(pl.col("flow") == "monitor")["run_id"].to_list()))
+    history = store.read_of_flow("summaries", "monitor") if flow == "monitor" else store.read("summaries")
     figures = []
     for s in summaries:
         same_set = pl.col("query_set_id").is_null() if s["query_set_id"] is None else pl.col("query_set_id") == s["query_set_id"]
@@ -139,7 +136,7 @@ def flagged_section(analyses: pl.DataFrame) -> str:
 def response_sections(store: ParquetStore, run_id: str, flow: str) -> list[str]:
     analyses = store.read("analyses", run_id)
     summaries = store.read("summaries", run_id).to_dicts()
-    out = [summary_section(summaries, analyses), trend_section(store, summaries, run_id, flow)]
+    out = [summary_section(summaries, analyses), trend_section(store, summaries, flow)]
     providers = store.read("provider_summaries", run_id)
     collections = store.read("collections", run_id).to_dicts()
     if not providers.is_empty():

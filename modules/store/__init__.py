@@ -126,6 +126,13 @@ class ParquetStore:
             frames.append(df.with_columns(pl.lit(rid).alias("run_id")))
         return pl.concat(frames, how="diagonal_relaxed")
 
+    def read_of_flow(self, table: str, flow: str) -> pl.DataFrame:
+        """``table`` rows of the runs a given flow wrote (``runs.flow``), e.g. earlier monitor runs."""
+        runs, rows = self.read("runs"), self.read(table)
+        if runs.is_empty() or rows.is_empty():
+            return pl.DataFrame()
+        return rows.filter(pl.col("run_id").is_in(runs.filter(pl.col("flow") == flow)["run_id"].to_list()))
+
     def run_ids(self, table: str = "runs") -> list[str]:
         base = f"{self._root_path}/{table}"
         if not self.fs.exists(base):
