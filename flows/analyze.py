@@ -19,13 +19,11 @@ from modules.response import AnalysisResult, AnalyzerConfig, ResponseAnalyzer, l
 from modules.response.analyzer import record_from_result
 from modules.response.batch import analyze_to_rows, build_tables
 from modules.response.records import RecordError, load_records
-from flows.runtime import publish_run_report, retry_on
+from flows.runtime import (FLOW_TIMEOUT_S, TRANSIENT_IO, artifact_key, publish_run_report, retry_on, tag_flow_run,
+                           write_run)
 from modules.store import ParquetStore, new_run_id, validate_run_id
 
-TRANSIENT = (TimeoutError, ConnectionError, BlockingIOError, InterruptedError)
-
-
-_retry_transient = retry_on(*TRANSIENT)
+_retry_transient = retry_on(*TRANSIENT_IO)
 
 
 def _task_options(config: AnalyzerConfig) -> dict[str, Any]:
@@ -49,18 +47,8 @@ def analyze_batch_task(config: AnalyzerConfig, records, ground_truth, coerced_li
     return analyze_to_rows(ResponseAnalyzer(config), records, ground_truth, coerced_lines)
 
 
-@task(name="write-run", cache_policy=NO_CACHE, retry_condition_fn=_retry_transient)
-def write_run_task(data_dir: str | None, run_id: str, tables) -> dict[str, str]:
-    store = ParquetStore(data_dir)
-    with store.run_writer(run_id) as writer:
-        writer.write("analyses", tables.analyses)
-        writer.write("summaries", tables.summaries)
-        writer.write("runs", tables.runs)
-    return {t: f"{store.table_path(t)}/run_id={run_id}" for t in ("analyses", "summaries", "runs")}
-
-
 def analyze_records(records, errors: list[RecordError], coerced: set[int], *, ground_truth: str,
-                    config: AnalyzerConfig, run_id: str) -> tuple[list[dict], dict, str]:
+                    config: AnalyzerConfig, run_id: str, flow_name: str) -> tuple[list[dict], dict, str]:
     """Ground truth, then the records in parallel batch tasks: ``(analyses rows, ground truth,
     embedding model)``. Shared by ``analyze-responses``, ``reanalyze-run`` and ``monitor``."""
     logger = get_run_logger()
@@ -75,7 +63,7 @@ def analyze_records(records, errors: list[RecordError], coerced: set[int], *, gr
             raise ValueError(f"no ground truth pages for domain(s) {missing} (continue_on_error is false)")
     size = max(1, min(config.batch.batch_size, math.ceil(len(records) / config.batch.concurrency) or 1))
     batches = [records[i : i + size] for i in range(0, len(records), size)]
-    progress = create_progress_artifact(progress=0.0, key="response-analysis-progress",
+    progress = create_progress_artifact(progress=0.0, key=artifact_key(flow_name, "progress", run_id),
                                         description=f"run {run_id}: {len(records)} responses")
     futures = analyze_batch_task.with_options(**options).map(unmapped(config), batches, unmapped(gts), unmapped(coerced))
     rows: list[dict] = []
@@ -86,9 +74,9 @@ def analyze_records(records, errors: list[RecordError], coerced: set[int], *, gr
     return rows, gts, embedding_model
 
 
-def summary_artifact(run_id: str, summaries: list[dict]) -> None:
+def summary_artifact(flow_name: str, run_id: str, summaries: list[dict]) -> None:
     create_table_artifact(
-        key="response-analysis-summary",
+        key=artifact_key(flow_name, "summary", run_id),
         table=[{k: v for k, v in r.items() if k.endswith(("_count", "_mean", "_delta")) or k in ("domain", "query_set_id")}
                for r in summaries],
         description=f"Per-domain scores for run {run_id}",
@@ -102,21 +90,23 @@ def _analyze_and_store(
     store = ParquetStore(data_dir)
     if store.run_exists(run_id, ("runs", "analyses", "summaries")):
         raise FileExistsError(f"run {run_id!r} already exists under {store.root}; choose another --run-id")
+    tag_flow_run(run_id)
     rows, gts, embedding_model = analyze_records(
-        records, errors, coerced, ground_truth=ground_truth, config=config, run_id=run_id)
+        records, errors, coerced, ground_truth=ground_truth, config=config, run_id=run_id, flow_name=flow_name)
     tables = build_tables(
         rows, errors, config=config, started_at=started_at,
         previous_summaries=store.read("summaries"), input_path=input_label,
         ground_truth_path=ground_truth, ground_truth=gts, embedding_model=embedding_model, flow=flow_name,
     )
-    paths = write_run_task.with_options(**_task_options(config))(data_dir, run_id, tables)
+    paths = write_run.with_options(**_task_options(config))(
+        data_dir, run_id, {"analyses": tables.analyses, "summaries": tables.summaries, "runs": tables.runs})
     summary_rows = tables.summaries.to_dicts()
-    summary_artifact(run_id, summary_rows)
-    publish_run_report(run_id, data_dir)
+    summary_artifact(flow_name, run_id, summary_rows)
+    publish_run_report(flow_name, run_id, data_dir)
     return {"run_id": run_id, "data_dir": store.root, "paths": paths, **tables.totals, "summaries": summary_rows}
 
 
-@flow(name="analyze-responses")
+@flow(name="analyze-responses", timeout_seconds=FLOW_TIMEOUT_S["analyze"])
 def analyze_responses(
     input_path: str, ground_truth: str, run_id: str | None = None, data_dir: str | None = None,
     config: AnalyzerConfig | None = None,
@@ -132,7 +122,7 @@ def analyze_responses(
     )
 
 
-@flow(name="reanalyze-run")
+@flow(name="reanalyze-run", timeout_seconds=FLOW_TIMEOUT_S["analyze"])
 def reanalyze_run(
     previous_run_id: str, ground_truth: str, run_id: str | None = None, data_dir: str | None = None,
     config: AnalyzerConfig | None = None,

@@ -462,18 +462,26 @@ def _print_table(header: list[str], rows: list[list[Any]]) -> None:
             print("  ".join("-" * w for w in widths))
 
 
-def _exit_status(collections: list[dict]) -> int:
-    """1 when no provider answered anything: there is nothing to audit."""
-    return 1 if collections and all(c["status"] == "failed" for c in collections) else 0
+def _collection_run(run) -> tuple[dict[str, Any], int]:
+    """The flow's result and the exit status: 1 when no provider answered anything (the flow run
+    ended Failed, its tables written), else 0."""
+    from flows.monitor import NoProviderAnswered
+    from flows.runtime import local_run_settings
+
+    try:
+        with local_run_settings():
+            return run(), 0
+    except NoProviderAnswered as exc:
+        print(f"sleuth: {exc}", file=sys.stderr)
+        return exc.result, 1
 
 
 def cmd_collect(args: argparse.Namespace) -> int:
     from flows.monitor import collect
-    from flows.runtime import local_run_settings
 
-    with local_run_settings():
-        result = collect(args.query_set, args.provider, run_id=args.run_id, data_dir=args.data_dir,
-                         defaults=_provider_defaults(args), allow_drafts=args.allow_drafts)
+    result, status = _collection_run(lambda: collect(
+        args.query_set, args.provider, run_id=args.run_id, data_dir=args.data_dir,
+        defaults=_provider_defaults(args), allow_drafts=args.allow_drafts))
     if args.json:
         print(json.dumps(result, default=str, indent=2))
     else:
@@ -483,22 +491,21 @@ def cmd_collect(args: argparse.Namespace) -> int:
         print("\nParquet written to:")
         for table, path in result["paths"].items():
             print(f"  {table:18s} {path}")
-    return _exit_status(result["collections"])
+    return status
 
 
 def cmd_monitor(args: argparse.Namespace) -> int:
     from flows.analyze import task_runner_for
     from flows.monitor import monitor
-    from flows.runtime import local_run_settings
 
     config = _config(args)
     flow = monitor.with_options(task_runner=task_runner_for(args.task_runner, max(config.batch.concurrency, len(args.provider))))
-    with local_run_settings():
-        result = flow(args.query_set, args.ground_truth, args.provider, run_id=args.run_id, data_dir=args.data_dir,
-                      config=config, defaults=_provider_defaults(args), allow_drafts=args.allow_drafts)
+    result, status = _collection_run(lambda: flow(
+        args.query_set, args.ground_truth, args.provider, run_id=args.run_id, data_dir=args.data_dir,
+        config=config, defaults=_provider_defaults(args), allow_drafts=args.allow_drafts))
     if args.json:
         print(json.dumps(result, default=str, indent=2))
-        return _exit_status(result["collections"])
+        return status
     print_summary(result)
     print("\nproviders side by side (Δ = change against the same provider's previous monitor run):\n")
     cost = {(c["provider"], c["model"]): c["cost_usd"] for c in result["collections"]}
@@ -510,7 +517,7 @@ def cmd_monitor(args: argparse.Namespace) -> int:
     )
     print()
     _print_collections(result["collections"])
-    return _exit_status(result["collections"])
+    return status
 
 
 def cmd_report(args: argparse.Namespace) -> int:

@@ -18,7 +18,7 @@ from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.cache_policies import NO_CACHE
 
 from flows.analyze import analyze_records, summary_artifact
-from flows.runtime import publish_run_report, retry_on
+from flows.runtime import FLOW_TIMEOUT_S, artifact_key, publish_run_report, tag_flow_run, write_run
 from modules.providers import ProviderSpec, ask_provider, parse_provider
 from modules.providers.spec import unique_specs
 from modules.providers.tables import COLLECTIONS_SCHEMA, RESPONSES_SCHEMA, collection_row, response_rows
@@ -29,9 +29,29 @@ from modules.response.records import parse_record
 from modules.response.tables import runs_frame, summarize_providers
 from modules.store import ParquetStore, frame, new_run_id, validate_run_id
 
-_retry_io = retry_on(TimeoutError, ConnectionError, BlockingIOError, InterruptedError)
 COLLECT_TABLES = ("responses", "collections", "runs")
 MONITOR_TABLES = ("responses", "collections", "analyses", "summaries", "provider_summaries", "runs")
+
+
+class NoProviderAnswered(RuntimeError):
+    """Every provider failed (bad or missing key, unknown model, outage): there is nothing to
+    audit. Raised after the run's tables are written (``collections`` says why), so the flow run
+    ends Failed and Prefect's failure notifications fire; ``result`` is what the flow returns."""
+
+    def __init__(self, message: str, result: dict[str, Any]):
+        super().__init__(message, result)
+        self.result = result
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
+def _fail_if_nothing_answered(result: dict[str, Any]) -> dict[str, Any]:
+    collections = result["collections"]
+    if collections and all(c["status"] == "failed" for c in collections):
+        reasons = "; ".join(f"{c['provider']}/{c['model']}: {c['error']}" for c in collections)
+        raise NoProviderAnswered(f"run {result['run_id']}: no provider answered ({reasons})", result)
+    return result
 
 
 def provider_specs(providers: list[str | dict], defaults: dict | None = None) -> list[ProviderSpec]:
@@ -52,16 +72,7 @@ def ask_provider_task(spec: ProviderSpec, query_set: QuerySet):
     return ask_provider(spec, query_set.queries)
 
 
-@task(name="write-tables", cache_policy=NO_CACHE, retries=2, retry_delay_seconds=[1, 4], retry_condition_fn=_retry_io)
-def write_tables_task(data_dir: str | None, run_id: str, tables: dict[str, pl.DataFrame]) -> dict[str, str]:
-    store = ParquetStore(data_dir)
-    with store.run_writer(run_id) as writer:
-        for name, table in tables.items():
-            writer.write(name, table)
-    return {t: f"{store.table_path(t)}/run_id={run_id}" for t in tables}
-
-
-def _collect(query_set: QuerySet, specs: list[ProviderSpec]) -> tuple[pl.DataFrame, pl.DataFrame]:
+def _collect(query_set: QuerySet, specs: list[ProviderSpec], flow_name: str, run_id: str) -> tuple[pl.DataFrame, pl.DataFrame]:
     futures = [ask_provider_task.submit(spec, query_set) for spec in specs]
     runs = [f.result() for f in futures]
     responses = frame([r for run in runs for r in response_rows(run, query_set)], RESPONSES_SCHEMA)
@@ -71,7 +82,7 @@ def _collect(query_set: QuerySet, specs: list[ProviderSpec]) -> tuple[pl.DataFra
         log = logger.warning if c["status"] != "ok" else logger.info
         log("%s/%s: %s, %d answered, %d refusals, %d empty, %d errors%s", c["provider"], c["model"], c["status"],
             c["answered"], c["refusals"], c["empty"], c["errors"], f" ({c['error']})" if c["error"] else "")
-    create_table_artifact(key="provider-collections", table=collections.drop("parameters", "started_at", "completed_at").to_dicts(),
+    create_table_artifact(key=artifact_key(flow_name, "collections", run_id), table=collections.drop("parameters", "started_at", "completed_at").to_dicts(),
                           description=f"Answers collected for query set {query_set.query_set_id}")
     return responses, collections
 
@@ -93,39 +104,43 @@ def _check_new_run(data_dir: str | None, run_id: str | None, tables: tuple[str, 
     store = ParquetStore(data_dir)
     if store.run_exists(run_id, tables):
         raise FileExistsError(f"run {run_id!r} already exists under {store.root}; choose another --run-id")
+    tag_flow_run(run_id)
     return run_id
 
 
-@flow(name="collect-responses")
+@flow(name="collect-responses", timeout_seconds=FLOW_TIMEOUT_S["collect"])
 def collect(query_set: str, providers: list[str | dict], run_id: str | None = None, data_dir: str | None = None,
             defaults: dict | None = None, allow_drafts: bool = False) -> dict[str, Any]:
-    """Ask every query of a query set of each provider; write ``responses``, ``collections``, ``runs``."""
+    """Ask every query of a query set of each provider; write ``responses``, ``collections``, ``runs``.
+    Ends Failed (tables written) when no provider answered anything."""
     started_at = datetime.now(timezone.utc)
     specs = provider_specs(providers, defaults)
     run_id = _check_new_run(data_dir, run_id, COLLECT_TABLES)
     qs = load_query_set_task(query_set, allow_drafts)
-    responses, collections = _collect(qs, specs)
+    responses, collections = _collect(qs, specs, "collect", run_id)
     totals = _collect_totals(collections)
     runs = runs_frame("collect", started_at, **totals, **_run_fields(qs, specs))
-    paths = write_tables_task(data_dir, run_id, {"responses": responses, "collections": collections, "runs": runs})
-    publish_run_report(run_id, data_dir)
-    return {"run_id": run_id, "data_dir": ParquetStore(data_dir).root, "paths": paths, **totals,
-            "query_set_id": qs.query_set_id, "collections": collections.to_dicts()}
+    paths = write_run(data_dir, run_id, {"responses": responses, "collections": collections, "runs": runs})
+    publish_run_report("collect", run_id, data_dir)
+    return _fail_if_nothing_answered({
+        "run_id": run_id, "data_dir": ParquetStore(data_dir).root, "paths": paths, **totals,
+        "query_set_id": qs.query_set_id, "collections": collections.to_dicts()})
 
 
-@flow(name="monitor-domain")
+@flow(name="monitor-domain", timeout_seconds=FLOW_TIMEOUT_S["monitor"])
 def monitor(query_set: str, ground_truth: str, providers: list[str | dict], run_id: str | None = None,
             data_dir: str | None = None, config: AnalyzerConfig | None = None, defaults: dict | None = None,
             allow_drafts: bool = False) -> dict[str, Any]:
     """The weekly audit: collect the answers, analyse them in the same run, and summarise per
-    domain and per provider with trends against the previous monitor run of the query set."""
+    domain and per provider with trends against the previous monitor run of the query set.
+    Ends Failed (tables written) when no provider answered anything."""
     started_at = datetime.now(timezone.utc)
     config = config or AnalyzerConfig()
     specs = provider_specs(providers, defaults)
     run_id = _check_new_run(data_dir, run_id, MONITOR_TABLES)
     store = ParquetStore(data_dir)
     qs = load_query_set_task(query_set, allow_drafts)
-    responses, collections = _collect(qs, specs)
+    responses, collections = _collect(qs, specs, "monitor", run_id)
 
     records, errors = [], []
     for n, row in enumerate(responses.to_dicts(), 1):  # the same parsing as `sleuth analyze` input
@@ -135,7 +150,7 @@ def monitor(query_set: str, ground_truth: str, providers: list[str | dict], run_
         else:
             records.append(record)
     rows, gts, embedding_model = analyze_records(records, errors, set(), ground_truth=ground_truth,
-                                                 config=config, run_id=run_id)
+                                                 config=config, run_id=run_id, flow_name="monitor")
     tables = build_tables(
         rows, errors, config=config, started_at=started_at, previous_summaries=store.read_of_flow("summaries", "monitor"),
         input_path=query_set, ground_truth_path=ground_truth, ground_truth=gts, embedding_model=embedding_model,
@@ -143,17 +158,18 @@ def monitor(query_set: str, ground_truth: str, providers: list[str | dict], run_
     )
     provider_summaries = summarize_providers(tables.analyses, started_at, store.read_of_flow("provider_summaries", "monitor"))
     runs = tables.runs.with_columns(*(pl.lit(v, pl.String).alias(k) for k, v in _run_fields(qs, specs).items()))
-    paths = write_tables_task(data_dir, run_id, {
+    paths = write_run(data_dir, run_id, {
         "responses": responses, "collections": collections, "analyses": tables.analyses,
         "summaries": tables.summaries, "provider_summaries": provider_summaries, "runs": runs,
     })
     summary_rows, provider_rows = tables.summaries.to_dicts(), provider_summaries.to_dicts()
-    summary_artifact(run_id, summary_rows)
-    publish_run_report(run_id, data_dir)
-    create_markdown_artifact(key="provider-comparison", markdown=provider_markdown(provider_rows, collections.to_dicts()),
+    summary_artifact("monitor", run_id, summary_rows)
+    publish_run_report("monitor", run_id, data_dir)
+    create_markdown_artifact(key=artifact_key("monitor", "providers", run_id), markdown=provider_markdown(provider_rows, collections.to_dicts()),
                              description=f"Providers side by side on {qs.query_set_id}, run {run_id}")
-    return {"run_id": run_id, "data_dir": store.root, "paths": paths, **tables.totals, "query_set_id": qs.query_set_id,
-            "summaries": summary_rows, "provider_summaries": provider_rows, "collections": collections.to_dicts()}
+    return _fail_if_nothing_answered({
+        "run_id": run_id, "data_dir": store.root, "paths": paths, **tables.totals, "query_set_id": qs.query_set_id,
+        "summaries": summary_rows, "provider_summaries": provider_rows, "collections": collections.to_dicts()})
 
 
 def provider_markdown(provider_rows: list[dict], collections: list[dict]) -> str:

@@ -21,7 +21,7 @@ from prefect.cache_policies import NO_CACHE
 
 from evals.nodes import (BaselineRunner, ProgramRunner, breakdown, evaluate, evaluations_frame, file_hash, load_examples,
                          set_path)
-from flows.runtime import publish_run_report, retry_on
+from flows.runtime import FLOW_TIMEOUT_S, publish_run_report, retry_on, tag_flow_run, write_run
 from modules import programs as program_store
 from modules.research.nodes import LMSettings
 from modules.response.tables import runs_frame
@@ -56,26 +56,44 @@ def compile_task(node: str, optimizer: str, trainset, devset, lm_model, lm_base_
     return compile_program(node, optimizer, trainset, lm=lm, teacher_lm=teacher, devset=devset, seed=seed)
 
 
-def _write(data_dir: str | None, run_id: str, rows: list[dict], runs: pl.DataFrame) -> dict[str, str]:
+def _write(flow_name: str, data_dir: str | None, run_id: str, rows: list[dict], runs: pl.DataFrame) -> dict[str, str]:
+    paths = write_run(data_dir, run_id, {"evaluations": evaluations_frame(rows), "runs": runs})
+    publish_run_report(flow_name, run_id, data_dir)
+    return paths
+
+
+def _new_run(data_dir: str | None, run_id: str | None) -> str:
+    run_id = validate_run_id(run_id or new_run_id())
     store = ParquetStore(data_dir)
-    with store.run_writer(run_id) as writer:
-        writer.write("evaluations", evaluations_frame(rows))
-        writer.write("runs", runs)
-    publish_run_report(run_id, data_dir)
-    return {t: f"{store.table_path(t)}/run_id={run_id}" for t in ("evaluations", "runs")}
+    if store.run_exists(run_id):
+        raise FileExistsError(f"run {run_id!r} already exists under {store.root}; choose another --run-id")
+    tag_flow_run(run_id)
+    return run_id
 
 
-@flow(name="optimize-node")
+def require_lm(optimizer: str, promote_if_better: bool, model: str | None) -> None:
+    """Fail before any work when the run cannot succeed without an LM (a scheduled deployment on a
+    worker without ``SLEUTH_LM`` would otherwise spend minutes on the baseline first)."""
+    if model:
+        return
+    if optimizer != "labeled":
+        raise ValueError(f"the {optimizer} optimizer runs the program: give an LM (--lm, or SLEUTH_LM on the worker)")
+    if promote_if_better:
+        raise ValueError("promote_if_better compares the programs' dev scores, which needs an LM (--lm, or SLEUTH_LM on the worker)")
+
+
+@flow(name="optimize-node", timeout_seconds=FLOW_TIMEOUT_S["optimize"])
 def optimize_node(node: str, optimizer: str = "labeled", lm: str | None = None, lm_base_url: str | None = None,
                   teacher_lm: str | None = None, trainset: str | None = None, devset: str | None = None,
                   programs_dir: str | None = None, data_dir: str | None = None, run_id: str | None = None,
                   promote_if_better: bool = False, seed: int = 0) -> dict[str, Any]:
     logger = get_run_logger()
     started = datetime.now(timezone.utc)
-    run_id = validate_run_id(run_id or new_run_id())
+    model = LMSettings.from_env(lm, lm_base_url).model
+    require_lm(optimizer, promote_if_better, model)
+    run_id = _new_run(data_dir, run_id)
     train_path, dev_path = trainset or str(set_path(node, "train")), devset or str(set_path(node, "dev"))
     train, dev = load_examples(node, train_path), load_examples(node, dev_path)
-    model = LMSettings.from_env(lm, lm_base_url).model
     current_path = program_store.resolve(node, "latest", programs_dir)
     current_version = current_path.stem if current_path else "uncompiled"
     rows: list[dict] = []
@@ -109,19 +127,19 @@ def optimize_node(node: str, optimizer: str = "labeled", lm: str | None = None, 
         rows += [{**r, "program_version": saved.stem if saved else "rejected"} for r in after_rows]
     runs = runs_frame("optimize", started, input_path=train_path, total=len(dev), succeeded=len(dev), failed=0,
                       flagged=0, fallback=0, config_json=json.dumps(meta, default=str))
-    paths = _write(data_dir, run_id, rows, runs)
+    paths = _write("optimize", data_dir, run_id, rows, runs)
     return {"run_id": run_id, "node": node, "optimizer": optimizer, "baseline_dev_score": baseline_score,
             "dev_score_before": before, "dev_score_after": after, "promoted": promote,
             "program": str(saved) if saved else None, "paths": paths}
 
 
-@flow(name="evaluate-node")
+@flow(name="evaluate-node", timeout_seconds=FLOW_TIMEOUT_S["evaluate"])
 def evaluate_node(node: str, program: str = "latest", lm: str | None = None, lm_base_url: str | None = None,
                   split: str = "dev", examples_path: str | None = None, programs_dir: str | None = None,
                   data_dir: str | None = None, run_id: str | None = None) -> dict[str, Any]:
     """The baseline program's metrics, and the DSPy program's beside them when an LM is given."""
     started = datetime.now(timezone.utc)
-    run_id = validate_run_id(run_id or new_run_id())
+    run_id = _new_run(data_dir, run_id)
     path = examples_path or str(set_path(node, split))
     examples = load_examples(node, path)
     model = LMSettings.from_env(lm, lm_base_url).model
@@ -138,6 +156,6 @@ def evaluate_node(node: str, program: str = "latest", lm: str | None = None, lm_
         all_rows += rows
     runs = runs_frame("evaluate", started, input_path=path, total=len(examples), succeeded=len(examples), failed=0,
                       flagged=0, fallback=0)
-    paths = _write(data_dir, run_id, all_rows, runs)
+    paths = _write("evaluate", data_dir, run_id, all_rows, runs)
     return {"run_id": run_id, "node": node, "split": split, "examples": len(examples), "scores": results,
             "metrics": breakdown(all_rows), "paths": paths}

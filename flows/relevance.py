@@ -12,7 +12,7 @@ from prefect import flow, task, unmapped
 from prefect.cache_policies import NO_CACHE
 from pydantic import BaseModel, Field
 
-from flows.runtime import publish_run_report, retry_on
+from flows.runtime import FLOW_TIMEOUT_S, publish_run_report, retry_on, tag_flow_run, write_run
 from modules.relevance.analyzer import RelevanceAnalyzer
 from modules.relevance.baseline import Weights
 from modules.relevance.batch import frame, load_items, output_line, rows
@@ -53,7 +53,7 @@ def rerank_items(items: list[dict], options: RerankOptions) -> list[dict]:
     return [{"item": item, "reranking": analyzer.rerank(item["query"], item["plan"], item["results"])} for item in items]
 
 
-@flow(name="rerank-batch")
+@flow(name="rerank-batch", timeout_seconds=FLOW_TIMEOUT_S["rerank-batch"])
 def rerank_batch(input_path: str, out_path: str | None = None, options: RerankOptions | None = None,
                  run_id: str | None = None, data_dir: str | None = None, batch_size: int = 50) -> dict[str, Any]:
     """Rerank every ``{id, query, plan?, results}`` line; write output lines and the ``rerankings`` table."""
@@ -63,6 +63,7 @@ def rerank_batch(input_path: str, out_path: str | None = None, options: RerankOp
     store = ParquetStore(data_dir)
     if store.run_exists(run_id):
         raise FileExistsError(f"run {run_id!r} already exists under {store.root}; choose another --run-id")
+    tag_flow_run(run_id)
     items = load_items(input_path)
     batches = [items[i : i + batch_size] for i in range(0, len(items), batch_size)]
     done = [x for f in rerank_items.map(batches, unmapped(options)) for x in f.result()]
@@ -73,12 +74,10 @@ def rerank_batch(input_path: str, out_path: str | None = None, options: RerankOp
     n_fallback = sum(d["reranking"].fallback for d in done)
     runs = runs_frame("rerank-batch", started, input_path=input_path, total=len(items), succeeded=len(items) - n_fallback,
                       failed=0, flagged=0, fallback=n_fallback, config_json=options.model_dump_json())
-    with store.run_writer(run_id) as writer:
-        writer.write("rerankings", frame(table))
-        writer.write("runs", runs)
-    publish_run_report(run_id, data_dir)
+    paths = write_run(data_dir, run_id, {"rerankings": frame(table), "runs": runs})
+    publish_run_report("rerank-batch", run_id, data_dir)
     return {"run_id": run_id, "data_dir": store.root, "items": len(items), "out_path": out_path,
-            "fallback": n_fallback, "paths": {t: f"{store.table_path(t)}/run_id={run_id}" for t in ("rerankings", "runs")}}
+            "fallback": n_fallback, "paths": paths}
 
 
 def _write_jsonl_atomically(path: str, lines: list[dict]) -> None:

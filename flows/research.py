@@ -4,10 +4,16 @@ A thread is sequential (each step depends on the last), so it is the unit of wor
 retry; a batch maps threads over the task runner. Under a Prefect server, ``review=True``
 pauses the flow for a reviewer's feedback (``pause_flow_run(wait_for_input=...)``) and
 re-opens the thread with it, as the CLI does at a terminal.
+
+Why pause and not suspend: a suspended run leaves its process, and on resume Prefect runs the
+flow again from the top, which would redo the research; and when nobody answers, no process is
+left to record that. A paused run keeps its (sleeping) process, so an unanswered review ends on
+time as a Completed run with an ``unreviewed`` verdict in ``feedback``.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from datetime import datetime, timezone
 from typing import Any, Literal
@@ -15,11 +21,12 @@ from typing import Any, Literal
 from prefect import flow, get_run_logger, task, unmapped
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.cache_policies import NO_CACHE
+from prefect.exceptions import FlowPauseTimeout
 from prefect.flow_runs import pause_flow_run
 from prefect.input import RunInput
-from pydantic import Field, model_validator
+from pydantic import ConfigDict, Field, ValidationError, model_validator
 
-from flows.runtime import publish_run_report, retry_on
+from flows.runtime import FLOW_TIMEOUT_S, artifact_key, publish_run_report, retry_on, tag_flow_run, write_run
 from modules.research.batch import load_questions
 from modules.research.feedback import ThreadSeed, constraints_for, seeds_from_run
 from modules.research.memory import Memory
@@ -30,6 +37,9 @@ from modules.response.tables import runs_frame
 from modules.store import ParquetStore, new_run_id, validate_run_id
 
 TRANSIENT = (TimeoutError, ConnectionError)
+#: Seconds the server keeps a paused run resumable after the review deadline, so the flow's
+#: own "no verdict" resume always lands before Prefect would fail the run.
+PAUSE_GRACE_S = 120
 
 
 class Feedback(RunInput):
@@ -37,8 +47,15 @@ class Feedback(RunInput):
 
     Under a Prefect server this is the form of the paused run (Resume in the UI); its answer
     does exactly what ``sleuth feedback`` does: accept records the verdict, reject and add
-    re-open the thread as a child run that treats the text as a constraint.
+    re-open the thread as a child run that treats the text as a constraint. The form's JSON
+    schema carries the rule "reject and add need a text", so the server refuses such an answer
+    and the run stays paused.
     """
+
+    model_config = ConfigDict(json_schema_extra={
+        "if": {"properties": {"verdict": {"enum": ["reject", "add"]}}, "required": ["verdict"]},
+        "then": {"properties": {"text": {"type": "string", "pattern": "\\S"}}, "required": ["text"]},
+    })
 
     verdict: Literal["accept", "reject", "add"] = Field(
         "accept", title="Verdict",
@@ -81,23 +98,13 @@ def research_thread(seed: ThreadSeed, options: ResearchOptions, run_id: str, par
                        duration_s=time.perf_counter() - t)
 
 
-@task(name="write-research-run", cache_policy=NO_CACHE, retries=2, retry_delay_seconds=[1, 4],
-      retry_condition_fn=retry_on(OSError))
-def write_research_run(data_dir: str | None, run_id: str, rows: dict[str, list[dict]], runs) -> dict[str, str]:
-    store = ParquetStore(data_dir)
-    with store.run_writer(run_id) as writer:
-        for table in TABLES:
-            writer.write(table, frame(table, rows[table]))
-        writer.write("runs", runs)
-    return {t: f"{store.table_path(t)}/run_id={run_id}" for t in writer.tables}
-
-
 def _research(seeds: list[ThreadSeed], options: ResearchOptions, run_id: str, data_dir: str | None,
               parent_run_id: str | None, input_label: str, flow_name: str) -> dict[str, Any]:
     started_at = datetime.now(timezone.utc)
     store = ParquetStore(data_dir)
     if store.run_exists(run_id):
         raise FileExistsError(f"run {run_id!r} already exists under {store.root}; choose another --run-id")
+    tag_flow_run(run_id)
     ids = [s.question_id for s in seeds]
     if len(set(ids)) != len(ids):
         raise ValueError("question ids must be unique within a run")
@@ -113,52 +120,127 @@ def _research(seeds: list[ThreadSeed], options: ResearchOptions, run_id: str, da
         flagged=sum(r["status"] != "answered" for r in reports), fallback=sum(bool(s["fallback"]) for s in rows["steps"]),
         config_json=options.model_dump_json(),
     )
-    paths = write_research_run(data_dir, run_id, rows, runs)
+    paths = write_run(data_dir, run_id, {**{t: frame(t, rows[t]) for t in TABLES}, "runs": runs})
     for report in reports:
-        create_markdown_artifact(key=_key("research-report", report["question_id"]), markdown=report_markdown(report),
-                                 description=f"run {run_id}: {report['question'][:200]}")
-    create_table_artifact(key="research-steps", table=[{k: v for k, v in s.items() if k != "reasoning"} for s in rows["steps"]],
+        create_markdown_artifact(key=artifact_key(flow_name, f"answer-{report['question_id']}", run_id),
+                                 markdown=report_markdown(report), description=f"run {run_id}: {report['question'][:200]}")
+    create_table_artifact(key=artifact_key(flow_name, "steps", run_id),
+                          table=[{k: v for k, v in s.items() if k != "reasoning"} for s in rows["steps"]],
                           description=f"steps of run {run_id}")
-    create_table_artifact(key="research-sources", table=rows["sources"], description=f"sources of run {run_id}")
-    publish_run_report(run_id, data_dir)
+    create_table_artifact(key=artifact_key(flow_name, "sources", run_id), table=rows["sources"],
+                          description=f"sources of run {run_id}")
+    publish_run_report(flow_name, run_id, data_dir)
     return {"run_id": run_id, "data_dir": store.root, "parent_run_id": parent_run_id, "paths": paths,
             "reports": [{k: (v.isoformat() if isinstance(v, datetime) else v) for k, v in r.items()} for r in reports]}
 
 
-def review_markdown(result: dict[str, Any]) -> str:
+def review_markdown(result: dict[str, Any], timeout_s: float, error: str | None = None) -> str:
     """What the reviewer reads above the form: the report(s) of the run awaiting a verdict."""
     reports = "\n\n---\n\n".join(report_markdown(r) for r in result["reports"])
-    return (f"## Review run {result['run_id']}\n\nAccept the report, reject it saying what is wrong, or add "
-            f"information; reject and add re-open the research as a child run.\n\n{reports}")
+    problem = f"**Your last answer was not taken: {error}**\n\n" if error else ""
+    return (f"## Review run {result['run_id']}\n\n{problem}Accept the report, reject it saying what is wrong, or add "
+            f"information; reject and add re-open the research as a child run. Without a verdict within "
+            f"{_duration(timeout_s)} the run ends as `unreviewed`.\n\n{reports}")
 
 
-def _key(prefix: str, question_id: str) -> str:
-    """Artifact keys allow lowercase letters, digits and dashes only."""
-    import re
-
-    return (prefix + "-" + re.sub(r"[^a-z0-9-]+", "-", question_id.lower())).strip("-")[:100]
+def _duration(seconds: float) -> str:
+    minutes = round(seconds / 60)
+    return f"{round(seconds)} s" if seconds < 120 else f"{minutes} min" if minutes < 120 else f"{minutes / 60:.1f} h"
 
 
-@flow(name="research")
+class _ReviewDeadline:
+    """At the deadline, resume the paused run with no input, as "nobody answered".
+
+    Prefect fails a run whose pause times out, and records nothing; resuming it ourselves just
+    before lets the flow record ``unreviewed`` and complete. ``expired`` is set only when this
+    resume is the one the server accepted, so a reviewer's answer that lands first wins.
+    """
+
+    def __init__(self, flow_run_id, seconds: float):
+        self.flow_run_id, self.expired, self.cancelled = flow_run_id, False, False
+        self.lock = threading.Lock()
+        self.timer = threading.Timer(max(seconds, 0.0), self._expire)
+        self.timer.daemon = True
+
+    def _expire(self) -> None:
+        from prefect.client.orchestration import get_client
+        from prefect.client.schemas.responses import SetStateStatus
+
+        with self.lock:
+            if self.cancelled:
+                return
+            try:
+                with get_client(sync_client=True) as client:
+                    outcome = client.resume_flow_run(self.flow_run_id, run_input={})
+                self.expired = outcome.status == SetStateStatus.ACCEPT
+            except Exception:  # noqa: BLE001 - the pause's own timeout still ends the wait
+                get_run_logger().exception("could not end the review wait of %s", self.flow_run_id)
+
+    def __enter__(self) -> "_ReviewDeadline":
+        self.timer.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        with self.lock:  # a resume in flight finishes before ``expired`` is read; none starts after
+            self.cancelled = True
+            self.timer.cancel()
+
+
+def await_review(result: dict[str, Any], timeout_s: float) -> Feedback | None:
+    """Pause until a reviewer answers; None when nobody did within ``timeout_s``.
+
+    An answer that gets past the form but not ``Feedback``'s validation pauses the run again
+    with the error above the form (the deadline stays where it was)."""
+    from prefect.context import FlowRunContext
+
+    flow_run_id = FlowRunContext.get().flow_run.id
+    deadline, error = time.monotonic() + timeout_s, None
+    while (left := deadline - time.monotonic()) > 0:
+        form = Feedback.with_initial_data(description=review_markdown(result, timeout_s, error), verdict="accept")
+        with _ReviewDeadline(flow_run_id, left) as watch:
+            try:
+                feedback = pause_flow_run(wait_for_input=form, timeout=int(left) + PAUSE_GRACE_S)
+            except ValidationError as exc:
+                error = "; ".join(e["msg"] for e in exc.errors())
+                get_run_logger().warning("review answer refused (%s); pausing again", error)
+                continue
+            except FlowPauseTimeout:
+                return None
+        return None if watch.expired else feedback
+    return None
+
+
+@flow(name="research", timeout_seconds=FLOW_TIMEOUT_S["research"])
 def research(question: str, options: ResearchOptions | None = None, run_id: str | None = None,
              data_dir: str | None = None, question_id: str = "q1", review: bool = False,
              review_timeout_s: int = 3600) -> dict[str, Any]:
-    """Research one question; with ``review`` (under a server), wait for a reviewer's feedback."""
+    """Research one question; with ``review`` (under a server), wait up to ``review_timeout_s``
+    for a reviewer's feedback on each report, then record ``unreviewed`` and complete. A wait
+    never runs past the flow's own timeout (less an hour), so that too ends as ``unreviewed``."""
+    if review and review_timeout_s <= 0:
+        raise ValueError("review_timeout_s must be a positive number of seconds")
+    last_verdict_at = time.monotonic() + FLOW_TIMEOUT_S["research"] - 3600
     options = options or ResearchOptions()
     run_id = validate_run_id(run_id or new_run_id())
     result = _research([ThreadSeed(question_id=question_id, question=question)], options, run_id, data_dir,
                        None, "-", "research")
     while review:
-        form = Feedback.with_initial_data(description=review_markdown(result), verdict="accept")
-        feedback = pause_flow_run(wait_for_input=form, timeout=review_timeout_s)
+        wait_s = max(0.0, min(review_timeout_s, last_verdict_at - time.monotonic()))
+        feedback = await_review(result, wait_s)
+        if feedback is None:
+            get_run_logger().warning("no verdict on run %s within %.0f s: recorded as unreviewed", result["run_id"], wait_s)
+            record_feedback(result["run_id"], "unreviewed", f"no verdict within {wait_s:.0f} s", data_dir)
+            result["review"] = "unreviewed"
+            break
         if feedback.verdict == "accept":
             record_feedback(result["run_id"], "accept", "", data_dir)
+            result["review"] = "accept"
             break
         result = reopen(result["run_id"], feedback.verdict, feedback.text, options=options, data_dir=data_dir)
     return result
 
 
-@flow(name="research-batch")
+@flow(name="research-batch", timeout_seconds=FLOW_TIMEOUT_S["research-batch"])
 def research_batch(questions: list[dict] | str, options: ResearchOptions | None = None, run_id: str | None = None,
                    data_dir: str | None = None, input_label: str = "-") -> dict[str, Any]:
     """Research each ``{id, question}`` (a list, or a JSONL file's path) as its own thread; one run,
@@ -185,7 +267,7 @@ def reopen(parent_run_id: str, verdict: str, text: str, *, options: ResearchOpti
     return result
 
 
-@flow(name="research-feedback")
+@flow(name="research-feedback", timeout_seconds=FLOW_TIMEOUT_S["feedback"])
 def research_feedback(parent_run_id: str, verdict: Literal["accept", "reject", "add"], text: str = "",
                       options: ResearchOptions | None = None, question_ids: list[str] | None = None,
                       run_id: str | None = None, data_dir: str | None = None) -> dict[str, Any]:

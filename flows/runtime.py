@@ -1,11 +1,30 @@
-"""How sleuth runs flows from the command line."""
+"""Run policy shared by every flow: settings, retries, timeouts, the run's write, its trace in
+Prefect (tag, flow run id, deployment) and its artifacts."""
 
 from __future__ import annotations
 
+import hashlib
+import re
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
+import polars as pl
+from prefect import task
+from prefect.cache_policies import NO_CACHE
 from prefect.settings import PREFECT_API_URL, PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
+
+from modules.store import ParquetStore
+
+#: I/O failures worth retrying (a bad record or a bug never is).
+TRANSIENT_IO = (TimeoutError, ConnectionError, BlockingIOError, InterruptedError)
+
+#: Flow timeouts (seconds): generous bounds that turn a hung run into a Failed one (and a
+#: notification) instead of a worker slot held forever. ``research`` includes its reviews.
+FLOW_TIMEOUT_S = {
+    "analyze": 4 * 3600, "collect": 6 * 3600, "monitor": 8 * 3600, "research": 48 * 3600,
+    "research-batch": 12 * 3600, "feedback": 4 * 3600, "rerank-batch": 4 * 3600, "optimize": 12 * 3600,
+    "evaluate": 4 * 3600,
+}
 
 
 @contextmanager
@@ -40,14 +59,66 @@ def retry_on(*exception_types: type[BaseException]) -> Callable[..., bool]:
     return condition
 
 
-def publish_run_report(run_id: str, data_dir: str | None) -> None:
+def prefect_run_fields() -> dict[str, str | None]:
+    """The Prefect flow run and deployment this code runs in (None outside a flow run): they
+    go into the ``runs`` row, so a sleuth run can be traced to the Prefect run that made it."""
+    from prefect.runtime import deployment, flow_run
+
+    run_id = flow_run.id
+    return {"flow_run_id": str(run_id) if run_id else None,
+            "deployment": deployment.name if run_id and deployment.id else None}
+
+
+def tag_flow_run(run_id: str) -> None:
+    """Tag the current Prefect flow run ``sleuth-run:<run_id>`` (filterable in the UI and API)."""
+    from prefect.client.orchestration import get_client
+    from prefect.context import FlowRunContext
+
+    context = FlowRunContext.get()
+    if context is None:
+        return
+    tag = f"sleuth-run:{run_id}"
+    tags = list(context.flow_run.tags or [])
+    if tag in tags:
+        return
+    with get_client(sync_client=True) as client:
+        client.update_flow_run(context.flow_run.id, tags=tags + [tag])
+    context.flow_run.tags = tags + [tag]
+
+
+@task(name="write-run", cache_policy=NO_CACHE, retries=2, retry_delay_seconds=[1, 4],
+      retry_condition_fn=retry_on(*TRANSIENT_IO))
+def write_run(data_dir: str | None, run_id: str, tables: dict[str, pl.DataFrame],
+              trace: dict[str, str | None] | None = None) -> dict[str, str]:
+    """All of a run's tables, published together (``runs`` last); the ``runs`` row carries the
+    Prefect trace. Returns ``{table: partition path}``."""
+    tables = dict(tables)
+    if "runs" in tables:
+        tables["runs"] = tables["runs"].with_columns(
+            *(pl.lit(v, pl.String).alias(k) for k, v in (trace or prefect_run_fields()).items()))
+    with ParquetStore(data_dir).run_writer(run_id) as writer:
+        for name, table in tables.items():
+            writer.write(name, table)
+    return writer.published
+
+
+def artifact_key(flow: str, what: str, run_id: str) -> str:
+    """A Prefect artifact key unique to the flow kind and run (keys allow ``a-z``, digits, ``-``)."""
+    key = re.sub(r"[^a-z0-9-]+", "-", f"{flow}-{what}-{run_id}".lower()).strip("-")
+    if len(key) > 100:  # keep it unique when the run id is long
+        key = key[:87].rstrip("-") + "-" + hashlib.sha1(key.encode()).hexdigest()[:12]
+    return key
+
+
+def publish_run_report(flow: str, run_id: str, data_dir: str | None) -> None:
     """The run's summary as markdown and table artifacts: the figures of ``sleuth report RUN_ID``."""
     from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
     from modules.reports.markdown import run_markdown, run_table
 
-    create_markdown_artifact(key="run-report", markdown=run_markdown(run_id, data_dir),
+    create_markdown_artifact(key=artifact_key(flow, "report", run_id), markdown=run_markdown(run_id, data_dir),
                              description=f"Summary of run {run_id}; `sleuth report {run_id}` renders it as HTML with plots")
     rows = run_table(run_id, data_dir)
     if rows:
-        create_table_artifact(key="run-figures", table=rows, description=f"Main figures of run {run_id}")
+        create_table_artifact(key=artifact_key(flow, "figures", run_id), table=rows,
+                              description=f"Main figures of run {run_id}")

@@ -7,8 +7,9 @@ import polars as pl
 import pytest
 
 from flows.cli import main
-from flows.monitor import collect, monitor
+from flows.monitor import NoProviderAnswered, collect, monitor
 from modules.providers import ask_provider, parse_provider
+from modules.providers.collect import classify
 from modules.providers.spec import unique_specs
 from modules.queries import load_query_set
 from modules.response.records import load_records
@@ -97,6 +98,41 @@ def test_server_errors_are_retried_and_a_bad_key_stops_the_provider(assistant, q
     assert denied.status == "failed" and "Incorrect API key" in denied.stats()["error"]
 
 
+def test_a_missing_key_is_permanent_and_never_retried(queries, monkeypatch):
+    """LiteLLM reports a missing OpenAI key as a 500 ("Missing credentials") before sending anything."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    run = ask_provider(parse_provider("openai/gpt-4o-mini", retries=3, backoff_s=5, concurrency=1), queries)
+    assert [a.error_type for a in run.answers] == ["auth", "auth", "auth", "skipped", "skipped"]
+    assert [a.attempts for a in run.answers[:3]] == [1, 1, 1]  # no backoff spent on it
+    assert run.status == "failed" and "OPENAI_API_KEY" in run.stats()["error"]
+
+
+def test_provider_errors_are_classified():
+    import httpx
+    import litellm
+
+    request = httpx.Request("POST", "http://127.0.0.1/v1/chat/completions")
+
+    def status(code, message, **headers):
+        return litellm.exceptions.APIError(code, message, "openai", "m", request=request)
+
+    cases = [
+        (litellm.AuthenticationError("Incorrect API key provided", "openai", "m"), "permanent", "auth"),
+        (litellm.InternalServerError("Missing credentials. Please pass an `api_key`", "openai", "m"), "permanent", "auth"),
+        (ValueError("The api_key client option must be set either by passing api_key to the client"), "permanent", "auth"),
+        (litellm.NotFoundError("model not found", "openai", "m"), "permanent", "not_found"),
+        (litellm.BadRequestError("context length exceeded", "openai", "m"), "permanent", "bad_request"),
+        (litellm.RateLimitError("slow down", "openai", "m"), "transient", "rate_limited"),
+        (litellm.Timeout("timed out", "m", "openai"), "transient", "timeout"),
+        (litellm.ServiceUnavailableError("overloaded", "openai", "m"), "transient", "server_error"),
+        (status(502, "bad gateway"), "transient", "server_error"),
+        (ConnectionResetError("reset by peer"), "transient", "connection"),
+    ]
+    for exc, kind, label in cases:
+        got = classify(exc)
+        assert (type(got).__name__.strip("_").lower(), got.kind) == (kind, label), exc
+
+
 def test_provider_specs_are_checked():
     s = parse_provider("openai/gpt-4o-mini,rpm=30,timeout=10,label=prod", retries=5)
     assert (s.rpm, s.timeout_s, s.retries, s.provider, s.model_name) == (30.0, 10.0, 5, "prod", "gpt-4o-mini")
@@ -183,13 +219,30 @@ def test_responses_are_sleuth_analyze_input_as_they_are(monitored, tmp_path):
     assert ParquetStore(str(tmp_path)).read("analyses", "re").height == 5
 
 
+def test_a_monitor_where_every_provider_failed_ends_failed_with_its_tables(prefect_harness, tmp_path):
+    fake = FakeAssistant({})
+    try:
+        state = monitor(QUERY_SET, PAGES, [f"openai/denied,base_url={fake.base_url}"], run_id="all-failed",
+                        data_dir=str(tmp_path), return_state=True)
+    finally:
+        fake.close()
+    assert state.is_failed() and "no provider answered" in state.message and "Incorrect API key" in state.message
+    with pytest.raises(NoProviderAnswered) as raised:
+        state.result()
+    assert raised.value.result["run_id"] == "all-failed"
+    store = ParquetStore(str(tmp_path))
+    assert store.read("collections", "all-failed")["status"].to_list() == ["failed"]  # written all the same
+    assert store.read("runs", "all-failed")["failed"].to_list() == [5]
+
+
 def test_cli_collect_exits_1_when_every_provider_fails(prefect_harness, tmp_path, capsys):
     fake = FakeAssistant({})
     try:
         args = ["collect", QUERY_SET, "--provider", f"openai/denied,base_url={fake.base_url}", "--data-dir", str(tmp_path)]
         assert main(args) == 1
-        out = capsys.readouterr().out
-        assert "denied failed" in out and "Incorrect API key" in out
+        captured = capsys.readouterr()
+        assert "denied failed" in captured.out and "Incorrect API key" in captured.out
+        assert "no provider answered" in captured.err
         drafts = tmp_path / "drafts.jsonl"
         drafts.write_text(open(QUERY_SET).read().replace('"approved"', '"draft"'))
         assert main(["collect", str(drafts), "--provider", "openai/x", "--data-dir", str(tmp_path)]) == 2

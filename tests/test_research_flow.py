@@ -193,6 +193,12 @@ def test_review_pauses_for_a_reviewer_and_resumes_with_their_input(baseline_run)
                 break
             time.sleep(0.5)
     assert paused is not None, "the flow never paused for review"
+    for invalid in ({"verdict": "reject", "text": "  "}, {"verdict": "add"}):  # the form's schema says: a reason
+        with pytest.raises(RuntimeError, match="text"):
+            resume_flow_run(paused.id, run_input=invalid)
+    with get_client(sync_client=True) as client:
+        still = client.read_flow_run(paused.id).state
+    assert still.is_paused() and still.state_details.pause_key == paused.state.state_details.pause_key
     resume_flow_run(paused.id, run_input={"verdict": "add", "text": "Name their professions."})
     for _ in range(240):  # the re-opened thread pauses again for its own review
         with get_client(sync_client=True) as client:
@@ -221,3 +227,45 @@ def test_a_failing_thread_is_an_error_row_that_keeps_its_memory(baseline_run, mo
     assert report["status"] == "error" and "GOOGLE" in report["error"].upper()
     assert report["constraints"] == ["Use Google."]
     assert set(store.read("memory", "r-failed")["fact_id"]) == set(store.read("memory", "r-base")["fact_id"])
+
+
+def test_an_unanswered_review_is_recorded_and_the_run_completes(baseline_run):
+    _, data_dir = baseline_run
+    state = research(QUESTION, options=OFFLINE.model_copy(update={"max_steps": 1}), run_id="r-unreviewed",
+                     data_dir=data_dir, review=True, review_timeout_s=2, return_state=True)
+    assert state.is_completed(), state.message
+    assert state.result()["review"] == "unreviewed"
+    feedback = ParquetStore(data_dir).read("feedback", "r-unreviewed").row(0, named=True)
+    assert feedback["verdict"] == "unreviewed" and "no verdict within 2 s" in feedback["text"]
+
+
+def test_the_review_form_states_its_rule_and_an_answer_it_let_through_is_asked_again(prefect_harness, monkeypatch):
+    from prefect import flow
+    from prefect._internal.pydantic.v2_schema import create_v2_schema
+    from prefect.utilities.schema_tools import ValidationError as SchemaError, validate
+
+    import flows.research as research_flows
+    from flows.research import Feedback, await_review
+
+    schema = create_v2_schema("Feedback", model_base=Feedback)  # as Prefect stores it for the form
+    for answer in ({"verdict": "reject", "text": ""}, {"verdict": "add", "text": " \n"}, {"verdict": "reject"}):
+        with pytest.raises(SchemaError):
+            validate(answer, schema, raise_on_error=True)
+        with pytest.raises(ValueError, match="say why"):
+            Feedback.model_validate(answer)
+    for answer in ({}, {"verdict": "accept"}, {"verdict": "add", "text": "Both were American."}):
+        validate(answer, schema, raise_on_error=True)
+        Feedback.model_validate(answer)
+
+    forms = []
+
+    def pause(wait_for_input, timeout):
+        forms.append(wait_for_input._description)
+        if len(forms) == 1:
+            return Feedback.model_validate({"verdict": "reject", "text": " "})  # raises, as a load would
+        return Feedback(verdict="add", text="Say which country.")
+
+    monkeypatch.setattr(research_flows, "pause_flow_run", pause)
+    got = flow(name="review-probe")(lambda: await_review({"run_id": "r-x", "reports": []}, 600))()
+    assert got.verdict == "add" and len(forms) == 2
+    assert "not taken" not in forms[0] and "Your last answer was not taken: Value error, say why" in forms[1]

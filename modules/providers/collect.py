@@ -125,11 +125,19 @@ def _message(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {_NOISE.sub('', text)[:300]}".rstrip(": ")
 
 
+#: A missing or unset key, whatever status the client wraps it in (OpenAI's client reports it
+#: as a 500 "Missing credentials" before any request is sent).
+_MISSING_KEY = re.compile(r"missing (credentials|[\w ]*api[ _-]?key)|api[ _-]?key[\w ]* must be set|no api[ _-]?key"
+                          r"|(set|pass) (the |an )?`?[\w]*api[ _-]?key", re.I)
+
+
 def classify(exc: BaseException) -> _Transient | _Permanent:
     """A provider exception as transient (retry) or permanent (do not), with a short kind."""
     import litellm
 
     message = _message(exc)
+    if _MISSING_KEY.search(str(exc)):
+        return _Permanent("auth", message)
     if isinstance(exc, (TimeoutError, litellm.Timeout)):
         return _Transient("timeout", message)
     status = getattr(exc, "status_code", None)

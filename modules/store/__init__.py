@@ -156,6 +156,7 @@ class RunWriter:
     def __init__(self, store: ParquetStore, run_id: str, staging: str):
         self.store, self.run_id, self.staging = store, run_id, staging
         self.tables: list[str] = []
+        self.published: dict[str, str] = {}  # table -> partition path, once committed
 
     def write(self, table: str, data: pl.DataFrame | pa.Table) -> None:
         self.store._write_part(f"{self.staging}/{table}", data)
@@ -171,4 +172,5 @@ class RunWriter:
             self.store.fs.makedirs(final.rsplit("/", 1)[0], exist_ok=True)
             self.store.fs.mv(f"{self.staging}/{table}", final, recursive=True)
             published[table] = f"{self.store.table_path(table)}/run_id={self.run_id}"
+        self.published = published
         return published
