@@ -8,7 +8,6 @@ impossible the test is skipped and says why. Screenshots go to the test's tmp di
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -20,6 +19,7 @@ import pytest
 from modules.reports import write_run_report
 from modules.store import ParquetStore
 from tests.conftest import ROOT, SAMPLES
+from tests.prefect_server import prefect_server as real_prefect_server
 
 QUESTION = "Were Scott Derrickson and Ed Wood of the same nationality?"
 ADDED = "Say which country each man was from."
@@ -56,36 +56,11 @@ def browser():
         b.close()
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def prefect_server(tmp_path_factory):
     """A real Prefect server with its UI (the test harness's temporary server has none)."""
-    port = _free_port()
-    api = f"http://127.0.0.1:{port}/api"
-    env = {**os.environ, "PREFECT_HOME": str(tmp_path_factory.mktemp("prefect-home")), "PREFECT_UI_API_URL": api,
-           "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
-    env.pop("PREFECT_API_URL", None)
-    log = open(tmp_path_factory.mktemp("server") / "server.log", "w")
-    proc = subprocess.Popen([sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1", "--port", str(port)],
-                            env=env, stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        try:
-            if httpx.get(f"{api}/health", timeout=2).status_code == 200:
-                break
-        except httpx.HTTPError:
-            time.sleep(1)
-    else:
-        proc.kill()
-        pytest.fail("the Prefect server did not start in 120 s")
-    yield api
-    proc.terminate()
-    proc.wait(timeout=30)
+    with real_prefect_server(tmp_path_factory.mktemp("server")) as (api, _):
+        yield api
 
 
 def _runs(api: str, state: str) -> list[dict]:

@@ -55,8 +55,34 @@ def test_query_set_format_documented():
 def test_readme_test_command_is_what_ci_runs():
     readme = (ROOT / "README.md").read_text()
     ci = (ROOT / ".ci" / "run").read_text()
-    command = "python3 -m venv .venv && .venv/bin/pip install torch==2.13.0 -e '.[test]' && .venv/bin/pytest"
+    command = "python3 -m venv .venv && .venv/bin/pip install torch==2.13.0 -e '.[test]' -c constraints.txt && .venv/bin/pytest"
     assert command in readme and command in ci
+    assert ".venv/bin/pip install torch==2.13.0 -e . -c constraints.txt && .venv/bin/sleuth analyze" in readme
+
+
+def test_constraints_pin_every_installed_distribution_and_honour_the_known_breakages():
+    """README's commands install the versions CI tested: every distribution in this environment
+    is pinned (sleuth and torch aside, which the commands name), at the version installed."""
+    from importlib.metadata import distributions
+
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+    from packaging.version import Version
+
+    pins = {}
+    for line in (ROOT / "constraints.txt").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            req = Requirement(line)
+            (spec,) = req.specifier
+            assert spec.operator == "==", line
+            pins[canonicalize_name(req.name)] = spec.version
+    assert Version(pins["sqlalchemy"]) < Version("2.1") and Version(pins["fastapi"]) < Version("0.151")
+    installed = {canonicalize_name(d.metadata["Name"]): d.version for d in distributions()}
+    installed = {k: v for k, v in installed.items() if k not in ("sleuth", "torch", "pip", "setuptools", "wheel")}
+    unpinned = sorted(set(installed) - set(pins))
+    assert not unpinned, f"installed but not in constraints.txt: {unpinned} (README: Dependency versions)"
+    drifted = {k: (v, pins[k]) for k, v in installed.items() if Version(v) != Version(pins[k])}
+    assert not drifted, f"installed != constraints.txt: {drifted}"
 
 
 def test_every_deployment_names_a_flow_and_valid_parameters():

@@ -102,14 +102,15 @@ def test_every_flow_publishes_the_markdown_summary(runs):
     import httpx
     from prefect.settings import PREFECT_API_URL
 
+    expected = {"an-1": "analyze", "mo-1": "monitor", "mo-2": "monitor", "co-1": "collect", "rs-1": "research",
+                "rr-1": "rerank-batch"}
+    keys = {f"{flow}-{kind}-{run}" for run, flow in expected.items() for kind in ("report", "figures")}
     artifacts = httpx.post(f"{PREFECT_API_URL.value()}/artifacts/filter", json={
-        "artifacts": {"key": {"any_": ["run-report"]}}, "limit": 200, "offset": 0, "sort": "CREATED_DESC"}).json()
-    published = {a["description"].split()[3].rstrip(";") for a in artifacts}
-    assert {"an-1", "mo-1", "mo-2", "co-1", "rs-1", "rr-1"} <= published
-    tables = httpx.post(f"{PREFECT_API_URL.value()}/artifacts/filter", json={
-        "artifacts": {"key": {"any_": ["run-figures"]}}, "limit": 200, "offset": 0, "sort": "CREATED_DESC"}).json()
-    figures = {a["description"].split()[-1]: a for a in tables}
-    assert {"an-1", "mo-2", "co-1", "rs-1", "rr-1"} <= set(figures) and all(a["type"] == "table" for a in tables)
+        "artifacts": {"key": {"any_": sorted(keys)}}, "limit": 200, "offset": 0, "sort": "CREATED_DESC"}).json()
+    by_key = {a["key"]: a for a in artifacts}
+    assert set(by_key) == keys  # one of each per run: keys are unique to the flow kind and run
+    assert all(by_key[f"{f}-report-{r}"]["type"] == "markdown" and by_key[f"{f}-figures-{r}"]["type"] == "table"
+               and r in by_key[f"{f}-report-{r}"]["description"] for r, f in expected.items())
     md = run_markdown("mo-2", runs)
     assert "## Providers side by side" in md and "c/denied failed entirely" in md and "| a | good | ok | 1 |" in md
 
