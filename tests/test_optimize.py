@@ -118,3 +118,15 @@ def test_eval_flow_prints_baseline_metrics(prefect_harness, tmp_path):
     html = render_run_report(result["run_id"], str(tmp_path))
     assert "sleuth · program evaluation" in html and "<td>report</td><td>baseline</td>" in html
     assert f"{result['scores']['baseline']:.3f}" in html
+
+
+def test_a_run_that_needs_an_lm_fails_before_any_work_without_one(prefect_harness, tmp_path, monkeypatch):
+    """A scheduled re-optimization on a worker without SLEUTH_LM fails at once, writing nothing."""
+    for var in ("SLEUTH_LM", "SLEUTH_LM_BASE_URL"):
+        monkeypatch.delenv(var, raising=False)
+    data = str(tmp_path / "data")
+    for kwargs in ({"optimizer": "mipro", "promote_if_better": True}, {"optimizer": "gepa"},
+                   {"optimizer": "labeled", "promote_if_better": True}):
+        state = optimize_node("analyzer", data_dir=data, programs_dir=str(tmp_path / "compiled"), return_state=True, **kwargs)
+        assert state.is_failed() and ("needs an LM" in state.message or "give an LM" in state.message), state.message
+    assert ParquetStore(data).run_ids() == [] and not (tmp_path / "compiled").exists()
