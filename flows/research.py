@@ -54,7 +54,7 @@ class Feedback(RunInput):
 
     model_config = ConfigDict(json_schema_extra={
         "if": {"properties": {"verdict": {"enum": ["reject", "add"]}}, "required": ["verdict"]},
-        "then": {"properties": {"text": {"type": "string", "pattern": "\\S"}}, "required": ["text"]},
+        "then": {"properties": {"text": {"type": "string", "minLength": 1, "pattern": "\\S"}}, "required": ["text"]},
     })
 
     verdict: Literal["accept", "reject", "add"] = Field(
@@ -139,8 +139,8 @@ def review_markdown(result: dict[str, Any], timeout_s: float, error: str | None 
     reports = "\n\n---\n\n".join(report_markdown(r) for r in result["reports"])
     problem = f"**Your last answer was not taken: {error}**\n\n" if error else ""
     return (f"## Review run {result['run_id']}\n\n{problem}Accept the report, reject it saying what is wrong, or add "
-            f"information; reject and add re-open the research as a child run. Without a verdict within "
-            f"{_duration(timeout_s)} the run ends as `unreviewed`.\n\n{reports}")
+            f"information; reject and add re-open the research as a child run. If nobody answers within "
+            f"{_duration(timeout_s)}, the run ends as `unreviewed`.\n\n{reports}")
 
 
 def _duration(seconds: float) -> str:

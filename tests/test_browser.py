@@ -118,6 +118,10 @@ def test_report_and_review_form_in_a_browser(browser, prefect_server, tmp_path):
         dialog.locator(".p-select-button__control").focus()
         page.keyboard.press("ArrowDown")
         page.get_by_role("listbox").get_by_role("option", name="add", exact=True).click()
+        dialog.get_by_role("button", name="Submit").click()  # "add" with no text: refused, still paused
+        time.sleep(3)
+        _save(page, tmp_path, "review-form-refused.png")
+        assert dialog.is_visible() and [r["id"] for r in _runs(api, "PAUSED")] == [flow_run]
         dialog.locator("textarea").fill(ADDED)
         _save(page, tmp_path, "review-form.png")
         dialog.get_by_role("button", name="Submit").click()

@@ -12,11 +12,14 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import httpx
 import pytest
 import yaml
+from prefect.flow_runs import resume_flow_run
+from prefect.settings import PREFECT_API_URL, temporary_settings
 
 from modules.store import ParquetStore
 from tests.conftest import ROOT
@@ -94,7 +97,13 @@ def test_deployments_schedule_run_and_review_under_a_real_server(tmp_path):
         worker_env = {**env, "SLEUTH_DATA_DIR": str(data_dir), "PREFECT_WORKER_QUERY_SECONDS": "2",
                       "PREFECT_WORKER_PREFETCH_SECONDS": "5", "HF_HUB_OFFLINE": "1"}
         worker_log = tmp_path / "worker.log"
-        analysis = _post(api, f"/deployments/{deployments['response-analysis-on-demand']['id']}/create_flow_run", {})
+        # a near-term schedule: the scheduler makes the run, the worker picks it up when it is due
+        on_demand = deployments["response-analysis-on-demand"]["id"]
+        soon = (datetime.now(timezone.utc) + timedelta(seconds=8)).isoformat()
+        _post(api, f"/deployments/{on_demand}/schedules", [{"schedule": {"interval": 3600, "anchor_date": soon}, "active": True}])
+        analysis = _wait_for("the scheduler to schedule the near-term run",
+                             lambda: next(iter(_runs(api, on_demand, ["SCHEDULED"])), None), 60, [server_log])
+        assert analysis["auto_scheduled"]
         review = _post(api, f"/deployments/{deployments['research-with-review']['id']}/create_flow_run",
                        {"parameters": {"options": {"max_steps": 2}}})
         with open(worker_log, "w") as log:
@@ -119,12 +128,11 @@ def test_deployments_schedule_run_and_review_under_a_real_server(tmp_path):
 
             # the review pauses; an answer without a reason is refused and it stays paused; accept resumes it
             _wait_for("the review to pause", lambda: state_of(review) == "PAUSED", 400, logs)
-            refused = httpx.post(f"{api}/flow_runs/{review['id']}/resume",
-                                 json={"run_input": {"verdict": "reject", "text": ""}}, timeout=30).json()
-            assert refused["status"] == "REJECT" and state_of(review) == "PAUSED"
-            accepted = httpx.post(f"{api}/flow_runs/{review['id']}/resume",
-                                  json={"run_input": {"verdict": "accept"}}, timeout=30).json()
-            assert accepted["status"] == "ACCEPT"
+            with temporary_settings({PREFECT_API_URL: api}):  # through the client, as a script would
+                with pytest.raises(RuntimeError, match="text"):
+                    resume_flow_run(review["id"], run_input={"verdict": "reject", "text": ""})
+                assert state_of(review) == "PAUSED"
+                resume_flow_run(review["id"], run_input={"verdict": "accept"})
             final = _wait_for("the review run to finish", lambda: state_of(review) in ("COMPLETED", "FAILED", "CRASHED")
                               and state_of(review), 120, logs)
             assert final == "COMPLETED", worker_log.read_text()[-4000:]
