@@ -19,9 +19,10 @@ from modules.response import AnalysisResult, AnalyzerConfig, ResponseAnalyzer, l
 from modules.response.analyzer import record_from_result
 from modules.response.batch import analyze_to_rows, build_tables
 from modules.response.records import RecordError, load_records
-from flows.runtime import (FLOW_TIMEOUT_S, TRANSIENT_IO, artifact_key, publish_run_report, retry_on, tag_flow_run,
-                           write_run)
-from modules.store import ParquetStore, new_run_id, validate_run_id
+from flows.runtime import FLOW_TIMEOUT_S, TRANSIENT_IO, artifact_key, begin_run, publish_run_report, retry_on, write_run
+from modules.store import ParquetStore
+
+ANALYSIS_TABLES = ("runs", "analyses", "summaries")
 
 _retry_transient = retry_on(*TRANSIENT_IO)
 
@@ -88,9 +89,6 @@ def _analyze_and_store(
     run_id: str, data_dir: str | None, config: AnalyzerConfig, started_at: datetime, flow_name: str,
 ) -> dict[str, Any]:
     store = ParquetStore(data_dir)
-    if store.run_exists(run_id, ("runs", "analyses", "summaries")):
-        raise FileExistsError(f"run {run_id!r} already exists under {store.root}; choose another --run-id")
-    tag_flow_run(run_id)
     rows, gts, embedding_model = analyze_records(
         records, errors, coerced, ground_truth=ground_truth, config=config, run_id=run_id, flow_name=flow_name)
     tables = build_tables(
@@ -114,7 +112,7 @@ def analyze_responses(
     """Analyse a file of AI responses against ground-truth pages; write analyses, summaries, runs."""
     started_at = datetime.now(timezone.utc)
     config = config or AnalyzerConfig()
-    run_id = validate_run_id(run_id or new_run_id())
+    run_id = begin_run(run_id, data_dir, ANALYSIS_TABLES)
     records, errors, coerced = load_records_task.with_options(**_task_options(config))(input_path)
     return _analyze_and_store(
         records, errors, coerced, ground_truth=ground_truth, input_label=input_path, run_id=run_id,
@@ -130,7 +128,7 @@ def reanalyze_run(
     """Re-score a stored run's responses against new ground truth, as a new run."""
     started_at = datetime.now(timezone.utc)
     config = config or AnalyzerConfig()
-    run_id = validate_run_id(run_id or new_run_id())
+    run_id = begin_run(run_id, data_dir, ANALYSIS_TABLES)
     previous = ParquetStore(data_dir).read("analyses", previous_run_id)
     if previous.is_empty():
         raise ValueError(f"run {previous_run_id!r} has no analyses under {ParquetStore(data_dir).root}")

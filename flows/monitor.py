@@ -18,7 +18,7 @@ from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.cache_policies import NO_CACHE
 
 from flows.analyze import analyze_records, summary_artifact
-from flows.runtime import FLOW_TIMEOUT_S, artifact_key, publish_run_report, tag_flow_run, write_run
+from flows.runtime import FLOW_TIMEOUT_S, artifact_key, begin_run, publish_run_report, write_run
 from modules.providers import ProviderSpec, ask_provider, parse_provider
 from modules.providers.spec import unique_specs
 from modules.providers.tables import COLLECTIONS_SCHEMA, RESPONSES_SCHEMA, collection_row, response_rows
@@ -27,7 +27,7 @@ from modules.response import AnalyzerConfig
 from modules.response.batch import build_tables
 from modules.response.records import parse_record
 from modules.response.tables import runs_frame, summarize_providers
-from modules.store import ParquetStore, frame, new_run_id, validate_run_id
+from modules.store import ParquetStore, frame
 
 COLLECT_TABLES = ("responses", "collections", "runs")
 MONITOR_TABLES = ("responses", "collections", "analyses", "summaries", "provider_summaries", "runs")
@@ -99,15 +99,6 @@ def _run_fields(query_set: QuerySet, specs: list[ProviderSpec]) -> dict[str, Any
             "providers": json.dumps([s.parameters() | {"provider": s.provider} for s in specs])}
 
 
-def _check_new_run(data_dir: str | None, run_id: str | None, tables: tuple[str, ...]) -> str:
-    run_id = validate_run_id(run_id or new_run_id())
-    store = ParquetStore(data_dir)
-    if store.run_exists(run_id, tables):
-        raise FileExistsError(f"run {run_id!r} already exists under {store.root}; choose another --run-id")
-    tag_flow_run(run_id)
-    return run_id
-
-
 @flow(name="collect-responses", timeout_seconds=FLOW_TIMEOUT_S["collect"])
 def collect(query_set: str, providers: list[str | dict], run_id: str | None = None, data_dir: str | None = None,
             defaults: dict | None = None, allow_drafts: bool = False) -> dict[str, Any]:
@@ -115,7 +106,7 @@ def collect(query_set: str, providers: list[str | dict], run_id: str | None = No
     Ends Failed (tables written) when no provider answered anything."""
     started_at = datetime.now(timezone.utc)
     specs = provider_specs(providers, defaults)
-    run_id = _check_new_run(data_dir, run_id, COLLECT_TABLES)
+    run_id = begin_run(run_id, data_dir, COLLECT_TABLES)
     qs = load_query_set_task(query_set, allow_drafts)
     responses, collections = _collect(qs, specs, "collect", run_id)
     totals = _collect_totals(collections)
@@ -137,7 +128,7 @@ def monitor(query_set: str, ground_truth: str, providers: list[str | dict], run_
     started_at = datetime.now(timezone.utc)
     config = config or AnalyzerConfig()
     specs = provider_specs(providers, defaults)
-    run_id = _check_new_run(data_dir, run_id, MONITOR_TABLES)
+    run_id = begin_run(run_id, data_dir, MONITOR_TABLES)
     store = ParquetStore(data_dir)
     qs = load_query_set_task(query_set, allow_drafts)
     responses, collections = _collect(qs, specs, "monitor", run_id)

@@ -21,11 +21,10 @@ from prefect.cache_policies import NO_CACHE
 
 from evals.nodes import (BaselineRunner, ProgramRunner, breakdown, evaluate, evaluations_frame, file_hash, load_examples,
                          set_path)
-from flows.runtime import FLOW_TIMEOUT_S, publish_run_report, retry_on, tag_flow_run, write_run
+from flows.runtime import FLOW_TIMEOUT_S, begin_run, publish_run_report, retry_on, write_run
 from modules import programs as program_store
 from modules.research.nodes import LMSettings
 from modules.response.tables import runs_frame
-from modules.store import ParquetStore, new_run_id, validate_run_id
 
 def _lm(model: str | None, base_url: str | None):
     settings = LMSettings.from_env(model, base_url)
@@ -62,15 +61,6 @@ def _write(flow_name: str, data_dir: str | None, run_id: str, rows: list[dict], 
     return paths
 
 
-def _new_run(data_dir: str | None, run_id: str | None) -> str:
-    run_id = validate_run_id(run_id or new_run_id())
-    store = ParquetStore(data_dir)
-    if store.run_exists(run_id):
-        raise FileExistsError(f"run {run_id!r} already exists under {store.root}; choose another --run-id")
-    tag_flow_run(run_id)
-    return run_id
-
-
 def require_lm(optimizer: str, promote_if_better: bool, model: str | None) -> None:
     """Fail before any work when the run cannot succeed without an LM (a scheduled deployment on a
     worker without ``SLEUTH_LM`` would otherwise spend minutes on the baseline first)."""
@@ -91,7 +81,7 @@ def optimize_node(node: str, optimizer: str = "labeled", lm: str | None = None, 
     started = datetime.now(timezone.utc)
     model = LMSettings.from_env(lm, lm_base_url).model
     require_lm(optimizer, promote_if_better, model)
-    run_id = _new_run(data_dir, run_id)
+    run_id = begin_run(run_id, data_dir)
     train_path, dev_path = trainset or str(set_path(node, "train")), devset or str(set_path(node, "dev"))
     train, dev = load_examples(node, train_path), load_examples(node, dev_path)
     current_path = program_store.resolve(node, "latest", programs_dir)
@@ -139,7 +129,7 @@ def evaluate_node(node: str, program: str = "latest", lm: str | None = None, lm_
                   data_dir: str | None = None, run_id: str | None = None) -> dict[str, Any]:
     """The baseline program's metrics, and the DSPy program's beside them when an LM is given."""
     started = datetime.now(timezone.utc)
-    run_id = _new_run(data_dir, run_id)
+    run_id = begin_run(run_id, data_dir)
     path = examples_path or str(set_path(node, split))
     examples = load_examples(node, path)
     model = LMSettings.from_env(lm, lm_base_url).model

@@ -12,13 +12,13 @@ from prefect import flow, task, unmapped
 from prefect.cache_policies import NO_CACHE
 from pydantic import BaseModel, Field
 
-from flows.runtime import FLOW_TIMEOUT_S, publish_run_report, retry_on, tag_flow_run, write_run
+from flows.runtime import FLOW_TIMEOUT_S, begin_run, publish_run_report, retry_on, write_run
 from modules.relevance.analyzer import RelevanceAnalyzer
 from modules.relevance.baseline import Weights
 from modules.relevance.batch import frame, load_items, output_line, rows
 from modules.research.nodes import LMSettings, NodeRunner
 from modules.response.tables import runs_frame
-from modules.store import ParquetStore, new_run_id, validate_run_id
+from modules.store import ParquetStore
 
 
 class RerankOptions(BaseModel):
@@ -59,11 +59,8 @@ def rerank_batch(input_path: str, out_path: str | None = None, options: RerankOp
     """Rerank every ``{id, query, plan?, results}`` line; write output lines and the ``rerankings`` table."""
     started = datetime.now(timezone.utc)
     options = options or RerankOptions()
-    run_id = validate_run_id(run_id or new_run_id())
+    run_id = begin_run(run_id, data_dir)
     store = ParquetStore(data_dir)
-    if store.run_exists(run_id):
-        raise FileExistsError(f"run {run_id!r} already exists under {store.root}; choose another --run-id")
-    tag_flow_run(run_id)
     items = load_items(input_path)
     batches = [items[i : i + batch_size] for i in range(0, len(items), batch_size)]
     done = [x for f in rerank_items.map(batches, unmapped(options)) for x in f.result()]

@@ -26,7 +26,7 @@ from prefect.flow_runs import pause_flow_run
 from prefect.input import RunInput
 from pydantic import ConfigDict, Field, ValidationError, model_validator
 
-from flows.runtime import FLOW_TIMEOUT_S, artifact_key, publish_run_report, retry_on, tag_flow_run, write_run
+from flows.runtime import FLOW_TIMEOUT_S, artifact_key, begin_run, publish_run_report, retry_on, write_run
 from modules.research.batch import load_questions
 from modules.research.feedback import ThreadSeed, constraints_for, seeds_from_run
 from modules.research.memory import Memory
@@ -102,9 +102,7 @@ def _research(seeds: list[ThreadSeed], options: ResearchOptions, run_id: str, da
               parent_run_id: str | None, input_label: str, flow_name: str) -> dict[str, Any]:
     started_at = datetime.now(timezone.utc)
     store = ParquetStore(data_dir)
-    if store.run_exists(run_id):
-        raise FileExistsError(f"run {run_id!r} already exists under {store.root}; choose another --run-id")
-    tag_flow_run(run_id)
+    run_id = begin_run(run_id, data_dir)
     ids = [s.question_id for s in seeds]
     if len(set(ids)) != len(ids):
         raise ValueError("question ids must be unique within a run")

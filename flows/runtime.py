@@ -13,7 +13,7 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 from prefect.settings import PREFECT_API_URL, PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
 
-from modules.store import ParquetStore
+from modules.store import ParquetStore, new_run_id, validate_run_id
 
 #: I/O failures worth retrying (a bad record or a bug never is).
 TRANSIENT_IO = (TimeoutError, ConnectionError, BlockingIOError, InterruptedError)
@@ -67,6 +67,17 @@ def prefect_run_fields() -> dict[str, str | None]:
     run_id = flow_run.id
     return {"flow_run_id": str(run_id) if run_id else None,
             "deployment": deployment.name if run_id and deployment.id else None}
+
+
+def begin_run(run_id: str | None, data_dir: str | None, tables: tuple[str, ...] = ("runs",)) -> str:
+    """The new run's id (the one given, or a new one), refused when it already has data in any of
+    ``tables``; the current flow run is tagged with it."""
+    run_id = validate_run_id(run_id or new_run_id())
+    store = ParquetStore(data_dir)
+    if store.run_exists(run_id, tables):
+        raise FileExistsError(f"run {run_id!r} already exists under {store.root}; choose another --run-id")
+    tag_flow_run(run_id)
+    return run_id
 
 
 def tag_flow_run(run_id: str) -> None:
