@@ -21,6 +21,8 @@ from tests.conftest import SAMPLES, write_jsonl
 from tests.fake_assistant import FakeAssistant
 
 SCRIPT = "<script>alert('x')</script>"
+SCRIPT_URLS = ["javascript:alert(1)", "JaVaScRiPt:alert(2)", "data:text/html,<script>alert(3)</script>",
+               "java\tscript:alert(4)", " \x01javascript:alert(5)", "vbscript:msgbox(6)", "//evil.example/x"]
 
 
 @pytest.fixture(scope="module")
@@ -44,6 +46,8 @@ def runs(prefect_harness, tmp_path_factory):
              options=ResearchOptions(corpus=str(SAMPLES / "corpus.jsonl"), max_steps=5), run_id="rs-1", data_dir=data)
     items = [json.loads(x) for x in (SAMPLES / "rerank.jsonl").read_text().splitlines()][:1]
     items[0]["results"][0]["text"] += f" {SCRIPT} and <b>raw bold</b>."
+    for result, url in zip(items[0]["results"][1:], SCRIPT_URLS):  # any search result can carry one
+        result["url"] = url
     rerank_batch(str(write_jsonl(d / "items.jsonl", items)), str(d / "out.jsonl"), options=RerankOptions(),
                  run_id="rr-1", data_dir=data)
     return data
@@ -129,3 +133,36 @@ def test_highlighting_lets_no_other_markup_through(text, start, end):
     assert set(tags) <= {"<mark>", "</mark>", "<b>", "</b>"}
     tags = re.findall(r"<[^>]*>", marked(text, [(start, end, text)]))
     assert all(re.fullmatch(r'<mark title="[^"<>]*">|</mark>', t) for t in tags)
+
+
+def _hrefs(html: str) -> list[str]:
+    return re.findall(r'href="([^"]*)"', html)
+
+
+def test_script_urls_are_never_links_in_any_report(runs):
+    from modules.reports.research import thread_section
+    from modules.research.render import report_markdown
+    from modules.store import ParquetStore
+
+    rerank = render_run_report("rr-1", runs)
+    assert "javascript:" not in rerank.lower() and "10 results" in rerank  # the results are there, unlinked
+    store = ParquetStore(runs)
+    report = store.read("reports", "rs-1").row(0, named=True)
+    report["cited_urls"] = SCRIPT_URLS + ["https://en.wikipedia.org/wiki/Ed_Wood"]
+    research_html = thread_section(report, *(store.read(t, "rs-1") for t in ("steps", "sources", "memory")))
+    for html in (rerank, research_html):
+        assert all(h.startswith(("http://", "https://", "#")) for h in _hrefs(html)), _hrefs(html)
+    assert "https://en.wikipedia.org/wiki/Ed_Wood" in _hrefs(research_html)
+    md = report_markdown(report)
+    autolinks = re.findall(r"<([^<>\s]+:[^<>\s]*)>", md)
+    assert autolinks == ["https://en.wikipedia.org/wiki/Ed_Wood"] and "`` javascript:alert(1) ``" in md
+
+
+@given(st.text(max_size=40), st.sampled_from(["", "http://", "https://", "javascript:", "data:", " ", "\t", "HTTP://"]))
+def test_a_link_is_made_only_of_an_http_url(text, prefix):
+    from modules.reports.html import link
+
+    html = link(prefix + text)
+    for href in _hrefs(html):
+        assert href.lower().startswith(("http://", "https://"))
+    assert html.count("<") == html.count(">") and len(re.findall(r"<(?!/?a[ >])", html)) == 0

@@ -38,6 +38,15 @@ def esc(value: Any) -> str:
     return html.escape("" if value is None else str(value), quote=True)
 
 
+def link(url: Any, text: Any = None) -> str:
+    """``<a href>`` for an http(s) URL (``modules.links`` decides); anything else as escaped text."""
+    from ..links import linkable_url
+
+    label = esc(url if text is None else text)
+    good = linkable_url(url)
+    return f'<a href="{esc(good)}" rel="noopener noreferrer">{label}</a>' if good else label
+
+
 def fmt(value: Any, digits: int = 1) -> str:
     if value is None:
         return "-"

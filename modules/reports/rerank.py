@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..store import ParquetStore
-from .html import esc, fmt, safe_highlight, section
+from .html import esc, fmt, link, safe_highlight, section
 
 CRITERIA = (("direct_relevance", "relevance", 40), ("depth", "depth", 30), ("plan_alignment", "plan", 20),
             ("unexpectedness", "unexpected", 10))
@@ -32,9 +32,9 @@ def rerank_sections(store: ParquetStore, run_id: str) -> list[str]:
         for r in g:
             badge = '<span class="badge good">kept</span>' if r["kept"] else '<span class="badge">filtered</span>'
             title = esc(r["title"] or r["result_id"] or "")
-            link = f'<a href="{esc(r["url"])}">{title}</a>' if r["url"] else title
+            linked = link(r["url"], r["title"] or r["result_id"] or "") if r["url"] else title
             body += (f"<tr><td class=\"num\">{fmt(r['rank'])}</td><td class=\"num\"><b>{fmt(r['score'])}</b><br>{badge}</td>"
-                     f"<td>{link}<br><i>{esc(r['brief_answer'] or '')}</i><div>{safe_highlight(r['highlighted'])}</div>"
+                     f"<td>{linked}<br><i>{esc(r['brief_answer'] or '')}</i><div>{safe_highlight(r['highlighted'])}</div>"
                      f"<div class=\"muted\">{esc(r['relevance_note'] or '')} &middot; anchor: {esc(r['anchor'] or '-')}</div></td>"
                      f"<td style=\"min-width:220px\">{_breakdown(r)}</td></tr>")
         body += "</tbody></table>"

@@ -8,17 +8,17 @@ import polars as pl
 
 from ..store import ParquetStore
 from . import plots
-from .html import esc, fmt, section, table
+from .html import esc, fmt, link, section, table
 
 _CITATION = re.compile(r"\[(\d{1,3})\]")
 
 
 def _answer_html(answer: str, cited: list[str], anchor: str) -> str:
     """The answer with its ``[n]`` markers linked to the numbered sources below it."""
-    def link(m: re.Match) -> str:
+    def cite(m: re.Match) -> str:
         n = int(m.group(1))
         return f'<a href="#{anchor}-src-{n}">[{n}]</a>' if 1 <= n <= len(cited) else m.group(0)
-    return _CITATION.sub(link, esc(answer))
+    return _CITATION.sub(cite, esc(answer))
 
 
 def thread_section(report: dict, steps: pl.DataFrame, sources: pl.DataFrame, memory: pl.DataFrame) -> str:
@@ -36,7 +36,7 @@ def thread_section(report: dict, steps: pl.DataFrame, sources: pl.DataFrame, mem
     body = head + (f"<h3>Constraints from feedback</h3><ul>{constraints}</ul>" if constraints else "")
     body += f'<h3>Answer</h3><div class="answer">{_answer_html(report["answer"] or "", cited, anchor)}</div>'
     body += "<ol class=\"sources\">" + "".join(
-        f'<li id="{anchor}-src-{i}"><a href="{esc(u)}">{esc(u)}</a></li>' for i, u in enumerate(cited, 1)) + "</ol>"
+        f'<li id="{anchor}-src-{i}">{link(u)}</li>' for i, u in enumerate(cited, 1)) + "</ol>"
     s = steps.filter(pl.col("question_id") == qid).sort("step")
     queried = {r["step"]: (r["query_or_url"] or r["action"] or "")[:28] for r in s.filter(pl.col("node") == "tool").to_dicts()}
     curve = [(r["step"], r["confidence"], queried.get(r["step"], r["action"] or ""))

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from ..links import markdown_link
+
 
 def report_markdown(report: dict) -> str:
     """Markdown of one ``reports`` row: answer, research journey, key sources."""
-    sources = "\n".join(f"{i}. <{u}>" for i, u in enumerate(report.get("cited_urls") or [], 1)) or "(none)"
+    sources = "\n".join(f"{i}. {markdown_link(u)}" for i, u in enumerate(report.get("cited_urls") or [], 1)) or "(none)"
     constraints = "".join(f"\n- {c}" for c in report.get("constraints") or [])
     head = f"# {report['question']}\n\n"
     if report.get("status") == "error":
