@@ -113,6 +113,10 @@ def cmd_runs(args: argparse.Namespace) -> int:
     from modules.store import ParquetStore
 
     store = ParquetStore(args.data_dir)
+    if args.gc:
+        removed = store.gc()
+        print("\n".join(f"removed {p}" for p in removed) or f"nothing left behind by crashed runs under {store.root}")
+        return 0
     runs = store.read("runs")
     if runs.is_empty():
         print(f"no runs under {store.root}")
@@ -677,6 +681,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("runs", help="list stored runs", description="List the runs recorded under the data dir.")
     p.add_argument("--data-dir", help="data dir (default $SLEUTH_DATA_DIR or datasets/runs)")
+    p.add_argument("--gc", action="store_true", help="remove what runs that crashed mid-write left behind "
+                                                    "(staging folders, temporary files, commit locks) and list it")
     p.set_defaults(func=cmd_runs)
     return parser
 

@@ -57,3 +57,64 @@ def test_data_dir_resolution(monkeypatch):
     assert resolve_data_dir() == "datasets/runs"
     monkeypatch.setenv("SLEUTH_DATA_DIR", "/data/x")
     assert resolve_data_dir() == "/data/x" and resolve_data_dir("/cli") == "/cli"
+
+
+def _race(data_dir: str, marker: int, barrier) -> str:
+    """One of two processes writing run ``same``: both pass the early check, then commit together."""
+    store = ParquetStore(data_dir)
+    try:
+        with store.run_writer("same") as w:
+            w.write("analyses", pl.DataFrame({"writer": [marker] * 3}))
+            w.write("runs", pl.DataFrame({"writer": [marker]}))
+            barrier.wait(timeout=60)
+        return "committed"
+    except RunExistsError as exc:
+        return f"refused: {exc}"
+
+
+def test_two_writers_racing_on_one_run_id_never_merge(tmp_path):
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Manager() as manager:
+        barrier = manager.Barrier(2)
+        with ctx.Pool(2) as pool:
+            outcomes = pool.starmap(_race, [(str(tmp_path), 1, barrier), (str(tmp_path), 2, barrier)])
+    assert sorted(o.split(":")[0] for o in outcomes) == ["committed", "refused"], outcomes
+    store = ParquetStore(tmp_path)
+    writers = set(store.read("analyses", "same")["writer"]) | set(store.read("runs", "same")["writer"])
+    assert len(writers) == 1 and store.read("analyses", "same").height == 3  # one run's rows, nothing nested
+    assert not [p for p in (tmp_path / "analyses" / "run_id=same").iterdir() if p.is_dir()]
+    assert not list((tmp_path / "_staging").iterdir()) and not list((tmp_path / "_commits").iterdir())
+
+
+def test_leftovers_of_a_dead_process_are_removed_and_a_live_ones_kept(tmp_path, capsys):
+    import os
+    import subprocess
+    import sys
+
+    from flows.cli import main
+    from modules.store import _HOST
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead_pid, live = int(dead.stdout), f"{_HOST}~{os.getpid()}"
+    store = ParquetStore(tmp_path)
+    with store.run_writer("ok") as w:
+        w.write("runs", pl.DataFrame({"n": [1]}))
+    stale = [tmp_path / "_staging" / f"r1.{_HOST}~{dead_pid}.abcd1234",
+             tmp_path / "runs" / "run_id=ok" / f".part-00001-x.parquet.{_HOST}~{dead_pid}.tmp"]
+    kept = [tmp_path / "_staging" / f"r2.{live}.abcd1234", tmp_path / "_staging" / "r3.otherhost~1.abcd1234"]
+    for p in stale[:1] + kept:
+        p.mkdir(parents=True)
+    stale[1].write_bytes(b"PAR1")
+    (tmp_path / "_commits").mkdir(exist_ok=True)
+    (tmp_path / "_commits" / "r1.lock").write_text(f"{_HOST}~{dead_pid}")
+    stale.append(tmp_path / "_commits" / "r1.lock")
+    assert sorted(store.leftovers()) == sorted(str(p) for p in stale)
+    assert main(["runs", "--gc", "--data-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert all(f"removed {p}" in out for p in stale) and not any(p.exists() for p in stale)
+    assert all(p.exists() for p in kept) and store.read("runs", "ok")["n"].to_list() == [1]
+    with store.run_writer("r1") as w:  # the dead process's lock no longer blocks its run id
+        w.write("runs", pl.DataFrame({"n": [2]}))
+    assert store.read("runs", "r1")["n"].to_list() == [2]

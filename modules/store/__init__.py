@@ -3,13 +3,21 @@
 Every flow writes through this layer. Files are written to a hidden temporary name and renamed
 into place, so readers (polars, DuckDB, pandas) never see a partial file; a run's partition is
 never shared with another run. Works on local paths and fsspec URLs (``s3://bucket/prefix``).
+
+On a local data dir a run's commit is exact: it holds ``_commits/<run_id>.lock`` (created
+exclusively), re-checks that the run id is still free, and renames each staged table into place
+with a rename that fails rather than merge; two writers racing on one run id cannot both land.
+Leftovers of a process that died mid-write (its ``_staging`` folder, ``.tmp`` part files, its
+commit lock) carry the host and pid that made them and are removed by the next run (``gc``).
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import secrets
+import socket
 import uuid
 from contextlib import contextmanager
 from datetime import datetime, timezone
@@ -27,6 +35,28 @@ _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 class RunExistsError(FileExistsError):
     """A run id that already has data; pick another so no run overwrites another."""
+
+
+_HOST = re.sub(r"[^A-Za-z0-9-]", "-", socket.gethostname())[:40] or "host"
+
+
+def _owner_tag() -> str:
+    """``host~pid``: who made a staging folder, temporary file or lock (to tell a live one from a leftover)."""
+    return f"{_HOST}~{os.getpid()}"
+
+
+def _dead_owner(name: str) -> bool:
+    """True when ``name`` carries ``host~pid`` of this host and that process no longer exists."""
+    m = re.search(r"(?:^|[.])([A-Za-z0-9-]+)~(\d+)(?:[.]|$)", name)
+    if not m or m.group(1) != _HOST:
+        return False
+    try:
+        os.kill(int(m.group(2)), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
 
 
 def resolve_data_dir(data_dir: str | os.PathLike | None = None) -> str:
@@ -78,7 +108,9 @@ class ParquetStore:
         validate_run_id(run_id)
         if self.run_exists(run_id, ("runs", "analyses", "summaries")):
             raise RunExistsError(f"run {run_id!r} already has data under {self.root}; choose another --run-id")
-        writer = RunWriter(self, run_id, f"{self._root_path}/_staging/{run_id}-{uuid.uuid4().hex[:8]}")
+        if self.local:
+            self.gc()
+        writer = RunWriter(self, run_id, f"{self._root_path}/_staging/{run_id}.{_owner_tag()}.{uuid.uuid4().hex[:8]}")
         try:
             yield writer
             writer.commit()
@@ -96,7 +128,7 @@ class ParquetStore:
         name = f"part-{len(existing):05d}-{uuid.uuid4().hex[:8]}.parquet"
         final = f"{part_dir}/{name}"
         if self.local:
-            tmp = f"{part_dir}/.{name}.tmp"
+            tmp = f"{part_dir}/.{name}.{_owner_tag()}.tmp"
             try:
                 pq.write_table(data, tmp, compression="zstd")
                 os.replace(tmp, final)
@@ -107,6 +139,33 @@ class ParquetStore:
             with self.fs.open(final, "wb") as f:
                 pq.write_table(data, f, compression="zstd")
         return final if not self.local else str(Path(final))
+
+    def leftovers(self) -> list[str]:
+        """What processes that died mid-write left behind on this host (local data dirs only):
+        staging folders, ``.tmp`` part files and commit locks."""
+        root = Path(self._root_path)
+        if not self.local or not root.is_dir():
+            return []
+        found = [p for p in (root / "_staging").glob("*") if _dead_owner(p.name)]
+        found += [p for p in (root / "_commits").glob("*.lock") if _dead_owner(_read_text(p))]
+        found += [p for p in root.glob("*/run_id=*/.*.tmp") if _dead_owner(p.name)]
+        return sorted(str(p) for p in found)
+
+    def gc(self) -> list[str]:
+        """Remove :meth:`leftovers`; returns what was removed."""
+        removed = []
+        for path in self.leftovers():
+            try:
+                if os.path.isdir(path):
+                    import shutil
+
+                    shutil.rmtree(path)
+                else:
+                    os.remove(path)
+                removed.append(path)
+            except FileNotFoundError:  # another process cleaned it first
+                pass
+        return removed
 
     def read(self, table: str, run_id: str | None = None) -> pl.DataFrame:
         """A table (one run, or all runs with a ``run_id`` column); empty if it does not exist."""
@@ -164,13 +223,73 @@ class RunWriter:
             self.tables.append(table)
 
     def commit(self) -> dict[str, str]:
-        """Publish every staged table; ``runs`` goes last, as the marker of a complete run."""
-        published = {}
+        """Publish every staged table; ``runs`` goes last, as the marker of a complete run.
+
+        Refuses (``RunExistsError``) when the run id got data since the writer opened: checked
+        again under the run's commit lock, and each rename fails rather than merge."""
         order = [t for t in self.tables if t != "runs"] + [t for t in self.tables if t == "runs"]
-        for table in order:
-            final = self.store.partition(table, self.run_id)
-            self.store.fs.makedirs(final.rsplit("/", 1)[0], exist_ok=True)
-            self.store.fs.mv(f"{self.staging}/{table}", final, recursive=True)
-            published[table] = f"{self.store.table_path(table)}/run_id={self.run_id}"
-        self.published = published
-        return published
+        if not self.store.local:
+            if self.store.run_exists(self.run_id, tuple(order) + ("runs",)):
+                raise RunExistsError(f"run {self.run_id!r} was written by another process meanwhile; nothing was published")
+            for table in order:
+                final = self.store.partition(table, self.run_id)
+                self.store.fs.makedirs(final.rsplit("/", 1)[0], exist_ok=True)
+                self.store.fs.mv(f"{self.staging}/{table}", final, recursive=True)
+        else:
+            with _commit_lock(Path(self.store._root_path), self.run_id):
+                if self.store.run_exists(self.run_id, tuple(order) + ("runs",)):
+                    raise RunExistsError(f"run {self.run_id!r} was written by another process meanwhile; nothing was published")
+                for table in order:
+                    final = Path(self.store.partition(table, self.run_id))
+                    final.parent.mkdir(parents=True, exist_ok=True)
+                    _rename_no_replace(Path(self.staging) / table, final)
+        self.published = {t: f"{self.store.table_path(t)}/run_id={self.run_id}" for t in order}
+        return self.published
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError:
+        return ""
+
+
+class _commit_lock:
+    """``_commits/<run_id>.lock``, created exclusively; one left by a dead process is taken over."""
+
+    def __init__(self, root: Path, run_id: str):
+        self.path = root / "_commits" / f"{run_id}.lock"
+
+    def __enter__(self) -> "_commit_lock":
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        for _ in range(2):
+            try:
+                fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            except FileExistsError:
+                if _dead_owner(_read_text(self.path)):
+                    self.path.unlink(missing_ok=True)
+                    continue
+                raise RunExistsError(f"run {self.path.stem!r} is being committed by another process "
+                                     f"({self.path}); choose another --run-id") from None
+            with os.fdopen(fd, "w") as f:
+                f.write(_owner_tag())
+            return self
+        raise RunExistsError(f"run {self.path.stem!r}: could not take its commit lock {self.path}")
+
+    def __exit__(self, *exc) -> None:
+        self.path.unlink(missing_ok=True)
+
+
+def _rename_no_replace(source: Path, target: Path) -> None:
+    """Rename a staged folder into place; fails if the target exists (never merges into it)."""
+    try:
+        target.mkdir()  # claims the name atomically: fails if another writer has it
+    except FileExistsError:
+        raise RunExistsError(f"{target} already exists; nothing of this run was published there") from None
+    try:
+        os.rename(source, target)  # onto the empty folder just made: replaces it, atomically
+    except OSError as exc:
+        target.rmdir()
+        if exc.errno in (errno.EEXIST, errno.ENOTEMPTY):
+            raise RunExistsError(f"{target} already exists") from None
+        raise
