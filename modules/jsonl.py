@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Callable
+
+from .tables_io import json_lines
 
 
 def read_validated(path: str | Path, validate: Callable[[object, int], dict], what: str) -> list[dict]:
@@ -17,14 +18,12 @@ def read_validated(path: str | Path, validate: Callable[[object, int], dict], wh
     if not path.exists():
         raise FileNotFoundError(f"no such {what} file: {path}")
     items, problems, seen = [], [], set()
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
+    for n, value, why in json_lines(path):
+        if why:
+            problems.append(f"line {n}: {why}")
             continue
         try:
-            item = validate(json.loads(line), n)
-        except json.JSONDecodeError as exc:
-            problems.append(f"line {n}: not JSON ({exc.msg})")
-            continue
+            item = validate(value, n)
         except ValueError as exc:
             problems.append(f"line {n}: {exc}")
             continue

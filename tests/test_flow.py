@@ -163,3 +163,29 @@ def test_local_runs_skip_heartbeats_only_without_a_server(monkeypatch):
     with temporary_settings({PREFECT_API_URL: "http://127.0.0.1:1/api"}):
         with local_run_settings():
             assert PREFECT_FLOWS_HEARTBEAT_FREQUENCY.value() == 180
+
+
+def test_invalid_unicode_is_an_error_row_naming_its_line_and_the_run_completes(prefect_harness, tmp_path):
+    """A lone surrogate (valid JSON, storable nowhere) and a line that is not UTF-8 each become an
+    error row with their line; every other record is analysed and the run is written."""
+    from flows.analyze import analyze_responses
+    from modules.queries import load_query_set
+    from modules.research.batch import load_questions
+    from modules.store import ParquetStore
+
+    good = [json.loads(x) for x in (SAMPLES / "responses.jsonl").read_text().splitlines()][:2]
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(b"\n".join([json.dumps(good[0]).encode(),
+                                 json.dumps({**good[1], "response": "caf\udce9"}).encode(),  # ensure_ascii: \udce9
+                                 json.dumps({**good[1], "query_id": "latin1"}).encode().replace(b"Plus", b"Pl\xfcs"),
+                                 json.dumps(good[1]).encode()]) + b"\n")
+    result = analyze_responses(str(path), str(SAMPLES / "pages.jsonl"), run_id="unicode", data_dir=str(tmp_path / "d"))
+    assert (result["total"], result["succeeded"], result["failed"]) == (4, 2, 2)
+    rows = {r["source_line"]: r for r in ParquetStore(str(tmp_path / "d")).read("analyses", "unicode").to_dicts()}
+    assert "in.jsonl line 2: invalid Unicode (lone surrogate \\udce9" in rows[2]["error"]
+    assert "in.jsonl line 3: not UTF-8 (byte 0xfc" in rows[3]["error"] and rows[4]["status"] != "error"
+    for loader in (load_questions, load_query_set):
+        bad = tmp_path / "bad.jsonl"
+        bad.write_bytes(b'{"id": "1", "question": "caf\xe9?"}\n')
+        with pytest.raises(ValueError, match="line 1: not UTF-8"):
+            loader(str(bad))

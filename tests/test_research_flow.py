@@ -147,7 +147,7 @@ def test_question_files_are_validated(tmp_path):
                                                {"id": 2}])
     with pytest.raises(ValueError) as err:
         load_questions(bad)
-    assert "line 2: not JSON" in str(err.value) and "duplicate id '1'" in str(err.value) and "line 4" in str(err.value)
+    assert "line 2: not valid JSON" in str(err.value) and "duplicate id '1'" in str(err.value) and "line 4" in str(err.value)
 
 
 def test_cli_research_and_feedback(prefect_harness, tmp_path, capsys):

@@ -95,7 +95,7 @@ def _rows(path: Path) -> tuple[list[tuple[int, object]], list[str]]:
     if path.suffix == ".parquet":
         return list(enumerate(pl.read_parquet(path).to_dicts(), 1)), []
     rows, bad = numbered_lines(path)
-    return rows, [f"line {n}: not valid JSON ({msg})" for n, msg in bad]
+    return rows, [f"line {n}: {why}" for n, why in bad]
 
 
 def load_query_set(path: str | os.PathLike, *, allow_drafts: bool = True) -> QuerySet:

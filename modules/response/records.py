@@ -86,7 +86,7 @@ def load_records(path: str | Path) -> tuple[list[AIResponse], list[RecordError],
         rows = list(enumerate(pl.concat(frames, how="diagonal_relaxed").to_dicts(), 1))
     else:
         rows, bad = numbered_lines(path)
-        errors += [RecordError(n, None, None, f"line {n}: not valid JSON: {msg}") for n, msg in bad]
+        errors += [RecordError(n, None, None, f"{path.name} line {n}: {why}") for n, why in bad]
     for n, row in rows:
         record, error, was_coerced = parse_record(row, n)
         if error:
