@@ -534,6 +534,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="sleuth", description="Evidence-based research and AI-answer auditing.")
+    parser.add_argument("--debug", action="store_true", help="show full tracebacks for input and option errors")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("analyze", help="audit AI responses against ground-truth pages (Prefect flow)",
@@ -689,10 +690,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    if not os.environ.get("PREFECT_API_URL"):  # offline by default: the temporary server sends no telemetry
+        os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     args = build_parser().parse_args(argv)
+    if not args.debug:
+        from flows.runtime import quiet_user_errors
+
+        quiet_user_errors()
     try:
         return args.func(args)
     except (ValueError, FileNotFoundError, FileExistsError) as exc:
+        if args.debug:
+            raise
         print(f"sleuth: error: {exc}", file=sys.stderr)
         return 2
 

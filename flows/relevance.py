@@ -60,6 +60,8 @@ def rerank_batch(input_path: str, out_path: str | None = None, options: RerankOp
     started = datetime.now(timezone.utc)
     options = options or RerankOptions()
     run_id = begin_run(run_id, data_dir)
+    if out_path:
+        _check_writable_folder(out_path)
     store = ParquetStore(data_dir)
     items = load_items(input_path)
     batches = [items[i : i + batch_size] for i in range(0, len(items), batch_size)]
@@ -77,6 +79,17 @@ def rerank_batch(input_path: str, out_path: str | None = None, options: RerankOp
             "fallback": n_fallback, "paths": paths}
 
 
+def _check_writable_folder(path: str) -> None:
+    """--out must be writable before the work starts, not found unwritable after it."""
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        os.makedirs(folder, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        raise ValueError(f"cannot write --out {path}: {exc.strerror or exc}") from None
+
+
 def _write_jsonl_atomically(path: str, lines: list[dict]) -> None:
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
@@ -85,6 +98,9 @@ def _write_jsonl_atomically(path: str, lines: list[dict]) -> None:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             for line in lines:
                 f.write(json.dumps(line, ensure_ascii=False) + "\n")
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; an output file gets the usual mode
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):

@@ -4,6 +4,7 @@ Prefect (tag, flow run id, deployment) and its artifacts."""
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 from contextlib import contextmanager
 from typing import Callable, Iterator
@@ -44,6 +45,29 @@ def local_run_settings() -> Iterator[None]:
         yield
 
 
+#: Errors that mean "the input or the options are wrong": the user needs the one line that says
+#: which, not the traceback (``sleuth --debug`` shows it).
+USER_ERRORS = (ValueError, FileNotFoundError, FileExistsError)
+
+
+class _NoTracebackForUserErrors(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and isinstance(record.exc_info[1], USER_ERRORS):
+            record.exc_info, record.exc_text = None, None
+        return True
+
+
+def quiet_user_errors() -> None:
+    """Flow and task run logs keep one line, not a traceback, for a user error. Only for CLI runs
+    on the temporary server: under a configured server the Prefect log keeps everything."""
+    if PREFECT_API_URL.value():
+        return
+    for name in ("prefect.flow_runs", "prefect.task_runs"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, _NoTracebackForUserErrors) for f in logger.filters):
+            logger.addFilter(_NoTracebackForUserErrors())
+
+
 def retry_on(*exception_types: type[BaseException]) -> Callable[..., bool]:
     """A Prefect ``retry_condition_fn``: retry only failures of these types."""
 
@@ -71,9 +95,11 @@ def prefect_run_fields() -> dict[str, str | None]:
 
 def begin_run(run_id: str | None, data_dir: str | None, tables: tuple[str, ...] = ("runs",)) -> str:
     """The new run's id (the one given, or a new one), refused when it already has data in any of
-    ``tables``; the current flow run is tagged with it."""
+    ``tables`` or when the data dir cannot be written (before any work, not after it); the
+    current flow run is tagged with it."""
     run_id = validate_run_id(run_id or new_run_id())
     store = ParquetStore(data_dir)
+    store.check_writable()
     if store.run_exists(run_id, tables):
         raise FileExistsError(f"run {run_id!r} already exists under {store.root}; choose another --run-id")
     tag_flow_run(run_id)

@@ -81,6 +81,18 @@ class ParquetStore:
         self.fs, self._root_path = fsspec.core.url_to_fs(self.root)
         self.local = "file" in (self.fs.protocol if isinstance(self.fs.protocol, tuple) else (self.fs.protocol,))
 
+    def check_writable(self) -> None:
+        """Fail before any work (ValueError, one line) when runs could not be written here."""
+        try:
+            self.fs.makedirs(f"{self._root_path}/_staging", exist_ok=True)
+            probe = f"{self._root_path}/_staging/.probe-{_owner_tag()}-{uuid.uuid4().hex[:8]}"
+            with self.fs.open(probe, "wb") as f:
+                f.write(b"")
+            self.fs.rm(probe)
+        except OSError as exc:
+            reason = exc.strerror or str(exc) or type(exc).__name__
+            raise ValueError(f"data dir {self.root} is not usable: {reason} (set --data-dir or SLEUTH_DATA_DIR)") from None
+
     def partition(self, table: str, run_id: str) -> str:
         return f"{self._root_path}/{table}/run_id={validate_run_id(run_id)}"
 
