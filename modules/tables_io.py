@@ -51,15 +51,24 @@ def json_lines(path: str | os.PathLike) -> Iterator[tuple[int, Any, str | None]]
             yield (n, None, why) if why else (n, value, None)
 
 
+def read_parquet(path: str | os.PathLike):
+    """A Parquet file as a polars DataFrame; one that is not Parquet is a ValueError naming it."""
+    import polars as pl
+
+    try:
+        return pl.read_parquet(path)
+    except (pl.exceptions.PolarsError, OSError) as exc:
+        reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise ValueError(f"{path}: not a readable Parquet file ({reason[:200]})") from None
+
+
 def read_rows(path: str | os.PathLike, what: str = "file") -> list[dict[str, Any]]:
     """Rows of a Parquet or JSONL file; ``what`` names it in errors ("corpus", "ground truth")."""
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"{what} not found: {path}")
     if path.suffix == ".parquet":
-        import polars as pl
-
-        return pl.read_parquet(path).to_dicts()
+        return read_parquet(path).to_dicts()
     rows = []
     for n, value, why in json_lines(path):
         if why:

@@ -66,3 +66,23 @@ def test_a_data_dir_that_is_a_file_is_refused_by_every_run_command(prefect_harne
     for command in commands:
         assert main(command + [flag, str(a_file)]) == 2, command
         assert "is not usable" in capsys.readouterr().err, command
+
+
+def test_inputs_of_the_wrong_shape_are_one_line_errors(prefect_harness, tmp_path, capsys):
+    not_parquet = tmp_path / "responses.parquet"
+    not_parquet.write_text("garbage")
+    (tmp_path / "empty").mkdir()
+    q42, nan = tmp_path / "q.jsonl", tmp_path / "items.jsonl"
+    q42.write_text('{"id": "1", "question": 42}\n')
+    nan.write_text('{"id": "1", "query": NaN, "results": [{"title": "a", "url": "http://a.example", "text": "b"}]}\n')
+    cases = [
+        (["analyze", str(not_parquet), "--ground-truth", str(SAMPLES / "pages.jsonl")], "not a readable Parquet file"),
+        (["analyze", str(tmp_path / "empty"), "--ground-truth", str(SAMPLES / "pages.jsonl")], "no Parquet files"),
+        (["research-batch", str(q42)], 'line 1: "question" must be text, not int'),
+        (["rerank-batch", str(nan), "--out", str(tmp_path / "o.jsonl")], 'line 1: needs a non-empty "query" string (got nan)'),
+        (["collect", str(not_parquet), "--provider", "openai/x"], "not a readable Parquet file"),
+    ]
+    for args, message in cases:
+        assert main(args + ["--data-dir", str(tmp_path / "d")]) == 2, args
+        last = capsys.readouterr().err.strip().splitlines()[-1]  # (the harness's Prefect log comes before it)
+        assert last.startswith("sleuth: error:") and message in last, (args, last)

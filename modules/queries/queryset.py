@@ -20,7 +20,7 @@ import polars as pl
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..response.schema import AIResponse, ExpectedClaim
-from ..tables_io import numbered_lines
+from ..tables_io import numbered_lines, read_parquet
 
 Review = Literal["draft", "approved"]
 
@@ -93,7 +93,7 @@ def version_of(queries: list[Query]) -> str:
 
 def _rows(path: Path) -> tuple[list[tuple[int, object]], list[str]]:
     if path.suffix == ".parquet":
-        return list(enumerate(pl.read_parquet(path).to_dicts(), 1)), []
+        return list(enumerate(read_parquet(path).to_dicts(), 1)), []
     rows, bad = numbered_lines(path)
     return rows, [f"line {n}: {why}" for n, why in bad]
 

@@ -28,8 +28,8 @@ def load_items(path: str | Path) -> list[dict]:
 def validate_item(item: object, default_id: str = "item") -> dict:
     if not isinstance(item, dict):
         raise ValueError("expected an object {id, query, plan?, results}")
-    if not str(item.get("query") or "").strip():
-        raise ValueError('needs a non-empty "query"')
+    if not isinstance(item.get("query"), str) or not item["query"].strip():
+        raise ValueError(f'needs a non-empty "query" string (got {item.get("query")!r})')
     results = item.get("results")
     if not isinstance(results, list):
         raise ValueError('"results" must be a list of {id?, title?, url?, text}')

@@ -15,4 +15,6 @@ def load_questions(path: str | Path) -> list[dict]:
 def _question(item: object, line: int) -> dict:
     if not isinstance(item, dict) or not str(item.get("question") or "").strip():
         raise ValueError('needs a non-empty "question"')
+    if not isinstance(item["question"], str):
+        raise ValueError(f'"question" must be text, not {type(item["question"]).__name__}')
     return {"id": str(item["id"] if item.get("id") is not None else f"line-{line}"), "question": item["question"].strip()}

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..tables_io import numbered_lines
+from ..tables_io import numbered_lines, read_parquet
 from .schema import AIResponse
 
 
@@ -82,7 +82,7 @@ def load_records(path: str | Path) -> tuple[list[AIResponse], list[RecordError],
         )
         if not files:
             raise ValueError(f"no Parquet files under {path}")
-        frames = [pl.read_parquet(f) for f in files]
+        frames = [read_parquet(f) for f in files]
         rows = list(enumerate(pl.concat(frames, how="diagonal_relaxed").to_dicts(), 1))
     else:
         rows, bad = numbered_lines(path)
