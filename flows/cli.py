@@ -62,7 +62,10 @@ def _add_analysis_options(p: argparse.ArgumentParser) -> None:
 
 
 def _fmt(v: Any) -> str:
-    return "-" if v is None else (f"{v:.1f}" if isinstance(v, float) else str(v))
+    if isinstance(v, float):
+        text = f"{v:.1f}"
+        return "0.0" if text == "-0.0" else text  # a delta that rounds to zero has no sign
+    return "-" if v is None else str(v)
 
 
 def print_summary(result: dict[str, Any]) -> None:

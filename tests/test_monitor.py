@@ -133,6 +133,17 @@ def test_provider_errors_are_classified():
         assert (type(got).__name__.strip("_").lower(), got.kind) == (kind, label), exc
 
 
+def test_a_closed_port_is_a_connection_failure(queries):
+    import socket
+
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    run = ask_provider(parse_provider(f"openai/x,base_url=http://127.0.0.1:{port}/v1", retries=1, backoff_s=0.01,
+                                      timeout_s=5), queries[:1])
+    assert run.answers[0].error_type == "connection" and run.answers[0].attempts == 2  # transient: retried
+
+
 def test_provider_specs_are_checked():
     s = parse_provider("openai/gpt-4o-mini,rpm=30,timeout=10,label=prod", retries=5)
     assert (s.rpm, s.timeout_s, s.retries, s.provider, s.model_name) == (30.0, 10.0, 5, "prod", "gpt-4o-mini")

@@ -131,6 +131,21 @@ _MISSING_KEY = re.compile(r"missing (credentials|[\w ]*api[ _-]?key)|api[ _-]?ke
                           r"|(set|pass) (the |an )?`?[\w]*api[ _-]?key", re.I)
 
 
+def _connection_failure(exc: BaseException) -> bool:
+    """A refused or dropped connection under LiteLLM's wrapping (it reports one as a 500
+    "Connection error." whose cause is the transport's error)."""
+    import httpx
+
+    seen, current = 0, exc
+    while current is not None and seen < 8:
+        if isinstance(current, (httpx.TransportError, ConnectionError)) and not isinstance(current, httpx.TimeoutException):
+            return True
+        if type(current).__name__ == "APIConnectionError":
+            return True
+        current, seen = current.__cause__ or current.__context__, seen + 1
+    return str(exc).rstrip().endswith("Connection error.")
+
+
 def classify(exc: BaseException) -> _Transient | _Permanent:
     """A provider exception as transient (retry) or permanent (do not), with a short kind."""
     import litellm
@@ -149,7 +164,7 @@ def classify(exc: BaseException) -> _Transient | _Permanent:
         return _Permanent("auth", message)
     if isinstance(exc, litellm.NotFoundError) or status == 404:
         return _Permanent("not_found", message)
-    if isinstance(exc, litellm.APIConnectionError) or isinstance(exc, (ConnectionError, OSError)):
+    if isinstance(exc, litellm.APIConnectionError) or isinstance(exc, (ConnectionError, OSError)) or _connection_failure(exc):
         return _Transient("connection", message)
     if isinstance(status, int) and (status >= 500 or status in (408, 409)):
         return _Transient("server_error", message)

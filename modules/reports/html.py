@@ -65,7 +65,8 @@ def delta(value: float | None) -> str:
     if value is None:
         return '<span class="muted">-</span>'
     cls = "good" if value > 0.05 else "bad" if value < -0.05 else ""
-    return f'<span class="badge {cls}">{value:+.1f}</span>'
+    text = f"{value:+.1f}"
+    return f'<span class="badge {cls}">{"0.0" if text in ("+0.0", "-0.0") else text}</span>'
 
 
 def tier(value: str | None) -> str:

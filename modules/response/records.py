@@ -87,6 +87,8 @@ def load_records(path: str | Path) -> tuple[list[AIResponse], list[RecordError],
     else:
         rows, bad = numbered_lines(path)
         errors += [RecordError(n, None, None, f"{path.name} line {n}: {why}") for n, why in bad]
+    if not rows and not errors:
+        raise ValueError(f"{path}: no records (an empty input makes no run)")
     for n, row in rows:
         record, error, was_coerced = parse_record(row, n)
         if error:
