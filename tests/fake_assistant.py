@@ -4,7 +4,8 @@ The requested model name picks the behaviour, so one server plays several provid
 ``good`` / ``good-*`` answers from ``answers`` (query text -> answer), ``ratelimited`` answers
 HTTP 429 with ``Retry-After`` to the first ``limit_first`` requests, ``slow`` answers after
 ``delay_s``, ``refuse`` declines, ``empty`` returns an empty message, ``denied`` answers 401,
-``broken`` answers 500 every time.
+``broken`` answers 500 every time, ``drip`` sends its answer one byte every ``drip_s`` seconds
+(each read is quick, the whole body is not: only a deadline on the whole call bounds it).
 """
 
 from __future__ import annotations
@@ -17,10 +18,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 class FakeAssistant:
     def __init__(self, answers: dict[str, str] | None = None, *, limit_first: int = 1, retry_after: float = 1,
-                 delay_s: float = 3.0, port: int = 0, latency_s: float = 0.0):
+                 delay_s: float = 3.0, port: int = 0, latency_s: float = 0.0, drip_s: float = 0.5):
         self.answers = dict(answers or {})
         self.limit_first, self.retry_after, self.delay_s = limit_first, retry_after, delay_s
         self.latency_s = latency_s  # every answer takes this long, as a real model's would
+        self.drip_s = drip_s
         self.requests: list[dict] = []  # {model, query, at, status}
         self._lock = threading.Lock()
         fake = self
@@ -35,7 +37,13 @@ class FakeAssistant:
                     for k, v in {"Content-Type": "application/json", "Content-Length": str(len(data)), **headers}.items():
                         self.send_header(k, v)
                     self.end_headers()
-                    self.wfile.write(data)
+                    if body.get("model") == "drip":
+                        for i in range(len(data)):
+                            self.wfile.write(data[i:i + 1])
+                            self.wfile.flush()
+                            time.sleep(fake.drip_s)
+                    else:
+                        self.wfile.write(data)
                 except (BrokenPipeError, ConnectionResetError):
                     pass
 

@@ -133,6 +133,16 @@ def test_provider_errors_are_classified():
         assert (type(got).__name__.strip("_").lower(), got.kind) == (kind, label), exc
 
 
+def test_a_provider_that_drips_its_answer_is_cut_at_the_deadline(queries):
+    fake = FakeAssistant({}, drip_s=0.5)  # ~150 bytes: more than a minute for one answer, each read quick
+    try:
+        run = ask_provider(spec(fake, "drip", timeout_s=1, retries=1), queries[:2])
+    finally:
+        fake.close()
+    assert [a.error_type for a in run.answers] == ["timeout", "timeout"] and {a.attempts for a in run.answers} == {2}
+    assert "deadline on the whole call" in run.answers[0].error  # the wall-clock deadline, not a read timeout
+
+
 def test_a_closed_port_is_a_connection_failure(queries):
     import socket
 

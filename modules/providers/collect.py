@@ -224,6 +224,28 @@ def _call(spec: ProviderSpec, query: Query) -> tuple[str, str | None, Any]:
     return choice.message.content or "", choice.finish_reason, response
 
 
+def _call_within(spec: ProviderSpec, query: Query) -> tuple[str, str | None, Any]:
+    """``_call`` bounded as a whole by ``spec.timeout_s``: LiteLLM's timeout bounds each read, so
+    a provider that drips its answer a byte at a time would hold a call for minutes. Past the
+    deadline the call is abandoned (its thread ends when the connection does) as a timeout."""
+    outcome: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            outcome["value"] = _call(spec, query)
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller below
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=run, name=f"call-{spec.provider}", daemon=True)
+    worker.start()
+    worker.join(spec.timeout_s)
+    if worker.is_alive():
+        raise TimeoutError(f"no complete answer within {spec.timeout_s:g} s (deadline on the whole call)")
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
+
+
 class _Asker:
     """One provider's calls: shared pacing, the abort switch, and the retry loop of each call.
 
@@ -249,7 +271,7 @@ class _Asker:
             answer.attempts = attempt
             t0 = time.perf_counter()
             try:
-                text, finish, response = _call(spec, query)
+                text, finish, response = _call_within(spec, query)
             except Exception as exc:  # noqa: BLE001 - every failure is classified and recorded
                 failure = classify(exc)
                 answer.error, answer.error_type = str(failure), failure.kind
