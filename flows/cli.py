@@ -441,7 +441,7 @@ def _add_provider_options(p: argparse.ArgumentParser) -> None:
                         "repeatable")
     p.add_argument("--provider-concurrency", type=int, metavar="N", help="calls in flight per provider (default 4)")
     p.add_argument("--rpm", type=float, help="requests per minute per provider (default: no limit but the provider's 429s)")
-    p.add_argument("--timeout", type=float, metavar="S", help="seconds per call (default 60)")
+    p.add_argument("--timeout", type=float, metavar="S", help="deadline of each call, connect and whole answer (default 60)")
     p.add_argument("--retries", type=int, help="retries of a transient failure: 429, timeout, 5xx (default 3)")
     p.add_argument("--temperature", type=float, help="sampling temperature (default: the provider's own)")
     p.add_argument("--max-tokens", type=int, help="answer length limit (default 1024)")
