@@ -15,6 +15,17 @@ from typing import Iterator
 import httpx
 
 
+def api_call(method: str, url: str, **kwargs) -> httpx.Response:
+    """One request to the server's API, retried while it answers 503 (SQLite busy on a loaded
+    machine), as Prefect's own client does."""
+    for _ in range(15):
+        response = httpx.request(method, url, timeout=30, **kwargs)
+        if response.status_code != 503:
+            break
+        time.sleep(1)
+    return response
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

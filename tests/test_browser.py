@@ -13,13 +13,12 @@ import sys
 import time
 from pathlib import Path
 
-import httpx
 import pytest
 
 from modules.reports import write_run_report
 from modules.store import ParquetStore
 from tests.conftest import ROOT, SAMPLES
-from tests.prefect_server import prefect_server as real_prefect_server
+from tests.prefect_server import api_call, prefect_server as real_prefect_server
 
 QUESTION = "Were Scott Derrickson and Ed Wood of the same nationality?"
 ADDED = "Say which country each man was from."
@@ -65,7 +64,7 @@ def prefect_server(tmp_path_factory):
 
 def _runs(api: str, state: str) -> list[dict]:
     body = {"flow_runs": {"state": {"type": {"any_": [state]}}}, "limit": 50, "offset": 0, "sort": "START_TIME_DESC"}
-    return httpx.post(f"{api}/flow_runs/filter", json=body, timeout=10).json()
+    return api_call("POST", f"{api}/flow_runs/filter", json=body).json()
 
 
 def _wait_paused(api: str, exclude: set[str], proc: subprocess.Popen, timeout: float = 300) -> str:
@@ -132,7 +131,7 @@ def test_report_and_review_form_in_a_browser(browser, prefect_server, tmp_path):
         while not store.run_exists("reviewed", ("feedback",)) and time.time() < deadline and proc.poll() is None:
             time.sleep(1)
         child_pause = _wait_paused(api, set(), proc)
-        resumed = httpx.post(f"{api}/flow_runs/{child_pause}/resume", json={"run_input": {"verdict": "accept"}}, timeout=10)
+        resumed = api_call("POST", f"{api}/flow_runs/{child_pause}/resume", json={"run_input": {"verdict": "accept"}})
         assert resumed.status_code in (200, 201), resumed.text
         assert proc.wait(timeout=300) == 0, proc.stdout.read()[-3000:]
     finally:

@@ -15,7 +15,6 @@ import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-import httpx
 import pytest
 import yaml
 from prefect.flow_runs import resume_flow_run
@@ -23,7 +22,7 @@ from prefect.settings import PREFECT_API_URL, temporary_settings
 
 from modules.store import ParquetStore
 from tests.conftest import ROOT
-from tests.prefect_server import prefect_server, stop
+from tests.prefect_server import api_call, prefect_server, stop
 
 pytestmark = pytest.mark.slow
 
@@ -39,7 +38,7 @@ def _cli(env: dict, *args: str, cwd: Path = ROOT, timeout: float = 240) -> str:
 
 
 def _post(api: str, path: str, body: dict) -> list[dict]:
-    response = httpx.post(f"{api}{path}", json=body, timeout=30)
+    response = api_call("POST", f"{api}{path}", json=body)
     response.raise_for_status()
     return response.json()
 
@@ -112,7 +111,7 @@ def test_deployments_schedule_run_and_review_under_a_real_server(tmp_path):
         logs = [worker_log, server_log]
         try:
             def state_of(flow_run: dict) -> str:
-                return httpx.get(f"{api}/flow_runs/{flow_run['id']}", timeout=30).json()["state"]["type"]
+                return api_call("GET", f"{api}/flow_runs/{flow_run['id']}").json()["state"]["type"]
 
             final = _wait_for("the analysis run to finish", lambda: state_of(analysis) in ("COMPLETED", "FAILED", "CRASHED")
                               and state_of(analysis), 400, logs)
@@ -123,7 +122,7 @@ def test_deployments_schedule_run_and_review_under_a_real_server(tmp_path):
             assert row["flow"] == "analyze" and row["deployment"] == "response-analysis-on-demand"
             assert store.read("analyses", row["run_id"]).height == 15
             assert (data_dir / "analyses" / f"run_id={row['run_id']}").is_dir()
-            tags = httpx.get(f"{api}/flow_runs/{analysis['id']}", timeout=30).json()["tags"]
+            tags = api_call("GET", f"{api}/flow_runs/{analysis['id']}").json()["tags"]
             assert f"sleuth-run:{row['run_id']}" in tags
 
             # the review pauses; an answer without a reason is refused and it stays paused; accept resumes it
