@@ -39,9 +39,10 @@ def _config(args: argparse.Namespace):
     return AnalyzerConfig.load(args.config, overrides)
 
 
-def _add_analysis_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--ground-truth", required=True, metavar="PAGES",
-                   help="ground-truth pages: JSONL/Parquet of {url, text, title?, domain?} or a folder <domain>/**/*.{html,md,txt}")
+def _add_analysis_options(p: argparse.ArgumentParser, ground_truth_required: bool = True) -> None:
+    p.add_argument("--ground-truth", required=ground_truth_required, metavar="PAGES",
+                   help="ground-truth pages: JSONL/Parquet of {url, text, title?, domain?} or a folder <domain>/**/*.{html,md,txt}"
+                        + ("" if ground_truth_required else "; with --resume, the resumed run's by default"))
     p.add_argument("--run-id", help="id of the new run (default: UTC timestamp + random suffix)")
     p.add_argument("--data-dir", help="where tables go (default $SLEUTH_DATA_DIR or datasets/runs; s3://... works)")
     p.add_argument("--config", metavar="FILE", help="AnalyzerConfig as TOML (see README)")
@@ -434,8 +435,9 @@ def _provider_defaults(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _add_provider_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("query_set", metavar="QUERY_SET", help="query set (JSONL or Parquet; see `sleuth queries`)")
-    p.add_argument("--provider", action="append", required=True, metavar="MODEL[,key=value...]",
+    p.add_argument("query_set", metavar="QUERY_SET", nargs="?",
+                   help="query set (JSONL or Parquet; see `sleuth queries`); with --resume, the resumed run's by default")
+    p.add_argument("--provider", action="append", metavar="MODEL[,key=value...]",
                    help="an AI assistant as a LiteLLM model string (openai/gpt-4o-mini, anthropic/..., ollama_chat/...); "
                         "keys: base_url, label, api_key_env, temperature, max_tokens, concurrency, rpm, timeout, retries; "
                         "repeatable")
@@ -447,6 +449,12 @@ def _add_provider_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-tokens", type=int, help="answer length limit (default 1024)")
     p.add_argument("--system-prompt", help="a system message (default none: the query alone, as a user asks it)")
     p.add_argument("--allow-drafts", action="store_true", help="use unreviewed draft queries (recorded in the run)")
+    p.add_argument("--max-seconds", type=float, metavar="S",
+                   help="stop asking after S seconds, as on SIGTERM: what was collected is written, the rest recorded "
+                        "as cancelled (default: no limit)")
+    p.add_argument("--resume", metavar="RUN_ID",
+                   help="a new run that keeps RUN_ID's answers and asks only the missing ones (errors, cancelled calls, "
+                        "or everything after a kill): same query set and providers, unless given again")
 
 
 def _print_collections(collections: list[dict]) -> None:
@@ -469,26 +477,30 @@ def _print_table(header: list[str], rows: list[list[Any]]) -> None:
             print("  ".join("-" * w for w in widths))
 
 
-def _collection_run(run) -> tuple[dict[str, Any], int]:
-    """The flow's result and the exit status: 1 when no provider answered anything (the flow run
-    ended Failed, its tables written), else 0."""
-    from flows.monitor import NoProviderAnswered
+def _collection_run(args: argparse.Namespace, run) -> tuple[dict[str, Any], int]:
+    """The flow's result and the exit status: 0 when it ran to the end; 1 when no provider
+    answered anything or the run's deadline stopped it, 128 + N when signal N did (the flow run
+    ended Failed, its tables written)."""
+    from flows.monitor import IncompleteCollection
     from flows.runtime import local_run_settings
 
+    if not args.resume and not (args.query_set and args.provider):
+        raise ValueError(f"{args.command} needs QUERY_SET and at least one --provider (or --resume RUN_ID)")
     try:
         with local_run_settings():
             return run(), 0
-    except NoProviderAnswered as exc:
+    except IncompleteCollection as exc:
         print(f"sleuth: {exc}", file=sys.stderr)
-        return exc.result, 1
+        return exc.result, exc.exit_status
 
 
 def cmd_collect(args: argparse.Namespace) -> int:
     from flows.monitor import collect
 
-    result, status = _collection_run(lambda: collect(
+    result, status = _collection_run(args, lambda: collect(
         args.query_set, args.provider, run_id=args.run_id, data_dir=args.data_dir,
-        defaults=_provider_defaults(args), allow_drafts=args.allow_drafts))
+        defaults=_provider_defaults(args), allow_drafts=args.allow_drafts, resume=args.resume,
+        max_seconds=args.max_seconds))
     if args.json:
         print(json.dumps(result, default=str, indent=2))
     else:
@@ -506,10 +518,11 @@ def cmd_monitor(args: argparse.Namespace) -> int:
     from flows.monitor import monitor
 
     config = _config(args)
-    flow = monitor.with_options(task_runner=task_runner_for(args.task_runner, max(config.batch.concurrency, len(args.provider))))
-    result, status = _collection_run(lambda: flow(
+    flow = monitor.with_options(task_runner=task_runner_for(args.task_runner, config.batch.concurrency))
+    result, status = _collection_run(args, lambda: flow(
         args.query_set, args.ground_truth, args.provider, run_id=args.run_id, data_dir=args.data_dir,
-        config=config, defaults=_provider_defaults(args), allow_drafts=args.allow_drafts))
+        config=config, defaults=_provider_defaults(args), allow_drafts=args.allow_drafts, resume=args.resume,
+        max_seconds=args.max_seconds))
     if args.json:
         print(json.dumps(result, default=str, indent=2))
         return status
@@ -670,7 +683,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="The weekly audit: collect the providers' answers, analyse them in the same run, "
                                    "and summarise per domain and per provider against the previous monitor run.")
     _add_provider_options(p)
-    _add_analysis_options(p)
+    _add_analysis_options(p, ground_truth_required=False)
     p.set_defaults(func=cmd_monitor)
 
     p = sub.add_parser("report", help="a self-contained HTML report of any run (plots, highlights, tables)",

@@ -1,8 +1,9 @@
 """Collecting AI answers to a query set, and the weekly audit (collect -> analyze -> summaries).
 
-One task per provider (each runs its calls concurrently under that provider's limits, and does
-its own per-call retries, so the task itself is not retried: a retry would ask everything
-again and pay for it twice). ``monitor`` analyses the answers of the same run and compares the
+One task asks every provider (each provider's calls run concurrently under its own limits, with
+their own per-call retries); answers are checkpointed as they arrive, a signal or the run's
+deadline stops the calls and the run writes what it has, and ``resume`` asks only what an
+earlier run is missing. ``monitor`` analyses the answers of the same run and compares the
 summaries with the previous ``monitor`` run of the same query set, per domain and per provider.
 """
 
@@ -18,25 +19,26 @@ from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.cache_policies import NO_CACHE
 
 from flows.analyze import analyze_records, summary_artifact
-from flows.runtime import FLOW_TIMEOUT_S, artifact_key, begin_run, publish_run_report, write_run
-from modules.providers import ProviderSpec, ask_provider, parse_provider
-from modules.providers.spec import unique_specs
+from flows.runtime import FLOW_TIMEOUT_S, artifact_key, begin_run, publish_run_report, stop_on_signals, write_run
+from modules.providers import Cancellation, ProviderRun, ask_providers
+from modules.providers.plan import CollectionPlan, checkpoint_answer, plan_collection, specs_json, start_checkpoint
 from modules.providers.tables import COLLECTIONS_SCHEMA, RESPONSES_SCHEMA, collection_row, response_rows
-from modules.queries import QuerySet, load_query_set
 from modules.response import AnalyzerConfig
 from modules.response.batch import build_tables
 from modules.response.records import parse_record
 from modules.response.tables import runs_frame, summarize_providers
-from modules.store import ParquetStore, frame
+from modules.store import Checkpoint, ParquetStore, frame
 
 COLLECT_TABLES = ("responses", "collections", "runs")
 MONITOR_TABLES = ("responses", "collections", "analyses", "summaries", "provider_summaries", "runs")
 
 
-class NoProviderAnswered(RuntimeError):
-    """Every provider failed (bad or missing key, unknown model, outage): there is nothing to
-    audit. Raised after the run's tables are written (``collections`` says why), so the flow run
-    ends Failed and Prefect's failure notifications fire; ``result`` is what the flow returns."""
+class IncompleteCollection(RuntimeError):
+    """A collection that ended without every answer it could get, raised after the run's tables
+    are written so the flow run ends Failed (and Prefect's notifications fire); ``result`` is
+    what the flow would have returned, ``exit_status`` what the CLI exits with."""
+
+    exit_status = 1
 
     def __init__(self, message: str, result: dict[str, Any]):
         super().__init__(message, result)
@@ -46,45 +48,83 @@ class NoProviderAnswered(RuntimeError):
         return self.args[0]
 
 
-def _fail_if_nothing_answered(result: dict[str, Any]) -> dict[str, Any]:
-    collections = result["collections"]
+class NoProviderAnswered(IncompleteCollection):
+    """Every provider failed (bad or missing key, unknown model, outage): nothing to audit."""
+
+
+class CollectionStopped(IncompleteCollection):
+    """A signal or the run's deadline stopped the collection: what was collected is written, the
+    rest is recorded as ``cancelled``, and ``--resume RUN_ID`` asks only that."""
+
+    def __init__(self, message: str, result: dict[str, Any], signal: int | None):
+        super().__init__(message, result)
+        self.exit_status = 128 + signal if signal else 1
+
+
+def _finish(result: dict[str, Any], cancellation: Cancellation) -> dict[str, Any]:
+    run_id, collections = result["run_id"], result["collections"]
+    if cancellation.cancelled:
+        kept = sum(c["answered"] + c["refusals"] + c["empty"] for c in collections)
+        cancelled = sum(json.loads(c["error_types"] or "{}").get("cancelled", 0) for c in collections)
+        raise CollectionStopped(f"run {run_id} stopped early ({cancellation.reason}): {kept} answers kept, {cancelled} "
+                                f"calls cancelled; `sleuth collect --resume {run_id}` asks only the missing ones",
+                                result, cancellation.signal)
     if collections and all(c["status"] == "failed" for c in collections):
         reasons = "; ".join(f"{c['provider']}/{c['model']}: {c['error']}" for c in collections)
-        raise NoProviderAnswered(f"run {result['run_id']}: no provider answered ({reasons})", result)
+        raise NoProviderAnswered(f"run {run_id}: no provider answered ({reasons})", result)
     return result
 
 
-def provider_specs(providers: list[str | dict], defaults: dict | None = None) -> list[ProviderSpec]:
-    """Spec strings (``MODEL[,key=value...]``) or dicts of ProviderSpec fields, checked to be distinct."""
-    specs = [parse_provider(p, **(defaults or {})) if isinstance(p, str) else ProviderSpec(**{**(defaults or {}), **p})
-             for p in providers]
-    return unique_specs(specs)
+@task(name="plan-collection", cache_policy=NO_CACHE)
+def plan_collection_task(query_set: str | None, providers: list[str | dict] | None, defaults: dict | None,
+                         allow_drafts: bool, ground_truth: str | None, resume: str | None,
+                         data_dir: str | None) -> CollectionPlan:
+    return plan_collection(query_set, providers, defaults=defaults, allow_drafts=allow_drafts,
+                           ground_truth=ground_truth, resume=resume, data_dir=data_dir)
 
 
-@task(name="load-query-set", cache_policy=NO_CACHE)
-def load_query_set_task(path: str, allow_drafts: bool) -> QuerySet:
-    return load_query_set(path, allow_drafts=allow_drafts)
+@task(name="ask-providers", cache_policy=NO_CACHE, retries=0)
+def ask_providers_task(plan: CollectionPlan, cancellation: Cancellation, checkpoint: Checkpoint) -> list[ProviderRun]:
+    """Called inline, not submitted: the calls run in this process's threads, where a signal can
+    stop them. Not retried: a retry would ask everything again and pay for it twice."""
+    logger = get_run_logger()
+    for spec in plan.specs:
+        logger.info("asking %s (%s) %d queries%s", spec.provider, spec.model, len(plan.query_set.queries),
+                    f", {len(plan.carried.get(spec.key, {}))} answers kept from run {plan.resumed_from}" if plan.resumed_from else "")
+    return ask_providers(plan.specs, plan.query_set.queries, cancellation=cancellation, carried=plan.carried,
+                         on_answer=lambda spec, answer: checkpoint_answer(checkpoint, spec, answer))
 
 
-@task(name="ask-provider", cache_policy=NO_CACHE, retries=0)
-def ask_provider_task(spec: ProviderSpec, query_set: QuerySet):
-    get_run_logger().info("asking %s (%s) %d queries", spec.provider, spec.model, len(query_set.queries))
-    return ask_provider(spec, query_set.queries)
-
-
-def _collect(query_set: QuerySet, specs: list[ProviderSpec], flow_name: str, run_id: str) -> tuple[pl.DataFrame, pl.DataFrame]:
-    futures = [ask_provider_task.submit(spec, query_set) for spec in specs]
-    runs = [f.result() for f in futures]
+def _collect(plan: CollectionPlan, flow_name: str, run_id: str, data_dir: str | None,
+             max_seconds: float | None) -> tuple[pl.DataFrame, pl.DataFrame, Cancellation]:
+    """Every provider's answers, checkpointed as they arrive; SIGINT/SIGTERM or ``max_seconds``
+    stop the calls and the run goes on to write what it has."""
+    query_set = plan.query_set
+    checkpoint = ParquetStore(data_dir).checkpoint(run_id)
+    start_checkpoint(checkpoint, plan, flow_name)
+    cancellation = Cancellation(max_seconds)
+    with stop_on_signals(cancellation):
+        runs = ask_providers_task(plan, cancellation, checkpoint)
     responses = frame([r for run in runs for r in response_rows(run, query_set)], RESPONSES_SCHEMA)
     collections = frame([collection_row(run, query_set) for run in runs], COLLECTIONS_SCHEMA)
     logger = get_run_logger()
+    if cancellation.cancelled:
+        logger.warning("collection stopped: %s", cancellation.reason)
     for c in collections.iter_rows(named=True):
         log = logger.warning if c["status"] != "ok" else logger.info
         log("%s/%s: %s, %d answered, %d refusals, %d empty, %d errors%s", c["provider"], c["model"], c["status"],
             c["answered"], c["refusals"], c["empty"], c["errors"], f" ({c['error']})" if c["error"] else "")
     create_table_artifact(key=artifact_key(flow_name, "collections", run_id), table=collections.drop("parameters", "started_at", "completed_at").to_dicts(),
                           description=f"Answers collected for query set {query_set.query_set_id}")
-    return responses, collections
+    return responses, collections, cancellation
+
+
+def _checkpoints_done(plan: CollectionPlan, run_id: str, data_dir: str | None) -> None:
+    """The run is written: its checkpoint, and the resumed run's, are no longer needed."""
+    store = ParquetStore(data_dir)
+    for rid in (run_id, plan.resumed_from):
+        if rid:
+            store.checkpoint(rid).remove()
 
 
 def _collect_totals(collections: pl.DataFrame) -> dict[str, int]:
@@ -93,45 +133,66 @@ def _collect_totals(collections: pl.DataFrame) -> dict[str, int]:
     return {"total": total, "succeeded": total - failed, "failed": failed, "flagged": 0, "fallback": 0}
 
 
-def _run_fields(query_set: QuerySet, specs: list[ProviderSpec]) -> dict[str, Any]:
-    return {"input_path": query_set.path, "query_set_id": query_set.query_set_id,
-            "query_set_version": query_set.version,
-            "providers": json.dumps([s.parameters() | {"provider": s.provider} for s in specs])}
+def _run_fields(plan: CollectionPlan, cancellation: Cancellation) -> dict[str, Any]:
+    query_set = plan.query_set
+    return {"input_path": query_set.path, "query_set_id": query_set.query_set_id, "query_set_version": query_set.version,
+            "providers": specs_json(plan.specs), "resumed_from": plan.resumed_from,
+            "stopped": cancellation.reason if cancellation.cancelled else None}
 
 
 @flow(name="collect-responses", timeout_seconds=FLOW_TIMEOUT_S["collect"])
-def collect(query_set: str, providers: list[str | dict], run_id: str | None = None, data_dir: str | None = None,
-            defaults: dict | None = None, allow_drafts: bool = False) -> dict[str, Any]:
+def collect(query_set: str | None = None, providers: list[str | dict] | None = None, run_id: str | None = None,
+            data_dir: str | None = None, defaults: dict | None = None, allow_drafts: bool = False,
+            resume: str | None = None, max_seconds: float | None = None) -> dict[str, Any]:
     """Ask every query of a query set of each provider; write ``responses``, ``collections``, ``runs``.
-    Ends Failed (tables written) when no provider answered anything."""
+
+    ``resume``: the run whose missing answers to ask (its query set and providers by default).
+    ``max_seconds``: stop asking then, as on SIGTERM. Ends Failed (tables written) when stopped
+    early or when no provider answered anything."""
     started_at = datetime.now(timezone.utc)
-    specs = provider_specs(providers, defaults)
+    plan = plan_collection_task(query_set, providers, defaults, allow_drafts, None, resume, data_dir)
     run_id = begin_run(run_id, data_dir, COLLECT_TABLES)
-    qs = load_query_set_task(query_set, allow_drafts)
-    responses, collections = _collect(qs, specs, "collect", run_id)
+    responses, collections, cancellation = _collect(plan, "collect", run_id, data_dir, max_seconds)
     totals = _collect_totals(collections)
-    runs = runs_frame("collect", started_at, **totals, **_run_fields(qs, specs))
+    runs = runs_frame("collect", started_at, **totals, **_run_fields(plan, cancellation))
     paths = write_run(data_dir, run_id, {"responses": responses, "collections": collections, "runs": runs})
+    _checkpoints_done(plan, run_id, data_dir)
     publish_run_report("collect", run_id, data_dir)
-    return _fail_if_nothing_answered({
+    return _finish({
         "run_id": run_id, "data_dir": ParquetStore(data_dir).root, "paths": paths, **totals,
-        "query_set_id": qs.query_set_id, "collections": collections.to_dicts()})
+        "query_set_id": plan.query_set.query_set_id, "resumed_from": plan.resumed_from,
+        "collections": collections.to_dicts()}, cancellation)
 
 
 @flow(name="monitor-domain", timeout_seconds=FLOW_TIMEOUT_S["monitor"])
-def monitor(query_set: str, ground_truth: str, providers: list[str | dict], run_id: str | None = None,
-            data_dir: str | None = None, config: AnalyzerConfig | None = None, defaults: dict | None = None,
-            allow_drafts: bool = False) -> dict[str, Any]:
+def monitor(query_set: str | None = None, ground_truth: str | None = None, providers: list[str | dict] | None = None,
+            run_id: str | None = None, data_dir: str | None = None, config: AnalyzerConfig | None = None,
+            defaults: dict | None = None, allow_drafts: bool = False, resume: str | None = None,
+            max_seconds: float | None = None) -> dict[str, Any]:
     """The weekly audit: collect the answers, analyse them in the same run, and summarise per
     domain and per provider with trends against the previous monitor run of the query set.
-    Ends Failed (tables written) when no provider answered anything."""
+
+    ``resume`` / ``max_seconds`` as for ``collect``; a monitor stopped early writes what it
+    collected and no analysis (its resume analyses everything). Ends Failed (tables written)
+    when stopped early or when no provider answered anything."""
     started_at = datetime.now(timezone.utc)
     config = config or AnalyzerConfig()
-    specs = provider_specs(providers, defaults)
+    plan = plan_collection_task(query_set, providers, defaults, allow_drafts, ground_truth, resume, data_dir)
+    if not plan.ground_truth:
+        raise ValueError("monitor needs the site's pages: give --ground-truth")
     run_id = begin_run(run_id, data_dir, MONITOR_TABLES)
     store = ParquetStore(data_dir)
-    qs = load_query_set_task(query_set, allow_drafts)
-    responses, collections = _collect(qs, specs, "monitor", run_id)
+    qs = plan.query_set
+    responses, collections, cancellation = _collect(plan, "monitor", run_id, data_dir, max_seconds)
+    if cancellation.cancelled:
+        totals = _collect_totals(collections)
+        runs = runs_frame("monitor", started_at, **totals, **_run_fields(plan, cancellation),
+                          ground_truth_path=plan.ground_truth)
+        paths = write_run(data_dir, run_id, {"responses": responses, "collections": collections, "runs": runs})
+        _checkpoints_done(plan, run_id, data_dir)
+        return _finish({"run_id": run_id, "data_dir": store.root, "paths": paths, **totals, "query_set_id": qs.query_set_id,
+                        "resumed_from": plan.resumed_from, "summaries": [], "provider_summaries": [],
+                        "collections": collections.to_dicts()}, cancellation)
 
     records, errors = [], []
     for n, row in enumerate(responses.to_dicts(), 1):  # the same parsing as `sleuth analyze` input
@@ -140,27 +201,29 @@ def monitor(query_set: str, ground_truth: str, providers: list[str | dict], run_
             errors.append(error)
         else:
             records.append(record)
-    rows, gts, embedding_model = analyze_records(records, errors, set(), ground_truth=ground_truth,
+    rows, gts, embedding_model = analyze_records(records, errors, set(), ground_truth=plan.ground_truth,
                                                  config=config, run_id=run_id, flow_name="monitor")
     tables = build_tables(
         rows, errors, config=config, started_at=started_at, previous_summaries=store.read_of_flow("summaries", "monitor"),
-        input_path=query_set, ground_truth_path=ground_truth, ground_truth=gts, embedding_model=embedding_model,
+        input_path=qs.path, ground_truth_path=plan.ground_truth, ground_truth=gts, embedding_model=embedding_model,
         flow="monitor",
     )
     provider_summaries = summarize_providers(tables.analyses, started_at, store.read_of_flow("provider_summaries", "monitor"))
-    runs = tables.runs.with_columns(*(pl.lit(v, pl.String).alias(k) for k, v in _run_fields(qs, specs).items()))
+    runs = tables.runs.with_columns(*(pl.lit(v, pl.String).alias(k) for k, v in _run_fields(plan, cancellation).items()))
     paths = write_run(data_dir, run_id, {
         "responses": responses, "collections": collections, "analyses": tables.analyses,
         "summaries": tables.summaries, "provider_summaries": provider_summaries, "runs": runs,
     })
+    _checkpoints_done(plan, run_id, data_dir)
     summary_rows, provider_rows = tables.summaries.to_dicts(), provider_summaries.to_dicts()
     summary_artifact("monitor", run_id, summary_rows)
     publish_run_report("monitor", run_id, data_dir)
     create_markdown_artifact(key=artifact_key("monitor", "providers", run_id), markdown=provider_markdown(provider_rows, collections.to_dicts()),
                              description=f"Providers side by side on {qs.query_set_id}, run {run_id}")
-    return _fail_if_nothing_answered({
+    return _finish({
         "run_id": run_id, "data_dir": store.root, "paths": paths, **tables.totals, "query_set_id": qs.query_set_id,
-        "summaries": summary_rows, "provider_summaries": provider_rows, "collections": collections.to_dicts()})
+        "resumed_from": plan.resumed_from, "summaries": summary_rows, "provider_summaries": provider_rows,
+        "collections": collections.to_dicts()}, cancellation)
 
 
 def provider_markdown(provider_rows: list[dict], collections: list[dict]) -> str:

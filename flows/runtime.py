@@ -14,6 +14,7 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 from prefect.settings import PREFECT_API_URL, PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
 
+from modules.providers import Cancellation
 from modules.store import ParquetStore, new_run_id, validate_run_id
 
 #: I/O failures worth retrying (a bad record or a bug never is).
@@ -102,8 +103,51 @@ def begin_run(run_id: str | None, data_dir: str | None, tables: tuple[str, ...] 
     store.check_writable()
     if store.run_exists(run_id, tables):
         raise FileExistsError(f"run {run_id!r} already exists under {store.root}; choose another --run-id")
+    if store.checkpoint(run_id).exists():
+        raise FileExistsError(f"run {run_id!r} is running or was interrupted (it has a checkpoint under {store.root}); "
+                              f"resume it with --resume {run_id}, or choose another --run-id")
     tag_flow_run(run_id)
     return run_id
+
+
+@contextmanager
+def stop_on_signals(cancellation: Cancellation) -> Iterator[None]:
+    """The first SIGINT or SIGTERM cancels ``cancellation`` (the run stops its calls and writes
+    what it has); a second one acts as it would have without this (Prefect's SIGTERM handler,
+    KeyboardInterrupt). Signals can be caught only in the main thread; elsewhere this does nothing."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    watched = (signal.SIGINT, signal.SIGTERM)
+    previous = {s: signal.getsignal(s) for s in watched}
+
+    def handler(signum: int, frame) -> None:
+        for s in watched:
+            signal.signal(s, previous[s])
+        _run_logger().warning("%s received: stopping the calls and writing what was collected "
+                              "(send it again to stop at once)", signal.Signals(signum).name)
+        cancellation.cancel(f"{signal.Signals(signum).name} received", signum)
+
+    for s in watched:
+        signal.signal(s, handler)
+    try:
+        yield
+    finally:
+        for s in watched:
+            signal.signal(s, previous[s])
+
+
+def _run_logger() -> logging.Logger | logging.LoggerAdapter:
+    from prefect import get_run_logger
+    from prefect.exceptions import MissingContextError
+
+    try:
+        return get_run_logger()
+    except MissingContextError:
+        return logging.getLogger("sleuth")
 
 
 def tag_flow_run(run_id: str) -> None:

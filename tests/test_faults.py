@@ -98,3 +98,163 @@ def test_empty_input_is_refused_and_a_zero_delta_has_no_sign(prefect_harness, tm
     assert "no records" in capsys.readouterr().err.strip().splitlines()[-1]
     assert [_fmt(v) for v in (-0.0, -0.04, 0.04, -0.06, None)] == ["0.0", "0.0", "0.0", "-0.1", "-"]
     assert ">0.0<" in delta(-0.01) and ">-1.0<" in delta(-1.0) and ">+1.0<" in delta(1.0)
+
+
+# --- collections: stopped, killed, resumed --------------------------------------------------
+
+def _queries():
+    from modules.queries import load_query_set
+
+    return load_query_set(SAMPLES / "queries.jsonl").queries
+
+
+def test_cancellation_abandons_calls_in_flight_and_marks_the_rest_cancelled():
+    import threading
+    import time
+
+    from modules.providers import Cancellation, ask_provider, parse_provider
+    from tests.fake_assistant import FakeAssistant
+
+    fake = FakeAssistant({}, delay_s=30)  # "slow": each answer would take 30 s
+    try:
+        spec = parse_provider(f"openai/slow,base_url={fake.base_url}", concurrency=2, timeout_s=60)
+        stop = Cancellation()
+
+        def cancel_when_two_are_in_flight():
+            while len(fake.requests) < 2:
+                time.sleep(0.01)
+            stop.cancel("SIGTERM received")
+
+        threading.Thread(target=cancel_when_two_are_in_flight, daemon=True).start()
+        t0 = time.monotonic()
+        run = ask_provider(spec, _queries(), cancellation=stop)
+        assert time.monotonic() - t0 < 10  # not 30 s: the calls in flight were abandoned
+        assert {a.error_type for a in run.answers} == {"cancelled"} and run.stats()["status"] == "cancelled"
+        assert sum(a.error.startswith("abandoned in flight") for a in run.answers) == 2  # the two in flight
+        t0 = time.monotonic()
+        run = ask_provider(spec, _queries(), cancellation=Cancellation(max_seconds=0.5))
+        assert time.monotonic() - t0 < 5 and "deadline of 0.5 s passed" in run.answers[-1].error
+    finally:
+        fake.close()
+
+
+def _collect_cli(fake, data_dir, *extra, concurrency=1):
+    return [sys.executable, "-m", "flows.cli", "collect", str(SAMPLES / "queries.jsonl"), "--provider",
+            f"openai/good,base_url={fake.base_url},concurrency={concurrency}", "--data-dir", str(data_dir), *extra]
+
+
+def _wait_for_requests(fake, n, proc, timeout=120):
+    import time
+
+    end = time.monotonic() + timeout
+    while len(fake.requests) < n:
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < end, "the collection never started"
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize("signum", ["SIGTERM", "SIGINT"])
+def test_a_signal_mid_collection_writes_what_was_collected_and_resume_asks_the_rest(prefect_harness, tmp_path, signum):
+    import signal
+
+    import polars as pl
+    from prefect.settings import PREFECT_API_URL
+
+    from modules.store import ParquetStore
+    from tests.fake_assistant import FakeAssistant
+
+    queries = _queries()
+    fake = FakeAssistant({q.query: q.expected_answer for q in queries}, latency_s=0.6)
+    env = os.environ | {"PREFECT_API_URL": PREFECT_API_URL.value()}
+    try:
+        proc = subprocess.Popen(_collect_cli(fake, tmp_path, "--run-id", "stopped"), cwd=ROOT, env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        _wait_for_requests(fake, 2, proc)
+        proc.send_signal(getattr(signal, signum))
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 128 + getattr(signal, signum), err
+        assert f"stopped early ({signum} received)" in err and "--resume stopped" in err
+        store = ParquetStore(tmp_path)
+        responses = store.read("responses", "stopped")
+        kept = responses.filter(pl.col("status") == "answered")
+        assert len(responses) == 5 and 1 <= len(kept) <= 2
+        assert set(responses.filter(pl.col("status") != "answered")["error_type"]) == {"cancelled"}
+        run = store.read("runs", "stopped").row(0, named=True)
+        assert run["stopped"] == f"{signum} received" and store.read("collections", "stopped")["status"][0] == "cancelled"
+        assert store.checkpoint("stopped").items() == []  # committed: the checkpoint is gone
+
+        asked_before = len(fake.requests)
+        assert main(["collect", "--resume", "stopped", "--run-id", "resumed", "--data-dir", str(tmp_path)]) == 0
+        assert len(fake.requests) - asked_before == 5 - len(kept)  # only the missing ones
+        resumed = store.read("responses", "resumed").sort("query_id")
+        assert resumed["status"].to_list() == ["answered"] * 5
+        carried = resumed.filter(pl.col("query_id").is_in(kept["query_id"].to_list()))
+        assert carried["response"].to_list() == kept.sort("query_id")["response"].to_list()
+        assert carried["asked_at"].to_list() == kept.sort("query_id")["asked_at"].to_list()  # when they were asked
+        assert store.read("runs", "resumed")["resumed_from"][0] == "stopped"
+        assert main(["collect", "--resume", "resumed", "--data-dir", str(tmp_path)]) == 2  # nothing left to ask
+    finally:
+        fake.close()
+
+
+def test_a_killed_collection_loses_no_answer(prefect_harness, tmp_path, capsys):
+    import signal
+
+    import polars as pl
+    from prefect.settings import PREFECT_API_URL
+
+    from modules.store import ParquetStore
+    from tests.fake_assistant import FakeAssistant
+
+    queries = _queries()
+    fake = FakeAssistant({q.query: q.expected_answer for q in queries}, latency_s=0.6)
+    env = os.environ | {"PREFECT_API_URL": PREFECT_API_URL.value()}
+    try:
+        proc = subprocess.Popen(_collect_cli(fake, tmp_path, "--run-id", "killed"), cwd=ROOT, env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        _wait_for_requests(fake, 3, proc)
+        proc.send_signal(signal.SIGKILL)
+        proc.communicate(timeout=60)
+        store = ParquetStore(tmp_path)
+        assert store.read("runs", "killed").is_empty()  # never committed...
+        saved = store.checkpoint("killed").items()
+        assert len(saved) >= 2 and {s["status"] for s in saved} == {"answered"}  # ...but every answer is kept
+
+        assert main(["collect", str(SAMPLES / "queries.jsonl"), "--provider", f"openai/good,base_url={fake.base_url}",
+                     "--run-id", "killed", "--data-dir", str(tmp_path)]) == 2
+        assert "--resume killed" in capsys.readouterr().err  # the interrupted run's id is not reused
+
+        asked_before = len(fake.requests)
+        assert main(["collect", "--resume", "killed", "--run-id", "after-kill", "--data-dir", str(tmp_path)]) == 0
+        assert len(fake.requests) - asked_before == 5 - len(saved)
+        responses = store.read("responses", "after-kill")
+        assert responses["status"].to_list() == ["answered"] * 5 and responses["response"].null_count() == 0
+        assert set(responses.filter(pl.col("query_id").is_in([s["query_id"] for s in saved]))["response"]) == {
+            s["response"] for s in saved}
+        assert not store.checkpoint("killed").exists() and not store.checkpoint("after-kill").exists()
+    finally:
+        fake.close()
+
+
+def test_a_resume_refuses_a_changed_query_set_or_other_providers(prefect_harness, tmp_path, capsys):
+    from tests.fake_assistant import FakeAssistant
+
+    fake = FakeAssistant({}, latency_s=0)
+    changed = tmp_path / "queries.jsonl"
+    changed.write_text((SAMPLES / "queries.jsonl").read_text())
+    try:
+        assert main(["collect", str(changed), "--provider", f"openai/refuse,base_url={fake.base_url}",
+                     "--provider", f"openai/broken,base_url={fake.base_url}", "--retries", "0",
+                     "--run-id", "first", "--data-dir", str(tmp_path / "d")]) == 0
+        changed.write_text(changed.read_text().replace("Nimbus", "Nimbvs", 1))
+        assert main(["collect", "--resume", "first", "--data-dir", str(tmp_path / "d")]) == 2
+        assert "changed since run first" in capsys.readouterr().err
+        changed.write_text((SAMPLES / "queries.jsonl").read_text())
+        assert main(["collect", "--resume", "first", "--provider", f"openai/other,base_url={fake.base_url}",
+                     "--data-dir", str(tmp_path / "d")]) == 2
+        assert "a resume asks the same providers the same way" in capsys.readouterr().err
+        asked_before = len(fake.requests)
+        assert main(["collect", "--resume", "first", "--data-dir", str(tmp_path / "d")]) == 0  # the errors, again
+        assert {r["model"] for r in fake.requests[asked_before:]} == {"broken"} and len(fake.requests) - asked_before == 5
+    finally:
+        fake.close()

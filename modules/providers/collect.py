@@ -6,6 +6,11 @@ honoured and pauses the whole provider, not just that call. A permanent failure 
 unknown model, a rejected request) is not retried, and after ``abort_after`` of them with no
 success the remaining queries are recorded as skipped: a provider that fails entirely is
 reported in the tables, never silently missing.
+
+A collection can stop early (a signal, or the run's deadline; see :class:`Cancellation`): calls
+in flight are abandoned, nothing new is started, and every query without an answer is recorded
+as ``cancelled``. Each answer is handed to ``on_answer`` as it arrives (the checkpoint), and
+answers carried from an earlier run are kept without asking again (``--resume``).
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from ..queries import Query
 from ..response.refusal import is_refusal
@@ -47,6 +52,74 @@ class Answer:
     completion_tokens: int | None = None
     cost_usd: float | None = None  # None when LiteLLM has no price for the model
     responded_at: datetime | None = None
+    asked_at: datetime | None = None  # the first attempt's start (carried over by --resume)
+
+    def to_record(self) -> dict[str, Any]:
+        """The answer as a JSON object (the checkpoint's format; the query is kept by id)."""
+        record = {k: getattr(self, k) for k in _ANSWER_FIELDS}
+        for k in ("responded_at", "asked_at"):
+            record[k] = record[k] and record[k].isoformat()
+        return {"query_id": self.query.query_id, **record}
+
+    @classmethod
+    def from_record(cls, query: Query, record: dict[str, Any]) -> "Answer":
+        """An answer from :meth:`to_record` output or a ``responses`` row of ``query``."""
+        values = {k: record.get(k) for k in _ANSWER_FIELDS}
+        for k in ("responded_at", "asked_at"):
+            if isinstance(values[k], str):
+                values[k] = datetime.fromisoformat(values[k])
+        return cls(query=query, **{k: v for k, v in values.items() if v is not None})
+
+
+_ANSWER_FIELDS = ("status", "response", "error", "error_type", "finish_reason", "attempts", "rate_limited",
+                  "latency_s", "prompt_tokens", "completion_tokens", "cost_usd", "responded_at", "asked_at")
+
+#: Answers a resumed collection keeps; any other (an error of any kind, ``cancelled``,
+#: ``skipped``) is asked again.
+KEPT_STATUSES = ("answered", "refusal", "empty")
+
+
+class Cancellation:
+    """Why a collection stops early: :meth:`cancel` (from a signal handler) or the run's deadline.
+
+    Shared by every provider's calls; waits go through :meth:`sleep` so a stop cuts them short.
+    """
+
+    def __init__(self, max_seconds: float | None = None):
+        if max_seconds is not None and max_seconds <= 0:
+            raise ValueError(f"max seconds must be > 0, got {max_seconds}")
+        self.max_seconds = max_seconds
+        self._deadline = time.monotonic() + max_seconds if max_seconds else None
+        self._event = threading.Event()
+        self.reason: str | None = None
+        self.signal: int | None = None  # the signal number, when a signal stopped it
+
+    def cancel(self, reason: str, signal: int | None = None) -> None:
+        if not self._event.is_set():
+            self.reason, self.signal = reason, signal
+            self._event.set()
+
+    @property
+    def cancelled(self) -> bool:
+        if not self._event.is_set() and self._deadline is not None and time.monotonic() >= self._deadline:
+            self.cancel(f"the run's deadline of {self.max_seconds:g} s passed")
+        return self._event.is_set()
+
+    def sleep(self, seconds: float) -> bool:
+        """Wait ``seconds`` unless cancelled first; True when cancelled."""
+        end = time.monotonic() + seconds
+        while not self.cancelled:
+            left = end - time.monotonic()
+            if left <= 0:
+                return False
+            if self._deadline is not None:
+                left = min(left, max(0.0, self._deadline - time.monotonic()) + 0.001)
+            self._event.wait(left)
+        return True
+
+
+class _Cancelled(Exception):
+    pass
 
 
 @dataclass
@@ -60,7 +133,13 @@ class ProviderRun:
     @property
     def status(self) -> str:
         errors = sum(a.status == "error" for a in self.answers)
+        if self.cancelled:
+            return "cancelled"
         return "ok" if errors == 0 else ("failed" if errors == len(self.answers) else "partial")
+
+    @property
+    def cancelled(self) -> int:
+        return sum(a.error_type == "cancelled" for a in self.answers)
 
     def stats(self) -> dict[str, Any]:
         a = self.answers
@@ -68,7 +147,7 @@ class ProviderRun:
         latencies = sorted(x.latency_s for x in a if x.latency_s is not None)
         costs = [x.cost_usd for x in a if x.cost_usd is not None]
         errors = Counter(x.error_type for x in a if x.status == "error")
-        first_error = next((x.error for x in a if x.status == "error" and x.error_type != "skipped"), None)
+        first_error = next((x.error for x in a if x.status == "error" and x.error_type not in ("skipped", "cancelled")), None)
         return {
             "queries": len(a), "answered": count["answered"], "refusals": count["refusal"],
             "empty": count["empty"], "errors": count["error"], "error_types": json.dumps(dict(errors)) if errors else None,
@@ -178,10 +257,11 @@ def classify(exc: BaseException) -> _Transient | _Permanent:
 class _Pacer:
     """A provider's shared clock: at most ``rpm`` starts a minute, and a pause on Retry-After."""
 
-    def __init__(self, rpm: float | None):
+    def __init__(self, rpm: float | None, cancellation: Cancellation):
         self.interval = 60.0 / rpm if rpm else 0.0
         self.next_at = 0.0
         self.lock = threading.Lock()
+        self.cancellation = cancellation
 
     def wait(self) -> None:
         with self.lock:
@@ -189,7 +269,7 @@ class _Pacer:
             start = max(now, self.next_at)
             self.next_at = start + self.interval
         if start > now:
-            time.sleep(start - now)
+            self.cancellation.sleep(start - now)
 
     def pause(self, seconds: float) -> None:
         with self.lock:
@@ -224,23 +304,29 @@ def _call(spec: ProviderSpec, query: Query) -> tuple[str, str | None, Any]:
     return choice.message.content or "", choice.finish_reason, response
 
 
-def _call_within(spec: ProviderSpec, query: Query) -> tuple[str, str | None, Any]:
+def _call_within(spec: ProviderSpec, query: Query, cancellation: Cancellation) -> tuple[str, str | None, Any]:
     """``_call`` bounded as a whole by ``spec.timeout_s``: LiteLLM's timeout bounds each read, so
     a provider that drips its answer a byte at a time would hold a call for minutes. Past the
-    deadline the call is abandoned (its thread ends when the connection does) as a timeout."""
+    deadline, or on cancellation, the call is abandoned (its thread ends when the connection
+    does): a timeout, or ``_Cancelled``."""
     outcome: dict[str, Any] = {}
+    done = threading.Event()
 
     def run() -> None:
         try:
             outcome["value"] = _call(spec, query)
         except BaseException as exc:  # noqa: BLE001 - handed to the caller below
             outcome["error"] = exc
+        finally:
+            done.set()
 
-    worker = threading.Thread(target=run, name=f"call-{spec.provider}", daemon=True)
-    worker.start()
-    worker.join(spec.timeout_s)
-    if worker.is_alive():
-        raise TimeoutError(f"no complete answer within {spec.timeout_s:g} s (deadline on the whole call)")
+    threading.Thread(target=run, name=f"call-{spec.provider}", daemon=True).start()
+    deadline = time.monotonic() + spec.timeout_s
+    while not done.wait(min(0.1, max(0.0, deadline - time.monotonic()))):
+        if cancellation.cancelled:
+            raise _Cancelled()
+        if time.monotonic() >= deadline:
+            raise TimeoutError(f"no complete answer within {spec.timeout_s:g} s (deadline on the whole call)")
     if "error" in outcome:
         raise outcome["error"]
     return outcome["value"]
@@ -253,14 +339,20 @@ class _Asker:
     logging worker is process-global and breaks when several event loops use it).
     """
 
-    def __init__(self, spec: ProviderSpec):
-        self.spec = spec
-        self.pacer = _Pacer(spec.rpm)
+    def __init__(self, spec: ProviderSpec, cancellation: Cancellation, on_answer: Callable[[Answer], None] | None):
+        self.spec, self.cancellation, self.on_answer = spec, cancellation, on_answer
+        self.pacer = _Pacer(spec.rpm, cancellation)
         self.lock = threading.Lock()
         self.successes = self.permanent = 0
         self.aborted: str | None = None
 
     def ask(self, query: Query) -> Answer:
+        answer = self._ask(query)
+        if self.on_answer and answer.status in KEPT_STATUSES:
+            self.on_answer(answer)
+        return answer
+
+    def _ask(self, query: Query) -> Answer:
         spec = self.spec
         answer = Answer(query=query, status="error")
         for attempt in range(1, spec.retries + 2):
@@ -268,10 +360,17 @@ class _Asker:
                 answer.error, answer.error_type = f"not asked: {self.aborted}", "skipped"
                 return answer
             self.pacer.wait()
+            if self.cancellation.cancelled:
+                answer.error, answer.error_type = f"not asked: {self.cancellation.reason}", "cancelled"
+                return answer
             answer.attempts = attempt
+            answer.asked_at = answer.asked_at or datetime.now(timezone.utc)
             t0 = time.perf_counter()
             try:
-                text, finish, response = _call_within(spec, query)
+                text, finish, response = _call_within(spec, query, self.cancellation)
+            except _Cancelled:
+                answer.error, answer.error_type = f"abandoned in flight: {self.cancellation.reason}", "cancelled"
+                return answer
             except Exception as exc:  # noqa: BLE001 - every failure is classified and recorded
                 failure = classify(exc)
                 answer.error, answer.error_type = str(failure), failure.kind
@@ -295,7 +394,7 @@ class _Asker:
                     answer.error += f" (asked to wait {wait:.0f} s, more than max_wait {spec.max_wait_s:.0f} s)"
                     return answer
                 log.info("%s: %s on %r, retry %d in %.1f s", spec.model, failure.kind, query.query_id, attempt, wait)
-                time.sleep(wait)
+                self.cancellation.sleep(wait)
                 continue
             with self.lock:
                 self.successes += 1
@@ -312,16 +411,39 @@ class _Asker:
         return answer
 
 
-def ask_provider(spec: ProviderSpec, queries: Sequence[Query]) -> ProviderRun:
-    """Ask ``spec`` every query (at most ``spec.concurrency`` at once); answers in query order."""
+def ask_provider(spec: ProviderSpec, queries: Sequence[Query], *, cancellation: Cancellation | None = None,
+                 carried: dict[str, Answer] | None = None,
+                 on_answer: Callable[[Answer], None] | None = None) -> ProviderRun:
+    """Ask ``spec`` every query (at most ``spec.concurrency`` at once); answers in query order.
+
+    ``carried`` (query id -> answer from an earlier run) are kept as they are, not asked;
+    ``on_answer`` gets each new answer worth keeping as it arrives."""
     import litellm
 
     litellm.suppress_debug_info = True
     started = datetime.now(timezone.utc)
-    asker = _Asker(spec)
+    carried = {q: a for q, a in (carried or {}).items() if a.status in KEPT_STATUSES}
+    asker = _Asker(spec, cancellation or Cancellation(), on_answer)
+    to_ask = [q for q in queries if q.query_id not in carried]
     with ThreadPoolExecutor(max_workers=spec.concurrency, thread_name_prefix=f"ask-{spec.provider}") as pool:
-        answers = list(pool.map(asker.ask, queries))
+        asked = dict(zip((q.query_id for q in to_ask), pool.map(asker.ask, to_ask)))
+    answers = [carried[q.query_id] if q.query_id in carried else asked[q.query_id] for q in queries]
     return ProviderRun(spec, answers, started, datetime.now(timezone.utc), asker.aborted)
 
 
-__all__ = ["Answer", "ProviderRun", "ask_provider", "classify"]
+def ask_providers(specs: Sequence[ProviderSpec], queries: Sequence[Query], *, cancellation: Cancellation | None = None,
+                  carried: dict[tuple[str, str], dict[str, Answer]] | None = None,
+                  on_answer: Callable[[ProviderSpec, Answer], None] | None = None) -> list[ProviderRun]:
+    """Every provider at once, each under its own limits (``carried`` is keyed by ``spec.key``)."""
+    cancellation = cancellation or Cancellation()
+    carried = carried or {}
+
+    def one(spec: ProviderSpec) -> ProviderRun:
+        callback = (lambda answer: on_answer(spec, answer)) if on_answer else None
+        return ask_provider(spec, queries, cancellation=cancellation, carried=carried.get(spec.key), on_answer=callback)
+
+    with ThreadPoolExecutor(max_workers=max(1, len(specs)), thread_name_prefix="providers") as pool:
+        return list(pool.map(one, specs))
+
+
+__all__ = ["Answer", "Cancellation", "KEPT_STATUSES", "ProviderRun", "ask_provider", "ask_providers", "classify"]

@@ -54,7 +54,7 @@ def response_rows(run: ProviderRun, query_set: QuerySet) -> list[dict]:
             "status": a.status, "error_type": a.error_type, "finish_reason": a.finish_reason,
             "attempts": a.attempts, "rate_limited": a.rate_limited, "latency_s": a.latency_s,
             "prompt_tokens": a.prompt_tokens, "completion_tokens": a.completion_tokens, "cost_usd": a.cost_usd,
-            "parameters": parameters, "query_set_version": query_set.version, "asked_at": run.started_at,
+            "parameters": parameters, "query_set_version": query_set.version, "asked_at": a.asked_at or run.started_at,
         })
     return rows
 

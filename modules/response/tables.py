@@ -51,7 +51,7 @@ RUNS_SCHEMA = {
     "fallback": pl.Int64, "config_hash": pl.String, "config_json": pl.String,
     "analyzer_version": pl.String, "embedding_model": pl.String, "ground_truth_versions": pl.String,
     "query_set_id": pl.String, "query_set_version": pl.String, "providers": pl.String,
-    "flow_run_id": pl.String, "deployment": pl.String,
+    "flow_run_id": pl.String, "deployment": pl.String, "resumed_from": pl.String, "stopped": pl.String,
 }
 
 

@@ -14,6 +14,7 @@ commit lock) carry the host and pid that made them and are removed by the next r
 from __future__ import annotations
 
 import errno
+import json
 import os
 import re
 import secrets
@@ -93,6 +94,27 @@ class ParquetStore:
             reason = exc.strerror or str(exc) or type(exc).__name__
             raise ValueError(f"data dir {self.root} is not usable: {reason} (set --data-dir or SLEUTH_DATA_DIR)") from None
 
+    def checkpoint(self, run_id: str) -> "Checkpoint":
+        """The run's work in progress (see :class:`Checkpoint`)."""
+        return Checkpoint(self, run_id)
+
+    def put_whole(self, path: str, data: bytes) -> None:
+        """Write ``data`` so that readers see all of it or nothing: a temporary name renamed into
+        place on a local disk; a single PUT on an object store."""
+        if not self.local:
+            self.fs.pipe_file(path, data)
+            return
+        folder, name = path.rsplit("/", 1)
+        os.makedirs(folder, exist_ok=True)
+        tmp = f"{folder}/.{name}.{_owner_tag()}.tmp"
+        try:
+            with open(tmp, "wb") as f:
+                f.write(data)
+            os.replace(tmp, path)
+        finally:
+            if os.path.exists(tmp):
+                os.remove(tmp)
+
     def partition(self, table: str, run_id: str) -> str:
         return f"{self._root_path}/{table}/run_id={validate_run_id(run_id)}"
 
@@ -161,6 +183,7 @@ class ParquetStore:
         found = [p for p in (root / "_staging").glob("*") if _dead_owner(p.name)]
         found += [p for p in (root / "_commits").glob("*.lock") if _dead_owner(_read_text(p))]
         found += [p for p in root.glob("*/run_id=*/.*.tmp") if _dead_owner(p.name)]
+        found += [p for p in root.glob("_checkpoints/*/*/.*.tmp") if _dead_owner(p.name)]
         return sorted(str(p) for p in found)
 
     def gc(self) -> list[str]:
@@ -211,6 +234,56 @@ class ParquetStore:
         return sorted(
             Path(p).name.split("=", 1)[1] for p in self.fs.ls(base, detail=False) if "run_id=" in Path(p).name
         )
+
+
+class Checkpoint:
+    """A run's work saved as it is done, under ``_checkpoints/<run_id>/``: ``manifest.json``
+    (what the run was asked to do) and ``items/<name>.json``, one JSON object per finished item,
+    each written whole. A run that is killed or crashes keeps every finished item for a resume;
+    a committed run's checkpoint is removed. Local writes are not fsynced: they survive the
+    process, not a power cut."""
+
+    _NAME = re.compile(r"^[A-Za-z0-9_-]{1,100}$")
+
+    def __init__(self, store: ParquetStore, run_id: str):
+        self.store, self.run_id = store, validate_run_id(run_id)
+        self.path = f"{store._root_path}/_checkpoints/{run_id}"
+
+    def exists(self) -> bool:
+        return self.store.fs.exists(f"{self.path}/manifest.json")
+
+    def begin(self, manifest: dict) -> None:
+        self.store.put_whole(f"{self.path}/manifest.json", json.dumps(manifest, default=str).encode())
+
+    def manifest(self) -> dict | None:
+        try:
+            return json.loads(self.store.fs.cat_file(f"{self.path}/manifest.json"))
+        except FileNotFoundError:
+            return None
+
+    def put(self, name: str, item: dict) -> None:
+        if not self._NAME.match(name):
+            raise ValueError(f"checkpoint item name {name!r}: use letters, digits, '_' and '-'")
+        self.store.put_whole(f"{self.path}/items/{name}.json", json.dumps(item, default=str).encode())
+
+    def items(self) -> list[dict]:
+        folder = f"{self.path}/items"
+        if not self.store.fs.exists(folder):
+            return []
+        paths = [p for p in self.store.fs.ls(folder, detail=False) if p.endswith(".json") and not p.rsplit("/", 1)[-1].startswith(".")]
+        return [json.loads(data) for _, data in sorted(self.store.fs.cat(paths).items())] if paths else []
+
+    def remove(self) -> None:
+        if self.store.fs.exists(self.path):
+            self.store.fs.rm(self.path, recursive=True)
+
+    @classmethod
+    def run_ids(cls, store: ParquetStore) -> list[str]:
+        """Runs with a checkpoint: interrupted, or still running."""
+        base = f"{store._root_path}/_checkpoints"
+        if not store.fs.exists(base):
+            return []
+        return sorted(p.rstrip("/").rsplit("/", 1)[-1] for p in store.fs.ls(base, detail=False))
 
 
 def frame(rows: list[dict], schema: dict) -> pl.DataFrame:
