@@ -114,7 +114,7 @@ def cmd_reanalyze(args: argparse.Namespace) -> int:
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
-    from modules.store import ParquetStore
+    from modules.store import Checkpoint, ParquetStore
 
     store = ParquetStore(args.data_dir)
     if args.gc:
@@ -122,11 +122,18 @@ def cmd_runs(args: argparse.Namespace) -> int:
         print("\n".join(f"removed {p}" for p in removed) or f"nothing left behind by crashed runs under {store.root}")
         return 0
     runs = store.read("runs")
-    if runs.is_empty():
+    interrupted = [rid for rid in Checkpoint.run_ids(store) if not store.run_exists(rid)]
+    if runs.is_empty() and not interrupted:
         print(f"no runs under {store.root}")
         return 0
-    cols = ["run_id", "flow", "started_at", "total", "succeeded", "failed", "flagged", "duration_s"]
-    print(runs.sort("started_at").select(cols))
+    if not runs.is_empty():
+        cols = ["run_id", "flow", "started_at", "total", "succeeded", "failed", "flagged", "duration_s"]
+        print(runs.sort("started_at").select(cols))
+    for rid in interrupted:
+        checkpoint = store.checkpoint(rid)
+        manifest = checkpoint.manifest() or {}
+        print(f"{rid}: {manifest.get('flow', '?')} running or interrupted, {len(checkpoint.items())} answers saved; "
+              f"if its process is gone, `sleuth {manifest.get('flow', 'collect')} --resume {rid}` asks the rest")
     return 0
 
 
@@ -481,15 +488,14 @@ def _collection_run(args: argparse.Namespace, run) -> tuple[dict[str, Any], int]
     """The flow's result and the exit status: 0 when it ran to the end; 1 when no provider
     answered anything or the run's deadline stopped it, 128 + N when signal N did (the flow run
     ended Failed, its tables written)."""
-    from flows.monitor import IncompleteCollection
-    from flows.runtime import local_run_settings
+    from flows.runtime import IncompleteRun, local_run_settings
 
     if not args.resume and not (args.query_set and args.provider):
         raise ValueError(f"{args.command} needs QUERY_SET and at least one --provider (or --resume RUN_ID)")
     try:
         with local_run_settings():
             return run(), 0
-    except IncompleteCollection as exc:
+    except IncompleteRun as exc:
         print(f"sleuth: {exc}", file=sys.stderr)
         return exc.result, exc.exit_status
 
@@ -504,13 +510,18 @@ def cmd_collect(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result, default=str, indent=2))
     else:
-        print(f"\nrun {result['run_id']}: query set {result['query_set_id']}, {result['total']} calls, "
-              f"{result['failed']} without an answer\n")
-        _print_collections(result["collections"])
-        print("\nParquet written to:")
-        for table, path in result["paths"].items():
-            print(f"  {table:18s} {path}")
+        _print_collection_run(result)
     return status
+
+
+def _print_collection_run(result: dict[str, Any]) -> None:
+    resumed = f", resuming run {result['resumed_from']}" if result.get("resumed_from") else ""
+    print(f"\nrun {result['run_id']}: query set {result['query_set_id']}{resumed}, {result['total']} calls, "
+          f"{result['failed']} without an answer\n")
+    _print_collections(result["collections"])
+    print("\nParquet written to:")
+    for table, path in result["paths"].items():
+        print(f"  {table:18s} {path}")
 
 
 def cmd_monitor(args: argparse.Namespace) -> int:
@@ -525,6 +536,9 @@ def cmd_monitor(args: argparse.Namespace) -> int:
         max_seconds=args.max_seconds))
     if args.json:
         print(json.dumps(result, default=str, indent=2))
+        return status
+    if "analyses" not in result["paths"]:  # stopped before the analysis
+        _print_collection_run(result)
         return status
     print_summary(result)
     print("\nproviders side by side (Δ = change against the same provider's previous monitor run):\n")

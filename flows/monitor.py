@@ -19,7 +19,7 @@ from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.cache_policies import NO_CACHE
 
 from flows.analyze import analyze_records, summary_artifact
-from flows.runtime import FLOW_TIMEOUT_S, artifact_key, begin_run, publish_run_report, stop_on_signals, write_run
+from flows.runtime import FLOW_TIMEOUT_S, IncompleteRun, artifact_key, begin_run, publish_run_report, stop_on_signals, write_run
 from modules.providers import Cancellation, ProviderRun, ask_providers
 from modules.providers.plan import CollectionPlan, checkpoint_answer, plan_collection, specs_json, start_checkpoint
 from modules.providers.tables import COLLECTIONS_SCHEMA, RESPONSES_SCHEMA, collection_row, response_rows
@@ -33,42 +33,24 @@ COLLECT_TABLES = ("responses", "collections", "runs")
 MONITOR_TABLES = ("responses", "collections", "analyses", "summaries", "provider_summaries", "runs")
 
 
-class IncompleteCollection(RuntimeError):
-    """A collection that ended without every answer it could get, raised after the run's tables
-    are written so the flow run ends Failed (and Prefect's notifications fire); ``result`` is
-    what the flow would have returned, ``exit_status`` what the CLI exits with."""
-
-    exit_status = 1
-
-    def __init__(self, message: str, result: dict[str, Any]):
-        super().__init__(message, result)
-        self.result = result
-
-    def __str__(self) -> str:
-        return self.args[0]
-
-
-class NoProviderAnswered(IncompleteCollection):
+class NoProviderAnswered(IncompleteRun):
     """Every provider failed (bad or missing key, unknown model, outage): nothing to audit."""
 
 
-class CollectionStopped(IncompleteCollection):
+class CollectionStopped(IncompleteRun):
     """A signal or the run's deadline stopped the collection: what was collected is written, the
-    rest is recorded as ``cancelled``, and ``--resume RUN_ID`` asks only that."""
-
-    def __init__(self, message: str, result: dict[str, Any], signal: int | None):
-        super().__init__(message, result)
-        self.exit_status = 128 + signal if signal else 1
+    rest is recorded as ``cancelled``, and ``--resume RUN_ID`` asks only that. Exit status
+    128 + the signal's number, or 1 for the deadline."""
 
 
-def _finish(result: dict[str, Any], cancellation: Cancellation) -> dict[str, Any]:
+def _finish(result: dict[str, Any], cancellation: Cancellation, command: str) -> dict[str, Any]:
     run_id, collections = result["run_id"], result["collections"]
     if cancellation.cancelled:
         kept = sum(c["answered"] + c["refusals"] + c["empty"] for c in collections)
         cancelled = sum(json.loads(c["error_types"] or "{}").get("cancelled", 0) for c in collections)
-        raise CollectionStopped(f"run {run_id} stopped early ({cancellation.reason}): {kept} answers kept, {cancelled} "
-                                f"calls cancelled; `sleuth collect --resume {run_id}` asks only the missing ones",
-                                result, cancellation.signal)
+        raise CollectionStopped(f"run {run_id} stopped early ({cancellation.reason}): {kept} answers kept, "
+                                f"{cancelled} cancelled; `sleuth {command} --resume {run_id}` asks only what is missing",
+                                result, 128 + cancellation.signal if cancellation.signal else 1)
     if collections and all(c["status"] == "failed" for c in collections):
         reasons = "; ".join(f"{c['provider']}/{c['model']}: {c['error']}" for c in collections)
         raise NoProviderAnswered(f"run {run_id}: no provider answered ({reasons})", result)
@@ -161,7 +143,7 @@ def collect(query_set: str | None = None, providers: list[str | dict] | None = N
     return _finish({
         "run_id": run_id, "data_dir": ParquetStore(data_dir).root, "paths": paths, **totals,
         "query_set_id": plan.query_set.query_set_id, "resumed_from": plan.resumed_from,
-        "collections": collections.to_dicts()}, cancellation)
+        "collections": collections.to_dicts()}, cancellation, "collect")
 
 
 @flow(name="monitor-domain", timeout_seconds=FLOW_TIMEOUT_S["monitor"])
@@ -192,7 +174,7 @@ def monitor(query_set: str | None = None, ground_truth: str | None = None, provi
         _checkpoints_done(plan, run_id, data_dir)
         return _finish({"run_id": run_id, "data_dir": store.root, "paths": paths, **totals, "query_set_id": qs.query_set_id,
                         "resumed_from": plan.resumed_from, "summaries": [], "provider_summaries": [],
-                        "collections": collections.to_dicts()}, cancellation)
+                        "collections": collections.to_dicts()}, cancellation, "monitor")
 
     records, errors = [], []
     for n, row in enumerate(responses.to_dicts(), 1):  # the same parsing as `sleuth analyze` input
@@ -223,7 +205,7 @@ def monitor(query_set: str | None = None, ground_truth: str | None = None, provi
     return _finish({
         "run_id": run_id, "data_dir": store.root, "paths": paths, **tables.totals, "query_set_id": qs.query_set_id,
         "resumed_from": plan.resumed_from, "summaries": summary_rows, "provider_summaries": provider_rows,
-        "collections": collections.to_dicts()}, cancellation)
+        "collections": collections.to_dicts()}, cancellation, "monitor")
 
 
 def provider_markdown(provider_rows: list[dict], collections: list[dict]) -> str:

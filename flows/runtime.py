@@ -51,9 +51,22 @@ def local_run_settings() -> Iterator[None]:
 USER_ERRORS = (ValueError, FileNotFoundError, FileExistsError)
 
 
+class IncompleteRun(RuntimeError):
+    """A run that ended without all it set out to do, its tables written: raised at its end so
+    the flow run ends Failed (and Prefect's notifications fire). ``result`` is what the flow
+    would have returned, ``exit_status`` what the CLI exits with."""
+
+    def __init__(self, message: str, result: dict, exit_status: int = 1):
+        super().__init__(message)
+        self.result, self.exit_status = result, exit_status
+
+    def __reduce__(self):  # Prefect pickles a failed run's exception
+        return type(self), (self.args[0], self.result, self.exit_status)
+
+
 class _NoTracebackForUserErrors(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
-        if record.exc_info and isinstance(record.exc_info[1], USER_ERRORS):
+        if record.exc_info and isinstance(record.exc_info[1], (*USER_ERRORS, IncompleteRun)):
             record.exc_info, record.exc_text = None, None
         return True
 

@@ -5,12 +5,16 @@ The requested model name picks the behaviour, so one server plays several provid
 HTTP 429 with ``Retry-After`` to the first ``limit_first`` requests, ``slow`` answers after
 ``delay_s``, ``refuse`` declines, ``empty`` returns an empty message, ``denied`` answers 401,
 ``broken`` answers 500 every time, ``drip`` sends its answer one byte every ``drip_s`` seconds
-(each read is quick, the whole body is not: only a deadline on the whole call bounds it).
+(each read is quick, the whole body is not: only a deadline on the whole call bounds it),
+``flaky`` / ``flaky-*`` answers 500 to ``error_rate`` and 429 (``Retry-After: retry_after``) to
+``rate_limit_rate`` of requests, at random (seeded), and the rest after ``latency_s`` +- 50%.
+Every request is recorded with the status it got.
 """
 
 from __future__ import annotations
 
 import json
+import random
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -18,12 +22,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 class FakeAssistant:
     def __init__(self, answers: dict[str, str] | None = None, *, limit_first: int = 1, retry_after: float = 1,
-                 delay_s: float = 3.0, port: int = 0, latency_s: float = 0.0, drip_s: float = 0.5):
+                 delay_s: float = 3.0, port: int = 0, latency_s: float = 0.0, drip_s: float = 0.5,
+                 error_rate: float = 0.0, rate_limit_rate: float = 0.0, seed: int = 0, keep_bodies: bool = True):
         self.answers = dict(answers or {})
         self.limit_first, self.retry_after, self.delay_s = limit_first, retry_after, delay_s
         self.latency_s = latency_s  # every answer takes this long, as a real model's would
         self.drip_s = drip_s
-        self.requests: list[dict] = []  # {model, query, at, status}
+        self.error_rate, self.rate_limit_rate, self.keep_bodies = error_rate, rate_limit_rate, keep_bodies
+        self._random = random.Random(seed)
+        self.requests: list[dict] = []  # {model, query, at, body, status}
         self._lock = threading.Lock()
         fake = self
 
@@ -58,9 +65,23 @@ class FakeAssistant:
     def reply(self, body: dict) -> tuple[int, dict, dict]:
         model = str(body.get("model", ""))
         query = next((m.get("content") for m in reversed(body.get("messages", [])) if m.get("role") == "user"), "")
+        record = {"model": model, "query": query, "at": time.monotonic(), "body": body if self.keep_bodies else None}
         with self._lock:
-            seen = sum(r["model"] == model for r in self.requests)
-            self.requests.append({"model": model, "query": query, "at": time.monotonic(), "body": body})
+            seen = sum(r["model"] == model for r in self.requests) if model == "ratelimited" else 0
+            self.requests.append(record)
+            draw = self._random.random()
+            jitter = 0.5 + self._random.random()
+        record["status"], headers, payload = self._reply(model, query, seen, draw, jitter)
+        return record["status"], headers, payload
+
+    def _reply(self, model: str, query: str, seen: int, draw: float, jitter: float) -> tuple[int, dict, dict]:
+        if model.startswith("flaky"):
+            if draw < self.error_rate:
+                return 500, {}, {"error": {"message": "upstream overloaded", "type": "server_error"}}
+            if draw < self.error_rate + self.rate_limit_rate:
+                return 429, {"Retry-After": str(self.retry_after)}, {"error": {"message": "Rate limit reached",
+                                                                              "type": "rate_limit_error"}}
+            time.sleep(self.latency_s * jitter)
         if model == "denied":
             return 401, {}, {"error": {"message": "Incorrect API key provided", "type": "invalid_request_error",
                                         "code": "invalid_api_key"}}
@@ -70,7 +91,7 @@ class FakeAssistant:
             return 429, {"Retry-After": str(self.retry_after)}, {"error": {"message": "Rate limit reached", "type": "rate_limit_error"}}
         if model == "slow":
             time.sleep(self.delay_s)
-        elif self.latency_s:
+        elif self.latency_s and not model.startswith("flaky"):
             time.sleep(self.latency_s)
         content = {"refuse": "I'm sorry, but I can't help with that request.", "empty": ""}.get(
             model, self.answers.get(query, f"I am not sure about: {query}"))

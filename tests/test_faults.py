@@ -258,3 +258,34 @@ def test_a_resume_refuses_a_changed_query_set_or_other_providers(prefect_harness
         assert {r["model"] for r in fake.requests[asked_before:]} == {"broken"} and len(fake.requests) - asked_before == 5
     finally:
         fake.close()
+
+
+def test_trend_deltas_follow_start_order_whatever_the_finishing_order(tmp_path):
+    """A (started first) finishes after B: B compares with the run before both and says so; A
+    compares with that run too (B started later); reading by start time gives the whole series."""
+    from datetime import datetime, timedelta, timezone
+
+    import duckdb
+    import polars as pl
+
+    from modules.response.tables import summarize
+    from modules.store import ParquetStore
+
+    def analyses(score):
+        return pl.DataFrame({"domain": ["d.example"] * 2, "query_set_id": ["qs"] * 2, "status": ["ok"] * 2,
+                             **{f"{m}_score": [score, score] for m in ("accuracy", "completeness", "attribution")},
+                             **{f"{m}_tier": ["good"] * 2 for m in ("accuracy", "completeness", "attribution")}})
+
+    store = ParquetStore(tmp_path)
+    t = datetime(2026, 11, 1, tzinfo=timezone.utc)
+    store.write("summaries", "P", summarize(analyses(50.0), t, store.read("summaries")))
+    store.write("summaries", "B", summarize(analyses(80.0), t + timedelta(hours=2), store.read("summaries")))  # finishes first
+    store.write("summaries", "A", summarize(analyses(60.0), t + timedelta(hours=1), store.read("summaries")))
+    rows = {r["run_id"]: r for r in store.read("summaries").to_dicts()}
+    assert (rows["A"]["previous_run_id"], rows["A"]["accuracy_delta"]) == ("P", 10.0)  # not B: B started later
+    assert (rows["B"]["previous_run_id"], rows["B"]["accuracy_delta"]) == ("P", 30.0)  # A did not exist yet: said so
+    by_start = duckdb.sql(f"""
+        SELECT run_id, accuracy_mean - lag(accuracy_mean) OVER w AS d
+        FROM read_parquet('{tmp_path}/summaries/**/*.parquet', hive_partitioning = true)
+        WINDOW w AS (PARTITION BY domain, query_set_id ORDER BY run_at) ORDER BY run_at""").fetchall()
+    assert by_start == [("P", None), ("A", 10.0), ("B", 20.0)]  # the documented query: right over the series

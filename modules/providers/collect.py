@@ -147,7 +147,8 @@ class ProviderRun:
         latencies = sorted(x.latency_s for x in a if x.latency_s is not None)
         costs = [x.cost_usd for x in a if x.cost_usd is not None]
         errors = Counter(x.error_type for x in a if x.status == "error")
-        first_error = next((x.error for x in a if x.status == "error" and x.error_type not in ("skipped", "cancelled")), None)
+        first_error = next((x.error for x in a if x.status == "error" and x.error_type not in ("skipped", "cancelled")),
+                           next((x.error for x in a if x.error_type == "cancelled"), None))
         return {
             "queries": len(a), "answered": count["answered"], "refusals": count["refusal"],
             "empty": count["empty"], "errors": count["error"], "error_types": json.dumps(dict(errors)) if errors else None,

@@ -176,7 +176,8 @@ class ParquetStore:
 
     def leftovers(self) -> list[str]:
         """What processes that died mid-write left behind on this host (local data dirs only):
-        staging folders, ``.tmp`` part files and commit locks."""
+        staging folders, ``.tmp`` part files, commit locks, and checkpoints of runs that were
+        written after all (an interrupted run's checkpoint is kept: it is what ``--resume`` reads)."""
         root = Path(self._root_path)
         if not self.local or not root.is_dir():
             return []
@@ -184,6 +185,7 @@ class ParquetStore:
         found += [p for p in (root / "_commits").glob("*.lock") if _dead_owner(_read_text(p))]
         found += [p for p in root.glob("*/run_id=*/.*.tmp") if _dead_owner(p.name)]
         found += [p for p in root.glob("_checkpoints/*/*/.*.tmp") if _dead_owner(p.name)]
+        found += [p for p in root.glob("_checkpoints/*") if (root / "runs" / f"run_id={p.name}").is_dir()]  # written
         return sorted(str(p) for p in found)
 
     def gc(self) -> list[str]:
