@@ -26,7 +26,7 @@ from collections import Counter
 import polars as pl
 
 from flows.monitor import CollectionStopped, collect
-from flows.runtime import local_run_settings
+from flows.runtime import local_run_settings, quiet_user_errors
 from modules.queries import Query, write_query_set
 from modules.store import ParquetStore
 from tests.fake_assistant import FakeAssistant
@@ -58,6 +58,7 @@ def main() -> None:
                   "retries": 4, "backoff_s": 0.1, "timeout_s": 30.0} for model, concurrency, rpm in PROVIDERS]
     data_dir = os.path.join(work, "runs")
     rss_before = _rss_mb()
+    quiet_user_errors()
 
     t0 = time.perf_counter()
     runs = []
@@ -75,7 +76,6 @@ def main() -> None:
 
     store = ParquetStore(data_dir)
     final = store.read("responses", runs[-1]["run_id"])
-    calls = sum(store.read("responses", r["run_id"])["attempts"].sum() for r in runs)
     answered_by_server = {(r["model"], r["query"]) for r in fake.requests if r.get("status") == 200}
     kept = {(f"{row['model']}", row["query"]) for row in final.filter(pl.col("status") == "answered").iter_rows(named=True)}
     lost = answered_by_server - kept
@@ -87,8 +87,11 @@ def main() -> None:
           f"(Retry-After 0.2 s); concurrency {', '.join(str(c) for _, c, _ in PROVIDERS)}")
     print(f"runs: {', '.join(r['run_id'] for r in runs)}")
     print(f"wall time (flow runs, writes included): {wall:.1f} s, {len(final) / wall:.1f} answers/s")
-    print(f"requests served: {sum(statuses.values())} ({dict(sorted(statuses.items(), key=lambda kv: str(kv[0])))})")
-    print(f"calls made: {calls}, retried: {calls - len(final)}")
+    calls = sum(statuses.values())
+    print(f"calls the provider served: {calls} ({dict(sorted(statuses.items(), key=lambda kv: str(kv[0])))}), "
+          f"beyond one per answer: {calls - len(final)}")
+    if len(runs) > 1:
+        print(f"answered while in flight at the stop (abandoned, asked again by the resume): {statuses[200] - len(final)}")
     for row in collections.iter_rows(named=True):
         print(f"  {row['model']:8s} {row['status']:9s} answered {row['answered']:5d}  errors {row['errors']:3d}  "
               f"429s {row['rate_limited']:4d}  p50 {row['latency_median_s']} s")

@@ -278,9 +278,15 @@ def test_trend_deltas_follow_start_order_whatever_the_finishing_order(tmp_path):
 
     store = ParquetStore(tmp_path)
     t = datetime(2026, 11, 1, tzinfo=timezone.utc)
-    store.write("summaries", "P", summarize(analyses(50.0), t, store.read("summaries")))
-    store.write("summaries", "B", summarize(analyses(80.0), t + timedelta(hours=2), store.read("summaries")))  # finishes first
-    store.write("summaries", "A", summarize(analyses(60.0), t + timedelta(hours=1), store.read("summaries")))
+
+    def commit(run_id, score, started_at):
+        with store.run_writer(run_id) as w:
+            w.write("summaries", summarize(analyses(score), started_at, store.read("summaries")))
+            w.write("runs", pl.DataFrame({"flow": ["analyze"], "started_at": [started_at]}))
+
+    commit("P", 50.0, t)
+    commit("B", 80.0, t + timedelta(hours=2))  # started last, finishes first
+    commit("A", 60.0, t + timedelta(hours=1))
     rows = {r["run_id"]: r for r in store.read("summaries").to_dicts()}
     assert (rows["A"]["previous_run_id"], rows["A"]["accuracy_delta"]) == ("P", 10.0)  # not B: B started later
     assert (rows["B"]["previous_run_id"], rows["B"]["accuracy_delta"]) == ("P", 30.0)  # A did not exist yet: said so

@@ -4,11 +4,18 @@ Every flow writes through this layer. Files are written to a hidden temporary na
 into place, so readers (polars, DuckDB, pandas) never see a partial file; a run's partition is
 never shared with another run. Works on local paths and fsspec URLs (``s3://bucket/prefix``).
 
-On a local data dir a run's commit is exact: it holds ``_commits/<run_id>.lock`` (created
-exclusively), re-checks that the run id is still free, and renames each staged table into place
-with a rename that fails rather than merge; two writers racing on one run id cannot both land.
-Leftovers of a process that died mid-write (its ``_staging`` folder, ``.tmp`` part files, its
-commit lock) carry the host and pid that made them and are removed by the next run (``gc``).
+A run's commit is exact: two writers racing on one run id cannot both land, and never merge.
+On a local data dir the commit holds ``_commits/<run_id>.lock`` (created exclusively), re-checks
+that the run id is still free, and renames each staged table into place with a rename that
+fails rather than merge. Leftovers of a process that died mid-write (its ``_staging`` folder,
+``.tmp`` part files, its commit lock) carry the host and pid that made them and are removed by
+the next run (``gc``).
+
+An object store (``s3://``, ``gs://``, ``memory://``) has no rename. There the commit first
+claims the run id with a conditional PUT of ``_commits/<run_id>.claim`` (``If-None-Match: *``:
+exactly one writer gets it, and it stays), then copies the staged tables into place, ``runs``
+last. A run is committed when its ``runs`` partition exists: sleuth's readers (``read``, trends,
+reports) see only committed runs, so a commit cut short by a crash is never read.
 """
 
 from __future__ import annotations
@@ -123,7 +130,12 @@ class ParquetStore:
         return f"{self.root}/{table}"
 
     def run_exists(self, run_id: str, tables: tuple[str, ...] = ("runs",)) -> bool:
-        return any(self.fs.exists(self.partition(t, run_id)) for t in tables)
+        """Whether the run id is taken: data in any of ``tables`` (or, on an object store, a claim)."""
+        return any(self.fs.exists(self.partition(t, run_id)) for t in tables) or (
+            not self.local and self.fs.exists(self._claim_path(run_id)))
+
+    def _claim_path(self, run_id: str) -> str:
+        return f"{self._root_path}/_commits/{validate_run_id(run_id)}.claim"
 
     def write(self, table: str, run_id: str, data: pl.DataFrame | pa.Table) -> str:
         """Write one part file atomically into the run's partition; returns its path.
@@ -158,7 +170,10 @@ class ParquetStore:
         if "run_id" in data.column_names:
             data = data.drop(["run_id"])
         self.fs.makedirs(part_dir, exist_ok=True)
-        existing = [p for p in self.fs.ls(part_dir, detail=False) if p.endswith(".parquet")]
+        try:
+            existing = [p for p in self.fs.ls(part_dir, detail=False) if p.endswith(".parquet")]
+        except FileNotFoundError:  # an object store has no empty folders
+            existing = []
         name = f"part-{len(existing):05d}-{uuid.uuid4().hex[:8]}.parquet"
         final = f"{part_dir}/{name}"
         if self.local:
@@ -205,13 +220,16 @@ class ParquetStore:
         return removed
 
     def read(self, table: str, run_id: str | None = None) -> pl.DataFrame:
-        """A table (one run, or all runs with a ``run_id`` column); empty if it does not exist."""
+        """A table (one run, or every committed run, with a ``run_id`` column); empty if it does not exist."""
         base = f"{self._root_path}/{table}"
         if run_id is not None:
             base = self.partition(table, run_id)
         if not self.fs.exists(base):
             return pl.DataFrame()
         files = [f for f in self.fs.glob(f"{base}/**/*.parquet") if not Path(f).name.startswith(".")]
+        if run_id is None and table != "runs":  # only committed runs (a runs row is written last)
+            committed = set(self.run_ids("runs"))
+            files = [f for f in files if re.search(r"run_id=([^/]+)", f).group(1) in committed]
         if not files:
             return pl.DataFrame()
         frames = []
@@ -316,12 +334,7 @@ class RunWriter:
         again under the run's commit lock, and each rename fails rather than merge."""
         order = [t for t in self.tables if t != "runs"] + [t for t in self.tables if t == "runs"]
         if not self.store.local:
-            if self.store.run_exists(self.run_id, tuple(order) + ("runs",)):
-                raise RunExistsError(f"run {self.run_id!r} was written by another process meanwhile; nothing was published")
-            for table in order:
-                final = self.store.partition(table, self.run_id)
-                self.store.fs.makedirs(final.rsplit("/", 1)[0], exist_ok=True)
-                self.store.fs.mv(f"{self.staging}/{table}", final, recursive=True)
+            self._commit_to_object_store(order)
         else:
             with _commit_lock(Path(self.store._root_path), self.run_id):
                 if self.store.run_exists(self.run_id, tuple(order) + ("runs",)):
@@ -332,6 +345,22 @@ class RunWriter:
                     _rename_no_replace(Path(self.staging) / table, final)
         self.published = {t: f"{self.store.table_path(t)}/run_id={self.run_id}" for t in order}
         return self.published
+
+    def _commit_to_object_store(self, order: list[str]) -> None:
+        """Claim the run id (a conditional PUT only one writer wins), then copy each staged part
+        into place, ``runs`` last. The claim stays: the id is taken even if the copy is cut short."""
+        fs, store = self.store.fs, self.store
+        if store.run_exists(self.run_id, tuple(order) + ("runs",)):
+            raise RunExistsError(f"run {self.run_id!r} was written by another process meanwhile; nothing was published")
+        claim = json.dumps({"owner": _owner_tag(), "at": datetime.now(timezone.utc).isoformat()}).encode()
+        try:
+            fs.pipe_file(store._claim_path(self.run_id), claim, mode="create")
+        except FileExistsError:
+            raise RunExistsError(f"run {self.run_id!r} was claimed by another writer meanwhile; nothing was published") from None
+        for table in order:
+            final = store.partition(table, self.run_id)
+            for part in sorted(fs.ls(f"{self.staging}/{table}", detail=False)):
+                fs.copy(part, f"{final}/{part.rsplit('/', 1)[-1]}")
 
 
 def _read_text(path: Path) -> str:
