@@ -42,8 +42,26 @@ def local_run_settings() -> Iterator[None]:
     if PREFECT_API_URL.value():
         yield
         return
+    _start_temporary_server()
     with temporary_settings({PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}):
         yield
+
+
+def _start_temporary_server() -> None:
+    """Start the temporary server a flow run without ``PREFECT_API_URL`` would start (Prefect's
+    own, the same instance), with SIGINT blocked in its process. Ctrl-C at a terminal signals the
+    whole foreground process group: a server stopped by it would leave a run that stops on
+    SIGINT unable to record and write what it has. The mask is inherited by the server's process
+    only; this process's is restored at once, and Prefect still stops the server (SIGTERM) at exit."""
+    import signal
+
+    from prefect.server.api.server import SubprocessASGIServer
+
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        SubprocessASGIServer().start()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
 
 
 #: Errors that mean "the input or the options are wrong": the user needs the one line that says
@@ -182,14 +200,13 @@ def tag_flow_run(run_id: str) -> None:
 
 @task(name="write-run", cache_policy=NO_CACHE, retries=2, retry_delay_seconds=[1, 4],
       retry_condition_fn=retry_on(*TRANSIENT_IO))
-def write_run(data_dir: str | None, run_id: str, tables: dict[str, pl.DataFrame],
-              trace: dict[str, str | None] | None = None) -> dict[str, str]:
+def write_run(data_dir: str | None, run_id: str, tables: dict[str, pl.DataFrame]) -> dict[str, str]:
     """All of a run's tables, published together (``runs`` last); the ``runs`` row carries the
     Prefect trace. Returns ``{table: partition path}``."""
     tables = dict(tables)
     if "runs" in tables:
         tables["runs"] = tables["runs"].with_columns(
-            *(pl.lit(v, pl.String).alias(k) for k, v in (trace or prefect_run_fields()).items()))
+            *(pl.lit(v, pl.String).alias(k) for k, v in prefect_run_fields().items()))
     with ParquetStore(data_dir).run_writer(run_id) as writer:
         for name, table in tables.items():
             writer.write(name, table)

@@ -165,12 +165,19 @@ def test_a_signal_mid_collection_writes_what_was_collected_and_resume_asks_the_r
 
     queries = _queries()
     fake = FakeAssistant({q.query: q.expected_answer for q in queries}, latency_s=0.6)
-    env = os.environ | {"PREFECT_API_URL": PREFECT_API_URL.value()}
+    if signum == "SIGTERM":  # as `kill` or a Prefect cancellation sends it: to the process, under a server
+        env, session = os.environ | {"PREFECT_API_URL": PREFECT_API_URL.value()}, False
+    else:  # as Ctrl-C at a terminal sends it: to the whole process group, the temporary server's too
+        env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"} | {"PREFECT_HOME": str(tmp_path / "home")}
+        session = True
     try:
         proc = subprocess.Popen(_collect_cli(fake, tmp_path, "--run-id", "stopped"), cwd=ROOT, env=env,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=session)
         _wait_for_requests(fake, 2, proc)
-        proc.send_signal(getattr(signal, signum))
+        if session:
+            os.killpg(proc.pid, signal.SIGINT)
+        else:
+            proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=120)
         assert proc.returncode == 128 + getattr(signal, signum), err
         assert f"stopped early ({signum} received)" in err and "--resume stopped" in err

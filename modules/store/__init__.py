@@ -336,7 +336,7 @@ class RunWriter:
         if not self.store.local:
             self._commit_to_object_store(order)
         else:
-            with _commit_lock(Path(self.store._root_path), self.run_id):
+            with _CommitLock(Path(self.store._root_path), self.run_id):
                 if self.store.run_exists(self.run_id, tuple(order) + ("runs",)):
                     raise RunExistsError(f"run {self.run_id!r} was written by another process meanwhile; nothing was published")
                 for table in order:
@@ -370,13 +370,13 @@ def _read_text(path: Path) -> str:
         return ""
 
 
-class _commit_lock:
+class _CommitLock:
     """``_commits/<run_id>.lock``, created exclusively; one left by a dead process is taken over."""
 
     def __init__(self, root: Path, run_id: str):
         self.path = root / "_commits" / f"{run_id}.lock"
 
-    def __enter__(self) -> "_commit_lock":
+    def __enter__(self) -> "_CommitLock":
         self.path.parent.mkdir(parents=True, exist_ok=True)
         for _ in range(2):
             try:
