@@ -22,11 +22,12 @@ from ..embeddings import (
     Embedder, EmbeddingError, KeywordEmbedder, VectorCache, encode_with_retry, make_embedder,
 )
 from ..text import (
-    Span, chunk, content_terms, has_negation, numbers, overlap_f1, split_clauses, split_long, split_sentences,
+    Span, chunk, content_terms, has_negation, overlap_f1, split_clauses, split_long, split_sentences,
     words,
 )
 from .attribution import normalize_domain, score_attribution
 from .config import AnalyzerConfig
+from .facts import compare_values
 from .groundtruth import GroundTruth, build_ground_truth, group_by_domain, pages_for
 from .refusal import is_refusal
 from .schema import (
@@ -82,11 +83,11 @@ def record_from_result(result: AnalysisResult) -> AIResponse:
 
 
 def _agrees(claim: str, span: str) -> bool:
-    """Checks an embedding cannot make: the claim's numbers appear, and polarity matches.
-
-    Embeddings rate "costs $9.99" close to "costs $6", and "does not" close to "does".
-    """
-    return numbers(claim) <= numbers(span) and has_negation(claim) == has_negation(span)
+    """Checks an embedding cannot make: the span states the claim's typed values (prices,
+    quantities, dates, counts, however written: "$6/mo" is "6 dollars a month", "three" is 3),
+    and polarity matches. Embeddings rate "costs $9.99" close to "costs $6", and "does not"
+    close to "does"."""
+    return compare_values(claim, span)[0] == "agree" and has_negation(claim) == has_negation(span)
 
 
 class ResponseAnalyzer:

@@ -1,0 +1,226 @@
+"""Typed values in text, and whether two texts agree on them: what an embedding cannot see.
+
+MiniLM rates "costs $9.99" close to "costs $6" and "1 TB" close to "100 GB". Here numbers are
+read with what they measure (money with its currency and period, a percentage, a data size, a
+length, a year, a count) into comparable amounts: "$6/mo", "6 dollars a month" and "USD 6 per
+month" are the same value; "three" is 3; "1 TB" is 1,000 GB. :func:`compare_values` says
+whether a text states the values of a claim (``agree``), states other values of the same
+kind (``conflict``), or says nothing about them (``absent``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+_SMALL = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+    "sixteen seventeen eighteen nineteen".split())}
+_TENS = {w: 10 * i for i, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()) if w != "_"}
+_SCALE = {"hundred": 1e2, "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "k": 1e3, "m": 1e6,
+          "bn": 1e9}
+_WORD_NUMBER = "|".join(sorted([*_SMALL, *_TENS, "a dozen", "dozen", "a hundred"], key=len, reverse=True))
+
+_CURRENCY = {"$": "USD", "usd": "USD", "dollar": "USD", "dollars": "USD", "us$": "USD", "€": "EUR", "eur": "EUR",
+             "euro": "EUR", "euros": "EUR", "£": "GBP", "gbp": "GBP", "pound": "GBP", "pounds": "GBP", "¥": "JPY",
+             "jpy": "JPY", "yen": "JPY"}
+_PERIOD = {"month": "month", "mo": "month", "monthly": "month", "year": "year", "yr": "year", "annually": "year",
+           "annual": "year", "yearly": "year", "week": "week", "wk": "week", "weekly": "week", "day": "day",
+           "daily": "day", "hour": "hour", "hr": "hour", "hourly": "hour"}
+_PER_YEAR = {"year": 1, "month": 12, "week": 52, "day": 365, "hour": 8760}
+#: unit -> (dimension, factor to the dimension's base unit)
+_UNITS = {
+    "byte": ("bytes", 1), "bytes": ("bytes", 1),
+    "kb": ("bytes", 1e3), "mb": ("bytes", 1e6), "gb": ("bytes", 1e9), "tb": ("bytes", 1e12), "pb": ("bytes", 1e15),
+    "gigabyte": ("bytes", 1e9), "gigabytes": ("bytes", 1e9), "terabyte": ("bytes", 1e12), "terabytes": ("bytes", 1e12),
+    "megabyte": ("bytes", 1e6), "megabytes": ("bytes", 1e6),
+    "mm": ("metres", 1e-3), "cm": ("metres", 1e-2), "m": ("metres", 1), "metre": ("metres", 1), "metres": ("metres", 1),
+    "meter": ("metres", 1), "meters": ("metres", 1), "km": ("metres", 1e3), "kilometre": ("metres", 1e3),
+    "kilometres": ("metres", 1e3), "kilometer": ("metres", 1e3), "kilometers": ("metres", 1e3),
+    "ft": ("metres", 0.3048), "foot": ("metres", 0.3048), "feet": ("metres", 0.3048),
+    "mile": ("metres", 1609.344), "miles": ("metres", 1609.344), "inches": ("metres", 0.0254),
+    "kg": ("grams", 1e3), "grams": ("grams", 1), "kilograms": ("grams", 1e3), "lb": ("grams", 453.6),
+    "lbs": ("grams", 453.6), "pounds_mass": ("grams", 453.6), "tonnes": ("grams", 1e6), "tons": ("grams", 9.07e5),
+    "seconds": ("seconds", 1), "second": ("seconds", 1), "minutes": ("seconds", 60),
+    "minute": ("seconds", 60), "min": ("seconds", 60), "hours": ("seconds", 3600), "hour": ("seconds", 3600),
+    "days": ("seconds", 86400), "day": ("seconds", 86400), "weeks": ("seconds", 604800), "week": ("seconds", 604800),
+    "months": ("seconds", 2.63e6), "month": ("seconds", 2.63e6), "years": ("seconds", 3.156e7),
+    "year": ("seconds", 3.156e7),
+    "users": ("users", 1), "user": ("users", 1), "seats": ("users", 1), "seat": ("users", 1),
+    "devices": ("devices", 1), "device": ("devices", 1),
+}
+_MONTHS = {m: i for i, m in enumerate("january february march april may june july august september october "
+                                      "november december".split(), 1)}
+_MONTHS.update({m[:3]: i for m, i in list(_MONTHS.items())})
+
+_NUM = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
+_AMOUNT = rf"(?P<num>{_NUM}|{_WORD_NUMBER})(?:[ -]?(?P<scale>hundred|thousand|million|billion|trillion|bn|k)\b)?"
+_UNIT_WORDS = "|".join(sorted((re.escape(u) for u in _UNITS), key=len, reverse=True))
+_PERIOD_TAIL = r"(?:\s*(?:/|per|a|an|each|every)\s*(?P<period>month|mo|year|yr|week|wk|day|hour|hr)\b|\s+(?P<period2>monthly|annually|yearly|weekly|daily|hourly)\b)?"
+_PATTERNS = [
+    ("date", re.compile(rf"\b(?P<month>{'|'.join(_MONTHS)})\.?\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?,?\s+(?P<year>\d{{4}})\b", re.I)),
+    ("date", re.compile(rf"\b(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s+(?P<month>{'|'.join(_MONTHS)})\.?,?\s+(?P<year>\d{{4}})\b", re.I)),
+    ("date", re.compile(r"\b(?P<year>\d{4})-(?P<monthn>\d{2})-(?P<day>\d{2})\b")),
+    ("money", re.compile(rf"(?P<cur>US\$|\$|€|£|¥|\b(?:USD|EUR|GBP|JPY)\s?)\s?{_AMOUNT}{_PERIOD_TAIL}", re.I)),
+    ("money", re.compile(rf"\b{_AMOUNT}\s?(?P<cur>dollars?|euros?|pounds?|yen|USD|EUR|GBP|JPY)\b{_PERIOD_TAIL}", re.I)),
+    ("percent", re.compile(rf"\b{_AMOUNT}\s?(?:%|percent\b|per cent\b)", re.I)),
+    ("quantity", re.compile(rf"\b{_AMOUNT}\s?(?P<unit>{_UNIT_WORDS})\b", re.I)),
+    ("year", re.compile(r"\b(?:in|since|from|until|by|of|year)\s+(?P<year>1[0-9]{3}|20[0-9]{2})\b|\b(?P<year2>1[5-9][0-9]{2}|20[0-9]{2})\b")),
+    ("number", re.compile(rf"(?<![\w.]){_AMOUNT}(?![\w])", re.I)),
+]
+
+
+@dataclass(frozen=True)
+class Value:
+    """One typed value as it appears in a text: ``kind`` and ``unit`` say what it measures, and
+    ``amount`` is in the unit's base (bytes, metres, a currency per year for a price with a period)."""
+
+    kind: str  # money | percent | quantity | date | year | number
+    amount: float  # in the unit's base; a price with a period: per year
+    unit: str  # currency, dimension (bytes, metres, ...), "%", "" for plain numbers and dates
+    start: int
+    end: int
+    text: str
+    raw: float | None = None  # a price's amount as written, before its period is applied
+    period: str | None = None  # month | year | week | day | hour, for a price
+    factor: float = 1.0  # the written unit's size in the base unit (a GB: 1e9 bytes)
+
+    def same_kind(self, other: "Value") -> bool:
+        """Values that can contradict each other: the same kind and unit (a date and a year too)."""
+        if self.kind in ("date", "year") and other.kind in ("date", "year"):
+            return True
+        return self.kind == other.kind and self.unit == other.unit
+
+    def equals(self, other: "Value") -> bool:
+        """The same value, however written: "$6/mo" and "6 dollars a month", "3" and "three
+        devices", "1 TB" and "1,000 GB", "2021" and "March 5, 2021"."""
+        kinds = {self.kind, other.kind}
+        if kinds <= {"date", "year"}:
+            if kinds == {"date"}:
+                return self.amount == other.amount
+            if kinds == {"year"}:
+                return self.amount == other.amount
+            date, year = (self, other) if self.kind == "date" else (other, self)
+            return int(date.amount) // 10000 == int(year.amount)
+        if "date" in kinds or "year" in kinds:
+            return False
+        if self.kind == other.kind == "money":
+            if self.unit != other.unit:
+                return False
+            if self.period and other.period:
+                return _close(self.amount, other.amount, 0.0005)
+            return _close(self.raw, other.raw, 0.0005)  # one without a period: as written
+        if self.kind == other.kind and self.unit != other.unit:
+            return False
+        if "number" not in kinds and self.kind != other.kind:
+            return False
+        if "money" in kinds:  # "6" alone is not "$6" in a claim about a price; but the number is there
+            amounts = [v.raw if v.kind == "money" else v.amount for v in (self, other)]
+            return _close(amounts[0], amounts[1], 0.0005)
+        if self.unit == other.unit == "bytes" and self.factor != other.factor:  # 1 TB is 1,000 GB, or 1,024
+            steps = round(math.log(max(self.factor, other.factor) / min(self.factor, other.factor), 1000))
+            return any(_close(self.amount * 1.024 ** k, other.amount, 0.0005) for k in (-steps, 0, steps))
+        converted = self.factor != other.factor  # conversions round: 29,032 ft = 8,849 m
+        return _close(self.amount, other.amount, 0.002 if converted else 0.0005)
+
+
+def _close(a: float | None, b: float | None, tolerance: float) -> bool:
+    if a is None or b is None:
+        return False
+    return abs(a - b) <= tolerance * max(abs(a), abs(b), 1e-9)
+
+
+def _amount(m: re.Match) -> float | None:
+    raw = (m.group("num") or "").lower().strip()
+    if raw in ("a dozen", "dozen"):
+        value = 12.0
+    elif raw == "a hundred":
+        value = 100.0
+    elif raw in _SMALL:
+        value = float(_SMALL[raw])
+    elif raw in _TENS:
+        value = float(_TENS[raw])
+    else:
+        try:
+            value = float(raw.replace(",", ""))
+        except ValueError:
+            return None
+    scale = (m.groupdict().get("scale") or "").lower()
+    return value * _SCALE.get(scale, 1.0)
+
+
+def _period(m: re.Match) -> str | None:
+    groups = m.groupdict()
+    word = (groups.get("period") or groups.get("period2") or "").lower()
+    return _PERIOD.get(word)
+
+
+def values(text: str) -> list[Value]:
+    """Every typed value in ``text``, left to right; each character belongs to one value at most
+    (a date's year is not also a year, a price's number not also a number)."""
+    taken: list[tuple[int, int]] = []
+    found: list[Value] = []
+    for kind, pattern in _PATTERNS:
+        for m in pattern.finditer(text):
+            start, end = m.span()
+            if any(start < e and s < end for s, e in taken):
+                continue
+            value = _typed(kind, m)
+            if value is None:
+                continue
+            taken.append((start, end))
+            found.append(Value(*value[:3], start, end, text[start:end], *value[3:]))
+    return sorted(found, key=lambda v: v.start)
+
+
+def _typed(kind: str, m: re.Match) -> tuple | None:
+    groups = m.groupdict()
+    if kind == "date":
+        month = int(groups["monthn"]) if groups.get("monthn") else _MONTHS[groups["month"].lower().rstrip(".")]
+        day, year = int(groups["day"]), int(groups["year"])
+        if not (1 <= month <= 12 and 1 <= day <= 31):
+            return None
+        return "date", float(year * 10000 + month * 100 + day), ""
+    if kind == "year":
+        return "year", float(groups.get("year") or groups.get("year2")), ""
+    amount = _amount(m)
+    if amount is None:
+        return None
+    if kind == "money":
+        currency = _CURRENCY.get(groups["cur"].strip().lower().rstrip("s") if groups["cur"].strip().lower() not in _CURRENCY
+                                 else groups["cur"].strip().lower(), "USD")
+        period = _period(m)  # a rate is compared per year: "$6 a month" equals "$72 a year"
+        return "money", amount * _PER_YEAR[period] if period else amount, currency, amount, period
+    if kind == "percent":
+        return "percent", amount, "%"
+    if kind == "quantity":
+        dimension, factor = _UNITS[groups["unit"].lower()]
+        return "quantity", amount * factor, dimension, None, None, factor
+    return "number", amount, ""
+
+
+def compare_values(claim: str, text: str) -> tuple[str, list[tuple[Value, Value | None]]]:
+    """``agree`` when ``text`` states every typed value of ``claim`` (of the same kind, equal),
+    ``conflict`` when it states another value of a kind the claim has and none equal to the
+    claim's, else ``absent``; with the pairs (claim value, the text's matching or conflicting
+    value, or None)."""
+    wanted, stated = values(claim), values(text)
+    pairs: list[tuple[Value, Value | None]] = []
+    verdict = "agree"
+    for value in wanted:
+        same = [v for v in stated if v.same_kind(value)]
+        match = next((v for v in stated if v.equals(value)), None)
+        if match is not None:
+            pairs.append((value, match))
+        elif same:
+            pairs.append((value, same[0]))
+            verdict = "conflict"
+        else:
+            pairs.append((value, None))
+            if verdict == "agree":
+                verdict = "absent"
+    return verdict, pairs
+
+
+__all__ = ["Value", "compare_values", "values"]
