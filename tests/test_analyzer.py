@@ -80,6 +80,29 @@ def test_claim_with_wrong_number_is_not_found(analyzer):
     assert r.scores.completeness.total_found == 0
 
 
+def test_claim_verdicts_are_found_missing_or_contradicted(analyzer):
+    claims = ["The starter plan costs $10 per month", "The pro plan includes single sign-on",
+              "Administrators configure SAML in the admin console"]
+    response = "The starter plan costs $12 per month. The pro plan does not include single sign-on."
+    r = analyzer.analyze(record(response, claims=claims), PAGES)
+    fb = r.feedback.claims
+    by_id = {c.claim.text: c for c in fb.contradicted}
+    assert set(by_id) == set(claims[:2]) and [m.claim.text for m in fb.missing] == claims[2:] and not fb.found
+    assert by_id[claims[0]].evidence == "$10 per month (claim) vs $12 per month (response)"
+    assert "negated in the response" in by_id[claims[1]].evidence
+    for c in fb.contradicted:  # the statement is where the response says it
+        assert response[c.position.start:c.position.end] == c.statement
+    assert r.scores.completeness.total_found == 0 and len(r.scores.completeness.claims_missing) == 3  # seed: not found
+    assert '"contradicted"' in r.model_dump_json(by_alias=True)
+
+    reworded = analyzer.analyze(record("Starter is 10 dollars a month, and SSO comes with pro: the pro plan includes "
+                                       "single sign-on.", claims=claims[:2]), PAGES)
+    assert not reworded.feedback.claims.contradicted
+    unrelated_negation = analyzer.analyze(record("The pro plan includes single sign-on, so nobody needs another "
+                                                 "password.", claims=claims[1:2]), PAGES)
+    assert not unrelated_negation.feedback.claims.contradicted  # "nobody" negates another clause
+
+
 def test_require_all_required(analyzer):
     strict = ResponseAnalyzer(AnalyzerConfig.load(None, {"completeness.require_all_required": True}))
     r = strict.analyze(record("The starter plan costs $10 per month.", claims=[

@@ -32,7 +32,7 @@ from .groundtruth import GroundTruth, build_ground_truth, group_by_domain, pages
 from .refusal import is_refusal
 from .schema import (
     AccuracyComponents, AccuracyResult, AIResponse, AnalysisResult, AttributionResult, ChunkMatch,
-    ClaimFeedback, ClaimMatch, CompletenessResult, ExpectedClaim, Feedback, FoundClaim,
+    ClaimFeedback, ClaimMatch, CompletenessResult, ContradictedClaim, ExpectedClaim, Feedback, FoundClaim,
     GroundTruthSource, HighlightFeedback, MissingClaim, Scores, StoredPage, TextHighlight,
     TextPosition, UnmatchedSegment, UnsupportedStatement,
 )
@@ -88,6 +88,24 @@ def _agrees(claim: str, span: str) -> bool:
     and polarity matches. Embeddings rate "costs $9.99" close to "costs $6", and "does not"
     close to "does"."""
     return compare_values(claim, span)[0] == "agree" and has_negation(claim) == has_negation(span)
+
+
+def _disagreement(claim: str, span: str) -> str | None:
+    """What in ``span`` contradicts ``claim`` (a value stated otherwise, or the opposite
+    polarity), as evidence text; None when nothing does."""
+    verdict, pairs = compare_values(claim, span)
+    if verdict == "conflict":
+        wanted, stated = next((a, b) for a, b in pairs if b is not None and not b.equals(a))
+        return f"{wanted.text} (claim) vs {stated.text} (response)"
+    negated = has_negation(claim)
+    terms = content_terms(claim)
+    for clause in split_clauses(Span(0, len(span), span), min_words=1) or [Span(0, len(span), span)]:
+        # only a clause about what the claim says: "in which case staff cannot read your notes"
+        # does not negate "Team workspaces can enable end-to-end encryption"
+        own = content_terms(clause.text)
+        if has_negation(clause.text) != negated and len(own & terms) >= max(2, len(own) / 2):
+            return f"{'negated' if not negated else 'affirmed'} in the response: \"{clause.text}\""
+    return None
 
 
 class ResponseAnalyzer:
@@ -372,19 +390,25 @@ class ResponseAnalyzer:
         K = vec([c.text for c in p.claims])
         spans = p.claim_spans
         sims = K @ vec([s.text for s in spans]).T if spans else np.zeros((len(p.claims), 0))
-        found, missing, feedback_found = [], [], []
+        found, missing, feedback_found, contradicted = [], [], [], []
         for i, claim in enumerate(p.claims):
-            # The most similar span above the threshold that also agrees on numbers and polarity.
+            # The most similar span above the threshold that also agrees on values and polarity;
+            # failing that, the most similar one that states the claim's values otherwise, or
+            # its opposite, is a contradiction.
             candidates = np.flatnonzero(sims[i] >= cfg.completeness.similarity_threshold)
-            j = next((int(k) for k in candidates[np.argsort(-sims[i, candidates])]
-                      if _agrees(claim.text, spans[k].text)), -1)
+            ranked = [int(k) for k in candidates[np.argsort(-sims[i, candidates])]]
+            j = next((k for k in ranked if _agrees(claim.text, spans[k].text)), -1)
             sim = float(sims[i, j]) if j >= 0 else 0.0
             if j >= 0:
                 s = spans[j]
                 found.append(ClaimMatch(claim=claim, matched_text=s.text, similarity=round(sim, 4), position=_pos(s)))
                 feedback_found.append(FoundClaim(claim=claim, evidence=s.text, confidence=round(sim, 4)))
-            else:
-                missing.append(claim)
+                continue
+            missing.append(claim)
+            conflict = next(((k, why) for k in ranked if (why := _disagreement(claim.text, spans[k].text))), None)
+            if conflict:
+                s = spans[conflict[0]]
+                contradicted.append(ContradictedClaim(claim=claim, statement=s.text, position=_pos(s), evidence=conflict[1]))
         # Seed: score = found / required. Expected claims count when there are no required ones;
         # optional claims are reported, never scored.
         for level in ("required", "expected"):
@@ -403,7 +427,9 @@ class ResponseAnalyzer:
             ),
             ClaimFeedback(
                 found=feedback_found,
-                missing=[MissingClaim(claim=c, importance=c.importance) for c in missing],
+                missing=[MissingClaim(claim=c, importance=c.importance) for c in missing
+                         if c.id not in {x.claim.id for x in contradicted}],
+                contradicted=contradicted,
             ),
         )
 

@@ -106,6 +106,16 @@ class MissingClaim(Model):
     importance: Importance
 
 
+class ContradictedClaim(Model):
+    """Beyond the seed: a claim the response states otherwise (another number, date, price,
+    quantity, or the negation), with the statement and what disagrees."""
+
+    claim: ExpectedClaim
+    statement: str  # the response's sentence or clause
+    position: TextPosition
+    evidence: str  # what disagrees: "$6 per month (claim) vs $9.99 per month (response)", or the negation
+
+
 class UnsupportedStatement(Model):
     statement: str
     position: TextPosition
@@ -114,7 +124,8 @@ class UnsupportedStatement(Model):
 
 class ClaimFeedback(Model):
     found: list[FoundClaim] = []
-    missing: list[MissingClaim] = []
+    missing: list[MissingClaim] = []  # neither found nor contradicted
+    contradicted: list[ContradictedClaim] = []  # beyond the seed; counted as not found in completeness
     not_in_ground_truth: list[UnsupportedStatement] = []
 
 

@@ -1,0 +1,160 @@
+"""Claim-verdict examples from real encyclopedia sentences (issue 15's perturbation set).
+
+For a sample of Vital Articles leads (``../shared/data/encyclopedia``), a sentence that states a
+value (a number, a year, a quantity) becomes an expected claim, the article its ground-truth page,
+and assistant-style answers are made around it, each with its gold verdict:
+
+- ``verbatim`` (found): the sentence as the answer says it, among other sentences or markdown;
+- ``reworded`` (found): the same value written another way (``three`` for 3, ``1.2 thousand``
+  style scales dropped, ``in the year 1990``), the rest unchanged;
+- ``number`` / ``year`` (contradicted): one value changed beyond any rounding;
+- ``negation`` (contradicted): ``not`` inserted after the first ``is/was/are/were``;
+- ``omitted`` (missing): the answer states other sentences of the article, not this one.
+
+A contradicted answer also carries the wrong fact's span (the changed sentence) and its kind.
+Split by article: every third sampled article is dev. Writes
+``evals/sets/verdicts-encyclopedia-{train,dev}.jsonl``; deterministic for a seed.
+
+    .venv/bin/python -m evals.build_verdicts [--articles 240] [--seed 0]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+from pathlib import Path
+
+import polars as pl
+
+from modules.response.facts import values
+from modules.text import split_sentences
+
+SOURCE = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "encyclopedia" / "vital-articles-en.parquet"
+OUT = Path(__file__).resolve().parent / "sets"
+_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine",
+          10: "ten", 11: "eleven", 12: "twelve"}
+_COPULA = re.compile(r"\b(is|was|are|were)\b(?! not\b)")
+_WRAPPERS = [
+    "{body}",
+    "Sure! {body}",
+    "**Short answer:** {body}\n\nLet me know if you'd like more detail.",
+    "Here's a quick overview:\n\n{body}",
+    "Based on what I know, {body}",
+    "Great question. {body} I hope this helps!",
+]
+
+
+def _reword(sentence: str, rng: random.Random) -> str | None:
+    """The sentence with one value written another way (the same value)."""
+    for v in values(sentence):
+        if v.kind == "year" and v.text.isdigit():
+            return sentence[:v.start] + f"the year {v.text}" + sentence[v.end:]
+        if v.kind in ("number", "quantity") and re.fullmatch(r"\d+", v.text.split()[0]) and int(v.text.split()[0]) in _WORDS:
+            first = v.text.split()[0]
+            return sentence[:v.start] + _WORDS[int(first)] + v.text[len(first):] + sentence[v.end:]
+        if v.kind in ("number", "quantity") and re.fullmatch(r"\d{4,}", v.text.split()[0]):
+            first = v.text.split()[0]
+            return sentence[:v.start] + f"{int(first):,}" + v.text[len(first):] + sentence[v.end:]
+    return None
+
+
+def _change(sentence: str, kind: str, rng: random.Random) -> tuple[str, int, int] | None:
+    """The sentence with one value of ``kind`` changed; the changed value's span in the new text."""
+    for v in values(sentence):
+        digits = re.match(r"[\d,]+(?:\.\d+)?", v.text.lstrip("$€£"))
+        if kind == "year" and v.kind == "year":
+            year = int(re.search(r"\d{4}", v.text).group())
+            new = str(year + rng.choice([-1, 1]) * rng.randint(3, 40))
+            text = v.text.replace(str(year), new)
+        elif kind == "number" and v.kind in ("number", "quantity", "money", "percent") and digits:
+            raw = digits.group()
+            number = float(raw.replace(",", ""))
+            changed = number * rng.choice([2, 3, 0.5]) + (rng.randint(1, 9) if number < 20 else 0)
+            new = f"{int(changed):,}" if "," in raw else (f"{changed:.1f}" if "." in raw else str(int(changed)))
+            if new == raw:
+                continue
+            text = v.text.replace(raw, new, 1)
+        else:
+            continue
+        out = sentence[:v.start] + text + sentence[v.end:]
+        return out, v.start, v.start + len(text)
+    return None
+
+
+def _examples(article: dict, others: list[str], rng: random.Random) -> list[dict]:
+    sentences = [s.text for s in split_sentences(article["text"])][:8]
+    claims = [s for s in sentences if 40 <= len(s) <= 260 and any(v.kind != "number" or v.amount >= 2 for v in values(s))]
+    if not claims or len(sentences) < 3:
+        return []
+    claim = rng.choice(claims)
+    rest = [s for s in sentences if s != claim]
+    base = {"question_id": article["title"], "page": {"url": article["url"], "title": article["title"], "text": article["text"]},
+            "claim": claim}
+
+    def answer(kind: str, body_sentence: str | None, verdict: str, span: tuple[int, int] | None = None,
+               fact_kind: str | None = None) -> dict:
+        context = rng.sample(rest, k=min(len(rest), rng.randint(0, 2)))
+        parts = context + ([body_sentence] if body_sentence else [])
+        if body_sentence is None:
+            parts = rng.sample(rest, k=min(len(rest), 2))
+        rng.shuffle(parts) if body_sentence is None else None
+        wrapper = rng.choice(_WRAPPERS)
+        body = " ".join(parts)
+        response = wrapper.format(body=body)
+        wrong = []
+        if span is not None:
+            offset = response.index(body_sentence)
+            wrong = [{"start": offset, "end": offset + len(body_sentence), "kind": fact_kind,
+                      "value_start": offset + span[0], "value_end": offset + span[1]}]
+        return {**base, "id": f"{article['title']}::{kind}", "perturbation": kind, "response": response,
+                "verdict": verdict, "wrong_facts": wrong}
+
+    out = [answer("verbatim", claim, "found")]
+    reworded = _reword(claim, rng)
+    if reworded and reworded != claim:
+        out.append(answer("reworded", reworded, "found"))
+    for kind in ("number", "year"):
+        changed = _change(claim, kind, rng)
+        if changed:
+            out.append(answer(kind, changed[0], "contradicted", changed[1:], "date" if kind == "year" else "number"))
+    m = _COPULA.search(claim)
+    if m:
+        negated = claim[:m.end()] + " not" + claim[m.end():]
+        out.append(answer("negation", negated, "contradicted", (m.start(), m.end() + 4), "negation"))
+    out.append(answer("omitted", None, "missing"))
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--articles", type=int, default=240)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    df = pl.read_parquet(SOURCE).filter(pl.col("text").str.len_chars() > 400)
+    picked = rng.sample(range(df.height), k=min(len(df), args.articles * 2))
+    splits: dict[str, list[dict]] = {"train": [], "dev": []}
+    n = 0
+    for i in picked:
+        if n >= args.articles:
+            break
+        examples = _examples(df.row(i, named=True), [], rng)
+        if not examples:
+            continue
+        split = "dev" if n % 3 == 2 else "train"
+        splits[split] += [{**e, "split": split} for e in examples]
+        n += 1
+    OUT.mkdir(parents=True, exist_ok=True)
+    for split, rows in splits.items():
+        path = OUT / f"verdicts-encyclopedia-{split}.jsonl"
+        path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+        counts = {}
+        for r in rows:
+            counts[r["perturbation"]] = counts.get(r["perturbation"], 0) + 1
+        print(f"{path}: {len(rows)} examples from {len({r['question_id'] for r in rows})} articles {counts}")
+
+
+if __name__ == "__main__":
+    main()
