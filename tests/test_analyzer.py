@@ -94,10 +94,13 @@ def test_claim_verdicts_are_found_missing_or_contradicted(analyzer):
         assert response[c.position.start:c.position.end] == c.statement
     assert r.scores.completeness.total_found == 0 and len(r.scores.completeness.claims_missing) == 3  # seed: not found
     assert '"contradicted"' in r.model_dump_json(by_alias=True)
+    accuracy = r.scores.accuracy  # a wrong fact holds accuracy below good, and says why
+    assert accuracy.tier not in ("good", "excellent") and accuracy.components.wrong_facts == 2
+    assert "$10 per month (claim) vs $12 per month (response)" in accuracy.components.capped_by
 
     reworded = analyzer.analyze(record("Starter is 10 dollars a month, and SSO comes with pro: the pro plan includes "
                                        "single sign-on.", claims=claims[:2]), PAGES)
-    assert not reworded.feedback.claims.contradicted
+    assert not reworded.feedback.claims.contradicted and reworded.scores.accuracy.components.wrong_facts == 0
     unrelated_negation = analyzer.analyze(record("The pro plan includes single sign-on, so nobody needs another "
                                                  "password.", claims=claims[1:2]), PAGES)
     assert not unrelated_negation.feedback.claims.contradicted  # "nobody" negates another clause

@@ -24,6 +24,8 @@ from modules.response.facts import compare_values, values
     ("A 15% discount applies", "a 15 percent discount", "agree"),
     ("Plus is billed annually", "billing is yearly", "agree"),  # no values: nothing to disagree on
     ("The Team plan costs $12 per user", "Team is affordable", "absent"),
+    ("Starter costs $10 per month and pro costs $30 per month", "Starter is $10 a month.", "absent"),  # half said
+    ("Starter costs $10 per month and pro costs $30 per month", "Starter is $10 and pro $45 a month.", "conflict"),
 ])
 def test_values_compare_as_a_reader_would(claim, text, verdict):
     assert compare_values(claim, text)[0] == verdict

@@ -108,6 +108,18 @@ def _disagreement(claim: str, span: str) -> str | None:
     return None
 
 
+def _held_below_good(accuracy: AccuracyResult, contradicted: list[ContradictedClaim], tiers) -> AccuracyResult:
+    """An answer that states a fact otherwise than its expected claims is at best fair, however
+    close it reads: embeddings score "$9.99 per month" almost as "$6 per month"."""
+    cap = round(tiers.good - 0.01, 2)
+    score = min(accuracy.score, cap)
+    reasons = "; ".join(c.evidence for c in contradicted[:3]) + ("; ..." if len(contradicted) > 3 else "")
+    components = (accuracy.components or AccuracyComponents()).model_copy(update={
+        "wrong_facts": len(contradicted),
+        "capped_by": f"{len(contradicted)} claim(s) contradicted: {reasons}" if score < accuracy.score else None})
+    return accuracy.model_copy(update={"score": score, "tier": tier_for(score, tiers), "components": components})
+
+
 class ResponseAnalyzer:
     """Scores AI responses against a site's ground truth (seed 001)."""
 
@@ -295,6 +307,8 @@ class ResponseAnalyzer:
 
         accuracy = self._accuracy(p, gt, vec, C, chunk_gt, fallback)
         completeness, claim_fb = self._completeness(p, vec)
+        if claim_fb.contradicted:
+            accuracy = _held_below_good(accuracy, claim_fb.contradicted, cfg.tiers)
         attribution = score_attribution(
             p.text, gt.domain, list(dict.fromkeys(p.record.brand_names + gt.brand_names)),
             cfg.attribution, cfg.tiers,

@@ -201,20 +201,22 @@ def _typed(kind: str, m: re.Match) -> tuple | None:
 
 
 def compare_values(claim: str, text: str) -> tuple[str, list[tuple[Value, Value | None]]]:
-    """``agree`` when ``text`` states every typed value of ``claim`` (of the same kind, equal),
-    ``conflict`` when it states another value of a kind the claim has and none equal to the
-    claim's, else ``absent``; with the pairs (claim value, the text's matching or conflicting
-    value, or None)."""
+    """``agree`` when ``text`` states every typed value of ``claim`` (however written),
+    ``conflict`` when, for one of them, it states instead a value of the same kind that is none
+    of the claim's, else ``absent``; with the pairs (claim value, the text's matching or
+    conflicting value, or None)."""
     wanted, stated = values(claim), values(text)
     pairs: list[tuple[Value, Value | None]] = []
     verdict = "agree"
     for value in wanted:
-        same = [v for v in stated if v.same_kind(value)]
         match = next((v for v in stated if v.equals(value)), None)
+        # a rival: a value of the same kind that is none of the claim's ("$10 a month" does not
+        # contradict "the pro plan costs $30" in a claim that also says "starter costs $10")
+        rivals = [v for v in stated if v.same_kind(value) and not any(v.equals(w) for w in wanted)]
         if match is not None:
             pairs.append((value, match))
-        elif same:
-            pairs.append((value, same[0]))
+        elif rivals:
+            pairs.append((value, rivals[0]))
             verdict = "conflict"
         else:
             pairs.append((value, None))

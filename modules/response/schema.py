@@ -41,11 +41,14 @@ class ChunkMatch(Model):
 
 
 class AccuracyComponents(Model):
-    """Beyond the seed: the parts of the calibrated score, so a score can be explained."""
+    """Beyond the seed: the parts of the score, so a score can be explained (the first three
+    for the calibrated method)."""
 
-    residual_similarity: float
-    lexical_overlap: float
-    polarity_agreement: bool
+    residual_similarity: float | None = None
+    lexical_overlap: float | None = None
+    polarity_agreement: bool | None = None
+    wrong_facts: int = 0  # claims the response contradicts
+    capped_by: str | None = None  # why the score was held below "good": the contradictions
 
 
 class AccuracyResult(Model):
