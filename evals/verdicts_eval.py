@@ -1,25 +1,35 @@
-"""Claim verdicts and wrong facts against labeled answers (issue 15's measure; dev split).
+"""Claim verdicts and wrong facts against labeled answers (issue 15's measure).
 
-On ``evals/sets/verdicts-*-dev.jsonl`` (built by ``evals.build_verdicts``), each answer is
-analysed against its page with its claim, and compared with the gold verdict (found / missing /
-contradicted) and wrong-fact spans. Side by side:
+Sets in ``evals/sets`` (see evals/README.md):
+
+- ``verdicts-encyclopedia-{train,dev}.jsonl``: real encyclopedia sentences as claims, answers
+  with one value changed or negated (``evals.build_verdicts``); one claim per answer;
+- ``verdicts-sites-{a,b}-{train,dev}.jsonl`` with ``verdicts-sites-*-pages.jsonl``: hand-written
+  assistant-style answers about invented sites (markdown, terse, hedging, cited, refusals,
+  paraphrase, subtle wrong facts), several atomic claims per answer, gold verdict per claim and
+  wrong-fact spans.
+
+Each answer is analysed against its site's pages with its query, expected answer and claims, and
+compared with the gold labels. Side by side:
 
 - ``previous``: the seed's rule, a claim is found when MiniLM cosine of the claim with a
   sentence or clause of the answer is >= 0.75 (else missing);
-- ``sleuth``: the analyzer as it is (``claims_found`` / ``claims_missing``; contradicted claims
-  and wrong facts once it reports them).
+- ``sleuth``: the analyzer as it is (``feedback.claims`` found / missing / contradicted, and
+  ``feedback.contradictions`` for wrong facts).
 
-Prints 3-way agreement, F1 per verdict, wrong facts caught (recall) and precision by span
-overlap, the mean per-question AUC of accuracy_score for correct vs wrong-fact answers, and the
-share of correct answers at good/excellent and of wrong-fact answers at fair/poor.
+Prints, per set and overall: 3-way claim verdict agreement, F1 per verdict, wrong facts caught
+(recall) and precision by span overlap, the mean per-question AUC of accuracy for fully correct
+vs wrong-fact answers, and the share of correct answers at good/excellent and of wrong-fact
+answers at fair/poor.
 
-    .venv/bin/python -m evals.verdicts_eval [--split dev]
+    .venv/bin/python -m evals.verdicts_eval [--split dev] [--errors FILE]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
@@ -30,13 +40,39 @@ from modules.text import split_clauses, split_sentences
 
 SETS = Path(__file__).resolve().parent / "sets"
 VERDICTS = ("found", "missing", "contradicted")
+TARGETS = ("targets: agreement >= 0.85, contradicted F1 >= 0.70, wrong facts caught >= 0.70 at precision >= 0.70, "
+           "AUC >= 0.90, >= 80% of correct answers good/excellent, >= 80% of wrong-fact answers fair/poor")
 
 
-def _load(split: str) -> list[dict]:
-    rows = []
+def load(split: str) -> tuple[list[dict], list[StoredPage]]:
+    """Every verdict set of ``split`` as answers {set, question_id, domain, query, expected_answer,
+    claims, response, verdicts {claim id: verdict}, wrong_facts}, and the pages they are judged on."""
+    answers: list[dict] = []
+    pages: dict[str, StoredPage] = {}
     for path in sorted(SETS.glob(f"verdicts-*-{split}.jsonl")):
-        rows += [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    return rows
+        name = path.name[len("verdicts-"):-len(f"-{split}.jsonl")]
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if not line.strip():
+                continue
+            r = json.loads(line)
+            if "claims" in r:  # a hand-written answer with several claims
+                answers.append({**r, "set": name})
+                continue
+            domain = "encyclopedia.eval"  # one claim taken from a page sentence
+            url = r["page"]["url"].replace("https://en.wikipedia.org", f"https://{domain}")
+            pages[url] = StoredPage(url=url, text=r["page"]["text"], title=r["page"]["title"])
+            answers.append({
+                "set": name, "question_id": r["question_id"], "domain": domain, "query": None,
+                "expected_answer": r["claim"], "claims": [{"id": "claim", "text": r["claim"]}],
+                "response": r["response"], "verdicts": {"claim": r["verdict"]}, "wrong_facts": r["wrong_facts"],
+            })
+        pages_path = SETS / f"verdicts-{name}-pages.jsonl"
+        if pages_path.exists():
+            for line in pages_path.read_text(encoding="utf-8").splitlines():
+                if line.strip():
+                    p = json.loads(line)
+                    pages[p["url"]] = StoredPage(url=p["url"], text=p["text"], title=p.get("title"), domain=p["domain"])
+    return answers, list(pages.values())
 
 
 def _f1(gold: list[str], predicted: list[str], label: str) -> float:
@@ -46,72 +82,108 @@ def _f1(gold: list[str], predicted: list[str], label: str) -> float:
     return 2 * tp / (2 * tp + fp + fn) if tp else 0.0
 
 
-def _spans_caught(gold: list[list[dict]], predicted: list[list[tuple[int, int]]]) -> tuple[float, float | None]:
-    """Recall of gold wrong-fact spans and precision of predicted ones, by any overlap."""
-    overlap = lambda a, b: a[0] < b[1] and b[0] < a[1]  # noqa: E731
-    n_gold = sum(len(g) for g in gold)
-    caught = sum(any(overlap((w["start"], w["end"]), p) for p in ps) for g, ps in zip(gold, predicted) for w in g)
-    n_pred = sum(len(p) for p in predicted)
-    right = sum(any(overlap((w["start"], w["end"]), p) for w in g) for g, ps in zip(gold, predicted) for p in ps)
-    return (caught / n_gold if n_gold else 0.0), (right / n_pred if n_pred else None)
+def _overlap(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    return a[0] < b[1] and b[0] < a[1]
+
+
+def _spans(gold: list[list[dict]], predicted: list[list[tuple[int, int]]]) -> tuple[int, int, int, int]:
+    """(gold spans caught, gold spans, predicted spans right, predicted spans), by any overlap."""
+    caught = sum(any(_overlap((w["start"], w["end"]), p) for p in ps) for g, ps in zip(gold, predicted) for w in g)
+    right = sum(any(_overlap((w["start"], w["end"]), p) for w in g) for g, ps in zip(gold, predicted) for p in ps)
+    return caught, sum(len(g) for g in gold), right, sum(len(p) for p in predicted)
+
+
+def previous_verdicts(analyzer: ResponseAnalyzer, answers: list[dict]) -> list[dict[str, str]]:
+    """The seed's rule: found when a sentence or clause has cosine >= 0.75 with the claim."""
+    enc = analyzer.embedder
+    out = []
+    for a in answers:
+        spans = [c.text for s in split_sentences(a["response"]) for c in [s, *split_clauses(s)]]
+        claims = [c["text"] for c in a["claims"]]
+        sims = enc.encode(claims) @ enc.encode(spans).T if spans else np.zeros((len(claims), 1))
+        out.append({c["id"]: "found" if float(sims[i].max()) >= 0.75 else "missing" for i, c in enumerate(a["claims"])})
+    return out
+
+
+def sleuth_verdicts(result) -> dict[str, str]:
+    claims = result.feedback.claims
+    verdicts = {c.claim.id: "missing" for c in claims.missing}
+    verdicts.update({c.claim.id: "found" for c in claims.found})
+    verdicts.update({c.claim.id: "contradicted" for c in claims.contradicted})
+    return verdicts
+
+
+def report(name: str, answers: list[dict], results: list, previous: list[dict[str, str]]) -> dict:
+    gold = [v for a in answers for v in (a["verdicts"][c["id"]] for c in a["claims"])]
+    prev = [p.get(c["id"], "missing") for a, p in zip(answers, previous) for c in a["claims"]]
+    ours = [s.get(c["id"], "missing") for a, s in zip(answers, (sleuth_verdicts(r) for r in results)) for c in a["claims"]]
+    print(f"\n## {name}: {len(answers)} answers, {len(gold)} claims ("
+          + ", ".join(f"{v} {gold.count(v)}" for v in VERDICTS) + ")")
+    header = f"{'analyzer':10s} {'agreement':>9s} " + " ".join(f"{'F1 ' + v:>15s}" for v in VERDICTS)
+    print(header + "\n" + "-" * len(header))
+    figures = {}
+    for label, predicted in (("previous", prev), ("sleuth", ours)):
+        agreement = float(np.mean([g == p for g, p in zip(gold, predicted)])) if gold else 0.0
+        f1 = {v: _f1(gold, predicted, v) for v in VERDICTS}
+        figures[label] = {"agreement": agreement, **{f"f1_{v}": f for v, f in f1.items()}}
+        print(f"{label:10s} {agreement:9.3f} " + " ".join(f"{f1[v]:15.3f}" for v in VERDICTS))
+    predicted_spans = [[(c.position.start, c.position.end) for c in r.feedback.contradictions] for r in results]
+    caught, n_gold, right, n_pred = _spans([a["wrong_facts"] for a in answers], predicted_spans)
+    recall = caught / n_gold if n_gold else float("nan")
+    precision = right / n_pred if n_pred else float("nan")
+    print(f"wrong facts caught: {caught}/{n_gold} = {recall:.3f}; precision {right}/{n_pred} = {precision:.3f}")
+    correct = [not a["wrong_facts"] and all(v == "found" for v in a["verdicts"].values()) for a in answers]
+    wrong = [bool(a["wrong_facts"]) for a in answers]
+    idx = [i for i in range(len(answers)) if correct[i] or wrong[i]]
+    scores = [r.scores.accuracy.score if r.scores.accuracy else 0.0 for r in results]
+    auc = mean_group_auc([answers[i]["question_id"] for i in idx], [int(correct[i]) for i in idx],
+                         [scores[i] for i in idx])
+    good = [bool(r.scores.accuracy and r.scores.accuracy.tier in ("good", "excellent")) for r in results]
+    correct_good = float(np.mean([good[i] for i in idx if correct[i]])) if any(correct) else float("nan")
+    wrong_low = float(np.mean([not good[i] for i in idx if wrong[i]])) if any(wrong) else float("nan")
+    print(f"accuracy AUC, fully correct vs wrong-fact answers, mean per question: {auc:.3f}")
+    print(f"fully correct answers at good/excellent: {correct_good:.0%} ({sum(correct)}); "
+          f"wrong-fact answers at fair/poor: {wrong_low:.0%} ({sum(wrong)})")
+    figures.update(recall=recall, precision=precision, auc=auc, correct_good=correct_good, wrong_low=wrong_low)
+    return figures
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--split", default="dev", choices=["dev", "train"])
+    parser.add_argument("--errors", help="write the answers whose verdicts differ from gold to this JSONL file")
     args = parser.parse_args()
-    rows = _load(args.split)
-    if not rows:
+    answers, pages = load(args.split)
+    if not answers:
         raise SystemExit(f"no verdict sets in {SETS}: run `python -m evals.build_verdicts` first")
-    domain = "verdicts.eval"
-    pages = {r["page"]["url"]: StoredPage(url=r["page"]["url"].replace("https://en.wikipedia.org", f"https://{domain}"),
-                                          text=r["page"]["text"], title=r["page"]["title"]) for r in rows}
-    records = [AIResponse(query_id=r["question_id"], domain=domain, response=r["response"], claims=[r["claim"]],
-                          expected_answer=r["claim"], provider=r["perturbation"]) for r in rows]
+    records = [AIResponse(query_id=a["question_id"], domain=a["domain"], response=a["response"], query=a.get("query"),
+                          claims=a["claims"], expected_answer=a.get("expected_answer"), provider=a["set"])
+               for a in answers]
     analyzer = ResponseAnalyzer()
-    gts = analyzer.prepare_ground_truth(list(pages.values()), [domain])
+    gts = analyzer.prepare_ground_truth(pages, {a["domain"] for a in answers})
     results = list(analyzer.iter_batch(records, gts))
+    previous = previous_verdicts(analyzer, answers)
 
-    enc = analyzer.embedder
-    claim_vectors = enc.encode([r["claim"] for r in rows])
-    previous = []
-    for i, r in enumerate(rows):
-        spans = [c.text for s in split_sentences(r["response"]) for c in [s, *split_clauses(s)]]
-        sims = enc.encode(spans) @ claim_vectors[i] if spans else np.zeros(1)
-        previous.append("found" if float(np.max(sims)) >= 0.75 else "missing")
-
-    def sleuth_verdict(result) -> str:
-        claims = result.feedback.claims
-        if getattr(claims, "contradicted", None):
-            return "contradicted"
-        return "found" if claims.found else "missing"
-
-    current = [sleuth_verdict(res) for res in results]
-    wrong_spans = [[(c.position.start, c.position.end) for c in getattr(res.feedback, "contradictions", [])]
-                   for res in results]
-    gold = [r["verdict"] for r in rows]
-    correct = [r["verdict"] == "found" for r in rows]
-    wrong = [r["verdict"] == "contradicted" for r in rows]
-    accuracy = [res.scores.accuracy for res in results]
-
-    print(f"{len(rows)} answers ({args.split}) about {len({r['question_id'] for r in rows})} pages; gold: "
-          + ", ".join(f"{v} {gold.count(v)}" for v in VERDICTS) + "\n")
-    header = f"{'analyzer':10s} {'agreement':>9s} " + " ".join(f"{'F1 ' + v:>15s}" for v in VERDICTS)
-    print(header + "\n" + "-" * len(header))
-    for name, predicted in (("previous", previous), ("sleuth", current)):
-        agreement = np.mean([g == p for g, p in zip(gold, predicted)])
-        print(f"{name:10s} {agreement:9.3f} " + " ".join(f"{_f1(gold, predicted, v):15.3f}" for v in VERDICTS))
-    recall, precision = _spans_caught([r["wrong_facts"] for r in rows], wrong_spans)
-    print(f"\nwrong facts caught (sleuth): {recall:.3f}, precision {'-' if precision is None else f'{precision:.3f}'}")
-    idx = [i for i in range(len(rows)) if correct[i] or wrong[i]]
-    auc = mean_group_auc([rows[i]["question_id"] for i in idx], [int(correct[i]) for i in idx],
-                         [accuracy[i].score for i in idx])
-    good = lambda a: a.tier in ("good", "excellent")  # noqa: E731
-    print(f"accuracy AUC, correct vs wrong-fact answers, mean per page: {auc:.3f}")
-    print(f"correct answers at good/excellent: {np.mean([good(accuracy[i]) for i in idx if correct[i]]):.0%}; "
-          f"wrong-fact answers at fair/poor: {np.mean([not good(accuracy[i]) for i in idx if wrong[i]]):.0%}")
-    print("\ntargets: agreement >= 0.85, contradicted F1 >= 0.70, wrong facts caught >= 0.70 at precision >= 0.70, "
-          "AUC >= 0.90, >= 80% / >= 80%")
+    groups: dict[str, list[int]] = defaultdict(list)
+    for i, a in enumerate(answers):
+        groups[a["set"]].append(i)
+    for name, idx in sorted(groups.items()):
+        report(f"{name} ({args.split})", [answers[i] for i in idx], [results[i] for i in idx], [previous[i] for i in idx])
+    if len(groups) > 1:
+        report(f"all sets ({args.split})", answers, results, previous)
+    print("\n" + TARGETS)
+    if args.errors:
+        with open(args.errors, "w", encoding="utf-8") as f:
+            for a, r in zip(answers, results):
+                ours = sleuth_verdicts(r)
+                spans = [(c.position.start, c.position.end, c.statement, c.detail) for c in r.feedback.contradictions]
+                if any(ours.get(k, "missing") != v for k, v in a["verdicts"].items()) or \
+                        bool(spans) != bool(a["wrong_facts"]):
+                    f.write(json.dumps({"set": a["set"], "question_id": a["question_id"], "response": a["response"],
+                                        "claims": a["claims"], "gold": a["verdicts"], "ours": ours,
+                                        "gold_wrong": a["wrong_facts"], "our_wrong": spans,
+                                        "accuracy": r.scores.accuracy.score if r.scores.accuracy else None},
+                                       ensure_ascii=False) + "\n")
 
 
 if __name__ == "__main__":

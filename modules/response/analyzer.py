@@ -27,16 +27,17 @@ from ..text import (
 )
 from .attribution import normalize_domain, score_attribution
 from .config import AnalyzerConfig
-from .facts import compare_values
 from .groundtruth import GroundTruth, build_ground_truth, group_by_domain, pages_for
 from .refusal import is_refusal
 from .schema import (
     AccuracyComponents, AccuracyResult, AIResponse, AnalysisResult, AttributionResult, ChunkMatch,
-    ClaimFeedback, ClaimMatch, CompletenessResult, ContradictedClaim, ExpectedClaim, Feedback, FoundClaim,
+    ClaimFeedback, ClaimMatch, CompletenessResult, ContradictedClaim, Contradiction, ExpectedClaim, Feedback,
+    FoundClaim,
     GroundTruthSource, HighlightFeedback, MissingClaim, Scores, StoredPage, TextHighlight,
     TextPosition, UnmatchedSegment, UnsupportedStatement,
 )
 from .tiers import tier_for
+from .verdicts import Judge, Lexicon, Window
 
 ANALYZER_VERSION = f"sleuth-response-analyzer/{__version__}"
 log = logging.getLogger(__name__)
@@ -50,7 +51,8 @@ class _Prepared:
     text: str  # the analysed text (the response, truncated when over the limit)
     chunks: list[Span]  # accuracy chunks, per the chunking strategy
     sentences: list[Span]  # highlights and unsupported statements
-    claim_spans: list[Span]  # sentences and their clauses, where claims are looked for
+    claim_spans: list[Span]  # sentences, their clauses and adjacent pairs, where claims are looked for
+    windows: list[Window]  # the same spans with their terms, values and polarity
     claims: list[ExpectedClaim]
     flags: list[str]
 
@@ -82,41 +84,29 @@ def record_from_result(result: AnalysisResult) -> AIResponse:
     )
 
 
-def _agrees(claim: str, span: str) -> bool:
-    """Checks an embedding cannot make: the span states the claim's typed values (prices,
-    quantities, dates, counts, however written: "$6/mo" is "6 dollars a month", "three" is 3),
-    and polarity matches. Embeddings rate "costs $9.99" close to "costs $6", and "does not"
-    close to "does"."""
-    return compare_values(claim, span)[0] == "agree" and has_negation(claim) == has_negation(span)
+def _with_facts(accuracy: AccuracyResult, found: int, scored: int, wrong: list[Contradiction], tiers) -> AccuracyResult:
+    """Accuracy that reflects facts, not only closeness of wording.
 
-
-def _disagreement(claim: str, span: str) -> str | None:
-    """What in ``span`` contradicts ``claim`` (a value stated otherwise, or the opposite
-    polarity), as evidence text; None when nothing does."""
-    verdict, pairs = compare_values(claim, span)
-    if verdict == "conflict":
-        wanted, stated = next((a, b) for a, b in pairs if b is not None and not b.equals(a))
-        return f"{wanted.text} (claim) vs {stated.text} (response)"
-    negated = has_negation(claim)
-    terms = content_terms(claim)
-    for clause in split_clauses(Span(0, len(span), span), min_words=1) or [Span(0, len(span), span)]:
-        # only a clause about what the claim says: "in which case staff cannot read your notes"
-        # does not negate "Team workspaces can enable end-to-end encryption"
-        own = content_terms(clause.text)
-        if has_negation(clause.text) != negated and len(own & terms) >= max(2, len(own) / 2):
-            return f"{'negated' if not negated else 'affirmed'} in the response: \"{clause.text}\""
-    return None
-
-
-def _held_below_good(accuracy: AccuracyResult, contradicted: list[ContradictedClaim], tiers) -> AccuracyResult:
-    """An answer that states a fact otherwise than its expected claims is at best fair, however
-    close it reads: embeddings score "$9.99 per month" almost as "$6 per month"."""
-    cap = round(tiers.good - 0.01, 2)
-    score = min(accuracy.score, cap)
-    reasons = "; ".join(c.evidence for c in contradicted[:3]) + ("; ..." if len(contradicted) > 3 else "")
-    components = (accuracy.components or AccuracyComponents()).model_copy(update={
-        "wrong_facts": len(contradicted),
-        "capped_by": f"{len(contradicted)} claim(s) contradicted: {reasons}" if score < accuracy.score else None})
+    - An answer whose every stated expected fact checks out is right however it is worded: its
+      score is at least ``100 * (0.55 + 0.45 * found / scored)`` (all claims: 100; one of three:
+      70, good), since MiniLM rates clear paraphrases ~0.55.
+    - An answer with a wrong fact is at best fair, however close it reads: embeddings score
+      "$9.99 per month" almost as "$6 per month".
+    """
+    components = accuracy.components or AccuracyComponents()
+    score = accuracy.score
+    verified = round(found / scored, 4) if scored else None
+    if verified and not wrong:
+        score = max(score, round(100 * (0.55 + 0.45 * verified), 2))
+    capped_by = None
+    if wrong:
+        cap = round(tiers.good - 0.01, 2)
+        if score > cap:
+            reasons = "; ".join(c.detail or c.statement for c in wrong[:3]) + ("; ..." if len(wrong) > 3 else "")
+            capped_by = f"{len(wrong)} wrong fact(s): {reasons}"
+            score = cap
+    components = components.model_copy(update={"verified_facts": verified, "wrong_facts": len(wrong),
+                                               "capped_by": capped_by})
     return accuracy.model_copy(update={"score": score, "tier": tier_for(score, tiers), "components": components})
 
 
@@ -132,6 +122,8 @@ class ResponseAnalyzer:
         self.embedder = embedder or make_embedder(p.embedding, p.embedding_model)
         self.cache = cache or VectorCache()
         self._retry = {"retries": p.embedding_retries, "backoff_s": p.embedding_backoff_s}
+        self.judge = Judge(Lexicon(None if isinstance(self.embedder, KeywordEmbedder) else self.embedder))
+        self._learned: set[str] = set()  # ground-truth versions whose words the lexicon holds
 
     # ----- ground truth -------------------------------------------------------------------
     def prepare_ground_truth(self, pages: Sequence[StoredPage], domains: Iterable[str]) -> dict[str, GroundTruth]:
@@ -200,6 +192,8 @@ class ResponseAnalyzer:
                 log.warning("embedding failed, falling back to keyword matching: %s", exc)
                 fallback = True
                 vectors = KeywordEmbedder().encode(list(texts))
+        if texts and not fallback:
+            self._learn_words(prepared, ground_truth)
         keyword_gts: dict[str, GroundTruth] = {}
         results = []
         for p in prepared:
@@ -236,7 +230,7 @@ class ResponseAnalyzer:
             text = text[: cut if cut > limit // 2 else limit]
             flags.append("response_truncated")
         if not text.strip():
-            return _Prepared(record, "", [], [], [], claims_for(record), ["empty_response"])
+            return _Prepared(record, "", [], [], [], [], claims_for(record), ["empty_response"])
         strategy = self.config.accuracy.chunking_strategy
         whole = chunk(text, strategy, max_chars=None)
         chunks = [piece for span in whole for piece in split_long(span)]
@@ -244,8 +238,28 @@ class ResponseAnalyzer:
             flags.append("response_chunked")
         sentences = chunks if strategy == "sentences" else chunk(text, "sentences")
         claims = claims_for(record)
-        claim_spans = sentences + [c for s in sentences for c in split_clauses(s)] if claims else []
-        return _Prepared(record, text, chunks, sentences, claim_spans, claims, flags)
+        windows = Judge.windows(text) if claims else []
+        return _Prepared(record, text, chunks, sentences, [w.span for w in windows], windows, claims, flags)
+
+    def _learn_words(self, prepared: list[_Prepared], ground_truth: dict[str, GroundTruth]) -> None:
+        """Word vectors for paraphrase matching: the batch's claim and answer words, and once per
+        domain version the words of its pages (cached like the chunks' vectors)."""
+        lexicon = self.judge.lexicon
+        if lexicon.embedder is None:
+            return
+        lexicon.add(self.judge.vocabulary(t for p in prepared if p.claims for t in (
+            p.text, *(c.text for c in p.claims), p.record.query or "")))
+        for domain in {normalize_domain(p.record.domain) for p in prepared if p.text}:
+            gt = ground_truth.get(domain)
+            if gt is None or gt.version in self._learned:
+                continue
+            self._learned.add(gt.version)
+            words = sorted(self.judge.vocabulary(c.text for c in gt.chunks) - set(lexicon.vectors))
+            if words:
+                try:
+                    lexicon.vectors.update(zip(words, self.cache.get_or_compute(lexicon.embedder, words, **self._retry)))
+                except EmbeddingError as exc:
+                    log.warning("page words of %s not embedded (paraphrase by synonyms only): %s", domain, exc)
 
     @staticmethod
     def _texts_of(p: _Prepared) -> Iterator[str]:
@@ -307,14 +321,18 @@ class ResponseAnalyzer:
 
         accuracy = self._accuracy(p, gt, vec, C, chunk_gt, fallback)
         completeness, claim_fb = self._completeness(p, vec)
-        if claim_fb.contradicted:
-            accuracy = _held_below_good(accuracy, claim_fb.contradicted, cfg.tiers)
+        wrong = self._wrong_facts(p, gt, sent_gt, claim_fb.contradicted)
+        if completeness is not None or wrong:
+            scored = completeness.total_required if completeness else 0
+            accuracy = _with_facts(accuracy, completeness.total_found if completeness else 0, scored, wrong, cfg.tiers)
         attribution = score_attribution(
             p.text, gt.domain, list(dict.fromkeys(p.record.brand_names + gt.brand_names)),
             cfg.attribution, cfg.tiers,
         )
-        highlights, unsupported = self._highlights(p, gt, sent_gt)
-        claim_fb.not_in_ground_truth = unsupported
+        highlights, unsupported = self._highlights(p, gt, sent_gt, wrong)
+        stated = [c.position for c in completeness.claims_found] if completeness else []
+        claim_fb.not_in_ground_truth = [u for u in unsupported if not any(
+            f.start <= u.position.start < f.end or u.position.start <= f.start < u.position.end for f in stated)]
         status = "ok"
         if is_refusal(p.text):
             flags.append("refusal")
@@ -327,7 +345,7 @@ class ResponseAnalyzer:
         return self._base(
             p, now, gt, status=status, flags=flags, fallback=fallback,
             scores=Scores(accuracy=accuracy, completeness=completeness, attribution=attribution),
-            feedback=Feedback(claims=claim_fb, highlights=highlights),
+            feedback=Feedback(claims=claim_fb, highlights=highlights, contradictions=wrong),
         )
 
     def _accuracy(self, p: _Prepared, gt: GroundTruth, vec, C: np.ndarray, chunk_gt, fallback: bool) -> AccuracyResult:
@@ -404,25 +422,20 @@ class ResponseAnalyzer:
         K = vec([c.text for c in p.claims])
         spans = p.claim_spans
         sims = K @ vec([s.text for s in spans]).T if spans else np.zeros((len(p.claims), 0))
+        implicit = self._implicit_terms(p)
         found, missing, feedback_found, contradicted = [], [], [], []
         for i, claim in enumerate(p.claims):
-            # The most similar span above the threshold that also agrees on values and polarity;
-            # failing that, the most similar one that states the claim's values otherwise, or
-            # its opposite, is a contradiction.
-            candidates = np.flatnonzero(sims[i] >= cfg.completeness.similarity_threshold)
-            ranked = [int(k) for k in candidates[np.argsort(-sims[i, candidates])]]
-            j = next((k for k in ranked if _agrees(claim.text, spans[k].text)), -1)
-            sim = float(sims[i, j]) if j >= 0 else 0.0
-            if j >= 0:
-                s = spans[j]
+            v = self.judge.judge_claim(claim.text, p.windows, sims[i], implicit)
+            if v.verdict == "found":
+                s, sim = v.window.span, float(sims[i, p.windows.index(v.window)])
                 found.append(ClaimMatch(claim=claim, matched_text=s.text, similarity=round(sim, 4), position=_pos(s)))
-                feedback_found.append(FoundClaim(claim=claim, evidence=s.text, confidence=round(sim, 4)))
+                feedback_found.append(FoundClaim(claim=claim, evidence=s.text, confidence=round(min(v.support, 1.0), 4)))
                 continue
             missing.append(claim)
-            conflict = next(((k, why) for k in ranked if (why := _disagreement(claim.text, spans[k].text))), None)
-            if conflict:
-                s = spans[conflict[0]]
-                contradicted.append(ContradictedClaim(claim=claim, statement=s.text, position=_pos(s), evidence=conflict[1]))
+            if v.verdict == "contradicted":
+                s = v.window.span
+                contradicted.append(ContradictedClaim(claim=claim, statement=s.text, position=_pos(s),
+                                                      evidence=v.evidence, kind=v.kind))
         # Seed: score = found / required. Expected claims count when there are no required ones;
         # optional claims are reported, never scored.
         for level in ("required", "expected"):
@@ -447,7 +460,39 @@ class ResponseAnalyzer:
             ),
         )
 
-    def _highlights(self, p: _Prepared, gt: GroundTruth, sent_gt) -> tuple[HighlightFeedback, list[UnsupportedStatement]]:
+    def _implicit_terms(self, p: _Prepared) -> set[str]:
+        """Terms an answer may leave implicit: the question's and the brand's."""
+        return Judge.keys([p.record.query or "", *p.record.brand_names])
+
+    def _wrong_facts(self, p: _Prepared, gt: GroundTruth, sent_gt, contradicted: list[ContradictedClaim]) -> list[Contradiction]:
+        """Wrong facts: the claims the response contradicts (source ``claim``, or
+        ``expected_answer`` for claims cut from it), then statements that the pages most like
+        each sentence state otherwise (``ground_truth``); one per stretch of the response."""
+        out = [
+            Contradiction(statement=c.statement, position=c.position, kind=c.kind, evidence=c.claim.text,
+                          source="expected_answer" if c.claim.id.startswith("expected-") else "claim",
+                          confidence=0.9 if c.kind != "entity" else 0.6, detail=c.evidence)
+            for c in contradicted
+        ]
+        if sent_gt is None or not self.config.feedback.check_pages:
+            return out
+        implicit = self._implicit_terms(p) | Judge.keys(gt.brand_names)
+        k = min(3, sent_gt.shape[1])
+        for i, s in enumerate(p.sentences):
+            if not s.text.strip() or len(s.text) > 600:
+                continue
+            top = np.argsort(-sent_gt[i])[:k]
+            page_sentences = [(x.text, gt.chunks[j].page_url) for j in top for x in split_sentences(gt.chunks[j].text)]
+            for clause, kind, evidence, url, detail, conf in self.judge.against_pages(s, page_sentences, implicit):
+                if any(c.position.start < clause.end and clause.start < c.position.end for c in out):
+                    continue
+                out.append(Contradiction(statement=clause.text, position=_pos(clause), kind=kind, evidence=evidence,
+                                         source="ground_truth", page_url=url, confidence=conf, detail=detail))
+        return sorted(out, key=lambda c: c.position.start)
+
+    def _highlights(self, p: _Prepared, gt: GroundTruth, sent_gt, wrong: list[Contradiction]) -> tuple[HighlightFeedback, list[UnsupportedStatement]]:
+        """Sentences that match the pages; a sentence holding a wrong fact never does, and is
+        not "not in the ground truth" either: it is reported in ``contradictions``."""
         fb = self.config.feedback
         highlights, unmatched, unsupported = [], [], []
         covered = total = 0
@@ -455,6 +500,10 @@ class ResponseAnalyzer:
             total += len(s.text)
             j = int(np.argmax(sent_gt[i])) if sent_gt is not None else -1
             sim = float(sent_gt[i, j]) if j >= 0 else 0.0
+            is_wrong = any(w.position.start < s.end and s.start < w.position.end for w in wrong)
+            if is_wrong:
+                unmatched.append(UnmatchedSegment(text=s.text, position=_pos(s)))
+                continue
             if j >= 0 and sim >= fb.highlight_threshold:
                 c = gt.chunks[j]
                 covered += len(s.text)

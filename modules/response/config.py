@@ -73,6 +73,8 @@ class FeedbackConfig(_Section):
     # ...and reported as "not in ground truth" when its best chunk stays below this one.
     support_threshold: float = Field(0.45, ge=-1, le=1)
     min_statement_words: int = Field(4, ge=1)
+    # Wrong facts are also looked for in the pages (not only against the expected answer).
+    check_pages: bool = True
 
 
 class BatchConfig(_Section):

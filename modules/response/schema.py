@@ -47,7 +47,8 @@ class AccuracyComponents(Model):
     residual_similarity: float | None = None
     lexical_overlap: float | None = None
     polarity_agreement: bool | None = None
-    wrong_facts: int = 0  # claims the response contradicts
+    verified_facts: float | None = None  # share of the expected claims the response states (found)
+    wrong_facts: int = 0  # statements the expected answer, the claims or the pages contradict
     capped_by: str | None = None  # why the score was held below "good": the contradictions
 
 
@@ -117,6 +118,21 @@ class ContradictedClaim(Model):
     statement: str  # the response's sentence or clause
     position: TextPosition
     evidence: str  # what disagrees: "$6 per month (claim) vs $9.99 per month (response)", or the negation
+    kind: str = "other"  # number | date | money | quantity | entity | negation | other
+
+
+class Contradiction(Model):
+    """Beyond the seed: a wrong fact, a statement of the response that the expected answer, a
+    claim or the site's pages state otherwise (``feedback.contradictions``)."""
+
+    statement: str
+    position: TextPosition
+    kind: Literal["number", "date", "money", "quantity", "entity", "negation", "other"]
+    evidence: str  # the conflicting text: the claim, or the page's sentence
+    source: Literal["expected_answer", "claim", "ground_truth"]
+    page_url: str | None = None
+    confidence: float
+    detail: str | None = None  # what disagrees: "$9.99 per month (response) vs $6 per month (page)"
 
 
 class UnsupportedStatement(Model):
@@ -159,6 +175,7 @@ class HighlightFeedback(Model):
 class Feedback(Model):
     claims: ClaimFeedback = ClaimFeedback()
     highlights: HighlightFeedback = HighlightFeedback()
+    contradictions: list[Contradiction] = []  # beyond the seed: wrong facts, never highlighted as matching
 
 
 class AnalysisResult(Model):

@@ -1,0 +1,343 @@
+"""Claim verdicts and wrong facts: the offline judge (the baseline program of ``JudgeClaims``).
+
+A claim is checked against windows of the response (sentences, their clauses, and pairs of
+adjacent sentences, so that "Plus costs $6 a month. It includes 100 GB." finds "Plus includes
+100 GB"). Three signals decide, because each alone fails on real answers:
+
+- *frame*: how much of the claim's wording the window states, term by term, where a term also
+  matches a paraphrase (a small lexicon of web-copy synonyms, then MiniLM's own vector of each
+  word: "yearly" ~ "annually", "staff" ~ "employees"); terms of the question and the brand may be
+  left implicit ("It works offline" for "Nimbus Notes works offline");
+- *values* (:mod:`.facts`): prices, quantities, dates, counts however written; a claim with a
+  value is found only where that value is stated, and contradicted where another value of the
+  same kind stands in a window about the same thing;
+- *polarity*: the negation in the clause about the claim.
+
+The sentence cosine of the encoder is a fourth, weak signal (~0.55 for clear paraphrases).
+Thresholds were fitted on the train splits of ``evals/sets/verdicts-*`` (``evals.verdicts_eval``).
+
+Wrong facts against the site's pages use the same parts in the other direction: a value or the
+polarity of a response statement is wrong when no page sentence about the same thing agrees
+with it and one states it otherwise.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from ..embeddings import Embedder
+from ..text import STOPWORDS, Span, has_negation, split_clauses, split_sentences, stem
+from .facts import Value, compare_values, values
+
+def _key(word: str) -> str:
+    """A word's stem, with a final "e" dropped so that "change" and "changes" meet."""
+    k = stem(word.lower())
+    return k[:-1] if len(k) > 3 and k.endswith("e") else k
+
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:['’][A-Za-z]+)?|\d[\d,.]*")
+#: words that carry little of a claim's fact: what an answer may phrase any way it likes
+_LIGHT = frozenset(_key(w) for w in """include includes included offer offers offered provide provides
+    provided come comes get gets available feature features plan plans option options allow allows
+    allowed let lets use uses used support supports supported make makes made give gives able work works
+    automatically also just currently still well really actually typically usually generally""".split())
+#: paraphrases common in answers about sites, as stems; each group is one meaning
+_SYNONYMS = [
+    "cost price priced pay charge fee costs prices",
+    "annual annually yearly year",
+    "monthly month",
+    "edit change modification update",
+    "reconnect online connection",
+    "sync synchron synced",
+    "free nothing zero gratis",
+    "staff employee team personnel",
+    "start begin launch found establish open",
+    "end finish close",
+    "buy purchase",
+    "help support assist",
+    "storage space",
+    "device gadget",
+    "user seat member",
+    "cancel terminate",
+    "refund reimburse",
+    "ship deliver delivery shipping",
+    "sso single sign-on",
+    "encrypt encryption",
+    "locate located situate base",
+    "tall high height",
+    "large big",
+    "small little",
+    "fast quick",
+    "require need",
+    "offline",
+]
+_GROUP = {_key(w): i for i, g in enumerate(_SYNONYMS) for w in g.split()}
+_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-zA-Z0-9]+")
+
+
+def _terms(text: str, skip: Iterable[tuple[int, int]] = ()) -> list[tuple[str, str]]:
+    """(stem, surface word) of the content words of ``text`` outside the ``skip`` ranges."""
+    skip = list(skip)
+    out = []
+    for m in _WORD.finditer(text):
+        if any(s <= m.start() < e for s, e in skip):
+            continue
+        w = m.group().lower().replace("’", "'").rstrip(".,")
+        if w in STOPWORDS or not w or w[0].isdigit():
+            continue
+        out.append((_key(w), w))
+    return out
+
+
+def _names(text: str) -> set[str]:
+    """Capitalised words inside a sentence (names of plans, people, places), stemmed."""
+    return {_key(m.group()) for m in _NAME.finditer(text)}
+
+
+class Lexicon:
+    """Word vectors for paraphrase matching: every distinct word encoded once, on its own."""
+
+    def __init__(self, embedder: Embedder | None):
+        self.embedder = embedder
+        self.vectors: dict[str, np.ndarray] = {}
+
+    def add(self, words: Iterable[str]) -> None:
+        new = sorted({w for w in words if w not in self.vectors})
+        if not new or self.embedder is None:
+            return
+        try:
+            vecs = self.embedder.encode(new)
+        except Exception:  # noqa: BLE001 - paraphrase by vectors is an aid, not a requirement
+            return
+        self.vectors.update(zip(new, vecs))
+
+    def similarity(self, a: str, b: str) -> float:
+        va, vb = self.vectors.get(a), self.vectors.get(b)
+        if va is None or vb is None:
+            return 0.0
+        return float(va @ vb)
+
+
+@dataclass(frozen=True)
+class Window:
+    """A stretch of the response a claim may be stated in."""
+
+    span: Span
+    terms: tuple[tuple[str, str], ...]
+    values: tuple[Value, ...]
+    negated: bool
+
+
+@dataclass
+class Verdict:
+    verdict: str  # found | missing | contradicted
+    window: Window | None = None
+    support: float = 0.0
+    evidence: str = ""
+    kind: str = "other"  # for contradicted: number|date|money|quantity|entity|negation|other
+
+
+@dataclass
+class JudgeSettings:
+    word_similarity: float = 0.72  # a word's vector this close to a claim word counts as stating it
+    found_frame: float = 0.72  # frame (weighted share of the claim's words stated) to be found
+    found_frame_with_value: float = 0.34  # ... when the window states the claim's values
+    found_cosine: float = 0.80  # or a sentence this close (and nothing against it)
+    conflict_frame: float = 0.5  # a rival value counts in a window this much about the claim
+    negation_frame: float = 0.72  # the opposite polarity counts in a clause this much about it
+    entity_frame: float = 0.99  # the question's terms all there, the fact's missing: another fact
+    entity_cosine: float = 0.6
+
+
+_VALUE_KIND = {"money": "money", "percent": "number", "quantity": "quantity", "date": "date", "year": "date",
+               "number": "number"}
+
+
+@dataclass
+class Judge:
+    """The offline judge: claim verdicts (``judge_claims``) and wrong facts against pages."""
+
+    lexicon: Lexicon
+    settings: JudgeSettings = field(default_factory=JudgeSettings)
+
+    # ----- term matching ---------------------------------------------------------------------
+    def _credit(self, term: tuple[str, str], others: dict[str, str], threshold: float | None = None) -> float:
+        """1 for the same word or a listed synonym; else the closest word vector's cosine when it
+        reaches ``threshold``. Names count only as themselves: "Plus" is not "Pro"."""
+        s, w = term
+        if s in others:
+            return 1.0
+        group = _GROUP.get(s)
+        if group is not None and any(_GROUP.get(o) == group for o in others):
+            return 1.0
+        if w[:1].isupper():
+            return 0.0
+        threshold = self.settings.word_similarity if threshold is None else threshold
+        best = max((self.lexicon.similarity(w, ow) for ow in others.values()), default=0.0)
+        return best if best >= threshold else 0.0
+
+    @staticmethod
+    def _implied(term: str, implicit: set[str]) -> bool:
+        group = _GROUP.get(term)
+        return term in implicit or (group is not None and any(_GROUP.get(i) == group for i in implicit))
+
+    def _stated(self, fact_terms: Sequence[tuple[str, str]], window_terms: Sequence[tuple[str, str]]) -> bool:
+        """At least one of the claim's own fact words is in the window (a close word vector
+        counts only when very close: "oxygen" is 0.63 from "dioxide")."""
+        others = {s: w for s, w in window_terms}
+        return any(self._credit(t, others, threshold=0.8) for t in fact_terms)
+
+    def frame(self, terms: Sequence[tuple[str, str]], window_terms: Sequence[tuple[str, str]],
+              implicit: set[str] = frozenset()) -> float:
+        """Weighted share of ``terms`` the window states; light words weigh half, and terms in
+        ``implicit`` (the question's, the brand's) count as stated when absent."""
+        others = {s: w for s, w in window_terms}
+        total = got = 0.0
+        for term in dict.fromkeys(terms):
+            weight = 0.5 if term[0] in _LIGHT else 1.0
+            total += weight
+            credit = self._credit(term, others)
+            if not credit and self._implied(term[0], implicit):
+                credit = 0.8
+            got += weight * credit
+        return got / total if total else 1.0
+
+    # ----- windows ---------------------------------------------------------------------------
+    @staticmethod
+    def windows(text: str) -> list[Window]:
+        """Sentences, their clauses and pairs of adjacent sentences of ``text``."""
+        sentences = split_sentences(text)
+        spans = list(sentences)
+        for s in sentences:
+            spans += split_clauses(s, min_words=2)
+        for a, b in zip(sentences, sentences[1:]):
+            spans.append(Span(a.start, b.end, text[a.start:b.end]))
+        out, seen = [], set()
+        for sp in spans:
+            if (sp.start, sp.end) in seen:
+                continue
+            seen.add((sp.start, sp.end))
+            vals = values(sp.text)
+            out.append(Window(sp, tuple(_terms(sp.text, [(v.start, v.end) for v in vals])), tuple(vals),
+                              has_negation(sp.text)))
+        return out
+
+    @staticmethod
+    def keys(texts: Iterable[str]) -> set[str]:
+        """The term keys of ``texts``: what an answer may leave implicit (the question's words)."""
+        return {k for t in texts for k, _ in _terms(t)}
+
+    def vocabulary(self, texts: Iterable[str]) -> set[str]:
+        return {w for t in texts for _, w in _terms(t)}
+
+    # ----- claims ----------------------------------------------------------------------------
+    def judge_claim(self, claim: str, windows: Sequence[Window], cosines: Sequence[float],
+                    implicit: set[str]) -> Verdict:
+        """found (the best supporting window), contradicted (the window that states it
+        otherwise, and how), or missing."""
+        st = self.settings
+        claim_values = values(claim)
+        terms = _terms(claim, [(v.start, v.end) for v in claim_values])
+        negated = has_negation(claim)
+        fact_terms = [t for t in terms if not self._implied(t[0], implicit) and t[0] not in _LIGHT]
+        names = [t for t in terms if t[0] in _names(claim) and not self._implied(t[0], implicit)]
+        best: Verdict | None = None
+        against: Verdict | None = None
+        for win, cos in zip(windows, cosines):
+            frame = self.frame(terms, win.terms, implicit)
+            verdict, pairs = compare_values(claim, win.span.text)
+            same_polarity = win.negated == negated
+            if verdict != "conflict" and same_polarity and (verdict == "agree" or not claim_values):
+                needed = st.found_frame_with_value if claim_values else st.found_frame
+                fact_ok = not fact_terms or claim_values or self._stated(fact_terms, win.terms)
+                if fact_ok and (frame >= needed or (cos >= st.found_cosine and frame >= needed / 2)):
+                    support = frame + 0.25 * cos + (0.5 if claim_values else 0)
+                    if best is None or support > best.support or (
+                            support == best.support and len(win.span.text) < len(best.window.span.text)):
+                        best = Verdict("found", win, support, win.span.text)
+                continue
+            if names and self.frame(names, win.terms) < 1:
+                continue  # about another plan, person, place or prize
+            if verdict == "conflict" and frame >= st.conflict_frame:
+                wanted, stated = next((a, b) for a, b in pairs if b is not None and not b.equals(a))
+                score = frame + 0.25 * cos - len(win.span.text) / 150  # the tightest statement
+                if against is None or score > against.support:
+                    against = Verdict("contradicted", win, score, f"{wanted.text} (claim) vs {stated.text} (response)",
+                                      _VALUE_KIND.get(wanted.kind, "number"))
+            elif not same_polarity and verdict != "conflict" and frame >= st.negation_frame and len(win.span.text) < 300:
+                score = frame + 0.25 * cos - 0.1 - len(win.span.text) / 150
+                if against is None or score > against.support:
+                    word = "negated" if not negated else "affirmed"
+                    against = Verdict("contradicted", win, score, f'{word} in the response: "{win.span.text}"', "negation")
+        if best is not None:
+            return best
+        if against is not None:
+            return against
+        entity = self._other_entity(claim, terms, fact_terms, implicit, windows, cosines)
+        return entity or Verdict("missing")
+
+    def _other_entity(self, claim, terms, fact_terms, implicit, windows, cosines) -> Verdict | None:
+        """The claim's frame stated with another name in the fact's place: "releases carbon
+        dioxide" for "releases oxygen", "in the Andes" for "in the Himalayas"."""
+        st = self.settings
+        framing = [t for t in terms if t not in fact_terms and t[0] not in _LIGHT]
+        if not fact_terms or len(fact_terms) > 3 or len(framing) < 2:
+            return None
+        claim_names = _names(claim) | {s for s, _ in fact_terms}
+        for win, cos in sorted(zip(windows, cosines), key=lambda x: -x[1]):
+            if cos < st.entity_cosine or len(win.span.text) > 300:
+                continue
+            if self.frame(framing, win.terms) >= st.entity_frame and not self._stated(fact_terms, win.terms):
+                new = [w for s, w in win.terms if s not in implicit and s not in claim_names and s not in _LIGHT
+                       and self.frame([(s, w)], [t for t in terms]) == 0]
+                if new:
+                    return Verdict("contradicted", win, cos, f"{', '.join(w for _, w in fact_terms)} (claim) vs "
+                                   f"{', '.join(new[:3])} (response)", "entity")
+        return None
+
+    # ----- wrong facts against the pages ------------------------------------------------------
+    def against_pages(self, sentence: Span, page_sentences: Sequence[tuple[str, str]],
+                      implicit: set[str]) -> list[tuple[Span, str, str, str, str, float]]:
+        """Statements of ``sentence`` that the pages state otherwise: (statement span, kind,
+        evidence sentence, page URL, what disagrees, confidence). A value is wrong when no page
+        sentence about the same thing states it and one states another value of its kind; a
+        clause is wrong when a page sentence about the same thing has the opposite polarity and
+        none agrees."""
+        st = self.settings
+        out = []
+        clauses = split_clauses(sentence, min_words=2) or [sentence]
+        names = _names(sentence.text) - implicit
+        parsed = [(text, url, values(text), has_negation(text)) for text, url in page_sentences]
+        page_terms = [_terms(text, [(v.start, v.end) for v in vals]) for text, _, vals, _ in parsed]
+        for clause in clauses:
+            vals = values(clause.text)
+            terms = _terms(clause.text, [(v.start, v.end) for v in vals])
+            framed = []
+            for (text, url, pvals, pneg), pterms in zip(parsed, page_terms):
+                if names and self.frame([(n, n) for n in names], pterms) < 1:
+                    continue  # about another plan, person or place
+                f = self.frame(terms, pterms, implicit)
+                framed.append((f, text, url, pvals, pneg, pterms))
+            for v in vals:
+                about = [x for x in framed if x[0] >= st.conflict_frame]
+                if any(any(p.equals(v) for p in x[3]) for x in about):
+                    continue
+                rivals = [(f, text, url, p) for f, text, url, pvals, _, _ in about for p in pvals if p.same_kind(v)]
+                if rivals:
+                    f, text, url, p = max(rivals, key=lambda r: r[0])
+                    out.append((clause, _VALUE_KIND.get(v.kind, "number"), text, url,
+                                f"{v.text} (response) vs {p.text} (page)", round(min(0.95, 0.5 + f / 2), 2)))
+            if not vals:
+                neg = has_negation(clause.text)
+                close = [(min(f, self.frame(pt, terms, implicit)), text, url, pneg)
+                         for f, text, url, _, pneg, pt in framed if f >= st.negation_frame]
+                close = [c for c in close if c[0] >= st.negation_frame]
+                if close and not any(c[3] == neg for c in close):
+                    f, text, url, _ = max(close, key=lambda c: c[0])
+                    out.append((clause, "negation", text, url, "the page states the opposite",
+                                round(min(0.9, 0.4 + f / 2), 2)))
+        return out
