@@ -6,8 +6,11 @@ Per drafted query, against all the site's pages:
   (MiniLM cosine, question vs page), or among the top 3: a question a site's page answers, not
   any page;
 - answer located: the question's most similar sentence on its page is one its claims come
-  from (the claims answer the question asked);
-- claims verbatim: every claim is a substring of its page (no invented facts);
+  from, i.e. states all of a claim's content words (the claims answer the question asked);
+- claims grounded: every claim's content words occur in one sentence of its page (no invented
+  facts; claims are atomic facts in the page's words, their subject repeated, so not always a
+  substring of the page);
+- claims/query: how many claims a query has (one checkable fact each);
 - near-duplicates: share of question pairs with cosine >= 0.9; pages covered.
 Compared with a naive drafter on the same pages: "What is <title>?" answered by the first
 sentence. Run: ``.venv/bin/python -m evals.querygen_eval [--pages 150] [--topic Technology]``.
@@ -27,7 +30,7 @@ from modules.embeddings import LocalEmbedder
 from modules.queries.generate import draft_query_set
 from modules.queries.queryset import Query
 from modules.response.schema import ExpectedClaim, StoredPage
-from modules.text import split_sentences
+from modules.text import content_terms, split_sentences
 
 ENCYCLOPEDIA = Path(__file__).resolve().parents[2] / "shared" / "data" / "encyclopedia" / "vital-articles-en.parquet"
 
@@ -54,22 +57,24 @@ def score(queries: list[Query], pages: list[StoredPage], embedder: LocalEmbedder
     P = embedder.encode([p.text for p in pages])
     Q = embedder.encode([q.query for q in queries])
     ranks = np.argsort(-(Q @ P.T), axis=1)
-    spec1 = spec3 = located = verbatim = 0
+    spec1 = spec3 = located = grounded = n_claims = 0
     for i, q in enumerate(queries):
         src = urls.index(q.source_urls[0])
         spec1 += ranks[i, 0] == src
         spec3 += src in ranks[i, :3]
         sentences = split_sentences(text[q.source_urls[0]])
         S = embedder.encode([s.text for s in sentences])
-        best = sentences[int(np.argmax(S @ Q[i]))].text
-        located += any(c.text in best or best.rstrip(".") in c.text for c in q.claims)
-        verbatim += all(c.text in text[q.source_urls[0]] for c in q.claims)
+        best = content_terms(sentences[int(np.argmax(S @ Q[i]))].text)
+        located += any(content_terms(c.text) <= best for c in q.claims)
+        terms = [content_terms(s.text) for s in sentences]
+        grounded += all(any(content_terms(c.text) <= t for t in terms) for c in q.claims)
+        n_claims += len(q.claims)
     sims = Q @ Q.T
     pairs = len(queries) * (len(queries) - 1) / 2
     dupes = (np.triu(sims, 1) >= 0.9).sum() / pairs if pairs else 0.0
     n = len(queries)
     return {"queries": n, "specificity@1": spec1 / n, "specificity@3": spec3 / n, "answer located": located / n,
-            "claims verbatim": verbatim / n, "near-duplicate pairs": float(dupes),
+            "claims grounded": grounded / n, "claims/query": n_claims / n, "near-duplicate pairs": float(dupes),
             "pages covered": len({q.source_urls[0] for q in queries}) / len(pages)}
 
 

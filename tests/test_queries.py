@@ -1,6 +1,7 @@
 """Query sets: the file format's validation, drafting from a site's pages, review before use."""
 
 import json
+import re
 
 import dspy
 import pytest
@@ -8,7 +9,8 @@ from hypothesis import given, settings, strategies as st
 
 from flows.cli import main
 from modules.queries import QuerySetError, load_query_set, write_query_set
-from modules.queries.generate import draft_query_set, question_for
+from modules.queries.generate import MAX_CLAIMS, atomic_claims, atomic_facts, draft_query_set, question_for
+from modules.text import content_terms, split_sentences
 from tests.conftest import SAMPLES, write_jsonl
 
 GOOD = {"query_set_id": "s1", "query_id": "q1", "query": "How much does Plus cost?", "domain": "nimbusnotes.example",
@@ -72,14 +74,90 @@ def test_baseline_drafts_come_from_the_pages(pages, tmp_path):
     for q in queries:
         assert q.review == "draft" and q.query.endswith("?") and q.domain == "nimbusnotes.example"
         assert q.brand_names == ["Nimbus Notes"] and len(q.source_urls) == 1
-        assert q.claims and q.claims[0].importance == "required"
-        for claim in q.claims:  # verbatim from the page the query came from
-            assert claim.text in by_url[q.source_urls[0]], claim.text
+        assert q.claims and q.claims[0].importance == "required" and len(q.claims) <= MAX_CLAIMS
+        sentences = [s.text for s in split_sentences(by_url[q.source_urls[0]])]
+        for claim in q.claims:  # one sentence of the page the query came from states it, in its words
+            assert any(content_terms(claim.text) <= content_terms(s) for s in sentences), claim.text
     # every page of the site (subdomains included) is covered before any page gets a second query
     assert {q.source_urls[0] for q in queries[:3]} == {u for u in by_url if "nimbusnotes" in u}
     assert "How much does the Team plan in Nimbus Notes cost?" in [q.query for q in queries]
     reloaded = load_query_set(write_query_set(tmp_path / "d.jsonl", queries))
     assert reloaded.query_set_id == "nimbus-draft" and len(reloaded.drafts) == len(queries)
+
+
+TEAM = "The Team plan costs $12 per user per month and adds shared workspaces, admin controls and single sign-on (SSO)."
+
+
+def test_a_claim_is_one_fact_with_its_subject():
+    assert atomic_facts(TEAM) == ["The Team plan costs $12 per user per month", "The Team plan adds shared workspaces",
+                                  "The Team plan adds admin controls", "The Team plan adds single sign-on (SSO)"]
+    offline = "Nimbus Notes works offline on desktop and mobile; edits sync automatically when you reconnect."
+    assert atomic_facts(offline) == ["Nimbus Notes works offline on desktop", "Nimbus Notes works offline on mobile",
+                                     "Edits sync automatically when you reconnect"]
+    assert atomic_facts("All notes are encrypted in transit with TLS 1.3 and at rest with AES-256.") == [
+        "All notes are encrypted in transit with TLS 1.3", "All notes are encrypted at rest with AES-256"]
+    assert atomic_facts("The Plus plan costs $6 per month, billed annually, and includes 100 GB of storage.") == [
+        "The Plus plan costs $6 per month, billed annually", "The Plus plan includes 100 GB of storage"]
+    assert atomic_facts("Notes you edit offline are stored on the device and synced automatically when you "
+                        "reconnect.") == ["Notes you edit offline are stored on the device",
+                                          "Notes you edit offline are synced automatically when you reconnect"]
+    # the first fact and the valued ones are required, the rest expected; ids in page order
+    claims = atomic_claims([TEAM])
+    assert [(c.id, c.importance) for c in claims] == [("c1", "required"), ("c2", "expected"), ("c3", "expected"),
+                                                      ("c4", "expected")]
+
+
+@pytest.mark.parametrize("sentence", [
+    "The Team plan supports between 5 and 10 users.",
+    "Nimbus Notes was acquired by Procter and Gamble in 2020.",
+    "Nimbus Notes invests in research and development.",
+    "You must accept the terms and conditions before you sign up.",
+    "Nimbus Notes grants read and write access to shared notebooks.",
+    "Marie Curie was a physicist and chemist.",
+    "The country is divided among the Alps, the Plateau and the Jura.",
+    'She won the prize "for the discovery of radium and polonium".',
+    "Maria Curie, better known as Marie Curie, was a Polish and French physicist and chemist.",
+])
+def test_ranges_names_and_fixed_pairs_are_not_split(sentence):
+    assert atomic_facts(sentence) == [sentence.rstrip(".")]
+
+
+def test_a_list_with_more_than_max_claims_is_cut_preferring_valued_facts():
+    facts = atomic_claims(["Nimbus Notes supports Markdown, tables, tags, backlinks, templates and reminders.",
+                           "It costs $6 per month and includes 100 GB of storage."], max_claims=4)
+    assert [c.text for c in facts] == ["Nimbus Notes supports Markdown", "Nimbus Notes supports tables",
+                                       "It costs $6 per month", "It includes 100 GB of storage"]
+    assert [c.importance for c in facts] == ["required", "expected", "required", "required"]
+
+
+_WORDS = ["The Team plan", "Nimbus Notes", "it", "Notes", "costs", "adds", "includes", "is", "are", "can", "works",
+          "stored", "synced", "offline", "on", "in", "with", "desktop", "mobile", "$12", "5", "10", "between", "and",
+          "and", "or", "such as", "shared", "workspaces", "admin", "controls", "Procter", "Gamble", "research",
+          "development", "when", "which", "the", "a", "(SSO)", '"quoted', 'text"', "both", "others", "ß", "é"]
+_SEPARATORS = [" ", " ", " ", ", ", "; ", ", and ", " and "]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(_WORDS), st.sampled_from(_SEPARATORS)), min_size=1, max_size=30),
+       st.text(max_size=60))
+def test_every_atomic_fact_is_made_of_its_sentence_words(parts, noise):
+    for sentence in ("".join(w + s for w, s in parts).strip() + ".", noise):
+        facts = atomic_facts(sentence)
+        assert all(f and f == f.strip() for f in facts) and len(facts) == len(set(facts))
+        for fact in facts:
+            assert content_terms(fact) <= content_terms(sentence), (sentence, fact)
+
+
+_LIST3 = re.compile(r"(?:[^\s,;]+(?: [^\s,;]+){0,3}, )+[^\s,;]+(?: [^\s,;]+){0,3},? (?:and|or) ")
+
+
+def test_drafted_claims_hold_no_lists(pages):
+    for domain in ("nimbusnotes.example", "en.wikipedia.org"):
+        for q in draft_query_set(pages, domain, n=20).queries:
+            assert 1 <= len(q.claims) <= MAX_CLAIMS
+            assert [c.id for c in q.claims] == [f"c{i + 1}" for i in range(len(q.claims))]
+            for c in q.claims:
+                assert not _LIST3.search(c.text), c.text
 
 
 def test_encyclopedia_questions_are_about_the_topic_not_the_site(pages):
