@@ -151,9 +151,12 @@ def report(name: str, answers: list[dict], results: list, previous: list[dict[st
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--split", default="dev", choices=["dev", "train"])
+    parser.add_argument("--sets", help="only these sets, comma-separated (e.g. sites-a,sites-b)")
     parser.add_argument("--errors", help="write the answers whose verdicts differ from gold to this JSONL file")
     args = parser.parse_args()
     answers, pages = load(args.split)
+    if args.sets:
+        answers = [a for a in answers if a["set"] in args.sets.split(",")]
     if not answers:
         raise SystemExit(f"no verdict sets in {SETS}: run `python -m evals.build_verdicts` first")
     records = [AIResponse(query_id=a["question_id"], domain=a["domain"], response=a["response"], query=a.get("query"),

@@ -71,8 +71,11 @@ def test_every_error_row(tmp_path):
     assert rows[4]["status"] == "error" and "unknown.example" in rows[4]["error"]
     assert rows[5]["status"] == "flagged" and rows[5]["flags"] == ["response_coerced"]
     assert rows[6]["status"] == "error" and "response" in rows[6]["error"] and rows[6]["query_id"] == "bad"
+    for line in (3, 4, 6):  # error rows have no wrong-fact counts, like their other counts
+        assert (rows[line]["claims_contradicted"], rows[line]["contradiction_count"], rows[line]["has_wrong_fact"]) == (None,) * 3
+    assert rows[2]["claims_contradicted"] == rows[2]["contradiction_count"] == 0 and rows[2]["has_wrong_fact"] is False
     summary = pl.read_parquet(f"{tmp_path}/summaries/**/*.parquet").filter(pl.col("domain") == "unknown.example").row(0, named=True)
-    assert summary["error_count"] == 1 and summary["accuracy_mean"] is None
+    assert summary["error_count"] == 1 and summary["accuracy_mean"] is None and summary["wrong_fact_rate"] is None
 
 
 def test_stop_on_error_writes_nothing(tmp_path, capsys):

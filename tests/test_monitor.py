@@ -228,6 +228,25 @@ def test_trends_compare_with_the_previous_monitor_run(monitored):
     domain = week2["summaries"][0]
     assert domain["previous_run_id"] == "w1" and domain["accuracy_delta"] is not None
     assert week1["provider_summaries"][0]["previous_run_id"] is None
+    before = {r["model"]: r for r in week1["provider_summaries"]}
+    assert a["wrong_fact_rate_delta"] == pytest.approx(a["wrong_fact_rate"] - before["good-a"]["wrong_fact_rate"], abs=1e-4)
+    assert by_model["good-b"]["wrong_fact_rate"] == 0 and by_model["good-b"]["wrong_fact_rate_delta"] is None
+    assert by_model["denied"]["wrong_fact_rate"] is None and by_model["denied"]["correct_mention_rate"] is None
+    assert domain["wrong_fact_rate_delta"] == pytest.approx(domain["wrong_fact_rate"] - week1["summaries"][0]["wrong_fact_rate"], abs=1e-4)
+
+
+def test_mentioned_and_correct_per_provider(monitored):
+    data_dir, _, _, week2 = monitored
+    analyses = ParquetStore(data_dir).read("analyses", "w2").filter(pl.col("status") != "error")
+    for r in week2["provider_summaries"]:
+        mine = analyses.filter(pl.col("model") == r["model"])
+        if mine.is_empty():
+            continue
+        named = mine["has_url_citation"] | mine["has_domain_mention"] | mine["has_brand_mention"]
+        assert r["correct_mention_rate"] == pytest.approx((named & ~mine["has_wrong_fact"]).mean(), abs=1e-4)
+        assert r["wrong_fact_rate"] == pytest.approx(mine["has_wrong_fact"].mean(), abs=1e-4)
+    good = next(r for r in week2["provider_summaries"] if r["model"] == "good-b")
+    assert good["correct_mention_rate"] == pytest.approx(0.2)  # of the five expected answers, one names "Nimbus Notes"
 
 
 def test_responses_are_sleuth_analyze_input_as_they_are(monitored, tmp_path):

@@ -21,6 +21,7 @@ from tests.conftest import SAMPLES, write_jsonl
 from tests.fake_assistant import FakeAssistant
 
 SCRIPT = "<script>alert('x')</script>"
+WRONG = 'Plus is $9.99 per month <b>"only"</b> & includes 1 TB of storage.'  # two wrong facts, with markup
 SCRIPT_URLS = ["javascript:alert(1)", "JaVaScRiPt:alert(2)", "data:text/html,<script>alert(3)</script>",
                "java\tscript:alert(4)", " \x01javascript:alert(5)", "vbscript:msgbox(6)", "//evil.example/x"]
 
@@ -31,6 +32,7 @@ def runs(prefect_harness, tmp_path_factory):
     data = str(d / "data")
     responses = [json.loads(x) for x in (SAMPLES / "responses.jsonl").read_text().splitlines()]
     responses.append({**responses[0], "query_id": "injected", "provider": "evil", "response": f"{SCRIPT} no idea"})
+    responses.append({**responses[2], "query_id": "injected-wrong", "provider": "evil", "response": WRONG})
     analyze_responses(str(write_jsonl(d / "responses.jsonl", responses)), str(SAMPLES / "pages.jsonl"),
                       run_id="an-1", data_dir=data)
     queries = load_query_set(SAMPLES / "queries.jsonl").queries
@@ -68,6 +70,116 @@ def test_response_report(runs):
     assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in html  # the injected answer, shown as text
     assert '<mark title="https://' in html  # response ranges marked against ground-truth pages
     assert "&#10007; The Plus plan costs $6 per month" in html  # the injected answer's missing claim
+
+
+def test_wrong_facts_in_the_analyses_and_summaries(runs):
+    import polars as pl
+
+    from modules.response.tables import ANALYSES_SCHEMA, PROVIDER_SUMMARY_SCHEMA, SUMMARY_SCHEMA
+    from modules.store import ParquetStore
+
+    store = ParquetStore(runs)
+    analyses = store.read("analyses", "an-1")
+    columns = [c for c in analyses.columns if c != "run_id"]
+    assert columns == list(ANALYSES_SCHEMA)
+    assert columns[columns.index("result_json") + 1:] == ["claims_contradicted", "contradiction_count", "has_wrong_fact"]
+    price = {r["provider"]: r for r in analyses.filter(pl.col("query_id") == "nimbus-price-plus").to_dicts()}
+    wrong = price["perplexity"]  # "Plus is $9.99 per month and includes 1 TB of storage."
+    assert (wrong["claims_contradicted"], wrong["contradiction_count"], wrong["has_wrong_fact"]) == (2, 2, True)
+    result = json.loads(wrong["result_json"])
+    assert len(result["feedback"]["claims"]["contradicted"]) == len(result["feedback"]["contradictions"]) == 2
+    assert result["scores"]["accuracy"]["components"]["wrongFacts"] == 2
+    right = price["openai"]
+    assert (right["claims_contradicted"], right["contradiction_count"], right["has_wrong_fact"]) == (0, 0, False)
+
+    summaries = store.read("summaries", "an-1")
+    assert [c for c in summaries.columns if c != "run_id"][-2:] == ["wrong_fact_rate", "wrong_fact_rate_delta"]
+    for s in summaries.to_dicts():
+        scored = analyses.filter((pl.col("domain") == s["domain"]) & (pl.col("status") != "error"))
+        assert s["wrong_fact_rate"] == pytest.approx(scored["has_wrong_fact"].mean(), abs=1e-4)
+        assert 0 < s["wrong_fact_rate"] < 1 and s["wrong_fact_rate_delta"] is None  # a first run has no trend
+
+    week1, week2 = (store.read("provider_summaries", r) for r in ("mo-1", "mo-2"))
+    assert [c for c in week2.columns if c != "run_id"] == list(PROVIDER_SUMMARY_SCHEMA)
+    assert list(PROVIDER_SUMMARY_SCHEMA)[-3:] == ["wrong_fact_rate", "wrong_fact_rate_delta", "correct_mention_rate"]
+    assert list(SUMMARY_SCHEMA)[-2:] == ["wrong_fact_rate", "wrong_fact_rate_delta"]
+    good = week2.filter(pl.col("model") == "good").row(0, named=True)
+    answers = store.read("analyses", "mo-2").filter((pl.col("model") == "good") & (pl.col("status") != "error"))
+    mentioned = answers["has_url_citation"] | answers["has_domain_mention"] | answers["has_brand_mention"]
+    assert good["correct_mention_rate"] == pytest.approx((mentioned & ~answers["has_wrong_fact"]).mean(), abs=1e-4)
+    assert good["wrong_fact_rate"] == 0 and 0 < good["correct_mention_rate"] < 1  # one expected answer names the brand
+    before = week1.filter(pl.col("model") == "good").row(0, named=True)
+    assert good["previous_run_id"] == "mo-1"
+    assert good["wrong_fact_rate_delta"] == pytest.approx(good["wrong_fact_rate"] - before["wrong_fact_rate"], abs=1e-4)
+    denied = week2.filter(pl.col("model") == "denied").row(0, named=True)
+    assert denied["failed"] and denied["wrong_fact_rate"] is None and denied["correct_mention_rate"] is None
+
+
+def test_report_shows_wrong_facts_escaped_and_linked_only_when_safe(runs):
+    import polars as pl
+
+    from modules.reports.html import esc, percent
+    from modules.reports.response import _answer
+    from modules.store import ParquetStore
+
+    store = ParquetStore(runs)
+    html = render_run_report("an-1", runs)
+    no_live_markup(html)
+    shown = [json.loads(r["result_json"])["feedback"] for r in _weakest(store.read("analyses", "an-1"))]
+    assert any(fb["contradictions"] for fb in shown)  # e.g. "Mount Everest is 9,100 metres tall"
+    assert html.count("<h3>Wrong facts</h3>") == sum(bool(fb["contradictions"]) for fb in shown)
+    for fb in shown:
+        for w in fb["contradictions"]:
+            assert f'<mark class="wrong">{esc(w["statement"])}</mark> &rarr; the site says: &ldquo;{esc(w["evidence"])}' in html
+        for c in fb["claims"]["contradicted"]:
+            assert f'&#9888; <span class="badge bad">contradicted</span> {esc(c["claim"]["text"])}' in html
+    assert "<th>wrong facts</th><th>Δ wrong facts</th>" in html
+    for s in store.read("summaries", "an-1").to_dicts():
+        assert f"<td>{percent(s['wrong_fact_rate'])}</td>" in html
+    mo = render_run_report("mo-2", runs)
+    assert "<th>mentioned &amp; correct</th><th>wrong facts</th>" in mo and "answers mentioned and correct" in mo
+
+    row = store.read("analyses", "an-1").filter(pl.col("query_id") == "injected-wrong").row(0, named=True)
+    shown = _answer(row)
+    assert "<h3>Wrong facts</h3>" in shown
+    assert "&lt;b&gt;&quot;only&quot;&lt;/b&gt;" in shown and '<b>"only"' not in shown  # the statement, escaped
+    assert "$6 per month (claim) vs $9.99 per month (response)" in shown
+
+    result = json.loads(row["result_json"])
+    fact = result["feedback"]["contradictions"][0]
+    result["feedback"]["contradictions"] = [
+        {**fact, "statement": SCRIPT, "source": "ground_truth", "pageUrl": url, "evidence": f"page says {SCRIPT}",
+         "detail": "<i>x</i>"} for url in [*SCRIPT_URLS, "https://nimbusnotes.example/pricing"]]
+    shown = _answer({**row, "result_json": json.dumps(result)})
+    assert "<script" not in shown.lower()  # a page URL that may not be a link is shown as text (html.link)
+    assert _hrefs(shown) == ["https://nimbusnotes.example/pricing"]  # only an http(s) page becomes a link
+    assert "&lt;script&gt;" in shown and "&lt;i&gt;x&lt;/i&gt;" in shown and "<i>" not in shown
+    assert shown.count("the site&#x27;s page") == len(SCRIPT_URLS) + 1
+
+
+def _weakest(analyses, n=5):
+    import polars as pl
+
+    return (analyses.filter(pl.col("status") != "error")
+            .with_columns(pl.mean_horizontal("accuracy_score", "completeness_score", "attribution_score").alias("_m"))
+            .sort("_m").head(n).to_dicts())
+
+
+def test_markdown_summary_has_the_wrong_fact_rate(runs):
+    from modules.reports.html import percent
+    from modules.store import ParquetStore
+
+    store = ParquetStore(runs)
+    md = run_markdown("an-1", runs)
+    assert "| wrong facts | Δ wrong facts |" in md
+    for s in store.read("summaries", "an-1").to_dicts():
+        assert f"| {percent(s['wrong_fact_rate'])} | - |" in md  # no earlier run: no trend
+    wrong = [w for r in _weakest(store.read("analyses", "an-1")) for w in json.loads(r["result_json"])["feedback"]["contradictions"]]
+    assert wrong and all(f"{w['statement']} ({w.get('detail') or w['evidence']})" in md for w in wrong)
+    mo = run_markdown("mo-2", runs)
+    assert "| wrong facts | mentioned & correct |" in mo
+    for r in store.read("provider_summaries", "mo-2").to_dicts():
+        assert f"| {percent(r['wrong_fact_rate'])} | {percent(r['correct_mention_rate'])} |" in mo
 
 
 def test_monitor_report_compares_providers_and_trends(runs):

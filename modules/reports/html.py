@@ -22,7 +22,8 @@ h2{font-size:18px;margin:0 0 10px}h3{font-size:15px;margin:14px 0 6px}
 table{border-collapse:collapse;width:100%;font-size:13px;margin:6px 0}table.kv{width:auto}
 th,td{border-bottom:1px solid #e8eaee;padding:4px 8px;text-align:left;vertical-align:top}
 th{background:#f0f2f5;font-weight:600}td.num{text-align:right;font-variant-numeric:tabular-nums}
-mark{background:#fff1a8;padding:0 1px}mark.gt{background:#d6f5d6}b{color:#0b4fa8}
+mark{background:#fff1a8;padding:0 1px}mark.gt{background:#d6f5d6}mark.wrong{background:#fde2e1;color:#a50e0e}
+b{color:#0b4fa8}
 .tier-excellent{color:#137333}.tier-good{color:#3c7d0e}.tier-fair{color:#b06000}.tier-poor{color:#c5221f}
 .badge{display:inline-block;border-radius:10px;padding:0 8px;font-size:12px;background:#eef0f3;margin-right:4px}
 .bad{background:#fde7e7;color:#a50e0e}.good{background:#e6f4ea;color:#137333}.warn{background:#fef7e0;color:#8a5a00}
@@ -69,6 +70,24 @@ def delta(value: float | None) -> str:
     return f'<span class="badge {cls}">{"0.0" if text in ("+0.0", "-0.0") else text}</span>'
 
 
+def percent(value: float | None) -> str:
+    """A 0-1 share as a whole percentage ("25%"); "-" when there is none."""
+    return "-" if value is None else f"{100 * value:.0f}%"
+
+
+def rate_delta(value: float | None, *, lower_is_better: bool = True) -> str:
+    """The change of a 0-1 share in percentage points, coloured by whether it is good news
+    (a wrong-fact rate that rises is bad)."""
+    if value is None:
+        return '<span class="muted">-</span>'
+    points = 100 * value
+    better = points < -0.5 if lower_is_better else points > 0.5
+    worse = points > 0.5 if lower_is_better else points < -0.5
+    text = f"{points:+.0f}"
+    text = "0" if text in ("+0", "-0") else text
+    return f'<span class="badge {"good" if better else "bad" if worse else ""}">{text} pt</span>'
+
+
 def tier(value: str | None) -> str:
     return f'<span class="tier-{esc(value)}">{esc(value or "-")}</span>'
 
@@ -94,14 +113,16 @@ def table(rows: Sequence[dict], columns: Sequence[tuple[str, str]], *, raw: Iter
     return f"<table{cls}><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
-def marked(text: str, spans: Sequence[tuple[int, int, str]], css: str = "") -> str:
-    """``text`` with each (start, end, title) span in ``<mark>``; overlapping spans are skipped."""
+def marked(text: str, spans: Sequence[tuple], css: str = "") -> str:
+    """``text`` with each (start, end, title) span in ``<mark>``; overlapping spans are skipped.
+    A span may carry a fourth item, its own CSS class (e.g. ``wrong`` for a wrong fact)."""
     out, pos = [], 0
-    for start, end, title in sorted(spans):
+    for start, end, title, *own in sorted(spans, key=lambda x: tuple(x[:3])):
         if start < pos or end <= start or end > len(text):
             continue
         out.append(esc(text[pos:start]))
-        cls = f' class="{esc(css)}"' if css else ""
+        cls = own[0] if own else css
+        cls = f' class="{esc(cls)}"' if cls else ""
         out.append(f'<mark{cls} title="{esc(title)}">{esc(text[start:end])}</mark>')
         pos = end
     out.append(esc(text[pos:]))

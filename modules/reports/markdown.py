@@ -32,19 +32,39 @@ def _delta(v) -> str | None:
     return None if v is None else f"{v:+.1f}"
 
 
+def _percent(v) -> str | None:
+    """A 0-1 share as a whole percentage."""
+    return None if v is None else f"{100 * v:.0f}%"
+
+
+def _points(v) -> str | None:
+    """The change of a 0-1 share, in percentage points."""
+    if v is None:
+        return None
+    text = f"{100 * v:+.0f}"
+    return f"{'0' if text in ('+0', '-0') else text} pt"
+
+
 def response_markdown(store: ParquetStore, run_id: str) -> str:
     analyses = store.read("analyses", run_id)
-    summaries = [{**s, **{f"{m}_d": _delta(s[f"{m}_delta"]) for m in METRICS}} for s in store.read("summaries", run_id).to_dicts()]
+    summaries = [{**s, **{f"{m}_d": _delta(s[f"{m}_delta"]) for m in METRICS}, "wrong": _percent(s.get("wrong_fact_rate")),
+                  "wrong_d": _points(s.get("wrong_fact_rate_delta"))} for s in store.read("summaries", run_id).to_dicts()]
     out = "## Per-domain scores\n\n" + md_table(summaries, [
         ("domain", "domain"), ("query_set_id", "query set"), ("query_count", "answers"), ("flagged_count", "flagged"),
-        ("error_count", "errors"), *[(f"{m}_mean", m) for m in METRICS], *[(f"{m}_d", f"Δ {m}") for m in METRICS]])
+        ("error_count", "errors"), *[(f"{m}_mean", m) for m in METRICS], *[(f"{m}_d", f"Δ {m}") for m in METRICS],
+        ("wrong", "wrong facts"), ("wrong_d", "Δ wrong facts")])
+    if summaries:
+        out += "\nwrong facts: share of the scored answers with at least one fact the site states otherwise.\n"
     providers = store.read("provider_summaries", run_id).to_dicts()
     if providers:
-        rows = [{**r, "d": _delta(r["accuracy_delta"]), "state": "FAILED" if r["failed"] else "ok"} for r in providers]
+        rows = [{**r, "d": _delta(r["accuracy_delta"]), "state": "FAILED" if r["failed"] else "ok",
+                 "wrong": _percent(r.get("wrong_fact_rate")), "correct": _percent(r.get("correct_mention_rate"))}
+                for r in providers]
         out += "\n## Providers side by side\n\n" + md_table(rows, [
             ("domain", "domain"), ("provider", "provider"), ("model", "model"), ("state", "state"),
             ("accuracy_rank", "rank"), *[(f"{m}_mean", m) for m in METRICS], ("d", "Δ accuracy"),
-            ("refusal_count", "refusals"), ("error_count", "errors")])
+            ("refusal_count", "refusals"), ("error_count", "errors"), ("wrong", "wrong facts"),
+            ("correct", "mentioned & correct")])
         for c in store.read("collections", run_id).filter(pl.col("status") == "failed").to_dicts():
             out += f"\n**{c['provider']}/{c['model']} failed entirely:** {c['error']}\n"
     scored = (analyses.filter(pl.col("status") != "error")
@@ -53,9 +73,12 @@ def response_markdown(store: ParquetStore, run_id: str) -> str:
     out += "\n## Weakest answers\n\n"
     for r in scored.to_dicts():
         result = json.loads(r["result_json"])
-        missing = [c["claim"]["text"] for c in (result.get("feedback") or {}).get("claims", {}).get("missing", [])]
+        feedback = result.get("feedback") or {}
+        missing = [c["claim"]["text"] for c in feedback.get("claims", {}).get("missing", [])]
+        wrong = [f"{w['statement']} ({w.get('detail') or w['evidence']})" for w in feedback.get("contradictions") or []]
         out += (f"- **{r['query_id']}** ({r['provider'] or '-'}/{r['model'] or '-'}): "
                 + ", ".join(f"{m} {_cell(r[f'{m}_score'])} ({r[f'{m}_tier']})" for m in METRICS)
+                + (f"; wrong: {'; '.join(_cell(w) for w in wrong)}" if wrong else "")
                 + (f"; missing: {'; '.join(missing)}" if missing else "") + "\n")
     bad = analyses.filter(pl.col("status") != "ok")
     out += f"\n{bad.filter(pl.col('status') == 'flagged').height} flagged and {bad.filter(pl.col('status') == 'error').height} error rows.\n"
@@ -101,7 +124,7 @@ def run_table(run_id: str, data_dir: str | None = None) -> list[dict]:
         frame = store.read("provider_summaries", run_id) if flow == "monitor" else store.read("summaries", run_id)
         keys = [c for c in frame.columns if c in ("domain", "query_set_id", "provider", "model", "query_count",
                                                     "error_count", "refusal_count", "accuracy_rank")
-                or c.endswith(("_mean", "_delta"))]
+                or c.endswith(("_mean", "_delta", "_rate"))]
     elif flow in RESEARCH_FLOWS:
         frame, keys = store.read("reports", run_id), ["question_id", "question", "status", "confidence", "stop_reason", "duration_s"]
     elif flow == "collect":

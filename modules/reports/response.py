@@ -9,7 +9,7 @@ import polars as pl
 
 from ..store import ParquetStore
 from . import plots
-from .html import delta, esc, fmt, marked, section, table, tier
+from .html import delta, esc, fmt, link, marked, percent, rate_delta, section, table, tier
 
 METRICS = plots.METRICS
 
@@ -29,11 +29,15 @@ def _tiers(summaries: list[dict], group_key: str) -> dict[str, dict[str, dict[st
 
 
 def summary_section(summaries: list[dict], analyses: pl.DataFrame) -> str:
-    rows = [{**s, **{f"{m}_d": delta(s[f"{m}_delta"]) for m in METRICS}} for s in summaries]
+    rows = [{**s, **{f"{m}_d": delta(s[f"{m}_delta"]) for m in METRICS}, "wrong": percent(s.get("wrong_fact_rate")),
+             "wrong_d": rate_delta(s.get("wrong_fact_rate_delta"))} for s in summaries]
     body = table(rows, [("domain", "domain"), ("query_set_id", "query set"), ("query_count", "answers"),
                         ("flagged_count", "flagged"), ("error_count", "errors"),
                         *[(f"{m}_mean", f"{m} mean") for m in METRICS], *[(f"{m}_d", f"Δ {m}") for m in METRICS],
-                        ("previous_run_id", "compared with")], raw=[f"{m}_d" for m in METRICS])
+                        ("wrong", "wrong facts"), ("wrong_d", "Δ wrong facts"),
+                        ("previous_run_id", "compared with")], raw=[*[f"{m}_d" for m in METRICS], "wrong_d"])
+    body += ('<p class="muted">wrong facts: share of the scored answers that state at least one fact the site '
+             "states otherwise (&Delta; in percentage points; a rise is bad news)</p>")
     body += "<h3>Tiers per domain</h3><figure>" + plots.tier_bars(_tiers(summaries, "domain")) + "</figure>"
     body += "<h3>Score distributions</h3><figure>" + plots.histograms(_values(analyses, "domain")) + "</figure>"
     return section("Per-domain scores", body, "domains")
@@ -56,17 +60,28 @@ def trend_section(store: ParquetStore, summaries: list[dict], flow: str) -> str:
 def provider_section(provider_rows: list[dict], collections: list[dict]) -> str:
     by = {(c["provider"], c["model"]): c for c in collections}
     rows = [{**r, "who": f"{r['provider']}/{r['model']}", "cost": by.get((r["provider"], r["model"]), {}).get("cost_usd"),
-             "d": delta(r["accuracy_delta"]),
+             "d": delta(r["accuracy_delta"]), "wrong": percent(r.get("wrong_fact_rate")),
+             "correct": percent(r.get("correct_mention_rate")),
              "state": '<span class="badge bad">failed</span>' if r["failed"] else '<span class="badge good">ok</span>'}
             for r in provider_rows]
     body = table(rows, [("domain", "domain"), ("who", "provider / model"), ("state", ""), ("accuracy_rank", "rank"),
-                        *[(f"{m}_mean", m) for m in METRICS], ("d", "Δ accuracy"), ("refusal_count", "refusals"),
+                        *[(f"{m}_mean", m) for m in METRICS], ("d", "Δ accuracy"), ("correct", "mentioned & correct"),
+                        ("wrong", "wrong facts"), ("refusal_count", "refusals"),
                         ("empty_count", "empty"), ("error_count", "errors"), ("cost", "cost (USD)")], raw=["d", "state"])
+    body += ('<p class="muted">mentioned &amp; correct: share of the scored answers that name the site (URL, domain '
+             "or brand) and state no wrong fact; wrong facts: share with at least one</p>")
     scored = [r for r in rows if not r["failed"]]
     if scored:
         body += "<figure>" + plots.grouped_bars([r["who"] for r in scored],
                                                 {m: [r[f"{m}_mean"] for r in scored] for m in METRICS},
                                                 "mean scores per provider") + "</figure>"
+    rated = [r for r in scored if r.get("correct_mention_rate") is not None]
+    if rated:
+        body += "<figure>" + plots.grouped_bars(
+            [r["who"] for r in rated],
+            {"mentioned and correct": [100 * r["correct_mention_rate"] for r in rated],
+             "with a wrong fact": [100 * (r.get("wrong_fact_rate") or 0) for r in rated]},
+            "answers mentioned and correct, and with a wrong fact (% per provider)") + "</figure>"
     for c in collections:
         if c["status"] == "failed":
             body += f'<p><span class="badge bad">failed</span> <b>{esc(c["provider"])}/{esc(c["model"])}</b>: {esc(c["error"])}</p>'
@@ -91,11 +106,18 @@ def _answer(row: dict) -> str:
     spans = [(h["responseRange"]["start"], h["responseRange"]["end"],
               f"{h['groundTruthSource']['pageUrl']} (similarity {h['similarity']:.2f}): {h['groundTruthSource']['matchedText'][:200]}")
              for h in highlights]
+    wrong = fb.get("contradictions") or []
+    spans += [(w["position"]["start"], w["position"]["end"], f"wrong fact: {w.get('detail') or w['evidence']}", "wrong")
+              for w in wrong]
     claims = fb.get("claims") or {}
     found = "".join(f"<li>&#10003; {esc(c['claim']['text'])} <span class=\"muted\">({esc(c['claim']['importance'])}, "
                     f"{c['confidence']:.2f}): &ldquo;{esc(c['evidence'])}&rdquo;</span></li>" for c in claims.get("found") or [])
     missing = "".join(f"<li>&#10007; {esc(c['claim']['text'])} <span class=\"muted\">({esc(c['importance'])})</span></li>"
                       for c in claims.get("missing") or [])
+    contradicted = "".join(
+        f"<li>&#9888; <span class=\"badge bad\">contradicted</span> {esc(c['claim']['text'])} <span class=\"muted\">"
+        f"({esc(c['claim']['importance'])}): &ldquo;{esc(c['statement'])}&rdquo; &middot; {esc(c['evidence'])}</span></li>"
+        for c in claims.get("contradicted") or [])
     unsupported = "".join(f"<li>{esc(u['statement'])} <span class=\"muted\">(best match {u['similarity']:.2f})</span></li>"
                           for u in claims.get("notInGroundTruth") or [])
     attribution = (result.get("scores") or {}).get("attribution") or {}
@@ -105,17 +127,36 @@ def _answer(row: dict) -> str:
                       f"<span class=\"muted\">&ldquo;{esc(h['groundTruthSource']['matchedText'][:160])}&rdquo;</span></li>"
                       for h in highlights)
     scores = " ".join(f"{m} <b>{fmt(row[f'{m}_score'])}</b> {tier(row[f'{m}_tier'])}" for m in METRICS)
+    capped = (((result.get("scores") or {}).get("accuracy") or {}).get("components") or {}).get("cappedBy")
     return (f"<h3>{esc(row['query_id'])}: {esc(result.get('query') or '')}</h3>"
             f"<p>{esc(row['provider'] or '-')}/{esc(row['model'] or '-')} &middot; {scores} &middot; "
             + "".join(f'<span class="badge warn">{esc(f)}</span>' for f in row["flags"] or []) + "</p>"
             + (f"<div class=\"response\">{marked(response, spans)}</div>" if response.strip()
                else '<div class="response muted">(empty response)</div>')
             + f"<p class=\"muted\">Marked: sentences that match a ground-truth chunk ({fb.get('highlights', {}).get('coveragePercent', 0):.0f}% "
-            f"of the response); hover for the page and the matched text.</p>"
+            f"of the response)" + ("; in red, wrong facts" if wrong else "") + "; hover for the page and the matched text.</p>"
+            + (_wrong_facts(wrong, capped) if wrong else "")
             + (f"<h3>Matched ground truth</h3><ul class=\"claims\">{sources}</ul>" if sources else "")
-            + (f"<h3>Claims</h3><ul class=\"claims\">{found}{missing}</ul>" if found or missing else "")
+            + (f"<h3>Claims</h3><ul class=\"claims\">{found}{contradicted}{missing}</ul>" if found or contradicted or missing else "")
             + (f"<h3>Not in the ground truth</h3><ul class=\"claims\">{unsupported}</ul>" if unsupported else "")
             + (f"<h3>Attribution</h3><ul class=\"claims\">{mentions}</ul>" if mentions else ""))
+
+
+SOURCES = {"expected_answer": "the expected answer", "claim": "a claim", "ground_truth": "the site's page"}
+
+
+def _wrong_facts(wrong: list[dict], capped: str | None) -> str:
+    """The answer's wrong facts: what it says, what the site says instead (and where), what differs."""
+    items = []
+    for w in wrong:
+        where = SOURCES.get(w.get("source"), w.get("source") or "")
+        page = f" {link(w['pageUrl'])}" if w.get("pageUrl") else ""
+        detail = f' <span class="muted">({esc(w["detail"])})</span>' if w.get("detail") else ""
+        items.append(f'<li><span class="badge bad">{esc(w.get("kind") or "other")}</span> '
+                     f'<mark class="wrong">{esc(w["statement"])}</mark> &rarr; the site says: &ldquo;{esc(w["evidence"])}&rdquo; '
+                     f'<span class="muted">({esc(where)})</span>{page}{detail}</li>')
+    note = f'<p class="muted">Accuracy held below good: {esc(capped)}</p>' if capped else ""
+    return f'<h3>Wrong facts</h3><ul class="claims wrong-facts">{"".join(items)}</ul>{note}'
 
 
 def worst_section(analyses: pl.DataFrame, n: int = 5) -> str:

@@ -37,6 +37,7 @@ from .schema import (
     TextPosition, UnmatchedSegment, UnsupportedStatement,
 )
 from .tiers import tier_for
+from .facts import values
 from .verdicts import Judge, Lexicon, Window
 
 ANALYZER_VERSION = f"sleuth-response-analyzer/{__version__}"
@@ -110,6 +111,22 @@ def _with_facts(accuracy: AccuracyResult, found: int, scored: int, wrong: list[C
     return accuracy.model_copy(update={"score": score, "tier": tier_for(score, tiers), "components": components})
 
 
+def _contradicted_by_pages(claims: ClaimFeedback, page_values: list) -> None:
+    """A missing claim is contradicted where the response states, against the page, another value
+    in place of exactly the claim's value ("within 90 days" where the page and the claim say 60)."""
+    for m in list(claims.missing):
+        wanted = values(m.claim.text)
+        names = set(m.claim.text.split())
+        hit = next(((clause, detail, kind) for clause, page_value, detail, kind in page_values
+                    if (any(page_value.equals(w) for w in wanted) if kind != "entity"
+                        else names & set(page_value))), None)
+        if hit:
+            clause, detail, kind = hit
+            claims.missing.remove(m)
+            claims.contradicted.append(ContradictedClaim(claim=m.claim, statement=clause.text, position=_pos(clause),
+                                                         evidence=detail, kind=kind))
+
+
 class ResponseAnalyzer:
     """Scores AI responses against a site's ground truth (seed 001)."""
 
@@ -124,6 +141,7 @@ class ResponseAnalyzer:
         self._retry = {"retries": p.embedding_retries, "backoff_s": p.embedding_backoff_s}
         self.judge = Judge(Lexicon(None if isinstance(self.embedder, KeywordEmbedder) else self.embedder))
         self._learned: set[str] = set()  # ground-truth versions whose words the lexicon holds
+        self._page_facts: dict[str, list] = {}  # ground-truth version -> per chunk, its parsed sentences
 
     # ----- ground truth -------------------------------------------------------------------
     def prepare_ground_truth(self, pages: Sequence[StoredPage], domains: Iterable[str]) -> dict[str, GroundTruth]:
@@ -321,7 +339,9 @@ class ResponseAnalyzer:
 
         accuracy = self._accuracy(p, gt, vec, C, chunk_gt, fallback)
         completeness, claim_fb = self._completeness(p, vec)
-        wrong = self._wrong_facts(p, gt, sent_gt, claim_fb.contradicted)
+        page_values: list = []
+        wrong = self._wrong_facts(p, gt, sent_gt, claim_fb.contradicted, page_values)
+        _contradicted_by_pages(claim_fb, page_values)
         if completeness is not None or wrong:
             scored = completeness.total_required if completeness else 0
             accuracy = _with_facts(accuracy, completeness.total_found if completeness else 0, scored, wrong, cfg.tiers)
@@ -464,7 +484,8 @@ class ResponseAnalyzer:
         """Terms an answer may leave implicit: the question's and the brand's."""
         return Judge.keys([p.record.query or "", *p.record.brand_names])
 
-    def _wrong_facts(self, p: _Prepared, gt: GroundTruth, sent_gt, contradicted: list[ContradictedClaim]) -> list[Contradiction]:
+    def _wrong_facts(self, p: _Prepared, gt: GroundTruth, sent_gt, contradicted: list[ContradictedClaim],
+                     page_values: list) -> list[Contradiction]:
         """Wrong facts: the claims the response contradicts (source ``claim``, or
         ``expected_answer`` for claims cut from it), then statements that the pages most like
         each sentence state otherwise (``ground_truth``); one per stretch of the response."""
@@ -477,17 +498,23 @@ class ResponseAnalyzer:
         if sent_gt is None or not self.config.feedback.check_pages:
             return out
         implicit = self._implicit_terms(p) | Judge.keys(gt.brand_names)
+        facts = self._page_facts.get(gt.version)
+        if facts is None:
+            facts = self._page_facts[gt.version] = [Judge.page_facts(
+                (x.text, c.page_url) for x in split_sentences(c.text)) for c in gt.chunks]
+        every = [f for chunk_facts in facts for f in chunk_facts]
         k = min(3, sent_gt.shape[1])
         for i, s in enumerate(p.sentences):
             if not s.text.strip() or len(s.text) > 600:
                 continue
-            top = np.argsort(-sent_gt[i])[:k]
-            page_sentences = [(x.text, gt.chunks[j].page_url) for j in top for x in split_sentences(gt.chunks[j].text)]
-            for clause, kind, evidence, url, detail, conf in self.judge.against_pages(s, page_sentences, implicit):
+            candidates = [f for j in np.argsort(-sent_gt[i])[:k] for f in facts[j]]
+            for clause, kind, evidence, url, detail, conf, page_value in self.judge.against_pages(s, candidates, every, implicit):
                 if any(c.position.start < clause.end and clause.start < c.position.end for c in out):
                     continue
                 out.append(Contradiction(statement=clause.text, position=_pos(clause), kind=kind, evidence=evidence,
                                          source="ground_truth", page_url=url, confidence=conf, detail=detail))
+                if page_value is not None:
+                    page_values.append((clause, page_value, detail, kind))
         return sorted(out, key=lambda c: c.position.start)
 
     def _highlights(self, p: _Prepared, gt: GroundTruth, sent_gt, wrong: list[Contradiction]) -> tuple[HighlightFeedback, list[UnsupportedStatement]]:

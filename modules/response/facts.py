@@ -59,13 +59,17 @@ _AMOUNT = rf"(?P<num>{_NUM}|{_WORD_NUMBER})(?:[ -]?(?P<scale>hundred|thousand|mi
 _UNIT_WORDS = "|".join(sorted((re.escape(u) for u in _UNITS), key=len, reverse=True))
 _PERIOD_TAIL = r"(?:\s*(?:/|per|a|an|each|every)\s*(?P<period>month|mo|year|yr|week|wk|day|hour|hr)\b|\s+(?P<period2>monthly|annually|yearly|weekly|daily|hourly)\b)?"
 _PATTERNS = [
+    ("skip", re.compile(r"\b24/7\b|\[\d{1,3}\]|^\s*\d{1,2}[.)](?=\s|$)|(?<=\s)\d{1,2}\.(?=\s+[A-Z*])|(?<=[A-Za-z])-?\d[\d.]*|\b\d+(?=[A-Za-z]{2,})|"
+                        r"\S+\.(?:example|com|org|net|io|dev|co|uk|de|fr)\S*|https?://\S+", re.M)),
+    ("time", re.compile(r"\b(?P<hour>[01]?\d|2[0-3])(?::(?P<minute>[0-5]\d))?\s*(?P<ampm>[ap])\.?\s?m\b\.?|"
+                        r"\b(?P<hour2>[01]?\d|2[0-3]):(?P<minute2>[0-5]\d)\b", re.I)),
     ("date", re.compile(rf"\b(?P<month>{'|'.join(_MONTHS)})\.?\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?,?\s+(?P<year>\d{{4}})\b", re.I)),
     ("date", re.compile(rf"\b(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s+(?P<month>{'|'.join(_MONTHS)})\.?,?\s+(?P<year>\d{{4}})\b", re.I)),
     ("date", re.compile(r"\b(?P<year>\d{4})-(?P<monthn>\d{2})-(?P<day>\d{2})\b")),
     ("money", re.compile(rf"(?P<cur>US\$|\$|€|£|¥|\b(?:USD|EUR|GBP|JPY)\s?)\s?{_AMOUNT}{_PERIOD_TAIL}", re.I)),
     ("money", re.compile(rf"\b{_AMOUNT}\s?(?P<cur>dollars?|euros?|pounds?|yen|USD|EUR|GBP|JPY)\b{_PERIOD_TAIL}", re.I)),
     ("percent", re.compile(rf"\b{_AMOUNT}\s?(?:%|percent\b|per cent\b)", re.I)),
-    ("quantity", re.compile(rf"\b{_AMOUNT}\s?(?P<unit>{_UNIT_WORDS})\b", re.I)),
+    ("quantity", re.compile(rf"\b{_AMOUNT}[\s-]?(?P<unit>{_UNIT_WORDS})\b", re.I)),
     ("year", re.compile(r"\b(?:in|since|from|until|by|of|year)\s+(?P<year>1[0-9]{3}|20[0-9]{2})\b|\b(?P<year2>1[5-9][0-9]{2}|20[0-9]{2})\b")),
     ("number", re.compile(rf"(?<![\w.]){_AMOUNT}(?![\w])", re.I)),
 ]
@@ -76,7 +80,7 @@ class Value:
     """One typed value as it appears in a text: ``kind`` and ``unit`` say what it measures, and
     ``amount`` is in the unit's base (bytes, metres, a currency per year for a price with a period)."""
 
-    kind: str  # money | percent | quantity | date | year | number
+    kind: str  # money | percent | quantity | date | year | time | number
     amount: float  # in the unit's base; a price with a period: per year
     unit: str  # currency, dimension (bytes, metres, ...), "%", "" for plain numbers and dates
     start: int
@@ -118,6 +122,9 @@ class Value:
         if "money" in kinds:  # "6" alone is not "$6" in a claim about a price; but the number is there
             amounts = [v.raw if v.kind == "money" else v.amount for v in (self, other)]
             return _close(amounts[0], amounts[1], 0.0005)
+        if "number" in kinds and "quantity" in kinds:  # "seventy" is "70 minutes" as written
+            q, n = (self, other) if self.kind == "quantity" else (other, self)
+            return _close(q.amount / q.factor, n.amount, 0.0005)
         if self.unit == other.unit == "bytes" and self.factor != other.factor:  # 1 TB is 1,000 GB, or 1,024
             steps = round(math.log(max(self.factor, other.factor) / min(self.factor, other.factor), 1000))
             return any(_close(self.amount * 1.024 ** k, other.amount, 0.0005) for k in (-steps, 0, steps))
@@ -166,6 +173,9 @@ def values(text: str) -> list[Value]:
             start, end = m.span()
             if any(start < e and s < end for s, e in taken):
                 continue
+            if kind == "skip":  # citation marks, list numbers, model names, URLs: not values
+                taken.append((start, end))
+                continue
             value = _typed(kind, m)
             if value is None:
                 continue
@@ -176,6 +186,14 @@ def values(text: str) -> list[Value]:
 
 def _typed(kind: str, m: re.Match) -> tuple | None:
     groups = m.groupdict()
+    if kind == "time":  # minutes after midnight: "5 p.m." is "17:00"
+        hour = int(groups.get("hour") or groups.get("hour2"))
+        minute = int(groups.get("minute") or groups.get("minute2") or 0)
+        ampm = (groups.get("ampm") or "").lower()
+        if ampm and not 1 <= hour <= 12:
+            return None
+        hour = hour % 12 + (12 if ampm == "p" else 0) if ampm else hour
+        return "time", float(hour * 60 + minute), ""
     if kind == "date":
         month = int(groups["monthn"]) if groups.get("monthn") else _MONTHS[groups["month"].lower().rstrip(".")]
         day, year = int(groups["day"]), int(groups["year"])
@@ -212,7 +230,8 @@ def compare_values(claim: str, text: str) -> tuple[str, list[tuple[Value, Value 
         match = next((v for v in stated if v.equals(value)), None)
         # a rival: a value of the same kind that is none of the claim's ("$10 a month" does not
         # contradict "the pro plan costs $30" in a claim that also says "starter costs $10")
-        rivals = [v for v in stated if v.same_kind(value) and not any(v.equals(w) for w in wanted)]
+        rivals = [v for v in stated if v.same_kind(value) and not any(v.equals(w) for w in wanted)
+                  and not (value.kind == "date" and v.kind == "year")]  # "1850-1950" is no date's rival
         if match is not None:
             pairs.append((value, match))
         elif rivals:

@@ -17,6 +17,7 @@ from .schema import AnalysisResult
 
 TIERS = ("excellent", "good", "fair", "poor")
 METRICS = ("accuracy", "completeness", "attribution")
+RATES = ("wrong_fact_rate",)  # 0-1 shares of scored answers, with a ``*_delta`` against the previous run
 
 ANALYSES_SCHEMA = {
     "id": pl.String, "query_id": pl.String, "query_set_id": pl.String, "domain": pl.String,
@@ -31,6 +32,8 @@ ANALYSES_SCHEMA = {
     "coverage_percent": pl.Float64, "fallback": pl.Boolean,
     "ground_truth_version": pl.String, "analyzer_version": pl.String,
     "analyzed_at": pl.Datetime("us", "UTC"), "result_json": pl.String,
+    # appended (issue 15), so that every earlier column keeps its position: wrong facts
+    "claims_contradicted": pl.Int64, "contradiction_count": pl.Int64, "has_wrong_fact": pl.Boolean,
 }
 
 SUMMARY_SCHEMA = {
@@ -42,6 +45,8 @@ SUMMARY_SCHEMA = {
     },
     "previous_run_id": pl.String,
     **{f"{m}_delta": pl.Float64 for m in METRICS},
+    # appended (issue 15): share of scored answers with a wrong fact, 0-1, and its trend
+    "wrong_fact_rate": pl.Float64, "wrong_fact_rate_delta": pl.Float64,
 }
 
 RUNS_SCHEMA = {
@@ -64,6 +69,8 @@ def runs_frame(flow: str, started_at: datetime, **fields) -> pl.DataFrame:
 
 def analysis_row(r: AnalysisResult) -> dict:
     acc, comp, attr = r.scores.accuracy, r.scores.completeness, r.scores.attribution
+    scored = r.status != "error"
+    contradicted, wrong = r.feedback.claims.contradicted, r.feedback.contradictions
     return {
         "id": r.id, "query_id": r.query_id, "query_set_id": r.query_set_id, "domain": r.domain,
         "provider": r.ai_provider, "model": r.model, "source_line": r.source_line,
@@ -80,6 +87,9 @@ def analysis_row(r: AnalysisResult) -> dict:
         "fallback": r.fallback, "ground_truth_version": r.ground_truth_version,
         "analyzer_version": r.analyzer_version, "analyzed_at": r.analyzed_at,
         "result_json": r.model_dump_json(by_alias=True),
+        "claims_contradicted": len(contradicted) if scored else None,
+        "contradiction_count": len(wrong) if scored else None,
+        "has_wrong_fact": bool(wrong or contradicted) if scored else None,
     }
 
 
@@ -108,6 +118,9 @@ PROVIDER_SUMMARY_SCHEMA = {
     "accuracy_rank": pl.Int64,
     "previous_run_id": pl.String,
     **{f"{m}_delta": pl.Float64 for m in METRICS},
+    "wrong_fact_rate": pl.Float64, "wrong_fact_rate_delta": pl.Float64,
+    # scored answers that name the site (URL, domain or brand) and state no wrong fact, 0-1
+    "correct_mention_rate": pl.Float64,
 }
 
 
@@ -116,7 +129,8 @@ def summarize(analyses: pl.DataFrame, run_at: datetime, previous: pl.DataFrame) 
 
     Statistics cover scored rows (``ok`` and ``flagged``); error rows are only counted. The
     trend compares means with the latest earlier run of the same domain and query set in
-    ``previous`` (the caller chooses which runs count: ``monitor`` compares monitor runs only).
+    ``previous`` (the caller chooses which runs count: ``monitor`` compares monitor runs only);
+    ``wrong_fact_rate`` is the share (0-1) of scored answers with at least one wrong fact.
     """
     return _summaries(analyses, run_at, previous, SUMMARY_KEYS, [], SUMMARY_SCHEMA)
 
@@ -126,10 +140,15 @@ def summarize_providers(analyses: pl.DataFrame, run_at: datetime, previous: pl.D
 
     ``failed`` marks a provider with no scored answer at all (every call an error), which stays
     in the table; ``accuracy_rank`` orders providers within a domain and query set (1 = best
-    mean accuracy); deltas compare the same provider and model with its previous run.
+    mean accuracy); deltas compare the same provider and model with its previous run;
+    ``correct_mention_rate`` is the share of scored answers that name the site (URL, domain or
+    brand) and state no wrong fact.
     """
     flag = lambda f: pl.col("flags").list.contains(f).fill_null(False).sum()  # noqa: E731
-    extra = [flag("refusal").alias("refusal_count"), flag("empty_response").alias("empty_count")]
+    mentioned = pl.any_horizontal("has_url_citation", "has_domain_mention", "has_brand_mention").fill_null(False)
+    correct = _share(analyses, mentioned & ~pl.col("has_wrong_fact"), "has_wrong_fact")
+    extra = [flag("refusal").alias("refusal_count"), flag("empty_response").alias("empty_count"),
+             correct.alias("correct_mention_rate")]
     out = _summaries(analyses, run_at, previous, PROVIDER_KEYS, extra, PROVIDER_SUMMARY_SCHEMA)
     if out.is_empty():
         return out
@@ -148,6 +167,7 @@ def _summaries(analyses: pl.DataFrame, run_at: datetime, previous: pl.DataFrame,
         (pl.col("status") == "ok").sum().alias("ok_count"),
         (pl.col("status") == "flagged").sum().alias("flagged_count"),
         (pl.col("status") == "error").sum().alias("error_count"),
+        _share(analyses, pl.col("has_wrong_fact"), "has_wrong_fact").alias("wrong_fact_rate"),
         *extra,
     ]
     for m in METRICS:
@@ -168,8 +188,19 @@ def _summaries(analyses: pl.DataFrame, run_at: datetime, previous: pl.DataFrame,
         for m in METRICS:
             cur, old = row[f"{m}_mean"], prev and prev.get(f"{m}_mean")
             row[f"{m}_delta"] = None if cur is None or old is None else round(cur - old, 4)
+        for rate in RATES:
+            cur, old = row[rate], prev and prev.get(rate)
+            row[f"{rate}_delta"] = None if cur is None or old is None else round(cur - old, 4)
         rows.append(row)
     return frame(rows, schema)
+
+
+def _share(analyses: pl.DataFrame, condition: pl.Expr, needs: str) -> pl.Expr:
+    """The share (0-1, 4 decimals) of scored rows meeting ``condition``; null when none is scored
+    or when the rows predate the column it needs (an ``analyses`` table written before it)."""
+    if needs not in analyses.columns:
+        return pl.lit(None, pl.Float64)
+    return condition.filter(pl.col("status") != "error").cast(pl.Float64).mean().round(4)
 
 
 def _previous(previous: pl.DataFrame, match: dict[str, str | None], run_at: datetime) -> dict | None:

@@ -44,7 +44,8 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:['’][A-Za-z]+)?|\d[\d,.]*")
 _LIGHT = frozenset(_key(w) for w in """include includes included offer offers offered provide provides
     provided come comes get gets available feature features plan plans option options allow allows
     allowed let lets use uses used support supports supported make makes made give gives able work works
-    automatically also just currently still well really actually typically usually generally""".split())
+    automatically also just currently still well really actually typically usually generally receive receives
+    has have having""".split())
 #: paraphrases common in answers about sites, as stems; each group is one meaning
 _SYNONYMS = [
     "cost price priced pay charge fee costs prices",
@@ -76,6 +77,25 @@ _SYNONYMS = [
     "offline",
 ]
 _GROUP = {_key(w): i for i, g in enumerate(_SYNONYMS) for w in g.split()}
+_NEGATORS = frozenset("not no never nothing none nobody nowhere cannot neither nor without".split())
+#: negations that do not deny a fact: what the assistant does not know, and "at no cost"
+_NOT_DENIAL = re.compile(
+    r"\b(?:I|we)\s+(?:do\s*n[o']t|don['’]t|can['’]?not|can['’]t|couldn['’]t|am\s+not|'m\s+not)\s+"
+    r"(?:know|have|remember|recall|find|confirm|verify|see|sure|certain|access)\b|\bnot\s+(?:sure|certain)\b|"
+    r"\b(?:at\s+)?no\s+(?:extra\s+|additional\s+)?(?:cost|charge)\b|\bwithout\s+(?:a\s+)?charge\b|"
+    r"\bno\s+(?:later|more)\s+than\b|\bnot\s+only\b|\bcosts?\s+nothing\b|\bfor\s+nothing\b",
+    re.I)
+#: words of hedging and attribution: never the other fact of an answer
+_HEDGES = frozenset(_key(w) for w in """believe think recall remember know sure certain looks like seems
+    according page site says said states mentions listed lists check confirm information reliable update
+    sorry unfortunately probably likely maybe perhaps possibly""".split())
+
+
+def _negated(text: str) -> bool:
+    """Whether ``text`` denies something (not "I don't know", not "at no cost")."""
+    return has_negation(_NOT_DENIAL.sub(" ", text))
+
+
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-zA-Z0-9]+")
 
 
@@ -87,9 +107,33 @@ def _terms(text: str, skip: Iterable[tuple[int, int]] = ()) -> list[tuple[str, s
         if any(s <= m.start() < e for s, e in skip):
             continue
         w = m.group().lower().replace("’", "'").rstrip(".,")
-        if w in STOPWORDS or not w or w[0].isdigit():
+        if w in STOPWORDS or w in _NEGATORS or w.endswith("n't") or not w or w[0].isdigit():
             continue
         out.append((_key(w), w))
+    return out
+
+
+def _word_before(text: str, word: str) -> str | None:
+    """The word just before the first occurrence of ``word`` in ``text`` (lower-cased)."""
+    m = re.search(rf"([A-Za-z']+)\W+{re.escape(word)}\b", text, re.I)
+    return m.group(1).lower() if m else None
+
+
+_NAME_WORD = re.compile(r"\b[A-Z][a-z]+(?:[A-Z][a-z]+)*\b")
+
+
+def _name_words_raw(text: str) -> list[str]:
+    return [m.group() for m in _NAME_WORD.finditer(text)]
+
+
+def _name_words(text: str) -> list[tuple[str, str]]:
+    """Capitalised words that are not a sentence's or a list item's first word: likely names."""
+    out = []
+    for m in _NAME_WORD.finditer(text):
+        before = text[:m.start()].rstrip(" *_#>-–—•")
+        if not before or before[-1] in ".!?:\n|" or m.group().lower() in STOPWORDS:
+            continue
+        out.append((_key(m.group()), m.group()))
     return out
 
 
@@ -104,6 +148,7 @@ class Lexicon:
     def __init__(self, embedder: Embedder | None):
         self.embedder = embedder
         self.vectors: dict[str, np.ndarray] = {}
+        self._pairs: dict[tuple[str, str], float] = {}
 
     def add(self, words: Iterable[str]) -> None:
         new = sorted({w for w in words if w not in self.vectors})
@@ -116,10 +161,15 @@ class Lexicon:
         self.vectors.update(zip(new, vecs))
 
     def similarity(self, a: str, b: str) -> float:
-        va, vb = self.vectors.get(a), self.vectors.get(b)
-        if va is None or vb is None:
-            return 0.0
-        return float(va @ vb)
+        pair = (a, b) if a < b else (b, a)
+        sim = self._pairs.get(pair)
+        if sim is None:
+            va, vb = self.vectors.get(a), self.vectors.get(b)
+            sim = 0.0 if va is None or vb is None else float(va @ vb)
+            if len(self._pairs) > 2_000_000:
+                self._pairs.clear()
+            self._pairs[pair] = sim
+        return sim
 
 
 @dataclass(frozen=True)
@@ -130,6 +180,19 @@ class Window:
     terms: tuple[tuple[str, str], ...]
     values: tuple[Value, ...]
     negated: bool
+    single: bool  # one clause: its polarity is the polarity of what it states
+
+
+@dataclass(frozen=True)
+class PageSentence:
+    """A sentence of the site's pages, parsed for fact checks."""
+
+    text: str
+    url: str
+    values: tuple[Value, ...]
+    negated: bool
+    terms: tuple[tuple[str, str], ...]
+    single: bool  # one clause
 
 
 @dataclass
@@ -148,6 +211,10 @@ class JudgeSettings:
     found_frame_with_value: float = 0.34  # ... when the window states the claim's values
     found_cosine: float = 0.80  # or a sentence this close (and nothing against it)
     conflict_frame: float = 0.5  # a rival value counts in a window this much about the claim
+    name_frame: float = 0.75  # ... and, for a name the site never uses, this much of the rest
+    page_frame: float = 0.6  # a page sentence is about a statement when it states this much of it
+    fact_frame: float = 0.6  # ... stating this much of the claim's own words (beyond the question's)
+    found_fact_frame: float = 0.5  # a claim without values is found where this much of its own words are
     negation_frame: float = 0.72  # the opposite polarity counts in a clause this much about it
     entity_frame: float = 0.99  # the question's terms all there, the fact's missing: another fact
     entity_cosine: float = 0.6
@@ -163,6 +230,7 @@ class Judge:
 
     lexicon: Lexicon
     settings: JudgeSettings = field(default_factory=JudgeSettings)
+    _site_names: tuple = (None, set())
 
     # ----- term matching ---------------------------------------------------------------------
     def _credit(self, term: tuple[str, str], others: dict[str, str], threshold: float | None = None) -> float:
@@ -222,8 +290,9 @@ class Judge:
                 continue
             seen.add((sp.start, sp.end))
             vals = values(sp.text)
+            single = len(split_clauses(sp, min_words=2)) == 0
             out.append(Window(sp, tuple(_terms(sp.text, [(v.start, v.end) for v in vals])), tuple(vals),
-                              has_negation(sp.text)))
+                              _negated(sp.text), single))
         return out
 
     @staticmethod
@@ -242,7 +311,7 @@ class Judge:
         st = self.settings
         claim_values = values(claim)
         terms = _terms(claim, [(v.start, v.end) for v in claim_values])
-        negated = has_negation(claim)
+        negated = _negated(claim)
         fact_terms = [t for t in terms if not self._implied(t[0], implicit) and t[0] not in _LIGHT]
         names = [t for t in terms if t[0] in _names(claim) and not self._implied(t[0], implicit)]
         best: Verdict | None = None
@@ -253,7 +322,7 @@ class Judge:
             same_polarity = win.negated == negated
             if verdict != "conflict" and same_polarity and (verdict == "agree" or not claim_values):
                 needed = st.found_frame_with_value if claim_values else st.found_frame
-                fact_ok = not fact_terms or claim_values or self._stated(fact_terms, win.terms)
+                fact_ok = not fact_terms or bool(claim_values) or self.frame(fact_terms, win.terms) >= st.found_fact_frame
                 if fact_ok and (frame >= needed or (cos >= st.found_cosine and frame >= needed / 2)):
                     support = frame + 0.25 * cos + (0.5 if claim_values else 0)
                     if best is None or support > best.support or (
@@ -262,13 +331,14 @@ class Judge:
                 continue
             if names and self.frame(names, win.terms) < 1:
                 continue  # about another plan, person, place or prize
-            if verdict == "conflict" and frame >= st.conflict_frame:
+            if verdict == "conflict" and frame >= st.conflict_frame and (
+                    not fact_terms or self.frame(fact_terms, win.terms) >= st.fact_frame):
                 wanted, stated = next((a, b) for a, b in pairs if b is not None and not b.equals(a))
                 score = frame + 0.25 * cos - len(win.span.text) / 150  # the tightest statement
                 if against is None or score > against.support:
                     against = Verdict("contradicted", win, score, f"{wanted.text} (claim) vs {stated.text} (response)",
                                       _VALUE_KIND.get(wanted.kind, "number"))
-            elif not same_polarity and verdict != "conflict" and frame >= st.negation_frame and len(win.span.text) < 300:
+            elif not same_polarity and win.single and verdict == "absent" and frame >= st.negation_frame:
                 score = frame + 0.25 * cos - 0.1 - len(win.span.text) / 150
                 if against is None or score > against.support:
                     word = "negated" if not negated else "affirmed"
@@ -277,6 +347,8 @@ class Judge:
             return best
         if against is not None:
             return against
+        if claim_values:  # the values decide a claim that has them
+            return Verdict("missing")
         entity = self._other_entity(claim, terms, fact_terms, implicit, windows, cosines)
         return entity or Verdict("missing")
 
@@ -288,56 +360,103 @@ class Judge:
         if not fact_terms or len(fact_terms) > 3 or len(framing) < 2:
             return None
         claim_names = _names(claim) | {s for s, _ in fact_terms}
+        before = _word_before(claim, fact_terms[0][1])
         for win, cos in sorted(zip(windows, cosines), key=lambda x: -x[1]):
-            if cos < st.entity_cosine or len(win.span.text) > 300:
+            if cos < st.entity_cosine or len(win.span.text) > 300 or not win.single or len(win.terms) < 3:
                 continue
             if self.frame(framing, win.terms) >= st.entity_frame and not self._stated(fact_terms, win.terms):
                 new = [w for s, w in win.terms if s not in implicit and s not in claim_names and s not in _LIGHT
-                       and self.frame([(s, w)], [t for t in terms]) == 0]
+                       and s not in _HEDGES and self.frame([(s, w)], [t for t in terms]) == 0]
+                # the other thing stands where the claim's fact stands: "located in the Andes" for
+                # "located in the Himalayas", not "started in Lisbon" for "founded by Carvalho"
+                new = [w for w in new if before is not None and _word_before(win.span.text, w) == before]
                 if new:
                     return Verdict("contradicted", win, cos, f"{', '.join(w for _, w in fact_terms)} (claim) vs "
                                    f"{', '.join(new[:3])} (response)", "entity")
         return None
 
     # ----- wrong facts against the pages ------------------------------------------------------
-    def against_pages(self, sentence: Span, page_sentences: Sequence[tuple[str, str]],
-                      implicit: set[str]) -> list[tuple[Span, str, str, str, str, float]]:
+    @staticmethod
+    def page_facts(sentences: Iterable[tuple[str, str]]) -> list[PageSentence]:
+        """Page sentences (text, URL) with their values, polarity and terms, parsed once."""
+        out = []
+        for text, url in sentences:
+            vals = tuple(values(text))
+            out.append(PageSentence(text, url, vals, _negated(text),
+                                    tuple(_terms(text, [(v.start, v.end) for v in vals])),
+                                    not split_clauses(Span(0, len(text), text), min_words=2)))
+        return out
+
+    def site_names(self, every: Sequence[PageSentence]) -> set[str]:
+        """Every capitalised word of the site's pages (keys), computed once per page list."""
+        key = id(every)
+        if self._site_names[0] != key:
+            self._site_names = (key, {k for page in every for k, _ in _name_words(page.text)}
+                                | {k for page in every for k, _ in page.terms})
+        return self._site_names[1]
+
+    def against_pages(self, sentence: Span, candidates: Sequence[PageSentence], every: Sequence[PageSentence],
+                      implicit: set[str]) -> list[tuple[Span, str, str, str, str, float, Value | None]]:
         """Statements of ``sentence`` that the pages state otherwise: (statement span, kind,
-        evidence sentence, page URL, what disagrees, confidence). A value is wrong when no page
-        sentence about the same thing states it and one states another value of its kind; a
-        clause is wrong when a page sentence about the same thing has the opposite polarity and
-        none agrees."""
+        evidence sentence, page URL, what disagrees, confidence, the page's value).
+
+        A value is wrong when no sentence of the site about the same thing states it (``every``)
+        and one of the ``candidates`` (the page sentences most like this one) about the same thing
+        states another value of its kind. A one-clause statement is wrong when the candidates
+        about the same thing all state the opposite polarity. "About the same thing": the
+        statement's names are there, and most of its own words."""
         st = self.settings
         out = []
         clauses = split_clauses(sentence, min_words=2) or [sentence]
-        names = _names(sentence.text) - implicit
-        parsed = [(text, url, values(text), has_negation(text)) for text, url in page_sentences]
-        page_terms = [_terms(text, [(v.start, v.end) for v in vals]) for text, _, vals, _ in parsed]
+        names = {(n, n) for n in _names(sentence.text) - implicit}
+        known_names = self.site_names(every)
         for clause in clauses:
             vals = values(clause.text)
             terms = _terms(clause.text, [(v.start, v.end) for v in vals])
-            framed = []
-            for (text, url, pvals, pneg), pterms in zip(parsed, page_terms):
-                if names and self.frame([(n, n) for n in names], pterms) < 1:
-                    continue  # about another plan, person or place
-                f = self.frame(terms, pterms, implicit)
-                framed.append((f, text, url, pvals, pneg, pterms))
+            own = [t for t in terms if not self._implied(t[0], implicit) and t[0] not in _LIGHT and t[0] not in _HEDGES]
+
+            def about(page: PageSentence, threshold: float) -> float:
+                if names and self.frame(list(names), page.terms) < 1:
+                    return 0.0  # about another plan, person or place
+                if own and self.frame(own, page.terms) < st.fact_frame:
+                    return 0.0
+                f = self.frame(terms, page.terms, implicit)
+                return f if f >= threshold else 0.0
+
             for v in vals:
-                about = [x for x in framed if x[0] >= st.conflict_frame]
-                if any(any(p.equals(v) for p in x[3]) for x in about):
+                if any(any(p.equals(v) for p in page.values) and about(page, st.conflict_frame) for page in every
+                       if page.values):
                     continue
-                rivals = [(f, text, url, p) for f, text, url, pvals, _, _ in about for p in pvals if p.same_kind(v)]
+                rivals = [(f, page, p) for page in candidates for p in page.values
+                          if p.same_kind(v) and {v.kind, p.kind} != {"date", "year"}
+                          and (f := about(page, st.page_frame))]
                 if rivals:
-                    f, text, url, p = max(rivals, key=lambda r: r[0])
-                    out.append((clause, _VALUE_KIND.get(v.kind, "number"), text, url,
-                                f"{v.text} (response) vs {p.text} (page)", round(min(0.95, 0.5 + f / 2), 2)))
-            if not vals:
-                neg = has_negation(clause.text)
-                close = [(min(f, self.frame(pt, terms, implicit)), text, url, pneg)
-                         for f, text, url, _, pneg, pt in framed if f >= st.negation_frame]
-                close = [c for c in close if c[0] >= st.negation_frame]
-                if close and not any(c[3] == neg for c in close):
-                    f, text, url, _ = max(close, key=lambda c: c[0])
-                    out.append((clause, "negation", text, url, "the page states the opposite",
-                                round(min(0.9, 0.4 + f / 2), 2)))
+                    f, page, p = max(rivals, key=lambda r: r[0])
+                    out.append((clause, _VALUE_KIND.get(v.kind, "number"), page.text, page.url,
+                                f"{v.text} (response) vs {p.text} (page)", round(min(0.95, 0.5 + f / 2), 2), p))
+            unknown = [w for k, w in _name_words(clause.text) if k not in known_names and k not in implicit]
+            if unknown:  # a name the site never uses where a page sentence about the same thing has another
+                rest = [t for t in terms if t[1] not in unknown]
+                others = []
+                for page in candidates:
+                    f = self.frame(rest, page.terms, implicit) if rest else 0.0
+                    theirs = [w for k, w in _name_words(page.text) if k not in implicit
+                              and k not in {_key(x) for x in _name_words_raw(clause.text)}]
+                    if f >= st.name_frame and theirs:
+                        others.append((f, page, theirs))
+                if others:
+                    f, page, theirs = max(others, key=lambda o: o[0])
+                    out.append((clause, "entity", page.text, page.url,
+                                f"{', '.join(unknown)} (response) vs {', '.join(theirs[:3])} (page)",
+                                round(min(0.8, 0.3 + f / 2), 2), theirs))
+                    continue
+            if not vals and not split_clauses(clause, min_words=2) and own:
+                neg = _negated(clause.text)
+                close = [(f, page) for page in candidates if page.single
+                         and (f := min(about(page, st.negation_frame), self.frame(page.terms, terms, implicit)))
+                         >= st.negation_frame]
+                if close and not any(page.negated == neg for _, page in close):
+                    f, page = max(close, key=lambda c: c[0])
+                    out.append((clause, "negation", page.text, page.url, "the page states the opposite",
+                                round(min(0.9, 0.4 + f / 2), 2), None))
         return out
