@@ -91,6 +91,22 @@ _HEDGES = frozenset(_key(w) for w in """believe think recall remember know sure 
     sorry unfortunately probably likely maybe perhaps possibly""".split())
 
 
+_NEGATOR = re.compile(r"\b(?:not|no|never|cannot|without)\b|n['’]t\b", re.I)
+
+
+def _negation_about(text: str, terms: Sequence[tuple[str, str]]) -> bool:
+    """Whether a negation in ``text`` bears on the claim: one of the claim's words follows it
+    closely ("was not the fourth", "doesn't support Fitbit"), not another predicate ("Fitbit -
+    not supported (integration paused in May 2024)" for "paused its Fitbit integration")."""
+    keys = {k for k, _ in terms}
+    groups = {_GROUP[k] for k in keys if k in _GROUP}
+    for m in _NEGATOR.finditer(_NOT_DENIAL.sub(lambda d: " " * len(d.group()), text)):
+        following = [k for k, _ in _terms(text[m.end():m.end() + 60])][:3]
+        if any(k in keys or _GROUP.get(k) in groups for k in following):
+            return True
+    return False
+
+
 def _negated(text: str) -> bool:
     """Whether ``text`` denies something (not "I don't know", not "at no cost")."""
     return has_negation(_NOT_DENIAL.sub(" ", text))
@@ -126,10 +142,13 @@ def _name_words_raw(text: str) -> list[str]:
     return [m.group() for m in _NAME_WORD.finditer(text)]
 
 
-def _name_words(text: str) -> list[tuple[str, str]]:
-    """Capitalised words that are not a sentence's or a list item's first word: likely names."""
+def _name_words(text: str, start: int = 0, end: int | None = None) -> list[tuple[str, str]]:
+    """Capitalised words that are not a sentence's or a list item's first word: likely names
+    (those between ``start`` and ``end`` of ``text``)."""
     out = []
     for m in _NAME_WORD.finditer(text):
+        if m.start() < start or (end is not None and m.end() > end):
+            continue
         before = text[:m.start()].rstrip(" *_#>-–—•")
         if not before or before[-1] in ".!?:\n|" or m.group().lower() in STOPWORDS:
             continue
@@ -338,7 +357,8 @@ class Judge:
                 if against is None or score > against.support:
                     against = Verdict("contradicted", win, score, f"{wanted.text} (claim) vs {stated.text} (response)",
                                       _VALUE_KIND.get(wanted.kind, "number"))
-            elif not same_polarity and win.single and verdict == "absent" and frame >= st.negation_frame:
+            elif (not same_polarity and frame >= st.negation_frame
+                  and _negation_about(claim if negated else win.span.text, terms)):
                 score = frame + 0.25 * cos - 0.1 - len(win.span.text) / 150
                 if against is None or score > against.support:
                     word = "negated" if not negated else "affirmed"
@@ -434,22 +454,6 @@ class Judge:
                     f, page, p = max(rivals, key=lambda r: r[0])
                     out.append((clause, _VALUE_KIND.get(v.kind, "number"), page.text, page.url,
                                 f"{v.text} (response) vs {p.text} (page)", round(min(0.95, 0.5 + f / 2), 2), p))
-            unknown = [w for k, w in _name_words(clause.text) if k not in known_names and k not in implicit]
-            if unknown:  # a name the site never uses where a page sentence about the same thing has another
-                rest = [t for t in terms if t[1] not in unknown]
-                others = []
-                for page in candidates:
-                    f = self.frame(rest, page.terms, implicit) if rest else 0.0
-                    theirs = [w for k, w in _name_words(page.text) if k not in implicit
-                              and k not in {_key(x) for x in _name_words_raw(clause.text)}]
-                    if f >= st.name_frame and theirs:
-                        others.append((f, page, theirs))
-                if others:
-                    f, page, theirs = max(others, key=lambda o: o[0])
-                    out.append((clause, "entity", page.text, page.url,
-                                f"{', '.join(unknown)} (response) vs {', '.join(theirs[:3])} (page)",
-                                round(min(0.8, 0.3 + f / 2), 2), theirs))
-                    continue
             if not vals and not split_clauses(clause, min_words=2) and own:
                 neg = _negated(clause.text)
                 close = [(f, page) for page in candidates if page.single
@@ -459,4 +463,38 @@ class Judge:
                     f, page = max(close, key=lambda c: c[0])
                     out.append((clause, "negation", page.text, page.url, "the page states the opposite",
                                 round(min(0.9, 0.4 + f / 2), 2), None))
+        return out + self._unknown_names(sentence, candidates, implicit, known_names, [o[0] for o in out])
+
+    def _unknown_names(self, sentence: Span, candidates, implicit, known_names, taken) -> list:
+        """A name the site never uses, where a page sentence about the same thing names another:
+        "eu-central — Dublin" where the page says "eu-central (Frankfurt)". The statement is the
+        name's clause, with the clause before it when it is a bare name ("Offices: Lisbon and
+        Vancouver")."""
+        st = self.settings
+        out = []
+        pieces = split_clauses(sentence, min_words=1) or [sentence]
+        for i, piece in enumerate(pieces):
+            unknown = [w for k, w in _name_words(sentence.text, piece.start - sentence.start, piece.end - sentence.start)
+                       if k not in known_names and k not in implicit]
+            if not unknown:
+                continue
+            clause = piece
+            if len(piece.text.split()) < 3 and i:
+                clause = Span(pieces[i - 1].start, piece.end, sentence.text[pieces[i - 1].start - sentence.start:
+                                                                              piece.end - sentence.start])
+            if any(c.start < clause.end and clause.start < c.end for c in taken):
+                continue
+            mine = {_key(x) for x in _name_words_raw(clause.text)}
+            rest = [t for t in _terms(clause.text) if t[1] not in {u.lower() for u in unknown}]
+            others = []
+            for page in candidates:
+                f = self.frame(rest, page.terms, implicit) if rest else 0.0
+                theirs = [w for k, w in _name_words(page.text) if k not in implicit and k not in mine]
+                if f >= st.name_frame and theirs:
+                    others.append((f, page, theirs))
+            if others:
+                f, page, theirs = max(others, key=lambda o: o[0])
+                out.append((clause, "entity", page.text, page.url,
+                            f"{', '.join(unknown)} (response) vs {', '.join(theirs[:3])} (page)",
+                            round(min(0.8, 0.3 + f / 2), 2), theirs))
         return out
