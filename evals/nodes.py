@@ -1,8 +1,9 @@
-"""Per-node eval sets, metrics and runners (baseline program or DSPy program) for all four nodes.
+"""Per-node eval sets, metrics and runners (baseline program or DSPy program) for every node.
 
 Every metric returns ``dspy.Prediction(score=0..1, feedback=text)``: ``dspy.Evaluate`` reads the
 score, GEPA also reads the feedback (what was wrong). The sets are built by
-``evals/build_sets.py`` into ``evals/sets/<node>-<train|dev>.jsonl``.
+``evals/build_sets.py`` into ``evals/sets/<node>-<train|dev>.jsonl``; the ``judge`` node's are
+the labeled verdict sets ``evals/sets/verdicts-*-<train|dev>.jsonl`` (``evals/judge.py``).
 """
 
 from __future__ import annotations
@@ -32,8 +33,9 @@ from modules.text import content_terms, overlap_f1
 
 SETS = Path(__file__).resolve().parent / "sets"
 logging.getLogger("bm25s").setLevel(logging.WARNING)  # one tiny index per decision example: no build logs
-NODES = ("decision", "analyzer", "relevance", "report")
+NODES = ("decision", "analyzer", "relevance", "report", "judge")
 INPUTS = {
+    "judge": ("question", "answer", "claims", "page_excerpts"),
     "decision": ("initial_query", "analyzer_report", "research_history", "memory_summary", "candidate_urls", "available_actions"),
     "analyzer": ("initial_query", "documents", "shared_memory"),
     "report": ("initial_query", "facts", "final_assessment", "research_journey"),
@@ -42,10 +44,19 @@ INPUTS = {
 
 
 def set_path(node: str, part: str) -> Path:
+    """The node's labeled set (for ``judge`` a glob over the verdict sets)."""
+    if node == "judge":
+        from .judge import set_pattern
+
+        return set_pattern(part)
     return SETS / f"{node}-{part}.jsonl"
 
 
 def file_hash(path: str | Path) -> str:
+    if "*" in str(path):
+        from .judge import files_hash
+
+        return files_hash(path)
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
 
 
@@ -53,6 +64,10 @@ def load_examples(node: str, path: str | Path | None = None, part: str = "dev") 
     """Examples with the DSPy signature's inputs set, and the raw row kept under ``row``."""
     if node not in NODES:
         raise ValueError(f"unknown node {node!r}: use {', '.join(NODES)}")
+    if node == "judge":
+        from .judge import load_examples as load_judge_examples
+
+        return load_judge_examples(path or set_path(node, part))
     path = Path(path or set_path(node, part))
     if not path.exists():
         raise FileNotFoundError(f"no eval set {path}; build it with: python -m evals.build_sets")
@@ -200,8 +215,14 @@ def metric_relevance(gold: dspy.Example, pred, trace=None, pred_name=None, pred_
                            both_gold_at_2=float(both), sentence_hit=hit_rate)
 
 
+def metric_judge(gold: dspy.Example, pred, trace=None, pred_name=None, pred_trace=None) -> dspy.Prediction:
+    from .judge import metric
+
+    return metric(gold, pred, trace, pred_name, pred_trace)
+
+
 METRICS: dict[str, Callable] = {"decision": metric_decision, "analyzer": metric_analyzer, "report": metric_report,
-                                "relevance": metric_relevance}
+                                "relevance": metric_relevance, "judge": metric_judge}
 
 
 # ----- runners ------------------------------------------------------------------------------
@@ -210,9 +231,22 @@ class BaselineRunner:
 
     def __init__(self, node: str, embedder: Embedder | None = None):
         self.node, self.embedder = node, embedder or LocalEmbedder()
+        self._judge = None
+        if node == "judge":  # the offline analyzer, which analyses a whole set in batches
+            from modules.response import ResponseAnalyzer
+
+            from .judge import BaselineJudge
+
+            self._judge = BaselineJudge(ResponseAnalyzer(embedder=self.embedder))
+
+    def prepare(self, examples: list[dspy.Example]) -> None:
+        if self._judge is not None:
+            self._judge.prepare(examples)
 
     def __call__(self, example: dspy.Example) -> dspy.Prediction:
         row = example.row
+        if self._judge is not None:
+            return self._judge(example)
         if self.node == "decision":
             return dspy.Prediction(decision=BaselineDecision(self.embedder)(self._thread(row)))
         if self.node == "analyzer":
@@ -275,6 +309,8 @@ def evaluate(node: str, runner: Callable[[dspy.Example], dspy.Prediction], examp
     """Mean score and one row per example (score, feedback, error); a failing example scores 0."""
     rows = []
     metric = METRICS[node]
+    if hasattr(runner, "prepare"):
+        runner.prepare(examples)  # the judge's baseline analyses the whole set in batches
     for i, ex in enumerate(examples):
         try:
             result = metric(ex, runner(ex))

@@ -22,8 +22,12 @@ from .nodes import METRICS
 OPTIMIZERS = ("labeled", "bootstrap", "random-search", "mipro", "gepa")
 
 
-def gold_output(node: str, row: dict) -> dict:
+def gold_output(node: str, row: dict, inputs: dict | None = None) -> dict:
     """The labeled output of an example, as the node's signature outputs it."""
+    if node == "judge":
+        from .judge import gold_output as judge_output
+
+        return judge_output(row, (inputs or {}).get("page_excerpts"))
     if node == "decision":
         action = {"search": "search_local"}.get(row["gold_action"], row["gold_action"])
         arg = row["acceptable"][0] if row["acceptable"] else None
@@ -54,7 +58,8 @@ def gold_output(node: str, row: dict) -> dict:
 
 
 def labeled(node: str, examples: list[dspy.Example]) -> list[dspy.Example]:
-    return [dspy.Example(**ex.toDict(), **gold_output(node, ex.row)).with_inputs(*ex.inputs().keys()) for ex in examples]
+    return [dspy.Example(**ex.toDict(), **gold_output(node, ex.row, ex.inputs())).with_inputs(*ex.inputs().keys())
+            for ex in examples]
 
 
 def optimizer_metric(node: str, embedder=None) -> Callable:
@@ -80,7 +85,7 @@ def compile_program(node: str, optimizer: str, trainset: list[dspy.Example], *, 
     if optimizer not in OPTIMIZERS:
         raise ValueError(f"unknown optimizer {optimizer!r}: use {', '.join(OPTIMIZERS)}")
     student = new_program(node)
-    demos_k = 2 if node == "relevance" else 6  # relevance demos carry ten passages each
+    demos_k = {"relevance": 2, "judge": 4}.get(node, 6)  # relevance demos carry ten passages each, judge ones page excerpts
     if optimizer == "labeled":
         return dspy.LabeledFewShot(k=demos_k).compile(student, trainset=labeled(node, trainset), sample=False)
     if lm is None:

@@ -1,19 +1,25 @@
 """Batch response analysis as a Prefect flow: load -> ground truth -> batches -> Parquet.
 
 Tasks are coarse (one per batch of responses) because a task run costs milliseconds; retries
-apply to transient I/O failures only, never to a bad record or a bug.
+apply to transient I/O failures only, never to a bad record or a bug. With an LM judge
+(``judge``: ``sleuth analyze --lm``), each batch task also asks the ``JudgeClaims`` program for
+its results' claim verdicts and wrong facts (``modules/response/judge.py``); an answer whose LM
+output is unusable keeps the offline verdicts, marked ``fallback`` / ``judge_fallback``.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
 from prefect import flow, get_run_logger, task, unmapped
 from prefect.artifacts import create_progress_artifact, create_table_artifact, update_progress_artifact
 from prefect.cache_policies import NO_CACHE
 from prefect.task_runners import ThreadPoolTaskRunner
+from pydantic import BaseModel, Field
 
 from modules.response import AnalysisResult, AnalyzerConfig, ResponseAnalyzer, load_pages
 from modules.response.analyzer import record_from_result
@@ -25,6 +31,62 @@ from modules.store import ParquetStore
 ANALYSIS_TABLES = ("runs", "analyses", "summaries")
 
 _retry_transient = retry_on(*TRANSIENT_IO)
+
+
+class JudgeOptions(BaseModel):
+    """The LM judge of claim verdicts and wrong facts. No LM (here or in ``$SLEUTH_LM``): the
+    offline judge alone, as without options."""
+
+    lm: str | None = Field(None, description="DSPy/LiteLLM model string; default $SLEUTH_LM")
+    lm_base_url: str | None = Field(None, description="OpenAI-compatible server; default $SLEUTH_LM_BASE_URL")
+    programs: str | None = Field(None, description="compiled programs folder (default modules/compiled); the newest judge program runs")
+    program: str = Field("latest", description="latest | a program file | baseline (the offline judge only); "
+                                               "after resolve(): the file, or 'uncompiled'")
+    retries: int = Field(2, ge=0)
+    timeout_s: float = 60.0
+    max_tokens: int = 3000
+
+    def resolve(self) -> "JudgeOptions | None":
+        """The model (``$SLEUTH_LM`` when not given) and the program file that will judge, fixed once
+        per run so that every batch uses the same; None when no LM judges."""
+        from modules import programs as program_store
+        from modules.research.nodes import LMSettings
+
+        settings = LMSettings.from_env(self.lm, self.lm_base_url)
+        if not settings.model or self.program == "baseline":
+            return None
+        path = program_store.resolve("judge", None if self.program == "uncompiled" else self.program, self.programs)
+        return self.model_copy(update={"lm": settings.model, "lm_base_url": settings.base_url,
+                                       "program": str(path) if path else "uncompiled"})
+
+    @property
+    def version(self) -> str:
+        return "uncompiled" if self.program in ("uncompiled", "latest") else Path(self.program).stem
+
+    def record(self) -> dict[str, Any]:
+        """What the run's ``runs.config_json`` says about the judge."""
+        return {"lm": self.lm, "lm_base_url": self.lm_base_url, "program": self.version}
+
+    def build(self, config: AnalyzerConfig):
+        """The judge of a resolved spec (see :meth:`resolve`)."""
+        from modules import programs as program_store
+        from modules.research.nodes import LMSettings
+        from modules.response.judge import LMJudge
+
+        settings = LMSettings(model=self.lm, base_url=self.lm_base_url, retries=self.retries, timeout_s=self.timeout_s,
+                              max_tokens=self.max_tokens)
+        program = program_store.load("judge", self.program) if self.version != "uncompiled" else None
+        return LMJudge(settings.build(), program, config=config, retries=self.retries, version=self.version)
+
+
+def with_judge(runs, judge: JudgeOptions | None):
+    """The ``runs`` row with the judge (LM and program version) added to its ``config_json``."""
+    if judge is None:
+        return runs
+    import polars as pl
+
+    config = json.loads(runs["config_json"][0] or "{}")
+    return runs.with_columns(pl.lit(json.dumps({**config, "judge": judge.record()})).alias("config_json"))
 
 
 def _task_options(config: AnalyzerConfig) -> dict[str, Any]:
@@ -44,14 +106,25 @@ def load_ground_truth_task(config: AnalyzerConfig, pages_path: str, domains: lis
 
 
 @task(name="analyze-batch", cache_policy=NO_CACHE, retry_condition_fn=_retry_transient)
-def analyze_batch_task(config: AnalyzerConfig, records, ground_truth, coerced_lines) -> list[dict]:
-    return analyze_to_rows(ResponseAnalyzer(config), records, ground_truth, coerced_lines)
+def analyze_batch_task(config: AnalyzerConfig, records, ground_truth, coerced_lines,
+                       judge: JudgeOptions | None = None) -> list[dict]:
+    """A batch through the offline analyzer, then (with a resolved ``judge``) through the LM judge."""
+    if judge is None:
+        return analyze_to_rows(ResponseAnalyzer(config), records, ground_truth, coerced_lines)
+    lm_judge = judge.build(config)
+    rows = analyze_to_rows(ResponseAnalyzer(config), records, ground_truth, coerced_lines, judge=lm_judge)
+    get_run_logger().info("LM judge %s (%s): %d answers, %d fell back, %d tokens, $%.4f", judge.lm, judge.version,
+                          len(rows), sum("judge_fallback" in (r["flags"] or []) for r in rows),
+                          lm_judge.usage["tokens"], lm_judge.usage["cost_usd"])
+    return rows
 
 
 def analyze_records(records, errors: list[RecordError], coerced: set[int], *, ground_truth: str,
-                    config: AnalyzerConfig, run_id: str, flow_name: str) -> tuple[list[dict], dict, str]:
+                    config: AnalyzerConfig, run_id: str, flow_name: str,
+                    judge: JudgeOptions | None = None) -> tuple[list[dict], dict, str]:
     """Ground truth, then the records in parallel batch tasks: ``(analyses rows, ground truth,
-    embedding model)``. Shared by ``analyze-responses``, ``reanalyze-run`` and ``monitor``."""
+    embedding model)``. Shared by ``analyze-responses``, ``reanalyze-run`` and ``monitor``.
+    ``judge``: a resolved :class:`JudgeOptions` (``JudgeOptions.resolve()``), or None."""
     logger = get_run_logger()
     if errors and not config.batch.continue_on_error:
         raise ValueError("malformed input (continue_on_error is false): " + "; ".join(e.error for e in errors[:10]))
@@ -66,7 +139,8 @@ def analyze_records(records, errors: list[RecordError], coerced: set[int], *, gr
     batches = [records[i : i + size] for i in range(0, len(records), size)]
     progress = create_progress_artifact(progress=0.0, key=artifact_key(flow_name, "progress", run_id),
                                         description=f"run {run_id}: {len(records)} responses")
-    futures = analyze_batch_task.with_options(**options).map(unmapped(config), batches, unmapped(gts), unmapped(coerced))
+    futures = analyze_batch_task.with_options(**options).map(unmapped(config), batches, unmapped(gts), unmapped(coerced),
+                                                             unmapped(judge))
     rows: list[dict] = []
     for done, future in enumerate(futures, 1):
         rows.extend(future.result())
@@ -78,7 +152,7 @@ def analyze_records(records, errors: list[RecordError], coerced: set[int], *, gr
 def summary_artifact(flow_name: str, run_id: str, summaries: list[dict]) -> None:
     create_table_artifact(
         key=artifact_key(flow_name, "summary", run_id),
-        table=[{k: v for k, v in r.items() if k.endswith(("_count", "_mean", "_delta")) or k in ("domain", "query_set_id")}
+        table=[{k: v for k, v in r.items() if k.endswith(("_count", "_mean", "_delta", "_rate")) or k in ("domain", "query_set_id")}
                for r in summaries],
         description=f"Per-domain scores for run {run_id}",
     )
@@ -87,17 +161,21 @@ def summary_artifact(flow_name: str, run_id: str, summaries: list[dict]) -> None
 def _analyze_and_store(
     records, errors: list[RecordError], coerced: set[int], *, ground_truth: str, input_label: str,
     run_id: str, data_dir: str | None, config: AnalyzerConfig, started_at: datetime, flow_name: str,
+    judge: JudgeOptions | None = None,
 ) -> dict[str, Any]:
     store = ParquetStore(data_dir)
+    judge = judge.resolve() if judge is not None else None
     rows, gts, embedding_model = analyze_records(
-        records, errors, coerced, ground_truth=ground_truth, config=config, run_id=run_id, flow_name=flow_name)
+        records, errors, coerced, ground_truth=ground_truth, config=config, run_id=run_id, flow_name=flow_name,
+        judge=judge)
     tables = build_tables(
         rows, errors, config=config, started_at=started_at,
         previous_summaries=store.read("summaries"), input_path=input_label,
         ground_truth_path=ground_truth, ground_truth=gts, embedding_model=embedding_model, flow=flow_name,
     )
     paths = write_run.with_options(**_task_options(config))(
-        data_dir, run_id, {"analyses": tables.analyses, "summaries": tables.summaries, "runs": tables.runs})
+        data_dir, run_id, {"analyses": tables.analyses, "summaries": tables.summaries,
+                           "runs": with_judge(tables.runs, judge)})
     summary_rows = tables.summaries.to_dicts()
     summary_artifact(flow_name, run_id, summary_rows)
     publish_run_report(flow_name, run_id, data_dir)
@@ -107,25 +185,28 @@ def _analyze_and_store(
 @flow(name="analyze-responses", timeout_seconds=FLOW_TIMEOUT_S["analyze"])
 def analyze_responses(
     input_path: str, ground_truth: str, run_id: str | None = None, data_dir: str | None = None,
-    config: AnalyzerConfig | None = None,
+    config: AnalyzerConfig | None = None, judge: JudgeOptions | None = None,
 ) -> dict[str, Any]:
-    """Analyse a file of AI responses against ground-truth pages; write analyses, summaries, runs."""
+    """Analyse a file of AI responses against ground-truth pages; write analyses, summaries, runs.
+
+    ``judge``: the LM judge of claim verdicts and wrong facts (none: the offline judge only)."""
     started_at = datetime.now(timezone.utc)
     config = config or AnalyzerConfig()
     run_id = begin_run(run_id, data_dir, ANALYSIS_TABLES)
     records, errors, coerced = load_records_task.with_options(**_task_options(config))(input_path)
     return _analyze_and_store(
         records, errors, coerced, ground_truth=ground_truth, input_label=input_path, run_id=run_id,
-        data_dir=data_dir, config=config, started_at=started_at, flow_name="analyze",
+        data_dir=data_dir, config=config, started_at=started_at, flow_name="analyze", judge=judge,
     )
 
 
 @flow(name="reanalyze-run", timeout_seconds=FLOW_TIMEOUT_S["analyze"])
 def reanalyze_run(
     previous_run_id: str, ground_truth: str, run_id: str | None = None, data_dir: str | None = None,
-    config: AnalyzerConfig | None = None,
+    config: AnalyzerConfig | None = None, judge: JudgeOptions | None = None,
 ) -> dict[str, Any]:
-    """Re-score a stored run's responses against new ground truth, as a new run."""
+    """Re-score a stored run's responses against new ground truth, as a new run (``judge`` as for
+    ``analyze-responses``)."""
     started_at = datetime.now(timezone.utc)
     config = config or AnalyzerConfig()
     run_id = begin_run(run_id, data_dir, ANALYSIS_TABLES)
@@ -136,7 +217,7 @@ def reanalyze_run(
     records = [record_from_result(AnalysisResult.model_validate_json(j)) for j in stored]
     return _analyze_and_store(
         records, [], set(), ground_truth=ground_truth, input_label=f"run_id={previous_run_id}",
-        run_id=run_id, data_dir=data_dir, config=config, started_at=started_at, flow_name="reanalyze",
+        run_id=run_id, data_dir=data_dir, config=config, started_at=started_at, flow_name="reanalyze", judge=judge,
     )
 
 

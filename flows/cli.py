@@ -59,7 +59,21 @@ def _add_analysis_options(p: argparse.ArgumentParser, ground_truth_required: boo
     p.add_argument("--embedding", choices=["local", "openai"], help="embedding provider (default local MiniLM)")
     p.add_argument("--embedding-model", help="model path/name for the provider")
     p.add_argument("--stop-on-error", action="store_true", help="fail on the first malformed record (continue_on_error=false)")
+    _add_lm_options(p, "compiled programs (default modules/compiled): the newest judge program runs with an LM")
     p.add_argument("--json", action="store_true", help="print the run summary as JSON")
+
+
+def _judge_options(args: argparse.Namespace):
+    """``--lm`` (or $SLEUTH_LM) on analyze, reanalyze and monitor: the LM judge; None without one."""
+    from flows.analyze import JudgeOptions
+    from modules.research.nodes import LMSettings
+
+    settings = LMSettings.from_env(args.lm, args.lm_base_url)
+    if not settings.model:
+        return None
+    options = JudgeOptions(lm=settings.model, lm_base_url=settings.base_url, programs=args.programs)
+    options.resolve()  # an unusable --programs / program file fails before any work
+    return options
 
 
 def _fmt(v: Any) -> str:
@@ -71,7 +85,8 @@ def _fmt(v: Any) -> str:
 
 def print_summary(result: dict[str, Any]) -> None:
     print(f"\nrun {result['run_id']}: {result['total']} responses, {result['succeeded']} analysed "
-          f"({result['flagged']} flagged), {result['failed']} errors, {result['fallback']} keyword fallbacks\n")
+          f"({result['flagged']} flagged), {result['failed']} errors, {result['fallback']} fallbacks (keyword matching or "
+          f"the offline judge)\n")
     header = ["domain", "query set", "n", "accuracy", "complete", "attrib", "Δacc", "Δcomp", "Δattr", "errors"]
     rows = [[s["domain"], s["query_set_id"] or "-", s["query_count"], s["accuracy_mean"], s["completeness_mean"],
              s["attribution_mean"], s["accuracy_delta"], s["completeness_delta"], s["attribution_delta"],
@@ -94,9 +109,10 @@ def _run_flow(args: argparse.Namespace, flow, *flow_args) -> int:
     from flows.runtime import local_run_settings
 
     config = _config(args)
+    judge = _judge_options(args)
     flow = flow.with_options(task_runner=task_runner_for(args.task_runner, config.batch.concurrency))
     with local_run_settings():
-        result = flow(*flow_args, args.ground_truth, run_id=args.run_id, data_dir=args.data_dir, config=config)
+        result = flow(*flow_args, args.ground_truth, run_id=args.run_id, data_dir=args.data_dir, config=config, judge=judge)
     print(json.dumps(result, default=str, indent=2)) if args.json else print_summary(result)
     return 0
 
@@ -529,11 +545,12 @@ def cmd_monitor(args: argparse.Namespace) -> int:
     from flows.monitor import monitor
 
     config = _config(args)
+    judge = _judge_options(args)
     flow = monitor.with_options(task_runner=task_runner_for(args.task_runner, config.batch.concurrency))
     result, status = _collection_run(args, lambda: flow(
         args.query_set, args.ground_truth, args.provider, run_id=args.run_id, data_dir=args.data_dir,
         config=config, defaults=_provider_defaults(args), allow_drafts=args.allow_drafts, resume=args.resume,
-        max_seconds=args.max_seconds))
+        max_seconds=args.max_seconds, judge=judge))
     if args.json:
         print(json.dumps(result, default=str, indent=2))
         return status
@@ -631,9 +648,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_rerank_options(p)
     p.set_defaults(func=cmd_rerank_batch)
 
-    nodes = ["decision", "analyzer", "relevance", "report"]
+    nodes = ["decision", "analyzer", "relevance", "report", "judge"]
     p = sub.add_parser("eval", help="a node's metrics on its labeled set: baseline and DSPy program side by side",
-                       description="Evaluates on evals/sets/<node>-<split>.jsonl; writes an evaluations table.")
+                       description="Evaluates on evals/sets/<node>-<split>.jsonl (judge: the labeled verdict sets "
+                                   "evals/sets/verdicts-*-<split>.jsonl); writes an evaluations table.")
     p.add_argument("node", choices=nodes)
     p.add_argument("--program", default="latest", metavar="PATH|latest|baseline", help="DSPy program to evaluate (default latest)")
     _add_lm_options(p, "compiled programs folder (default modules/compiled)")
@@ -650,8 +668,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--optimizer", choices=["labeled", "bootstrap", "random-search", "mipro", "gepa"], default="labeled")
     _add_lm_options(p, "where programs are saved (default modules/compiled)")
     p.add_argument("--teacher-lm", metavar="MODEL", help="LM that bootstraps demos / proposes and reflects on instructions")
-    p.add_argument("--trainset", metavar="FILE", help="default evals/sets/<node>-train.jsonl")
-    p.add_argument("--devset", metavar="FILE", help="default evals/sets/<node>-dev.jsonl")
+    p.add_argument("--trainset", metavar="FILE", help="default evals/sets/<node>-train.jsonl (judge: verdicts-*-train.jsonl)")
+    p.add_argument("--devset", metavar="FILE", help="default evals/sets/<node>-dev.jsonl (judge: verdicts-*-dev.jsonl)")
     p.add_argument("--promote-if-better", action="store_true", help="save only when the dev score beats the current program")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--run-id")

@@ -18,7 +18,7 @@ from prefect import flow, get_run_logger, task
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.cache_policies import NO_CACHE
 
-from flows.analyze import analyze_records, summary_artifact
+from flows.analyze import JudgeOptions, analyze_records, summary_artifact, with_judge
 from flows.runtime import FLOW_TIMEOUT_S, IncompleteRun, artifact_key, begin_run, publish_run_report, stop_on_signals, write_run
 from modules.providers import Cancellation, ProviderRun, ask_providers
 from modules.providers.plan import CollectionPlan, checkpoint_answer, plan_collection, specs_json, start_checkpoint
@@ -150,9 +150,10 @@ def collect(query_set: str | None = None, providers: list[str | dict] | None = N
 def monitor(query_set: str | None = None, ground_truth: str | None = None, providers: list[str | dict] | None = None,
             run_id: str | None = None, data_dir: str | None = None, config: AnalyzerConfig | None = None,
             defaults: dict | None = None, allow_drafts: bool = False, resume: str | None = None,
-            max_seconds: float | None = None) -> dict[str, Any]:
+            max_seconds: float | None = None, judge: JudgeOptions | None = None) -> dict[str, Any]:
     """The weekly audit: collect the answers, analyse them in the same run, and summarise per
     domain and per provider with trends against the previous monitor run of the query set.
+    ``judge``: the LM judge of claim verdicts and wrong facts (none: the offline judge only).
 
     ``resume`` / ``max_seconds`` as for ``collect``; a monitor stopped early writes what it
     collected and no analysis (its resume analyses everything). Ends Failed (tables written)
@@ -183,15 +184,17 @@ def monitor(query_set: str | None = None, ground_truth: str | None = None, provi
             errors.append(error)
         else:
             records.append(record)
+    judge = judge.resolve() if judge is not None else None
     rows, gts, embedding_model = analyze_records(records, errors, set(), ground_truth=plan.ground_truth,
-                                                 config=config, run_id=run_id, flow_name="monitor")
+                                                 config=config, run_id=run_id, flow_name="monitor", judge=judge)
     tables = build_tables(
         rows, errors, config=config, started_at=started_at, previous_summaries=store.read_of_flow("summaries", "monitor"),
         input_path=qs.path, ground_truth_path=plan.ground_truth, ground_truth=gts, embedding_model=embedding_model,
         flow="monitor",
     )
     provider_summaries = summarize_providers(tables.analyses, started_at, store.read_of_flow("provider_summaries", "monitor"))
-    runs = tables.runs.with_columns(*(pl.lit(v, pl.String).alias(k) for k, v in _run_fields(plan, cancellation).items()))
+    runs = with_judge(tables.runs, judge).with_columns(
+        *(pl.lit(v, pl.String).alias(k) for k, v in _run_fields(plan, cancellation).items()))
     paths = write_run(data_dir, run_id, {
         "responses": responses, "collections": collections, "analyses": tables.analyses,
         "summaries": tables.summaries, "provider_summaries": provider_summaries, "runs": runs,
@@ -209,16 +212,20 @@ def monitor(query_set: str | None = None, ground_truth: str | None = None, provi
 
 
 def provider_markdown(provider_rows: list[dict], collections: list[dict]) -> str:
-    """Providers side by side: mean scores, trend, refusals, errors, cost; a failed provider says why."""
+    """Providers side by side: mean scores, trend, refusals, errors, cost, wrong facts and answers
+    mentioned and correct (shares of scored answers); a failed provider says why."""
     why = {(c["provider"], c["model"]): c for c in collections}
     fmt = lambda v, d="": "-" if v is None else (f"{v:+.1f}" if d == "+" else f"{v:.1f}" if isinstance(v, float) else str(v))  # noqa: E731
-    lines = ["| domain | provider | model | rank | accuracy | completeness | attribution | Δacc | refusals | errors | cost (USD) |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    pct = lambda v: "-" if v is None else f"{100 * v:.0f}%"  # noqa: E731
+    lines = ["| domain | provider | model | rank | accuracy | completeness | attribution | Δacc | refusals | errors | cost (USD) "
+             "| wrong facts | mentioned & correct |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in provider_rows:
         c = why.get((r["provider"], r["model"]), {})
         lines.append(f"| {r['domain']} | {r['provider']} | {r['model']} | {fmt(r['accuracy_rank'])} | {fmt(r['accuracy_mean'])} "
                      f"| {fmt(r['completeness_mean'])} | {fmt(r['attribution_mean'])} | {fmt(r['accuracy_delta'], '+')} "
-                     f"| {r['refusal_count']} | {r['error_count']} | {fmt(c.get('cost_usd'))} |")
+                     f"| {r['refusal_count']} | {r['error_count']} | {fmt(c.get('cost_usd'))} "
+                     f"| {pct(r.get('wrong_fact_rate'))} | {pct(r.get('correct_mention_rate'))} |")
     failed = [c for c in collections if c["status"] == "failed"]
     for c in failed:
         lines.append(f"\n**{c['provider']}/{c['model']} failed entirely**: {c['error']}")

@@ -18,9 +18,11 @@ import dspy
 
 from .relevance.signatures import RankResults
 from .research.signatures import AnalyzeResults, DecideNextAction, WriteReport
+from .response.judge import JudgeClaims
 
 DEFAULT_DIR = Path(__file__).resolve().parent / "compiled"
-SIGNATURES = {"decision": DecideNextAction, "analyzer": AnalyzeResults, "report": WriteReport, "relevance": RankResults}
+SIGNATURES = {"decision": DecideNextAction, "analyzer": AnalyzeResults, "report": WriteReport, "relevance": RankResults,
+              "judge": JudgeClaims}
 
 
 def new_program(node: str) -> dspy.Module:

@@ -19,11 +19,16 @@ from .tables import analyses_frame, analysis_row, error_row, runs_frame, summari
 
 def analyze_to_rows(
     analyzer: ResponseAnalyzer, records: Sequence[AIResponse], ground_truth: dict[str, GroundTruth],
-    coerced_lines: set[int] = frozenset(),
+    coerced_lines: set[int] = frozenset(), judge=None,
 ) -> list[dict]:
-    """``analyses`` rows for a batch; a response that needed best-effort parsing is flagged."""
+    """``analyses`` rows for a batch; a response that needed best-effort parsing is flagged.
+
+    ``judge``: an :class:`~.judge.LMJudge` that re-judges each result's claims and wrong facts
+    (with the page excerpts of its domain most about the answer); None: the offline verdicts."""
     rows = []
     for result in analyzer.analyze_batch(records, ground_truth):
+        if judge is not None:
+            result = judge.judge_with(result, ground_truth.get(result.domain))
         if result.source_line in coerced_lines and result.status != "error":
             result.flags.append("response_coerced")
             result.status = "flagged"

@@ -36,10 +36,12 @@ from .facts import Value, compare_values, values
 def _key(word: str) -> str:
     """A word's stem, with a final "e" dropped so that "change" and "changes" meet."""
     k = stem(word.lower())
+    if len(k) > 7 and k.endswith("able"):  # "refundable" meets "refund"
+        k = k[:-4]
     return k[:-1] if len(k) > 3 and k.endswith("e") else k
 
 
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:['’][A-Za-z]+)?|\d[\d,.]*")
+_WORD = re.compile(r"[A-Za-z]+-\d[\w-]*|[A-Za-z][A-Za-z0-9]*(?:['’][A-Za-z]+)?|\d[\d,.]*")
 #: words that carry little of a claim's fact: what an answer may phrase any way it likes
 _LIGHT = frozenset(_key(w) for w in """include includes included offer offers offered provide provides
     provided come comes get gets available feature features plan plans option options allow allows
@@ -83,7 +85,9 @@ _NOT_DENIAL = re.compile(
     r"\b(?:I|we)\s+(?:do\s*n[o']t|don['’]t|can['’]?not|can['’]t|couldn['’]t|am\s+not|'m\s+not)\s+"
     r"(?:know|have|remember|recall|find|confirm|verify|see|sure|certain|access)\b|\bnot\s+(?:sure|certain)\b|"
     r"\b(?:at\s+)?no\s+(?:extra\s+|additional\s+)?(?:cost|charge)\b|\bwithout\s+(?:a\s+)?charge\b|"
-    r"\bno\s+(?:later|more)\s+than\b|\bnot\s+only\b|\bcosts?\s+nothing\b|\bfor\s+nothing\b",
+    r"\bno\s+(?:later|more)\s+than\b|\bnot\s+only\b|\bcosts?\s+nothing\b|\bfor\s+nothing\b|"
+    r"\bI['’]m\s+not\s+(?:able|sure|certain|aware)\b|\bnot\s+(?:able|in\s+a\s+position)\s+to\s+(?:confirm|verify|say|find)\b|"
+    r"(?:^|(?<=[.!?\n]))\W*no\s*[.,!—–-]",
     re.I)
 #: words of hedging and attribution: never the other fact of an answer
 _HEDGES = frozenset(_key(w) for w in """believe think recall remember know sure certain looks like seems
@@ -91,7 +95,7 @@ _HEDGES = frozenset(_key(w) for w in """believe think recall remember know sure 
     sorry unfortunately probably likely maybe perhaps possibly""".split())
 
 
-_NEGATOR = re.compile(r"\b(?:not|no|never|cannot|without)\b|n['’]t\b", re.I)
+_NEGATOR = re.compile(r"\b(?:not|no|never|cannot|without|non-|exclud(?:e|es|ed|ing)|exclusions?|lack(?:s|ing)?|unable)\b|n['’]t\b", re.I)
 
 
 def _negation_about(text: str, terms: Sequence[tuple[str, str]]) -> bool:
@@ -107,12 +111,17 @@ def _negation_about(text: str, terms: Sequence[tuple[str, str]]) -> bool:
     return False
 
 
+_DENIAL_WORDS = re.compile(r"\bnon-[a-z]+|\bexclud(?:e|es|ed|ing)\b|\bexclusions?\b|\black(?:s|ing)?\b|\bunable\b", re.I)
+
+
 def _negated(text: str) -> bool:
-    """Whether ``text`` denies something (not "I don't know", not "at no cost")."""
-    return has_negation(_NOT_DENIAL.sub(" ", text))
+    """Whether ``text`` denies something (not "I don't know", not "at no cost"); "non-refundable",
+    "excludes" and "lacks" deny too."""
+    kept = _NOT_DENIAL.sub(" ", text)
+    return has_negation(kept) or _DENIAL_WORDS.search(kept) is not None
 
 
-_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-zA-Z0-9]+")
+_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-zA-Z0-9]*(?:-\d[\w-]*|[a-zA-Z0-9]+)")
 
 
 def _terms(text: str, skip: Iterable[tuple[int, int]] = ()) -> list[tuple[str, str]]:
@@ -339,6 +348,8 @@ class Judge:
             frame = self.frame(terms, win.terms, implicit)
             verdict, pairs = compare_values(claim, win.span.text)
             same_polarity = win.negated == negated
+            if negated and same_polarity and not _negation_about(win.span.text, terms):
+                same_polarity = False  # "can't measure blood pressure" does not state "does not detect AFib"
             if verdict != "conflict" and same_polarity and (verdict == "agree" or not claim_values):
                 needed = st.found_frame_with_value if claim_values else st.found_frame
                 fact_ok = not fact_terms or bool(claim_values) or self.frame(fact_terms, win.terms) >= st.found_fact_frame
@@ -490,6 +501,9 @@ class Judge:
             for page in candidates:
                 f = self.frame(rest, page.terms, implicit) if rest else 0.0
                 theirs = [w for k, w in _name_words(page.text) if k not in implicit and k not in mine]
+                # the other name stands where ours does: "eu-central — Dublin" / "eu-central (Frankfurt)"
+                slots = {_word_before(clause.text, u) for u in unknown} - {None}
+                theirs = [w for w in theirs if _word_before(page.text, w) in slots]
                 if f >= st.name_frame and theirs:
                     others.append((f, page, theirs))
             if others:
