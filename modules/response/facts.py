@@ -59,7 +59,7 @@ _AMOUNT = rf"(?P<num>{_NUM}|{_WORD_NUMBER})(?:[ -]?(?P<scale>hundred|thousand|mi
 _UNIT_WORDS = "|".join(sorted((re.escape(u) for u in _UNITS), key=len, reverse=True))
 _PERIOD_TAIL = r"(?:\s*(?:/|per|a|an|each|every)\s*(?P<period>month|mo|year|yr|week|wk|day|hour|hr)\b|\s+(?P<period2>monthly|annually|yearly|weekly|daily|hourly)\b)?"
 _PATTERNS = [
-    ("skip", re.compile(r"\b24/7\b|\[\d{1,3}\]|^\s*\d{1,2}[.)](?=\s|$)|(?<=\s)\d{1,2}\.(?=\s+[A-Z*])|(?<=[A-Za-z])-?\d[\d.]*|\b\d+(?=[A-Za-z]{2,})|"
+    ("skip", re.compile(r"\b24/7\b|\[\d{1,3}\]|^\s*\d{1,2}[.)](?=\s|$)|(?<=\s)\d{1,2}\.(?=\s+[A-Z*])|(?<=[A-Za-z])-?\d[\d.]*|"
                         r"\S+\.(?:example|com|org|net|io|dev|co|uk|de|fr)\S*|https?://\S+", re.M)),
     ("time", re.compile(r"\b(?P<hour>[01]?\d|2[0-3])(?::(?P<minute>[0-5]\d))?\s*(?P<ampm>[ap])\.?\s?m\b\.?|"
                         r"\b(?P<hour2>[01]?\d|2[0-3]):(?P<minute2>[0-5]\d)\b", re.I)),

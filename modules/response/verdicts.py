@@ -105,7 +105,8 @@ def _negation_about(text: str, terms: Sequence[tuple[str, str]]) -> bool:
     keys = {k for k, _ in terms}
     groups = {_GROUP[k] for k in keys if k in _GROUP}
     for m in _NEGATOR.finditer(_NOT_DENIAL.sub(lambda d: " " * len(d.group()), text)):
-        following = [k for k, _ in _terms(text[m.end():m.end() + 60])][:3]
+        scope = re.split(r"[(),;:\u2013\u2014]|\s-\s", text[m.end():m.end() + 60])[0]  # up to the next break
+        following = [k for k, _ in _terms(scope)][:3]
         if any(k in keys or _GROUP.get(k) in groups for k in following):
             return True
     return False
