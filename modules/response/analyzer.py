@@ -90,7 +90,7 @@ def _with_facts(accuracy: AccuracyResult, found: int, scored: int, wrong: list[C
 
     - An answer whose every stated expected fact checks out is right however it is worded: its
       score is at least ``100 * (0.55 + 0.45 * found / scored)`` (all claims: 100; one of three:
-      70, good), since MiniLM rates clear paraphrases ~0.55.
+      70, good), since MiniLM rates clear paraphrases ~0.55. Only for the record's own claims.
     - An answer with a wrong fact is at best fair, however close it reads: embeddings score
       "$9.99 per month" almost as "$6 per month".
     """
@@ -343,8 +343,11 @@ class ResponseAnalyzer:
         wrong = self._wrong_facts(p, gt, sent_gt, claim_fb.contradicted, page_values)
         _contradicted_by_pages(claim_fb, page_values)
         if completeness is not None or wrong:
-            scored = completeness.total_required if completeness else 0
-            accuracy = _with_facts(accuracy, completeness.total_found if completeness else 0, scored, wrong, cfg.tiers)
+            # the floor needs the record's own (atomic) claims: a sentence of the expected answer
+            # is too coarse a unit to vouch for the answer (on TruthfulQA it lowered AUC 0.825 -> 0.799)
+            scored = completeness.total_required if completeness and p.record.claims else 0
+            found = completeness.total_found if completeness and p.record.claims else 0
+            accuracy = _with_facts(accuracy, found, scored, wrong, cfg.tiers)
         attribution = score_attribution(
             p.text, gt.domain, list(dict.fromkeys(p.record.brand_names + gt.brand_names)),
             cfg.attribution, cfg.tiers,
