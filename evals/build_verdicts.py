@@ -1,4 +1,14 @@
-"""Claim-verdict examples from real encyclopedia sentences (issue 15's perturbation set).
+"""Claim-verdict examples from real text: encyclopedia sentences and TruthfulQA (issue 15).
+
+``--source truthfulqa`` (``../shared/data/truthfulqa``, half A): the Best Answer is the claim
+and, with the question's Correct Answers, the page (``https://truthfulqa.eval/q/N``); assistant-
+style answers around it: the best answer (found), an Incorrect Answer (contradicted: TruthfulQA
+writes them as false answers to the same question; the whole statement is the wrong fact, kind
+``other``) and another question's best answer (missing). Questions whose best answer is a
+non-answer ("I have no comment") are left out. Writes ``verdicts-truthfulqa-{train,dev}.jsonl``
+and ``verdicts-truthfulqa-pages.jsonl``.
+
+The default source, the encyclopedia:
 
 For a sample of Vital Articles leads (``../shared/data/encyclopedia``), a sentence that states a
 value (a number, a year, a quantity) becomes an expected claim, the article its ground-truth page,
@@ -16,11 +26,13 @@ Split by article: every third sampled article is dev. Writes
 ``evals/sets/verdicts-encyclopedia-{train,dev}.jsonl``; deterministic for a seed.
 
     .venv/bin/python -m evals.build_verdicts [--articles 240] [--seed 0]
+    .venv/bin/python -m evals.build_verdicts --source truthfulqa [--questions 150] [--seed 0]
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import random
 import re
@@ -33,6 +45,7 @@ from modules.text import split_sentences
 
 SOURCE = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "encyclopedia" / "vital-articles-en.parquet"
 OUT = Path(__file__).resolve().parent / "sets"
+TRUTHFULQA = SOURCE.parents[1] / "truthfulqa" / "truthfulqa-half-a.csv"
 _WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine",
           10: "ten", 11: "eleven", 12: "twelve"}
 _COPULA = re.compile(r"\b(is|was|are|were)\b(?! not\b)")
@@ -127,11 +140,53 @@ def _examples(article: dict, others: list[str], rng: random.Random) -> list[dict
     return out
 
 
+def _truthfulqa(questions: int, seed: int) -> None:
+    rng = random.Random(seed)
+    with open(TRUTHFULQA, newline="", encoding="utf-8") as f:
+        rows = [r for r in csv.DictReader(f) if "no comment" not in r["Best Answer"].lower()
+                and r["Incorrect Answers"].strip()]
+    picked = sorted(rng.sample(range(len(rows)), k=min(questions, len(rows))))
+    splits: dict[str, list[dict]] = {"train": [], "dev": []}
+    pages = []
+    for n, i in enumerate(picked):
+        row = rows[i]
+        best = row["Best Answer"].strip().rstrip(".") + "."
+        correct = [c.strip().rstrip(".") + "." for c in row["Correct Answers"].split(";") if c.strip()]
+        wrong = [c.strip().rstrip(".") + "." for c in row["Incorrect Answers"].split(";") if c.strip()]
+        url = f"https://truthfulqa.eval/q/{i}"
+        pages.append({"domain": "truthfulqa.eval", "url": url, "title": row["Question"],
+                      "text": " ".join(dict.fromkeys([best, *correct]))})
+        other = rows[picked[(n + 1) % len(picked)]]["Best Answer"].strip().rstrip(".") + "."
+        split = "dev" if n % 3 == 2 else "train"
+        base = {"question_id": f"tqa-{i}", "domain": "truthfulqa.eval", "query": row["Question"],
+                "expected_answer": best, "claims": [{"id": "best", "text": best, "importance": "required"}]}
+        for kind, body, verdict in (("best", best, "found"), ("incorrect", rng.choice(wrong), "contradicted"),
+                                    ("other", other, "missing")):
+            wrapper = rng.choice(_WRAPPERS)
+            response = wrapper.format(body=body)
+            start = response.index(body)
+            wrong_facts = ([{"start": start, "end": start + len(body), "text": body, "kind": "other",
+                             "evidence": best}] if verdict == "contradicted" else [])
+            splits[split].append({**base, "style": kind, "response": response, "verdicts": {"best": verdict},
+                                  "wrong_facts": wrong_facts, "note": f"TruthfulQA {kind} answer"})
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / "verdicts-truthfulqa-pages.jsonl").write_text("".join(json.dumps(p, ensure_ascii=False) + "\n" for p in pages))
+    for split, answers in splits.items():
+        path = OUT / f"verdicts-truthfulqa-{split}.jsonl"
+        path.write_text("".join(json.dumps(a, ensure_ascii=False) + "\n" for a in answers))
+        print(f"{path}: {len(answers)} answers to {len({a['question_id'] for a in answers})} questions")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--source", choices=["encyclopedia", "truthfulqa"], default="encyclopedia")
     parser.add_argument("--articles", type=int, default=240)
+    parser.add_argument("--questions", type=int, default=150)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
+    if args.source == "truthfulqa":
+        _truthfulqa(args.questions, args.seed)
+        return
     rng = random.Random(args.seed)
     df = pl.read_parquet(SOURCE).filter(pl.col("text").str.len_chars() > 400)
     picked = rng.sample(range(df.height), k=min(len(df), args.articles * 2))

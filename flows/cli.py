@@ -54,7 +54,7 @@ def _add_analysis_options(p: argparse.ArgumentParser, ground_truth_required: boo
     p.add_argument("--chunking", choices=["none", "sentences", "paragraphs"], help="accuracy chunking strategy")
     p.add_argument("--aggregation", choices=["max", "mean"], help="how chunk similarities combine")
     p.add_argument("--accuracy-method", choices=["calibrated", "cosine"], help="accuracy score (default calibrated)")
-    p.add_argument("--claim-threshold", type=float, help="similarity for a claim to count as found (default 0.75)")
+    p.add_argument("--claim-threshold", type=float, help="sentence similarity at which a claim whose wording is half there counts as found (default 0.75)")
     p.add_argument("--require-all-required", action="store_true", help="completeness is 0 if any required claim is missing")
     p.add_argument("--embedding", choices=["local", "openai"], help="embedding provider (default local MiniLM)")
     p.add_argument("--embedding-model", help="model path/name for the provider")

@@ -38,7 +38,7 @@ from .schema import (
 )
 from .tiers import tier_for
 from .facts import values
-from .verdicts import Judge, Lexicon, Window
+from .verdicts import Judge, JudgeSettings, Lexicon, Window
 
 ANALYZER_VERSION = f"sleuth-response-analyzer/{__version__}"
 log = logging.getLogger(__name__)
@@ -139,9 +139,13 @@ class ResponseAnalyzer:
         self.embedder = embedder or make_embedder(p.embedding, p.embedding_model)
         self.cache = cache or VectorCache()
         self._retry = {"retries": p.embedding_retries, "backoff_s": p.embedding_backoff_s}
-        self.judge = Judge(Lexicon(None if isinstance(self.embedder, KeywordEmbedder) else self.embedder))
+        words = None if isinstance(self.embedder, KeywordEmbedder) else self.embedder
+        store = self.cache.root / f"words-{hashlib.sha256(self.embedder.name.encode()).hexdigest()[:16]}.npz"
+        self.judge = Judge(Lexicon(words, store if words else None),
+                           JudgeSettings(found_cosine=self.config.completeness.similarity_threshold))
         self._learned: set[str] = set()  # ground-truth versions whose words the lexicon holds
-        self._page_facts: dict[str, list] = {}  # ground-truth version -> per chunk, its parsed sentences
+        # ground-truth version -> (per chunk its parsed sentences, all of them, every word of the site)
+        self._page_facts: dict[str, tuple] = {}
 
     # ----- ground truth -------------------------------------------------------------------
     def prepare_ground_truth(self, pages: Sequence[StoredPage], domains: Iterable[str]) -> dict[str, GroundTruth]:
@@ -265,24 +269,19 @@ class ResponseAnalyzer:
         lexicon = self.judge.lexicon
         if lexicon.embedder is None:
             return
-        lexicon.add(self.judge.vocabulary(t for p in prepared if p.claims for t in (
-            p.text, *(c.text for c in p.claims), p.record.query or "")))
+        words = self.judge.vocabulary(t for p in prepared if p.claims for t in (
+            p.text, *(c.text for c in p.claims), p.record.query or ""))
         for domain in {normalize_domain(p.record.domain) for p in prepared if p.text}:
             gt = ground_truth.get(domain)
-            if gt is None or gt.version in self._learned:
-                continue
-            self._learned.add(gt.version)
-            words = sorted(self.judge.vocabulary(c.text for c in gt.chunks) - set(lexicon.vectors))
-            if words:
-                try:
-                    lexicon.vectors.update(zip(words, self.cache.get_or_compute(lexicon.embedder, words, **self._retry)))
-                except EmbeddingError as exc:
-                    log.warning("page words of %s not embedded (paraphrase by synonyms only): %s", domain, exc)
+            if gt is not None and gt.version not in self._learned:
+                self._learned.add(gt.version)
+                words |= self.judge.vocabulary(c.text for c in gt.chunks)
+        lexicon.add(words)
 
     @staticmethod
     def _texts_of(p: _Prepared) -> Iterator[str]:
         yield from (c.text for c in p.chunks)
-        yield from (s.text for s in p.claim_spans or p.sentences)
+        yield from (s.text for s in p.sentences)
         yield from (c.text for c in p.claims)
         if p.record.expected_answer:
             yield p.record.expected_answer
@@ -442,9 +441,16 @@ class ResponseAnalyzer:
         cfg = self.config
         if not p.claims:
             return None, ClaimFeedback()
+        # A window's closeness to a claim is that of its closest sentence: clauses and sentence
+        # pairs are judged on their words and values, and are not encoded (encoding is the cost)
         K = vec([c.text for c in p.claims])
         spans = p.claim_spans
-        sims = K @ vec([s.text for s in spans]).T if spans else np.zeros((len(p.claims), 0))
+        by_sentence = K @ vec([s.text for s in p.sentences]).T if p.sentences else np.zeros((len(p.claims), 0))
+        sims = np.zeros((len(p.claims), len(spans)), dtype=np.float32)
+        for k, w in enumerate(spans):
+            inside = [j for j, s in enumerate(p.sentences) if s.start < w.end and w.start < s.end]
+            if inside:
+                sims[:, k] = by_sentence[:, inside].max(axis=1)
         implicit = self._implicit_terms(p)
         found, missing, feedback_found, contradicted = [], [], [], []
         for i, claim in enumerate(p.claims):
@@ -501,17 +507,17 @@ class ResponseAnalyzer:
         if sent_gt is None or not self.config.feedback.check_pages:
             return out
         implicit = self._implicit_terms(p) | Judge.keys(gt.brand_names)
-        facts = self._page_facts.get(gt.version)
-        if facts is None:
-            facts = self._page_facts[gt.version] = [Judge.page_facts(
-                (x.text, c.page_url) for x in split_sentences(c.text)) for c in gt.chunks]
-        every = [f for chunk_facts in facts for f in chunk_facts]
+        if gt.version not in self._page_facts:
+            facts = [Judge.page_facts((x.text, c.page_url) for x in split_sentences(c.text)) for c in gt.chunks]
+            every = [f for chunk_facts in facts for f in chunk_facts]
+            self._page_facts[gt.version] = (facts, every, Judge.site_names(every))
+        facts, every, known_names = self._page_facts[gt.version]
         k = min(3, sent_gt.shape[1])
         for i, s in enumerate(p.sentences):
             if not s.text.strip() or len(s.text) > 600:
                 continue
             candidates = [f for j in np.argsort(-sent_gt[i])[:k] for f in facts[j]]
-            for clause, kind, evidence, url, detail, conf, page_value in self.judge.against_pages(s, candidates, every, implicit):
+            for clause, kind, evidence, url, detail, conf, page_value in self.judge.against_pages(s, candidates, every, implicit, known_names):
                 if any(c.position.start < clause.end and clause.start < c.position.end for c in out):
                     continue
                 out.append(Contradiction(statement=clause.text, position=_pos(clause), kind=kind, evidence=evidence,

@@ -32,6 +32,8 @@ class AccuracyConfig(_Section):
 
 
 class CompletenessConfig(_Section):
+    # The seed's threshold: a span this close to a claim (cosine), stating its values and
+    # polarity and half of its words, states it (the judge's other paths: modules/response/verdicts.py).
     similarity_threshold: float = Field(0.75, ge=-1, le=1)
     require_all_required: bool = False
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 from dataclasses import dataclass
 
 _SMALL = {w: i for i, w in enumerate(
@@ -20,7 +21,8 @@ _SMALL = {w: i for i, w in enumerate(
 _TENS = {w: 10 * i for i, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()) if w != "_"}
 _SCALE = {"hundred": 1e2, "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "k": 1e3, "m": 1e6,
           "bn": 1e9}
-_WORD_NUMBER = "|".join(sorted([*_SMALL, *_TENS, "a dozen", "dozen", "a hundred"], key=len, reverse=True))
+_WORD_NUMBER = "|".join(sorted([*_SMALL, *_TENS, "a dozen", "dozen", "a hundred", "a thousand", "a million",
+                                 "half a million", "a billion"], key=len, reverse=True))
 
 _CURRENCY = {"$": "USD", "usd": "USD", "dollar": "USD", "dollars": "USD", "us$": "USD", "€": "EUR", "eur": "EUR",
              "euro": "EUR", "euros": "EUR", "£": "GBP", "gbp": "GBP", "pound": "GBP", "pounds": "GBP", "¥": "JPY",
@@ -55,7 +57,8 @@ _MONTHS = {m: i for i, m in enumerate("january february march april may june jul
 _MONTHS.update({m[:3]: i for m, i in list(_MONTHS.items())})
 
 _NUM = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
-_AMOUNT = rf"(?P<num>{_NUM}|{_WORD_NUMBER})(?:[ -]?(?P<scale>hundred|thousand|million|billion|trillion|bn|k)\b)?"
+_AMOUNT = (rf"(?P<num>{_NUM}|{_WORD_NUMBER})(?:[ -]?(?P<scale>hundred|thousand|million|billion|trillion|bn|k)\b)?"
+           r"(?:[ -]?(?P<scale2>thousand|million|billion)\b)?")  # "one hundred thousand"
 _UNIT_WORDS = "|".join(sorted((re.escape(u) for u in _UNITS), key=len, reverse=True))
 _PERIOD_TAIL = r"(?:\s*(?:/|per|a|an|each|every)\s*(?P<period>month|mo|year|yr|week|wk|day|hour|hr)\b|\s+(?P<period2>monthly|annually|yearly|weekly|daily|hourly)\b)?"
 _PATTERNS = [
@@ -142,8 +145,8 @@ def _amount(m: re.Match) -> float | None:
     raw = (m.group("num") or "").lower().strip()
     if raw in ("a dozen", "dozen"):
         value = 12.0
-    elif raw == "a hundred":
-        value = 100.0
+    elif raw in ("a hundred", "a thousand", "a million", "half a million", "a billion"):
+        value = {"a hundred": 1e2, "a thousand": 1e3, "a million": 1e6, "half a million": 5e5, "a billion": 1e9}[raw]
     elif raw in _SMALL:
         value = float(_SMALL[raw])
     elif raw in _TENS:
@@ -153,8 +156,10 @@ def _amount(m: re.Match) -> float | None:
             value = float(raw.replace(",", ""))
         except ValueError:
             return None
-    scale = (m.groupdict().get("scale") or "").lower()
-    return value * _SCALE.get(scale, 1.0)
+    groups = m.groupdict()
+    for scale in ((groups.get("scale") or "").lower(), (groups.get("scale2") or "").lower()):
+        value *= _SCALE.get(scale, 1.0)
+    return value
 
 
 def _period(m: re.Match) -> str | None:
@@ -166,6 +171,11 @@ def _period(m: re.Match) -> str | None:
 def values(text: str) -> list[Value]:
     """Every typed value in ``text``, left to right; each character belongs to one value at most
     (a date's year is not also a year, a price's number not also a number)."""
+    return list(_values(text))
+
+
+@lru_cache(maxsize=65536)
+def _values(text: str) -> tuple[Value, ...]:
     taken: list[tuple[int, int]] = []
     found: list[Value] = []
     for kind, pattern in _PATTERNS:
@@ -181,7 +191,7 @@ def values(text: str) -> list[Value]:
                 continue
             taken.append((start, end))
             found.append(Value(*value[:3], start, end, text[start:end], *value[3:]))
-    return sorted(found, key=lambda v: v.start)
+    return tuple(sorted(found, key=lambda v: v.start))
 
 
 def _typed(kind: str, m: re.Match) -> tuple | None:
@@ -213,6 +223,8 @@ def _typed(kind: str, m: re.Match) -> tuple | None:
     if kind == "percent":
         return "percent", amount, "%"
     if kind == "quantity":
+        if groups["unit"] == "M":  # "1M messages": a million, not a metre
+            return "number", amount * 1e6, ""
         dimension, factor = _UNITS[groups["unit"].lower()]
         return "quantity", amount * factor, dimension, None, None, factor
     return "number", amount, ""

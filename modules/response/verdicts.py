@@ -23,8 +23,12 @@ with it and one states it otherwise.
 
 from __future__ import annotations
 
+import os
 import re
+import threading
 from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -127,7 +131,11 @@ _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-zA-Z0-9]*(?:-\d[\w-]*|[a-zA-Z0-
 
 def _terms(text: str, skip: Iterable[tuple[int, int]] = ()) -> list[tuple[str, str]]:
     """(stem, surface word) of the content words of ``text`` outside the ``skip`` ranges."""
-    skip = list(skip)
+    return list(_cached_terms(text, tuple(skip)))
+
+
+@lru_cache(maxsize=65536)
+def _cached_terms(text: str, skip: tuple[tuple[int, int], ...]) -> tuple[tuple[str, str], ...]:
     out = []
     for m in _WORD.finditer(text):
         if any(s <= m.start() < e for s, e in skip):
@@ -136,7 +144,7 @@ def _terms(text: str, skip: Iterable[tuple[int, int]] = ()) -> list[tuple[str, s
         if w in STOPWORDS or w in _NEGATORS or w.endswith("n't") or not w or w[0].isdigit():
             continue
         out.append((_key(w), w))
-    return out
+    return tuple(out)
 
 
 def _word_before(text: str, word: str) -> str | None:
@@ -172,12 +180,23 @@ def _names(text: str) -> set[str]:
 
 
 class Lexicon:
-    """Word vectors for paraphrase matching: every distinct word encoded once, on its own."""
+    """Word vectors for paraphrase matching: every distinct word encoded once, on its own, and
+    kept in ``store`` (an .npz per embedding model) for later runs: a site's vocabulary is small
+    and repeats, so after the first run nearly every word is a lookup."""
 
-    def __init__(self, embedder: Embedder | None):
+    MAX_STORED = 200_000
+
+    def __init__(self, embedder: Embedder | None, store: Path | None = None):
         self.embedder = embedder
+        self.store = store
         self.vectors: dict[str, np.ndarray] = {}
         self._pairs: dict[tuple[str, str], float] = {}
+        if store is not None and store.exists():
+            try:
+                with np.load(store, allow_pickle=False) as data:
+                    self.vectors = dict(zip(data["words"].tolist(), data["vectors"]))
+            except (OSError, ValueError, KeyError):
+                pass  # a damaged store is rebuilt
 
     def add(self, words: Iterable[str]) -> None:
         new = sorted({w for w in words if w not in self.vectors})
@@ -188,6 +207,19 @@ class Lexicon:
         except Exception:  # noqa: BLE001 - paraphrase by vectors is an aid, not a requirement
             return
         self.vectors.update(zip(new, vecs))
+        self._save()
+
+    def _save(self) -> None:
+        if self.store is None or not self.vectors or len(self.vectors) > self.MAX_STORED:
+            return
+        try:
+            self.store.parent.mkdir(parents=True, exist_ok=True)
+            tmp = self.store.with_name(f".{self.store.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+            with open(tmp, "wb") as f:
+                np.savez(f, words=np.array(list(self.vectors)), vectors=np.stack(list(self.vectors.values())))
+            os.replace(tmp, self.store)
+        except OSError:
+            pass  # a read-only cache only costs speed
 
     def similarity(self, a: str, b: str) -> float:
         pair = (a, b) if a < b else (b, a)
@@ -222,6 +254,7 @@ class PageSentence:
     negated: bool
     terms: tuple[tuple[str, str], ...]
     single: bool  # one clause
+    names: tuple[tuple[str, str], ...]  # its likely names (key, word)
 
 
 @dataclass
@@ -238,7 +271,7 @@ class JudgeSettings:
     word_similarity: float = 0.72  # a word's vector this close to a claim word counts as stating it
     found_frame: float = 0.72  # frame (weighted share of the claim's words stated) to be found
     found_frame_with_value: float = 0.34  # ... when the window states the claim's values
-    found_cosine: float = 0.80  # or a sentence this close (and nothing against it)
+    found_cosine: float = 0.75  # or a sentence this close with half the words (completeness.similarity_threshold)
     conflict_frame: float = 0.5  # a rival value counts in a window this much about the claim
     name_frame: float = 0.75  # ... and, for a name the site never uses, this much of the rest
     page_frame: float = 0.6  # a page sentence is about a statement when it states this much of it
@@ -259,7 +292,6 @@ class Judge:
 
     lexicon: Lexicon
     settings: JudgeSettings = field(default_factory=JudgeSettings)
-    _site_names: tuple = (None, set())
 
     # ----- term matching ---------------------------------------------------------------------
     def _credit(self, term: tuple[str, str], others: dict[str, str], threshold: float | None = None) -> float:
@@ -416,19 +448,17 @@ class Judge:
             vals = tuple(values(text))
             out.append(PageSentence(text, url, vals, _negated(text),
                                     tuple(_terms(text, [(v.start, v.end) for v in vals])),
-                                    not split_clauses(Span(0, len(text), text), min_words=2)))
+                                    not split_clauses(Span(0, len(text), text), min_words=2),
+                                    tuple(_name_words(text))))
         return out
 
-    def site_names(self, every: Sequence[PageSentence]) -> set[str]:
-        """Every capitalised word of the site's pages (keys), computed once per page list."""
-        key = id(every)
-        if self._site_names[0] != key:
-            self._site_names = (key, {k for page in every for k, _ in _name_words(page.text)}
-                                | {k for page in every for k, _ in page.terms})
-        return self._site_names[1]
+    @staticmethod
+    def site_names(every: Sequence[PageSentence]) -> set[str]:
+        """Every word of the site's pages (keys), its names included: what the site ever says."""
+        return {k for page in every for k, _ in page.names} | {k for page in every for k, _ in page.terms}
 
     def against_pages(self, sentence: Span, candidates: Sequence[PageSentence], every: Sequence[PageSentence],
-                      implicit: set[str]) -> list[tuple[Span, str, str, str, str, float, Value | None]]:
+                      implicit: set[str], known_names: set[str]) -> list[tuple[Span, str, str, str, str, float, Value | None]]:
         """Statements of ``sentence`` that the pages state otherwise: (statement span, kind,
         evidence sentence, page URL, what disagrees, confidence, the page's value).
 
@@ -441,7 +471,6 @@ class Judge:
         out = []
         clauses = split_clauses(sentence, min_words=2) or [sentence]
         names = {(n, n) for n in _names(sentence.text) - implicit}
-        known_names = self.site_names(every)
         for clause in clauses:
             vals = values(clause.text)
             terms = _terms(clause.text, [(v.start, v.end) for v in vals])
@@ -501,7 +530,7 @@ class Judge:
             others = []
             for page in candidates:
                 f = self.frame(rest, page.terms, implicit) if rest else 0.0
-                theirs = [w for k, w in _name_words(page.text) if k not in implicit and k not in mine]
+                theirs = [w for k, w in page.names if k not in implicit and k not in mine]
                 # the other name stands where ours does: "eu-central — Dublin" / "eu-central (Frankfurt)"
                 slots = {_word_before(clause.text, u) for u in unknown} - {None}
                 theirs = [w for w in theirs if _word_before(page.text, w) in slots]
