@@ -147,6 +147,7 @@ def _cached_terms(text: str, skip: tuple[tuple[int, int], ...]) -> tuple[tuple[s
     return tuple(out)
 
 
+@lru_cache(maxsize=65536)
 def _word_before(text: str, word: str) -> str | None:
     """The word just before the first occurrence of ``word`` in ``text`` (lower-cased)."""
     m = re.search(rf"([A-Za-z']+)\W+{re.escape(word)}\b", text, re.I)
@@ -323,17 +324,21 @@ class Judge:
     def frame(self, terms: Sequence[tuple[str, str]], window_terms: Sequence[tuple[str, str]],
               implicit: set[str] = frozenset()) -> float:
         """Weighted share of ``terms`` the window states; light words weigh half, and terms in
-        ``implicit`` (the question's, the brand's) count as stated when absent."""
+        ``implicit`` (the question's, the brand's) count as stated when absent, provided the window
+        states at least one word of the claim itself (a window that says nothing of it is not
+        about it)."""
         others = {s: w for s, w in window_terms}
-        total = got = 0.0
+        total = got = implied = 0.0
         for term in dict.fromkeys(terms):
             weight = 0.5 if term[0] in _LIGHT else 1.0
             total += weight
             credit = self._credit(term, others)
             if not credit and self._implied(term[0], implicit):
-                credit = 0.8
+                implied += weight * 0.8
             got += weight * credit
-        return got / total if total else 1.0
+        if not total:
+            return 1.0
+        return (got + implied) / total if got else 0.0
 
     # ----- windows ---------------------------------------------------------------------------
     @staticmethod
