@@ -83,21 +83,31 @@ def _fmt(v: Any) -> str:
     return "-" if v is None else str(v)
 
 
+def _percent(share: float | None) -> str:
+    return "-" if share is None else f"{100 * share:.0f}%"
+
+
+def _points(delta: float | None) -> str:
+    return "-" if delta is None else _fmt(100 * delta) + " pt"
+
+
 def print_summary(result: dict[str, Any]) -> None:
     print(f"\nrun {result['run_id']}: {result['total']} responses, {result['succeeded']} analysed "
           f"({result['flagged']} flagged), {result['failed']} errors, {result['fallback']} fallbacks (keyword matching or "
           f"the offline judge)\n")
-    header = ["domain", "query set", "n", "accuracy", "complete", "attrib", "Δacc", "Δcomp", "Δattr", "errors"]
+    header = ["domain", "query set", "n", "accuracy", "complete", "attrib", "wrong facts", "Δacc", "Δcomp", "Δattr",
+              "Δwrong", "errors"]
     rows = [[s["domain"], s["query_set_id"] or "-", s["query_count"], s["accuracy_mean"], s["completeness_mean"],
-             s["attribution_mean"], s["accuracy_delta"], s["completeness_delta"], s["attribution_delta"],
-             s["error_count"]] for s in result["summaries"]]
+             s["attribution_mean"], _percent(s.get("wrong_fact_rate")), s["accuracy_delta"], s["completeness_delta"],
+             s["attribution_delta"], _points(s.get("wrong_fact_rate_delta")), s["error_count"]] for s in result["summaries"]]
     cells = [header] + [[_fmt(v) for v in r] for r in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
     for i, r in enumerate(cells):
         print("  ".join(c.ljust(w) if j < 2 else c.rjust(w) for j, (c, w) in enumerate(zip(r, widths))))
         if i == 0:
             print("  ".join("-" * w for w in widths))
-    print("\nmean scores 0-100; Δ = change against the previous run of the same domain and query set")
+    print("\nmean scores 0-100; wrong facts = share of answers stating something the claims or the pages "
+          "contradict;\nΔ = change against the previous run of the same domain and query set")
     print("\nParquet written to:")
     for table, path in result["paths"].items():
         print(f"  {table:18s} {path}")
@@ -561,9 +571,11 @@ def cmd_monitor(args: argparse.Namespace) -> int:
     print("\nproviders side by side (Δ = change against the same provider's previous monitor run):\n")
     cost = {(c["provider"], c["model"]): c["cost_usd"] for c in result["collections"]}
     _print_table(
-        ["domain", "provider", "model", "rank", "accuracy", "complete", "attrib", "Δacc", "Δcomp", "Δattr", "refusals", "errors", "cost"],
+        ["domain", "provider", "model", "rank", "accuracy", "complete", "attrib", "wrong facts", "mentioned+correct",
+         "Δacc", "Δcomp", "Δattr", "refusals", "errors", "cost"],
         [[r["domain"], r["provider"], r["model"], r["accuracy_rank"], r["accuracy_mean"], r["completeness_mean"],
-          r["attribution_mean"], r["accuracy_delta"], r["completeness_delta"], r["attribution_delta"],
+          r["attribution_mean"], _percent(r.get("wrong_fact_rate")), _percent(r.get("correct_mention_rate")),
+          r["accuracy_delta"], r["completeness_delta"], r["attribution_delta"],
           r["refusal_count"], r["error_count"], cost.get((r["provider"], r["model"]))] for r in result["provider_summaries"]],
     )
     print()
