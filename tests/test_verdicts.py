@@ -58,6 +58,8 @@ def test_a_wrong_height_is_never_highlighted_as_matching(sample):
     r = sample["everest-height", "perplexity"]  # "9,100 metres tall and is located in the Andes"
     assert r.feedback.highlights.highlights == []
     assert any("9,100" in c.statement for c in r.feedback.contradictions)
+    andes = [c for c in r.feedback.contradictions if "Andes" in c.statement]  # the page: "of the Himalayas"
+    assert andes and andes[0].kind == "entity" and andes[0].source == "ground_truth" and "Himalayas" in andes[0].detail
 
 
 def test_a_paraphrase_of_a_claim_is_found_and_not_reported_as_unsupported(sample):

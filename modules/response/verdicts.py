@@ -74,7 +74,7 @@ _SYNONYMS = [
     "ship deliver delivery shipping",
     "sso single sign-on",
     "encrypt encryption",
-    "locate located situate base",
+    "locate located situate base lie lies",
     "tall high height",
     "large big",
     "small little",
