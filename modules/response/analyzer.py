@@ -38,7 +38,7 @@ from .schema import (
 )
 from .tiers import tier_for
 from .facts import values
-from .verdicts import Judge, JudgeSettings, Lexicon, Window
+from .verdicts import Judge, JudgeSettings, Lexicon, PageFinding, Window
 
 ANALYZER_VERSION = f"sleuth-response-analyzer/{__version__}"
 log = logging.getLogger(__name__)
@@ -111,20 +111,20 @@ def _with_facts(accuracy: AccuracyResult, found: int, scored: int, wrong: list[C
     return accuracy.model_copy(update={"score": score, "tier": tier_for(score, tiers), "components": components})
 
 
-def _contradicted_by_pages(claims: ClaimFeedback, page_values: list) -> None:
+def _contradicted_by_pages(claims: ClaimFeedback, findings: list[PageFinding]) -> None:
     """A missing claim is contradicted where the response states, against the page, another value
-    in place of exactly the claim's value ("within 90 days" where the page and the claim say 60)."""
+    or name in place of exactly the claim's ("within 90 days" where the page and the claim say 60;
+    "Vancouver" where they say Toronto)."""
     for m in list(claims.missing):
         wanted = values(m.claim.text)
-        names = set(m.claim.text.split())
-        hit = next(((clause, detail, kind) for clause, page_value, detail, kind in page_values
-                    if (any(page_value.equals(w) for w in wanted) if kind != "entity"
-                        else names & set(page_value))), None)
+        words = set(m.claim.text.split())
+        hit = next((f for f in findings if f.replaced and (
+            words & set(f.replaced) if f.kind == "entity" else any(f.replaced[0].equals(w) for w in wanted))), None)
         if hit:
-            clause, detail, kind = hit
             claims.missing.remove(m)
-            claims.contradicted.append(ContradictedClaim(claim=m.claim, statement=clause.text, position=_pos(clause),
-                                                         evidence=detail, kind=kind))
+            claims.contradicted.append(ContradictedClaim(
+                claim=m.claim, statement=hit.statement.text, position=_pos(hit.statement), evidence=hit.detail,
+                kind=hit.kind))
 
 
 class ResponseAnalyzer:
@@ -338,9 +338,9 @@ class ResponseAnalyzer:
 
         accuracy = self._accuracy(p, gt, vec, C, chunk_gt, fallback)
         completeness, claim_fb = self._completeness(p, vec)
-        page_values: list = []
-        wrong = self._wrong_facts(p, gt, sent_gt, claim_fb.contradicted, page_values)
-        _contradicted_by_pages(claim_fb, page_values)
+        findings: list[PageFinding] = []
+        wrong = self._wrong_facts(p, gt, sent_gt, claim_fb.contradicted, findings)
+        _contradicted_by_pages(claim_fb, findings)
         if completeness is not None or wrong:
             # the floor needs the record's own (atomic) claims: a sentence of the expected answer
             # is too coarse a unit to vouch for the answer (on TruthfulQA it lowered AUC 0.825 -> 0.799)
@@ -494,10 +494,11 @@ class ResponseAnalyzer:
         return Judge.keys([p.record.query or "", *p.record.brand_names])
 
     def _wrong_facts(self, p: _Prepared, gt: GroundTruth, sent_gt, contradicted: list[ContradictedClaim],
-                     page_values: list) -> list[Contradiction]:
+                     findings: list[PageFinding]) -> list[Contradiction]:
         """Wrong facts: the claims the response contradicts (source ``claim``, or
         ``expected_answer`` for claims cut from it), then statements that the pages most like
-        each sentence state otherwise (``ground_truth``); one per stretch of the response."""
+        each sentence state otherwise (``ground_truth``); one per stretch of the response. The page
+        findings are also appended to ``findings`` (a missing claim they replace is contradicted)."""
         out = [
             Contradiction(statement=c.statement, position=c.position, kind=c.kind, evidence=c.claim.text,
                           source="expected_answer" if c.claim.id.startswith("expected-") else "claim",
@@ -517,13 +518,13 @@ class ResponseAnalyzer:
             if not s.text.strip() or len(s.text) > 600:
                 continue
             candidates = [f for j in np.argsort(-sent_gt[i])[:k] for f in facts[j]]
-            for clause, kind, evidence, url, detail, conf, page_value in self.judge.against_pages(s, candidates, every, implicit, known_names):
-                if any(c.position.start < clause.end and clause.start < c.position.end for c in out):
+            for f in self.judge.against_pages(s, candidates, every, implicit, known_names):
+                at = f.statement
+                if any(c.position.start < at.end and at.start < c.position.end for c in out):
                     continue
-                out.append(Contradiction(statement=clause.text, position=_pos(clause), kind=kind, evidence=evidence,
-                                         source="ground_truth", page_url=url, confidence=conf, detail=detail))
-                if page_value is not None:
-                    page_values.append((clause, page_value, detail, kind))
+                out.append(Contradiction(statement=at.text, position=_pos(at), kind=f.kind, evidence=f.evidence,
+                                         source="ground_truth", page_url=f.url, confidence=f.confidence, detail=f.detail))
+                findings.append(f)
         return sorted(out, key=lambda c: c.position.start)
 
     def _highlights(self, p: _Prepared, gt: GroundTruth, sent_gt, wrong: list[Contradiction]) -> tuple[HighlightFeedback, list[UnsupportedStatement]]:

@@ -18,7 +18,8 @@ Thresholds were fitted on the train splits of ``evals/sets/verdicts-*`` (``evals
 
 Wrong facts against the site's pages use the same parts in the other direction: a value or the
 polarity of a response statement is wrong when no page sentence about the same thing agrees
-with it and one states it otherwise.
+with it and one states it otherwise; a name the site never uses is wrong where a page sentence
+about the same thing has another name in its place.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ import numpy as np
 from ..embeddings import Embedder
 from ..text import STOPWORDS, Span, has_negation, split_clauses, split_sentences, stem
 from .facts import Value, compare_values, values
+
 
 def _key(word: str) -> str:
     """A word's stem, with a final "e" dropped so that "change" and "changes" meet."""
@@ -258,6 +260,19 @@ class PageSentence:
     names: tuple[tuple[str, str], ...]  # its likely names (key, word)
 
 
+@dataclass(frozen=True)
+class PageFinding:
+    """A statement of the response that the site's pages state otherwise."""
+
+    statement: Span  # the clause, in response coordinates
+    kind: str  # number | date | money | quantity | entity | negation
+    evidence: str  # the page sentence
+    url: str
+    detail: str  # what differs: "$66 (response) vs $60 per year (page)"
+    confidence: float
+    replaced: tuple = ()  # what the page states instead: its value, or its names
+
+
 @dataclass
 class Verdict:
     verdict: str  # found | missing | contradicted
@@ -463,9 +478,8 @@ class Judge:
         return {k for page in every for k, _ in page.names} | {k for page in every for k, _ in page.terms}
 
     def against_pages(self, sentence: Span, candidates: Sequence[PageSentence], every: Sequence[PageSentence],
-                      implicit: set[str], known_names: set[str]) -> list[tuple[Span, str, str, str, str, float, Value | None]]:
-        """Statements of ``sentence`` that the pages state otherwise: (statement span, kind,
-        evidence sentence, page URL, what disagrees, confidence, the page's value).
+                      implicit: set[str], known_names: set[str]) -> list[PageFinding]:
+        """Statements of ``sentence`` that the pages state otherwise.
 
         A value is wrong when no sentence of the site about the same thing states it (``every``)
         and one of the ``candidates`` (the page sentences most like this one) about the same thing
@@ -498,8 +512,9 @@ class Judge:
                           and (f := about(page, st.page_frame))]
                 if rivals:
                     f, page, p = max(rivals, key=lambda r: r[0])
-                    out.append((clause, _VALUE_KIND.get(v.kind, "number"), page.text, page.url,
-                                f"{v.text} (response) vs {p.text} (page)", round(min(0.95, 0.5 + f / 2), 2), p))
+                    out.append(PageFinding(clause, _VALUE_KIND.get(v.kind, "number"), page.text, page.url,
+                                           f"{v.text} (response) vs {p.text} (page)", round(min(0.95, 0.5 + f / 2), 2),
+                                           (p,)))
             if not vals and not split_clauses(clause, min_words=2) and own:
                 neg = _negated(clause.text)
                 close = [(f, page) for page in candidates if page.single
@@ -507,11 +522,12 @@ class Judge:
                          >= st.negation_frame]
                 if close and not any(page.negated == neg for _, page in close):
                     f, page = max(close, key=lambda c: c[0])
-                    out.append((clause, "negation", page.text, page.url, "the page states the opposite",
-                                round(min(0.9, 0.4 + f / 2), 2), None))
-        return out + self._unknown_names(sentence, candidates, implicit, known_names, [o[0] for o in out])
+                    out.append(PageFinding(clause, "negation", page.text, page.url, "the page states the opposite",
+                                           round(min(0.9, 0.4 + f / 2), 2)))
+        return out + self._unknown_names(sentence, candidates, implicit, known_names, [o.statement for o in out])
 
-    def _unknown_names(self, sentence: Span, candidates, implicit, known_names, taken) -> list:
+    def _unknown_names(self, sentence: Span, candidates: Sequence[PageSentence], implicit: set[str],
+                       known_names: set[str], taken: Sequence[Span]) -> list[PageFinding]:
         """A name the site never uses, where a page sentence about the same thing names another:
         "eu-central — Dublin" where the page says "eu-central (Frankfurt)". The statement is the
         name's clause, with the clause before it when it is a bare name ("Offices: Lisbon and
@@ -543,7 +559,7 @@ class Judge:
                     others.append((f, page, theirs))
             if others:
                 f, page, theirs = max(others, key=lambda o: o[0])
-                out.append((clause, "entity", page.text, page.url,
-                            f"{', '.join(unknown)} (response) vs {', '.join(theirs[:3])} (page)",
-                            round(min(0.8, 0.3 + f / 2), 2), theirs))
+                out.append(PageFinding(clause, "entity", page.text, page.url,
+                                       f"{', '.join(unknown)} (response) vs {', '.join(theirs[:3])} (page)",
+                                       round(min(0.8, 0.3 + f / 2), 2), tuple(theirs)))
         return out
