@@ -106,11 +106,7 @@ def previous_verdicts(analyzer: ResponseAnalyzer, answers: list[dict]) -> list[d
 
 
 def sleuth_verdicts(result) -> dict[str, str]:
-    claims = result.feedback.claims
-    verdicts = {c.claim.id: "missing" for c in claims.missing}
-    verdicts.update({c.claim.id: "found" for c in claims.found})
-    verdicts.update({c.claim.id: "contradicted" for c in claims.contradicted})
-    return verdicts
+    return result.feedback.claims.verdicts()
 
 
 def report(name: str, answers: list[dict], results: list, previous: list[dict[str, str]]) -> dict:

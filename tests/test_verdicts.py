@@ -24,11 +24,7 @@ def sample(analyzer):
 
 
 def verdicts(result) -> dict[str, str]:
-    claims = result.feedback.claims
-    out = {c.claim.id: "missing" for c in claims.missing}
-    out.update({c.claim.id: "found" for c in claims.found})
-    out.update({c.claim.id: "contradicted" for c in claims.contradicted})
-    return out
+    return result.feedback.claims.verdicts()
 
 
 def test_a_correct_paraphrased_answer_is_complete_and_good(sample):

@@ -147,6 +147,13 @@ class ClaimFeedback(Model):
     contradicted: list[ContradictedClaim] = []  # beyond the seed; counted as not found in completeness
     not_in_ground_truth: list[UnsupportedStatement] = []
 
+    def verdicts(self) -> dict[str, str]:
+        """Each claim's verdict by claim id: found, missing or contradicted."""
+        out = {c.claim.id: "missing" for c in self.missing}
+        out.update({c.claim.id: "found" for c in self.found})
+        out.update({c.claim.id: "contradicted" for c in self.contradicted})
+        return out
+
 
 class GroundTruthSource(Model):
     chunk_id: str
