@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import re
 from functools import lru_cache
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 _SMALL = {w: i for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
@@ -78,6 +78,11 @@ _PATTERNS = [
 ]
 
 
+_BOUND_BEFORE = re.compile(r"\b(?:over|above|under|below|at least|at most|more than|less than|up to|upwards of|"
+                           r"minimum of|maximum of|min\.?|max\.?)\s*$", re.I)
+_BOUND_AFTER = re.compile(r"\s*(?:\+|or (?:more|less|above|over|under)\b|and (?:up|above|over)\b)", re.I)
+
+
 @dataclass(frozen=True)
 class Value:
     """One typed value as it appears in a text: ``kind`` and ``unit`` say what it measures, and
@@ -92,12 +97,14 @@ class Value:
     raw: float | None = None  # a price's amount as written, before its period is applied
     period: str | None = None  # month | year | week | day | hour, for a price
     factor: float = 1.0  # the written unit's size in the base unit (a GB: 1e9 bytes)
+    bound: bool = False  # a threshold or limit ("over $250", "$75 or more", "up to 600 W"), not an amount
 
     def same_kind(self, other: "Value") -> bool:
-        """Values that can contradict each other: the same kind and unit (a date and a year too)."""
+        """Values that can contradict each other: the same kind and unit (a date and a year too),
+        both amounts or both thresholds ("$75 or more" is no rival of a $7.95 fee)."""
         if self.kind in ("date", "year") and other.kind in ("date", "year"):
             return True
-        return self.kind == other.kind and self.unit == other.unit
+        return self.kind == other.kind and self.unit == other.unit and self.bound == other.bound
 
     def equals(self, other: "Value") -> bool:
         """The same value, however written: "$6/mo" and "6 dollars a month", "3" and "three
@@ -190,7 +197,10 @@ def _values(text: str) -> tuple[Value, ...]:
             if value is None:
                 continue
             taken.append((start, end))
-            found.append(Value(*value[:3], start, end, text[start:end], *value[3:]))
+            value = Value(*value[:3], start, end, text[start:end], *value[3:])
+            if _BOUND_BEFORE.search(text, max(0, start - 16), start) or _BOUND_AFTER.match(text, end):
+                value = replace(value, bound=True)
+            found.append(value)
     return tuple(sorted(found, key=lambda v: v.start))
 
 
