@@ -51,6 +51,12 @@ _UNITS = {
     "year": ("seconds", 3.156e7),
     "users": ("users", 1), "user": ("users", 1), "seats": ("users", 1), "seat": ("users", 1),
     "devices": ("devices", 1), "device": ("devices", 1),
+    "w": ("watts", 1), "watt": ("watts", 1), "watts": ("watts", 1), "kw": ("watts", 1e3), "kilowatts": ("watts", 1e3),
+    "wh": ("watt-hours", 1), "watt-hours": ("watt-hours", 1), "watt-hour": ("watt-hours", 1),
+    "kwh": ("watt-hours", 1e3), "kilowatt-hours": ("watt-hours", 1e3), "kilowatt-hour": ("watt-hours", 1e3),
+    "v": ("volts", 1), "volts": ("volts", 1), "volt": ("volts", 1),
+    "req/s": ("requests/s", 1), "requests/s": ("requests/s", 1), "requests/second": ("requests/s", 1),
+    "requests per second": ("requests/s", 1), "rps": ("requests/s", 1),
 }
 _MONTHS = {m: i for i, m in enumerate("january february march april may june july august september october "
                                       "november december".split(), 1)}
