@@ -22,7 +22,7 @@ from ..embeddings import (
     Embedder, EmbeddingError, KeywordEmbedder, VectorCache, encode_with_retry, make_embedder,
 )
 from ..text import (
-    Span, chunk, content_terms, has_negation, overlap_f1, split_clauses, split_long, split_sentences,
+    Span, chunk, content_terms, has_negation, overlap_f1, split_long, split_sentences,
     words,
 )
 from .attribution import normalize_domain, score_attribution
