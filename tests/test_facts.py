@@ -26,6 +26,18 @@ from modules.response.facts import compare_values, values
     ("The Team plan costs $12 per user", "Team is affordable", "absent"),
     ("Starter costs $10 per month and pro costs $30 per month", "Starter is $10 a month.", "absent"),  # half said
     ("Starter costs $10 per month and pro costs $30 per month", "Starter is $10 and pro $45 a month.", "conflict"),
+    # a period written before or after the price; another period is another fact, not a rival
+    ("Plus costs $59.99 per year", "Annual: **$59.99**", "agree"),
+    ("Plus costs $59.99 per year", "Monthly: **$7.99**", "absent"),
+    ("Plus costs $60 per year", "or $66 if you pay yearly", "conflict"),
+    # nothing is nothing in any currency; "free" agrees with $0 and rivals no price
+    ("The Free plan costs $0", "the Sandbox plan is free and permanent", "agree"),
+    ("There is no application fee", "it costs nothing to apply", "agree"),
+    ("Children under 12 go free", "An adult ticket is £145", "absent"),
+    ("Scale covers up to $2 million", "Premier $1M", "conflict"),  # a cap is an amount; "$1M" a million
+    ("It fully charges in 70 minutes", "to 100% in about an hour and ten minutes", "agree"),
+    ("It opens from 10:00 to 17:00", "between 10 in the morning and 5 in the afternoon", "agree"),
+    ("The show is Salt & Steam: Herring Fleets 1850-1950", "running until 2 November 2025", "agree"),  # a title's years: no values
 ])
 def test_values_compare_as_a_reader_would(claim, text, verdict):
     assert compare_values(claim, text)[0] == verdict

@@ -9,7 +9,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from modules.response import AIResponse, StoredPage
 from modules.response.facts import values
-from modules.response.verdicts import _negated, _negation_about, _terms
+from modules.text import split_sentences
+from modules.response.verdicts import Judge, Lexicon, _label, _negated, _negation_about, _terms
 
 SAMPLES = Path(__file__).resolve().parent.parent / "datasets" / "samples"
 
@@ -116,3 +117,37 @@ def test_verbatim_claims_are_found_and_a_changed_number_is_contradicted(analyzer
         assert 0 <= c.position.start < c.position.end <= len(wrong)
         assert wrong[c.position.start:c.position.end] == c.statement
     assert r.scores.accuracy.tier in ("fair", "poor")
+
+
+def test_a_value_bound_to_a_name_is_checked_against_the_site_binding():
+    """A swapped list ("Saturday £60, Sunday £65" where the page has them the other way round)
+    is wrong although the page states both amounts; "Premier $1M" against "Premier up to
+    $2,000,000" is wrong, "Essential $100k" against "Essential up to $100,000" right."""
+    page = "Day tickets: Friday £55, Saturday £65, Sunday £60. Premier up to $2,000,000; Essential up to $100,000."
+    assert [_label(page, v.start) for v in values(page)] == ["friday", "saturday", "sunday", "premier", "essential"]
+    judge = Judge(Lexicon(None))
+    every = Judge.page_facts([(s.text, "https://x.example/") for s in split_sentences(page)])
+    answer = "Friday £55, Saturday £60 and Sunday £65. Essential $100k, Premier $1M."
+    wrong = [f.statement.text for s in split_sentences(answer)
+             for f in judge.against_pages(s, every, every, set(), Judge.site_names(every))]
+    assert wrong == ["Saturday £60", "Sunday £65.", "Premier $1M."]
+
+
+def test_a_denied_predicate_falls_on_its_subject():
+    claim = _terms("The Trail Promise does not cover normal wear and tear")
+    assert _negation_about("normal wear and tear isn't included", claim)
+    assert not _negation_about("repairs aren't slow, and normal wear is fine", claim)
+
+
+def test_a_window_about_the_other_thing_the_question_names_contradicts_nothing(analyzer):
+    """In "BX-500 vs BX-1000", the BX-1000's capacity is no wrong BX-500 capacity, and a refusal is
+    no affirmation of a denied fact."""
+    r = analyzer.analyze(AIResponse(
+        query_id="q", domain="basalt.example", query="What's the difference between the Basalt BX-500 and the BX-1000?",
+        response="The main difference is capacity: the BX-1000 has about 1,024 Wh, and it adds Wi-Fi. "
+                 "I'm not sure of the BX-500's exact figures.",
+        claims=[{"id": "cap", "text": "The Basalt BX-500 has a capacity of 512 Wh"},
+                {"id": "wifi", "text": "The Basalt BX-500 does not have Wi-Fi"}]),
+        [StoredPage(url="https://basalt.example/bx-500", title="BX-500",
+                    text="The Basalt BX-500 stores 512 Wh. It connects over Bluetooth only; it has no Wi-Fi.")])
+    assert verdicts(r) == {"cap": "missing", "wifi": "missing"}

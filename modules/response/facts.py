@@ -20,7 +20,7 @@ _SMALL = {w: i for i, w in enumerate(
     "sixteen seventeen eighteen nineteen".split())}
 _TENS = {w: 10 * i for i, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()) if w != "_"}
 _SCALE = {"hundred": 1e2, "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "k": 1e3, "m": 1e6,
-          "bn": 1e9}
+          "mn": 1e6, "bn": 1e9}
 _WORD_NUMBER = "|".join(sorted([*_SMALL, *_TENS, "a dozen", "dozen", "a hundred", "a thousand", "a million",
                                  "half a million", "a billion"], key=len, reverse=True))
 
@@ -70,12 +70,27 @@ _PERIOD_TAIL = r"(?:\s*(?:/|per|a|an|each|every)\s*(?P<period>month|mo|year|yr|w
 _PATTERNS = [
     ("skip", re.compile(r"\b24/7\b|\[\d{1,3}\]|^\s*\d{1,2}[.)](?=\s|$)|(?<=\s)\d{1,2}\.(?=\s+[A-Z*])|(?<=[A-Za-z])-?\d[\d.]*|"
                         r"\S+\.(?:example|com|org|net|io|dev|co|uk|de|fr)\S*|https?://\S+", re.M)),
+    ("skip", re.compile(r"\b1[0-9]{3}\s?[–-]\s?(?:1[0-9]{3}|20[0-9]{2})\b")),  # a span of years in a title: no date
     ("time", re.compile(r"\b(?P<hour>[01]?\d|2[0-3])(?::(?P<minute>[0-5]\d))?\s*(?P<ampm>[ap])\.?\s?m\b\.?|"
-                        r"\b(?P<hour2>[01]?\d|2[0-3]):(?P<minute2>[0-5]\d)\b", re.I)),
+                        r"\b(?P<hour2>[01]?\d|2[0-3]):(?P<minute2>[0-5]\d)\b|"
+                        r"\b(?P<hour3>1[0-2]|[1-9])(?::(?P<minute3>[0-5]\d))?\s+in\s+the\s+(?P<part>morning|afternoon|evening)\b",
+                        re.I)),
+    ("duration", re.compile(rf"\b(?P<hours>an|one|two|three|\d+)\s+hours?\s+and\s+(?P<num>\d+|{_WORD_NUMBER})\s+minutes?\b",
+                            re.I)),  # "an hour and ten minutes"
     ("date", re.compile(rf"\b(?P<month>{'|'.join(_MONTHS)})\.?\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?,?\s+(?P<year>\d{{4}})\b", re.I)),
     ("date", re.compile(rf"\b(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s+(?P<month>{'|'.join(_MONTHS)})\.?,?\s+(?P<year>\d{{4}})\b", re.I)),
     ("date", re.compile(r"\b(?P<year>\d{4})-(?P<monthn>\d{2})-(?P<day>\d{2})\b")),
-    ("money", re.compile(rf"(?P<cur>US\$|\$|€|£|¥|\b(?:USD|EUR|GBP|JPY)\s?)\s?{_AMOUNT}{_PERIOD_TAIL}", re.I)),
+    # a price of nothing, in any currency ("free of charge" is £0, not a £5 fee); the value is the
+    # word "free", "nothing" or "no" alone, so "application fee" stays a word of the statement
+    ("free", re.compile(r"\b(?P<v1>free)\s+of\s+charge\b|\bfor\s+(?P<v2>free)(?=\s*(?:[.,;!?)]|$|with|if|when|once|and|as)\b)|"
+                        r"\bships?\s+(?:\w+\s+)?(?P<v3>free)\b|"
+                        r"\b(?:is|are|go|goes|it's|stays?)\s+(?:completely\s+|entirely\s+)?(?P<v4>free)\b(?!\s+(?:to|of)\b)|"
+                        r"\bcosts?\s+(?P<v5>nothing)\b|\bat\s+(?P<v6>no)\s+(?:extra\s+|additional\s+)?(?:cost|charge)\b|"
+                        r"\b(?P<v7>no)\s+charge\b|"
+                        r"\b(?P<v8>no)\s+(?:application\s+|entry\s+|extra\s+|additional\s+|booking\s+)?fee\b|"
+                        r"\b(?P<v9>complimentary)\b", re.I)),
+    ("money", re.compile(rf"(?P<cur>US\$|\$|€|£|¥|\b(?:USD|EUR|GBP|JPY)\s?)\s?{_AMOUNT.replace('bn|k)', 'bn|k|m|mn)')}"
+                         rf"{_PERIOD_TAIL}", re.I)),  # "$1M"
     ("money", re.compile(rf"\b{_AMOUNT}\s?(?P<cur>dollars?|euros?|pounds?|yen|USD|EUR|GBP|JPY)\b{_PERIOD_TAIL}", re.I)),
     ("percent", re.compile(rf"\b{_AMOUNT}\s?(?:%|percent\b|per cent\b)", re.I)),
     ("quantity", re.compile(rf"\b{_AMOUNT}[\s-]?(?P<unit>{_UNIT_WORDS})\b", re.I)),
@@ -84,8 +99,15 @@ _PATTERNS = [
 ]
 
 
-_BOUND_BEFORE = re.compile(r"\b(?:over|above|under|below|at least|at most|more than|less than|up to|upwards of|"
-                           r"minimum of|maximum of|min\.?|max\.?)\s*$", re.I)
+#: thresholds ("orders over $250", "$75 or more"); a cap ("covers up to $2 million") is an amount
+_BOUND_BEFORE = re.compile(r"\b(?:over|above|under|below|at least|more than|less than|upwards of|"
+                           r"minimum of|min\.?)\s*$", re.I)
+#: a period written before a price: "Monthly: $7.99", "annual plan — $59.99"
+_PERIOD_BEFORE = re.compile(r"\b(?P<word>monthly|annual|annually|yearly|weekly|daily|per month|per year|a month|a year)"
+                            r"\b(?: (?:plan|billing|price|subscription|fee))?[\s:*=–—-]{0,6}$", re.I)
+#: ... or after it: "$66 if you pay yearly", "$60, billed annually"
+_PERIOD_AFTER = re.compile(r",?\s*(?:if|when)?\s*(?:you\s+)?(?:pay|paid|billed|charged)\s+"
+                           r"(?P<word>monthly|annually|yearly|weekly|daily)\b", re.I)
 _BOUND_AFTER = re.compile(r"\s*(?:\+|or (?:more|less|above|over|under)\b|and (?:up|above|over)\b)", re.I)
 
 
@@ -94,7 +116,7 @@ class Value:
     """One typed value as it appears in a text: ``kind`` and ``unit`` say what it measures, and
     ``amount`` is in the unit's base (bytes, metres, a currency per year for a price with a period)."""
 
-    kind: str  # money | percent | quantity | date | year | time | number
+    kind: str  # money (free: 0 in any currency) | percent | quantity | date | year | time | number
     amount: float  # in the unit's base; a price with a period: per year
     unit: str  # currency, dimension (bytes, metres, ...), "%", "" for plain numbers and dates
     start: int
@@ -103,14 +125,16 @@ class Value:
     raw: float | None = None  # a price's amount as written, before its period is applied
     period: str | None = None  # month | year | week | day | hour, for a price
     factor: float = 1.0  # the written unit's size in the base unit (a GB: 1e9 bytes)
-    bound: bool = False  # a threshold or limit ("over $250", "$75 or more", "up to 600 W"), not an amount
+    bound: bool = False  # a threshold ("over $250", "$75 or more"), not an amount
 
     def same_kind(self, other: "Value") -> bool:
         """Values that can contradict each other: the same kind and unit (a date and a year too),
         both amounts or both thresholds ("$75 or more" is no rival of a $7.95 fee)."""
         if self.kind in ("date", "year") and other.kind in ("date", "year"):
             return True
-        return self.kind == other.kind and self.unit == other.unit and self.bound == other.bound
+        if self.period and other.period and self.period != other.period:
+            return False  # "$7.99 a month" is no rival of "$59.99 a year"
+        return self.kind == other.kind and _same_unit(self, other) and self.bound == other.bound
 
     def equals(self, other: "Value") -> bool:
         """The same value, however written: "$6/mo" and "6 dollars a month", "3" and "three
@@ -126,7 +150,7 @@ class Value:
         if "date" in kinds or "year" in kinds:
             return False
         if self.kind == other.kind == "money":
-            if self.unit != other.unit:
+            if not _same_unit(self, other):
                 return False
             if self.period and other.period:
                 return _close(self.amount, other.amount, 0.0005)
@@ -146,6 +170,14 @@ class Value:
             return any(_close(self.amount * 1.024 ** k, other.amount, 0.0005) for k in (-steps, 0, steps))
         converted = self.factor != other.factor  # conversions round: 29,032 ft = 8,849 m
         return _close(self.amount, other.amount, 0.002 if converted else 0.0005)
+
+
+#: the currency of "free", "at no cost": nothing is nothing in every currency
+FREE = "any"
+
+
+def _same_unit(a: Value, b: Value) -> bool:
+    return a.unit == b.unit or (a.kind == b.kind == "money" and FREE in (a.unit, b.unit))
 
 
 def _close(a: float | None, b: float | None, tolerance: float) -> bool:
@@ -194,6 +226,8 @@ def _values(text: str) -> tuple[Value, ...]:
     for kind, pattern in _PATTERNS:
         for m in pattern.finditer(text):
             start, end = m.span()
+            if kind == "free":  # the value word only
+                start, end = next(m.span(g) for g, v in m.groupdict().items() if g.startswith("v") and v)
             if any(start < e and s < end for s, e in taken):
                 continue
             if kind == "skip":  # citation marks, list numbers, model names, URLs: not values
@@ -206,6 +240,11 @@ def _values(text: str) -> tuple[Value, ...]:
             value = Value(*value[:3], start, end, text[start:end], *value[3:])
             if _BOUND_BEFORE.search(text, max(0, start - 16), start) or _BOUND_AFTER.match(text, end):
                 value = replace(value, bound=True)
+            if value.kind == "money" and value.period is None and (
+                    written := _PERIOD_BEFORE.search(text, max(0, start - 30), start)
+                    or _PERIOD_AFTER.match(text, end)):
+                period = _PERIOD[written.group("word").lower().split()[-1]]
+                value = replace(value, period=period, amount=value.raw * _PER_YEAR[period])
             found.append(value)
     return tuple(sorted(found, key=lambda v: v.start))
 
@@ -213,9 +252,10 @@ def _values(text: str) -> tuple[Value, ...]:
 def _typed(kind: str, m: re.Match) -> tuple | None:
     groups = m.groupdict()
     if kind == "time":  # minutes after midnight: "5 p.m." is "17:00"
-        hour = int(groups.get("hour") or groups.get("hour2"))
-        minute = int(groups.get("minute") or groups.get("minute2") or 0)
-        ampm = (groups.get("ampm") or "").lower()
+        hour = int(groups.get("hour") or groups.get("hour2") or groups.get("hour3"))
+        minute = int(groups.get("minute") or groups.get("minute2") or groups.get("minute3") or 0)
+        ampm = (groups.get("ampm") or {"morning": "a", "afternoon": "p", "evening": "p"}.get(
+            (groups.get("part") or "").lower(), "")).lower()
         if ampm and not 1 <= hour <= 12:
             return None
         hour = hour % 12 + (12 if ampm == "p" else 0) if ampm else hour
@@ -228,9 +268,15 @@ def _typed(kind: str, m: re.Match) -> tuple | None:
         return "date", float(year * 10000 + month * 100 + day), ""
     if kind == "year":
         return "year", float(groups.get("year") or groups.get("year2")), ""
+    if kind == "free":
+        return "money", 0.0, FREE, 0.0, None
     amount = _amount(m)
     if amount is None:
         return None
+    if kind == "duration":
+        hours = groups["hours"].lower()
+        hours = 1 if hours in ("an", "one") else _SMALL.get(hours, None) or int(hours)
+        return "quantity", hours * 3600 + amount * 60, "seconds", None, None, 60
     if kind == "money":
         currency = _CURRENCY.get(groups["cur"].strip().lower().rstrip("s") if groups["cur"].strip().lower() not in _CURRENCY
                                  else groups["cur"].strip().lower(), "USD")
@@ -259,6 +305,7 @@ def compare_values(claim: str, text: str) -> tuple[str, list[tuple[Value, Value 
         # a rival: a value of the same kind that is none of the claim's ("$10 a month" does not
         # contradict "the pro plan costs $30" in a claim that also says "starter costs $10")
         rivals = [v for v in stated if v.same_kind(value) and not any(v.equals(w) for w in wanted)
+                  and FREE not in (value.unit, v.unit)  # "children go free" says nothing of the £145 adult ticket
                   and not (value.kind == "date" and v.kind == "year")]  # "1850-1950" is no date's rival
         if match is not None:
             pairs.append((value, match))

@@ -90,10 +90,17 @@ _NEGATORS = frozenset("not no never nothing none nobody nowhere cannot neither n
 _NOT_DENIAL = re.compile(
     r"\b(?:I|we)\s+(?:do\s*n[o']t|don['’]t|can['’]?not|can['’]t|couldn['’]t|am\s+not|'m\s+not)\s+"
     r"(?:know|have|remember|recall|find|confirm|verify|see|sure|certain|access)\b|\bnot\s+(?:sure|certain)\b|"
-    r"\b(?:at\s+)?no\s+(?:extra\s+|additional\s+)?(?:cost|charge)\b|\bwithout\s+(?:a\s+)?charge\b|"
+    r"\b(?:at\s+)?no\s+(?:extra\s+|additional\s+)?(?:cost|charge)\b|"
+    r"\bno\s+(?:application\s+|entry\s+|extra\s+|additional\s+|booking\s+)?fee\b|\bwithout\s+(?:a\s+)?charge\b|"
     r"\bno\s+(?:later|more)\s+than\b|\bnot\s+only\b|\bcosts?\s+nothing\b|\bfor\s+nothing\b|"
     r"\bI['’]m\s+not\s+(?:able|sure|certain|aware)\b|\bnot\s+(?:able|in\s+a\s+position)\s+to\s+(?:confirm|verify|say|find)\b|"
     r"(?:^|(?<=[.!?\n]))\W*no\s*[.,!—–-]",
+    re.I)
+#: what the assistant cannot say: no statement of the fact either way
+_UNSURE = re.compile(
+    r"\b(?:I|we)\s+(?:do\s*n[o']t|don['’]t|can['’]?not|can['’]t|couldn['’]t|am\s+not|'m\s+not)\s+"
+    r"(?:know|have|remember|recall|find|confirm|verify|see|sure|certain|access)\b|\bnot\s+(?:sure|certain)\b|"
+    r"\bI['’]m\s+not\s+(?:able|sure|certain|aware)\b|\bnot\s+(?:able|in\s+a\s+position)\s+to\s+(?:confirm|verify|say|find)\b",
     re.I)
 #: words of hedging and attribution: never the other fact of an answer
 _HEDGES = frozenset(_key(w) for w in """believe think recall remember know sure certain looks like seems
@@ -113,9 +120,17 @@ def _negation_about(text: str, terms: Sequence[tuple[str, str]]) -> bool:
     for m in _NEGATOR.finditer(_NOT_DENIAL.sub(lambda d: " " * len(d.group()), text)):
         scope = re.split(r"[(),;:\u2013\u2014]|\s-\s", text[m.end():m.end() + 60])[0]  # up to the next break
         following = [k for k, _ in _terms(scope)][:3]
+        if _PASSIVE.match(scope):  # "normal wear and tear isn't included": what comes before is denied
+            head = re.split(r"[(),;:.!?\u2013\u2014]|\s-\s", text[max(0, m.start() - 60):m.start()])[-1]
+            following += [k for k, _ in _terms(head)][-4:]
         if any(k in keys or _GROUP.get(k) in groups for k in following):
             return True
     return False
+
+
+#: predicates whose denial falls on their subject: "X isn't covered", "X is not supported"
+_PASSIVE = re.compile(r"\s*(?:be\s+)?(?:included|covered|supported|available|accepted|allowed|permitted|"
+                      r"refundable|refunded|offered|provided|possible|required|needed|eligible)\b", re.I)
 
 
 _DENIAL_WORDS = re.compile(r"\bnon-[a-z]+|\bexclud(?:e|es|ed|ing)\b|\bexclusions?\b|\black(?:s|ing)?\b|\bunable\b", re.I)
@@ -157,6 +172,21 @@ def _word_before(text: str, word: str) -> str | None:
 
 
 _NAME_WORD = re.compile(r"\b[A-Z][a-z]+(?:[A-Z][a-z]+)*\b")
+
+
+_LABEL_GAP = re.compile(r"(?:[\s:=*_()|,–—-]|\b(?:is|are|costs?|runs?|at|for|of|up to|only|just|about|around|"
+                        r"roughly|approximately|pays?|from|gets?|gives?|covers?|includes?|offers?|has|have|goes)\b)*$",
+                        re.I)
+_LABEL_WORD = re.compile(r"\b([A-Z][a-zA-Z]+)$")
+
+
+def _label(text: str, start: int) -> str | None:
+    """The name a value is bound to by being written right after it ("Saturday £60", "Premier:
+    up to $2,000,000", "Plus is $6"), lower-cased; None when the word before is no name."""
+    head = text[max(0, start - 40):start]
+    gap = _LABEL_GAP.search(head)
+    m = _LABEL_WORD.search(head[:gap.start()] if gap else head)
+    return _key(m.group(1)) if m else None
 
 
 def _name_words_raw(text: str) -> list[str]:
@@ -245,6 +275,7 @@ class Window:
     values: tuple[Value, ...]
     negated: bool
     single: bool  # one clause: its polarity is the polarity of what it states
+    lead: str = ""  # its sentence up to its end (a pair: its first sentence): where a clause's subject is
 
 
 @dataclass(frozen=True)
@@ -319,8 +350,8 @@ class Judge:
         group = _GROUP.get(s)
         if group is not None and any(_GROUP.get(o) == group for o in others):
             return 1.0
-        if w[:1].isupper():
-            return 0.0
+        if any(ch.isdigit() for ch in w):
+            return 0.0  # a model name is itself: "BX-500" is not "BX-1000"
         threshold = self.settings.word_similarity if threshold is None else threshold
         best = max((self.lexicon.similarity(w, ow) for ow in others.values()), default=0.0)
         return best if best >= threshold else 0.0
@@ -360,20 +391,21 @@ class Judge:
     def windows(text: str) -> list[Window]:
         """Sentences, their clauses and pairs of adjacent sentences of ``text``."""
         sentences = split_sentences(text)
-        spans = list(sentences)
+        spans = [(s, s.start) for s in sentences]
         for s in sentences:
-            spans += split_clauses(s, min_words=2)
+            spans += [(c, s.start) for c in split_clauses(s, min_words=2)]
         for a, b in zip(sentences, sentences[1:]):
-            spans.append(Span(a.start, b.end, text[a.start:b.end]))
+            spans.append((Span(a.start, b.end, text[a.start:b.end]), -a.end))
         out, seen = [], set()
-        for sp in spans:
+        for sp, sentence_start in spans:
             if (sp.start, sp.end) in seen:
                 continue
             seen.add((sp.start, sp.end))
             vals = values(sp.text)
             single = len(split_clauses(sp, min_words=2)) == 0
             out.append(Window(sp, tuple(_terms(sp.text, [(v.start, v.end) for v in vals])), tuple(vals),
-                              _negated(sp.text), single))
+                              _negated(sp.text), single, text[sentence_start:sp.end] if sentence_start >= 0
+                              else text[sp.start:-sentence_start]))  # a pair: its first sentence
         return out
 
     @staticmethod
@@ -397,9 +429,13 @@ class Judge:
         names = [t for t in terms if t[0] in _names(claim) and not self._implied(t[0], implicit)]
         best: Verdict | None = None
         against: Verdict | None = None
+        # in "BX-500 vs BX-1000", a window about the BX-1000 alone says nothing of a BX-500 claim
+        named = _names(claim)
+        own_names = named & implicit
         for win, cos in zip(windows, cosines):
             frame = self.frame(terms, win.terms, implicit)
             verdict, pairs = compare_values(claim, win.span.text)
+            opposite = win.negated != negated and not _UNSURE.search(win.span.text)
             same_polarity = win.negated == negated
             if negated and same_polarity and not _negation_about(win.span.text, terms):
                 same_polarity = False  # "can't measure blood pressure" does not state "does not detect AFib"
@@ -414,6 +450,9 @@ class Judge:
                 continue
             if names and self.frame(names, win.terms) < 1:
                 continue  # about another plan, person, place or prize
+            lead = _names(win.lead or win.span.text)
+            if own_names - lead and (lead & implicit) - named:
+                continue  # about the other thing the question names
             if verdict == "conflict" and frame >= st.conflict_frame and (
                     not fact_terms or self.frame(fact_terms, win.terms) >= st.fact_frame):
                 wanted, stated = next((a, b) for a, b in pairs if b is not None and not b.equals(a))
@@ -421,7 +460,7 @@ class Judge:
                 if against is None or score > against.support:
                     against = Verdict("contradicted", win, score, f"{wanted.text} (claim) vs {stated.text} (response)",
                                       _VALUE_KIND.get(wanted.kind, "number"))
-            elif (not same_polarity and frame >= st.negation_frame
+            elif (opposite and frame >= st.negation_frame and self.frame(terms, win.terms) >= 0.25  # said, not implied
                   and _negation_about(claim if negated else win.span.text, terms)):
                 score = frame + 0.25 * cos - 0.1 - len(win.span.text) / 150
                 if against is None or score > against.support:
@@ -489,8 +528,10 @@ class Judge:
         st = self.settings
         out = []
         clauses = split_clauses(sentence, min_words=2) or [sentence]
-        names = {(n, n) for n in _names(sentence.text) - implicit}
         for clause in clauses:
+            # the clause's own names ("Overnight" in the next clause is no part of "Expedited ... $25")
+            names = {(_key(m.group()), _key(m.group())) for m in _NAME.finditer(sentence.text)
+                     if clause.start <= sentence.start + m.start() < clause.end and _key(m.group()) not in implicit}
             vals = values(clause.text)
             terms = _terms(clause.text, [(v.start, v.end) for v in vals])
             own = [t for t in terms if not self._implied(t[0], implicit) and t[0] not in _LIGHT and t[0] not in _HEDGES]
@@ -504,11 +545,23 @@ class Judge:
                 return f if f >= threshold else 0.0
 
             for v in vals:
+                # a value bound to a name ("Saturday £60") is checked against the value the site
+                # binds to that name ("Saturday £65"), even when the site states £60 elsewhere
+                label = _label(sentence.text, clause.start - sentence.start + v.start)
+                bound = [(page, p) for page in every for p in page.values
+                         if label and p.same_kind(v) and _label(page.text, p.start) == label]
+                if bound:
+                    if not any(p.equals(v) for _, p in bound):
+                        page, p = bound[0]
+                        out.append(PageFinding(clause, _VALUE_KIND.get(v.kind, "number"), page.text, page.url,
+                                               f"{v.text} (response) vs {p.text} (page)", 0.8, (p,)))
+                    continue
                 if any(any(p.equals(v) for p in page.values) and about(page, st.conflict_frame) for page in every
                        if page.values):
                     continue
                 rivals = [(f, page, p) for page in candidates for p in page.values
                           if p.same_kind(v) and {v.kind, p.kind} != {"date", "year"}
+                          and (p.period is None) == (v.period is None)  # "$249/mo" vs a "$0.40" overage
                           and (f := about(page, st.page_frame))]
                 if rivals:
                     f, page, p = max(rivals, key=lambda r: r[0])
