@@ -38,7 +38,7 @@ from .schema import (
 )
 from .tiers import tier_for
 from .facts import values
-from .verdicts import Judge, JudgeSettings, Lexicon, PageFinding, Window
+from .verdicts import Judge, JudgeSettings, Lexicon, PageFinding, Verdict, Window
 
 ANALYZER_VERSION = f"sleuth-response-analyzer/{__version__}"
 log = logging.getLogger(__name__)
@@ -452,9 +452,12 @@ class ResponseAnalyzer:
             if inside:
                 sims[:, k] = by_sentence[:, inside].max(axis=1)
         implicit = self._implicit_terms(p)
+        declined = is_refusal(p.text)
         found, missing, feedback_found, contradicted = [], [], [], []
         for i, claim in enumerate(p.claims):
             v = self.judge.judge_claim(claim.text, p.windows, sims[i], implicit)
+            if declined and v.kind == "negation":
+                v = Verdict("missing")  # "I can't confirm where they ship" affirms no shipping to Mexico
             if v.verdict == "found":
                 s, sim = v.window.span, float(sims[i, p.windows.index(v.window)])
                 found.append(ClaimMatch(claim=claim, matched_text=s.text, similarity=round(sim, 4), position=_pos(s)))

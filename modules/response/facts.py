@@ -70,7 +70,8 @@ _PERIOD_TAIL = r"(?:\s*(?:/|per|a|an|each|every)\s*(?P<period>month|mo|year|yr|w
 _PATTERNS = [
     ("skip", re.compile(r"\b24/7\b|\[\d{1,3}\]|^\s*\d{1,2}[.)](?=\s|$)|(?<=\s)\d{1,2}\.(?=\s+[A-Z*])|(?<=[A-Za-z])-?\d[\d.]*|"
                         r"\S+\.(?:example|com|org|net|io|dev|co|uk|de|fr)\S*|https?://\S+", re.M)),
-    ("skip", re.compile(r"\b1[0-9]{3}\s?[–-]\s?(?:1[0-9]{3}|20[0-9]{2})\b")),  # a span of years in a title: no date
+    # a span of years in a title ("Herring Fleets 1850–1950"): no date; "(1762–1763)" stays two years
+    ("skip", re.compile(r"\b[A-Z][a-z]+\s1[0-9]{3}\s?[–-]\s?(?:1[0-9]{3}|20[0-9]{2})\b")),
     ("time", re.compile(r"\b(?P<hour>[01]?\d|2[0-3])(?::(?P<minute>[0-5]\d))?\s*(?P<ampm>[ap])\.?\s?m\b\.?|"
                         r"\b(?P<hour2>[01]?\d|2[0-3]):(?P<minute2>[0-5]\d)\b|"
                         r"\b(?P<hour3>1[0-2]|[1-9])(?::(?P<minute3>[0-5]\d))?\s+in\s+the\s+(?P<part>morning|afternoon|evening)\b",

@@ -13,9 +13,9 @@ import re
 _REFUSAL = re.compile(
     r"^\W*(?:(?:i'?m|i am) sorry,?\s*(?:but\s*)?)?"
     r"(?:i\s*(?:can(?:no|')t|cannot|won'?t|am (?:not able|unable)|'m (?:not able|unable)|am not allowed)"
-    r"\s*(?:to\s+)?(?:help|assist|answer|provide|comply|do that|share|discuss|browse|access)"
+    r"\s*(?:to\s+)?(?:help|assist|answer|provide|comply|do that|share|discuss|browse|access|confirm|verify)"
     r"|as an ai(?: language model)?,? i (?:can(?:no|')t|cannot|don'?t|do not)"
-    r"|i (?:don'?t|do not) have (?:access|information|any information|enough information|the ability)"
+    r"|i (?:don'?t|do not) have (?:access|information|any information|enough information|reliable information|the ability)"
     r"|sorry,? (?:i|but i) (?:can(?:no|')t|cannot))",
     re.IGNORECASE,
 )

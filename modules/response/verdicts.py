@@ -562,6 +562,7 @@ class Judge:
                 rivals = [(f, page, p) for page in candidates for p in page.values
                           if p.same_kind(v) and {v.kind, p.kind} != {"date", "year"}
                           and (p.period is None) == (v.period is None)  # "$249/mo" vs a "$0.40" overage
+                          and v.text.lower() != "one"  # "counts as one request": a word, not a count
                           and (f := about(page, st.page_frame))]
                 if rivals:
                     f, page, p = max(rivals, key=lambda r: r[0])
