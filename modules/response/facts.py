@@ -181,6 +181,12 @@ def _same_unit(a: Value, b: Value) -> bool:
     return a.unit == b.unit or (a.kind == b.kind == "money" and FREE in (a.unit, b.unit))
 
 
+def _names_the_same_charge(claim: str, free: Value, text: str) -> bool:
+    """The words right after "no" in "no application fee" are in ``text``."""
+    following = re.findall(r"[a-z]+", claim[free.end:free.end + 40].lower())[:2]
+    return len(following) == 2 and " ".join(following) in text.lower()
+
+
 def _close(a: float | None, b: float | None, tolerance: float) -> bool:
     if a is None or b is None:
         return False
@@ -306,7 +312,9 @@ def compare_values(claim: str, text: str) -> tuple[str, list[tuple[Value, Value 
         # a rival: a value of the same kind that is none of the claim's ("$10 a month" does not
         # contradict "the pro plan costs $30" in a claim that also says "starter costs $10")
         rivals = [v for v in stated if v.same_kind(value) and not any(v.equals(w) for w in wanted)
-                  and FREE not in (value.unit, v.unit)  # "children go free" says nothing of the £145 adult ticket
+                  # "free" rivals only a price of the thing it frees: "no application fee" vs "a $25
+                  # application fee"; "children go free" says nothing of the £145 adult ticket
+                  and v.unit != FREE and (value.unit != FREE or _names_the_same_charge(claim, value, text))
                   and not (value.kind == "date" and v.kind == "year")]  # "1850-1950" is no date's rival
         if match is not None:
             pairs.append((value, match))

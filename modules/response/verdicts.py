@@ -189,6 +189,27 @@ def _label(text: str, start: int) -> str | None:
     return _key(m.group(1)) if m else None
 
 
+def _clauses(sentence: Span, min_words: int = 2) -> list[Span]:
+    """The sentence's clauses, none cutting through a value: "December 15, 2025" and "$1,024"
+    stay whole (clauses that a value spans are joined)."""
+    clauses = split_clauses(sentence, min_words=min_words)
+    if len(clauses) < 2:
+        return clauses
+    vals = [(sentence.start + v.start, sentence.start + v.end) for v in values(sentence.text)]
+    out: list[Span] = []
+    for c in clauses:
+        if out and any(vs < out[-1].end < ve or (out[-1].start <= vs < out[-1].end and ve > out[-1].end)
+                       for vs, ve in vals):
+            start = out[-1].start
+            out[-1] = Span(start, c.end, sentence.text[start - sentence.start:c.end - sentence.start])
+        else:
+            out.append(c)
+    return out if len(out) > 1 or out[0].text != sentence.text else []
+
+
+_LIST_LABEL = re.compile(r"(?:^|\n)[\s*_#>|•–—-]*$")
+
+
 def _name_words_raw(text: str) -> list[str]:
     return [m.group() for m in _NAME_WORD.finditer(text)]
 
@@ -323,11 +344,15 @@ class JudgeSettings:
     name_frame: float = 0.75  # ... and, for a name the site never uses, this much of the rest
     page_frame: float = 0.6  # a page sentence is about a statement when it states this much of it
     fact_frame: float = 0.6  # ... stating this much of the claim's own words (beyond the question's)
+    anchor_frame: float = 0.3  # ... or this much, where it states another value of the statement
     found_fact_frame: float = 0.5  # a claim without values is found where this much of its own words are
     negation_frame: float = 0.72  # the opposite polarity counts in a clause this much about it
     entity_frame: float = 0.99  # the question's terms all there, the fact's missing: another fact
     entity_cosine: float = 0.6
 
+
+#: kinds of value whose rival a page sentence may show by stating another value of the statement
+_ANCHORED = frozenset({"money", "quantity", "date", "time"})
 
 _VALUE_KIND = {"money": "money", "percent": "number", "quantity": "quantity", "date": "date", "year": "date",
                "number": "number"}
@@ -393,7 +418,7 @@ class Judge:
         sentences = split_sentences(text)
         spans = [(s, s.start) for s in sentences]
         for s in sentences:
-            spans += [(c, s.start) for c in split_clauses(s, min_words=2)]
+            spans += [(c, s.start) for c in _clauses(s)]
         for a, b in zip(sentences, sentences[1:]):
             spans.append((Span(a.start, b.end, text[a.start:b.end]), -a.end))
         out, seen = [], set()
@@ -527,21 +552,30 @@ class Judge:
         statement's names are there, and most of its own words."""
         st = self.settings
         out = []
-        clauses = split_clauses(sentence, min_words=2) or [sentence]
+        clauses = _clauses(sentence) or [sentence]
         for clause in clauses:
-            # the clause's own names ("Overnight" in the next clause is no part of "Expedited ... $25")
+            # the clause's own names; a list label ("**Deadline:**") or a month of a date is no name
+            in_values = [(sentence.start + v.start, sentence.start + v.end) for v in values(sentence.text)]
             names = {(_key(m.group()), _key(m.group())) for m in _NAME.finditer(sentence.text)
-                     if clause.start <= sentence.start + m.start() < clause.end and _key(m.group()) not in implicit}
+                     if clause.start <= sentence.start + m.start() < clause.end and _key(m.group()) not in implicit
+                     and not _LIST_LABEL.search(sentence.text, 0, m.start())
+                     and not any(a <= sentence.start + m.start() < b for a, b in in_values)}
             vals = values(clause.text)
             terms = _terms(clause.text, [(v.start, v.end) for v in vals])
             own = [t for t in terms if not self._implied(t[0], implicit) and t[0] not in _LIGHT and t[0] not in _HEDGES]
 
-            def about(page: PageSentence, threshold: float) -> float:
+            def about(page: PageSentence, threshold: float, anchor: Value | None = None) -> float:
                 if names and self.frame(list(names), page.terms) < 1:
                     return 0.0  # about another plan, person or place
+                f = self.frame(terms, page.terms, implicit)
+                # another value of the clause that the page sentence states ties them together:
+                # "Deadline: December 15, 2025, 11:59 pm" and "close on 1 December 2025 at 11:59 pm"
+                if anchor is not None and anchor.kind in _ANCHORED and f >= st.anchor_frame and any(
+                        u is not anchor and not u.bound and u.kind != "number" and any(u.equals(p) for p in page.values)
+                        for u in vals):
+                    return f
                 if own and self.frame(own, page.terms) < st.fact_frame:
                     return 0.0
-                f = self.frame(terms, page.terms, implicit)
                 return f if f >= threshold else 0.0
 
             for v in vals:
@@ -556,14 +590,15 @@ class Judge:
                         out.append(PageFinding(clause, _VALUE_KIND.get(v.kind, "number"), page.text, page.url,
                                                f"{v.text} (response) vs {p.text} (page)", 0.8, (p,)))
                     continue
-                if any(any(p.equals(v) for p in page.values) and about(page, st.conflict_frame) for page in every
+                if any(any(p.equals(v) for p in page.values)
+                       and (about(page, st.conflict_frame) or about(page, st.page_frame, v)) for page in every
                        if page.values):
                     continue
                 rivals = [(f, page, p) for page in candidates for p in page.values
-                          if p.same_kind(v) and {v.kind, p.kind} != {"date", "year"}
+                          if p.same_kind(v) and {v.kind, p.kind} != {"date", "year"} and not p.equals(v)
                           and (p.period is None) == (v.period is None)  # "$249/mo" vs a "$0.40" overage
                           and v.text.lower() != "one"  # "counts as one request": a word, not a count
-                          and (f := about(page, st.page_frame))]
+                          and (f := about(page, st.page_frame, v))]
                 if rivals:
                     f, page, p = max(rivals, key=lambda r: r[0])
                     out.append(PageFinding(clause, _VALUE_KIND.get(v.kind, "number"), page.text, page.url,
