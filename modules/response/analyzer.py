@@ -127,6 +127,19 @@ def _contradicted_by_pages(claims: ClaimFeedback, findings: list[PageFinding]) -
                 kind=hit.kind))
 
 
+def _answered_otherwise(claims: ClaimFeedback, wrong: list[Contradiction], statement: Span, expected: str,
+                        accuracy: float) -> None:
+    """The response answers the question otherwise than the expected answer: its statement is a
+    wrong fact against it, and every claim it leaves unstated is contradicted by it."""
+    detail = f"answers the question otherwise than the expected answer (accuracy {accuracy:.0f})"
+    wrong.append(Contradiction(statement=statement.text, position=_pos(statement), kind="other", evidence=expected,
+                               source="expected_answer", confidence=0.5, detail=detail))
+    for m in list(claims.missing):
+        claims.missing.remove(m)
+        claims.contradicted.append(ContradictedClaim(claim=m.claim, statement=statement.text, position=_pos(statement),
+                                                     evidence=detail, kind="other"))
+
+
 class ResponseAnalyzer:
     """Scores AI responses against a site's ground truth (seed 001)."""
 
@@ -341,6 +354,10 @@ class ResponseAnalyzer:
         findings: list[PageFinding] = []
         wrong = self._wrong_facts(p, gt, sent_gt, claim_fb.contradicted, findings)
         _contradicted_by_pages(claim_fb, findings)
+        if not wrong and not claim_fb.found and p.record.expected_answer and p.record.query and not is_refusal(p.text):
+            otherwise = self.judge.answers_otherwise(p.record.query, p.text, p.sentences, accuracy.score)
+            if otherwise is not None:
+                _answered_otherwise(claim_fb, wrong, otherwise, p.record.expected_answer, accuracy.score)
         if completeness is not None or wrong:
             # the floor needs the record's own (atomic) claims: a sentence of the expected answer
             # is too coarse a unit to vouch for the answer (on TruthfulQA it lowered AUC 0.825 -> 0.799)
