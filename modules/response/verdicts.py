@@ -164,11 +164,23 @@ def _cached_terms(text: str, skip: tuple[tuple[int, int], ...]) -> tuple[tuple[s
     return tuple(out)
 
 
+_TRAILING_WORD = re.compile(r"([A-Za-z']+)\W+$")
+
+
 @lru_cache(maxsize=65536)
 def _word_before(text: str, word: str) -> str | None:
-    """The word just before the first occurrence of ``word`` in ``text`` (lower-cased)."""
-    m = re.search(rf"([A-Za-z']+)\W+{re.escape(word)}\b", text, re.I)
-    return m.group(1).lower() if m else None
+    """The word just before the first occurrence of ``word`` in ``text`` that has one
+    (lower-cased); found without compiling a pattern per word."""
+    low, target = text.lower(), word.lower()
+    at = low.find(target)
+    while at != -1:
+        end = at + len(target)
+        if end == len(low) or not (low[end].isalnum() or low[end] == "_"):
+            m = _TRAILING_WORD.search(text, max(0, at - 80), at)
+            if m:
+                return m.group(1).lower()
+        at = low.find(target, at + 1)
+    return None
 
 
 _NAME_WORD = re.compile(r"\b[A-Z][a-z]+(?:[A-Z][a-z]+)*\b")
@@ -226,6 +238,13 @@ def _name_words(text: str, start: int = 0, end: int | None = None) -> list[tuple
             continue
         out.append((_key(m.group()), m.group()))
     return out
+
+
+@lru_cache(maxsize=65536)
+def _indexed(terms: tuple[tuple[str, str], ...]) -> tuple[dict[str, str], frozenset[int]]:
+    """A window's terms by key, and the synonym groups they belong to."""
+    others = dict(terms)
+    return others, frozenset(_GROUP[k] for k in others if k in _GROUP)
 
 
 def _names(text: str) -> set[str]:
@@ -366,21 +385,30 @@ class Judge:
 
     lexicon: Lexicon
     settings: JudgeSettings = field(default_factory=JudgeSettings)
+    _closest: dict = field(default_factory=dict, repr=False, compare=False)  # (word, window terms) -> best cosine
 
     # ----- term matching ---------------------------------------------------------------------
-    def _credit(self, term: tuple[str, str], others: dict[str, str], threshold: float | None = None) -> float:
+    def _credit(self, term: tuple[str, str], window_terms: tuple[tuple[str, str], ...],
+                threshold: float | None = None) -> float:
         """1 for the same word or a listed synonym; else the closest word vector's cosine when it
-        reaches ``threshold``. Names count only as themselves: "Plus" is not "Pro"."""
+        reaches ``threshold``. A model name counts only as itself: "BX-500" is not "BX-1000"."""
         s, w = term
+        others, groups = _indexed(window_terms)
         if s in others:
             return 1.0
         group = _GROUP.get(s)
-        if group is not None and any(_GROUP.get(o) == group for o in others):
+        if group is not None and group in groups:
             return 1.0
         if any(ch.isdigit() for ch in w):
-            return 0.0  # a model name is itself: "BX-500" is not "BX-1000"
+            return 0.0
         threshold = self.settings.word_similarity if threshold is None else threshold
-        best = max((self.lexicon.similarity(w, ow) for ow in others.values()), default=0.0)
+        key = (w, window_terms)
+        best = self._closest.get(key)
+        if best is None:  # windows recur across claims: each word's best match is worked out once
+            best = max((self.lexicon.similarity(w, ow) for ow in others.values()), default=0.0)
+            if len(self._closest) > 1_000_000:
+                self._closest.clear()
+            self._closest[key] = best
         return best if best >= threshold else 0.0
 
     @staticmethod
@@ -391,8 +419,8 @@ class Judge:
     def _stated(self, fact_terms: Sequence[tuple[str, str]], window_terms: Sequence[tuple[str, str]]) -> bool:
         """At least one of the claim's own fact words is in the window (a close word vector
         counts only when very close: "oxygen" is 0.63 from "dioxide")."""
-        others = {s: w for s, w in window_terms}
-        return any(self._credit(t, others, threshold=0.8) for t in fact_terms)
+        window_terms = tuple(window_terms)
+        return any(self._credit(t, window_terms, threshold=0.8) for t in fact_terms)
 
     def frame(self, terms: Sequence[tuple[str, str]], window_terms: Sequence[tuple[str, str]],
               implicit: set[str] = frozenset()) -> float:
@@ -400,12 +428,12 @@ class Judge:
         ``implicit`` (the question's, the brand's) count as stated when absent, provided the window
         states at least one word of the claim itself (a window that says nothing of it is not
         about it)."""
-        others = {s: w for s, w in window_terms}
+        window_terms = tuple(window_terms)
         total = got = implied = 0.0
         for term in dict.fromkeys(terms):
             weight = 0.5 if term[0] in _LIGHT else 1.0
             total += weight
-            credit = self._credit(term, others)
+            credit = self._credit(term, window_terms)
             if not credit and self._implied(term[0], implicit):
                 implied += weight * 0.8
             got += weight * credit
