@@ -63,7 +63,8 @@ def main() -> None:
     model = _load_sentence_transformer(LocalEmbedder().path)
     model.encode(["warm up"] * 64)
 
-    from flows.analyze import analyze_responses, task_runner_for
+    from flows.analyze import analyze_responses
+    from flows.runtime import task_runner_for
     from modules.response import load_pages
     from modules.response.records import load_records
 
@@ -108,7 +109,7 @@ def main() -> None:
         t = time.perf_counter()
         result = flow(str(input_path), str(pages_path), run_id=f"bench-{i}", data_dir=str(tmp / "runs"), config=config)
         flowed.append(time.perf_counter() - t)
-        assert result["total"] == len(records)
+        assert result.total == len(records)
 
     med = statistics.median
     n = len(records)

@@ -75,17 +75,17 @@ def main() -> None:
     fake.close()
 
     store = ParquetStore(data_dir)
-    final = store.read("responses", runs[-1]["run_id"])
+    final = store.read("responses", runs[-1].run_id)
     answered_by_server = {(r["model"], r["query"]) for r in fake.requests if r.get("status") == 200}
     kept = {(f"{row['model']}", row["query"]) for row in final.filter(pl.col("status") == "answered").iter_rows(named=True)}
     lost = answered_by_server - kept
     statuses = Counter(r.get("status") for r in fake.requests)
-    collections = store.read("collections", runs[-1]["run_id"])
+    collections = store.read("collections", runs[-1].run_id)
 
     print(f"\n{args.queries} queries x {len(PROVIDERS)} providers = {len(final)} answers expected; latency "
           f"{args.latency * 1000:.0f} ms +-50%, {args.error_rate:.0%} 500s, {args.rate_limit_rate:.0%} 429s "
           f"(Retry-After 0.2 s); concurrency {', '.join(str(c) for _, c, _ in PROVIDERS)}")
-    print(f"runs: {', '.join(r['run_id'] for r in runs)}")
+    print(f"runs: {', '.join(r.run_id for r in runs)}")
     print(f"wall time (flow runs, writes included): {wall:.1f} s, {len(final) / wall:.1f} answers/s")
     calls = sum(statuses.values())
     print(f"calls the provider served: {calls} ({dict(sorted(statuses.items(), key=lambda kv: str(kv[0])))}), "

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -18,19 +19,31 @@ from typing import Any
 from prefect import flow, get_run_logger, task, unmapped
 from prefect.artifacts import create_progress_artifact, create_table_artifact, update_progress_artifact
 from prefect.cache_policies import NO_CACHE
-from prefect.task_runners import ThreadPoolTaskRunner
 from pydantic import BaseModel, Field
 
 from modules.response import AnalysisResult, AnalyzerConfig, ResponseAnalyzer, load_pages
 from modules.response.analyzer import record_from_result
 from modules.response.batch import analyze_to_rows, build_tables
 from modules.response.records import RecordError, load_records
-from flows.runtime import FLOW_TIMEOUT_S, TRANSIENT_IO, artifact_key, begin_run, publish_run_report, retry_on, write_run
+from flows.runtime import (FLOW_TIMEOUT_S, FlowResult, artifact_key, begin_run, publish_run_report, retry_transient,
+                           write_run)
 from modules.store import ParquetStore
 
-ANALYSIS_TABLES = ("runs", "analyses", "summaries")
 
-_retry_transient = retry_on(*TRANSIENT_IO)
+@dataclass
+class AnalysisRun(FlowResult):
+    """What ``analyze-responses``, ``reanalyze-run`` return: the run, its tables and totals, and the
+    per-domain summary rows."""
+
+    run_id: str
+    data_dir: str
+    paths: dict[str, str]
+    total: int
+    succeeded: int
+    failed: int
+    flagged: int
+    fallback: int
+    summaries: list[dict]
 
 
 class JudgeOptions(BaseModel):
@@ -94,18 +107,18 @@ def _task_options(config: AnalyzerConfig) -> dict[str, Any]:
     return {"retries": retries, "retry_delay_seconds": [2**i for i in range(max(retries, 1))]}
 
 
-@task(name="load-records", cache_policy=NO_CACHE, retry_condition_fn=_retry_transient)
+@task(name="load-records", cache_policy=NO_CACHE, retry_condition_fn=retry_transient)
 def load_records_task(input_path: str):
     return load_records(input_path)
 
 
-@task(name="load-ground-truth", cache_policy=NO_CACHE, retry_condition_fn=_retry_transient)
+@task(name="load-ground-truth", cache_policy=NO_CACHE, retry_condition_fn=retry_transient)
 def load_ground_truth_task(config: AnalyzerConfig, pages_path: str, domains: list[str]):
     analyzer = ResponseAnalyzer(config)
     return analyzer.prepare_ground_truth(load_pages(pages_path), domains), analyzer.embedder.name
 
 
-@task(name="analyze-batch", cache_policy=NO_CACHE, retry_condition_fn=_retry_transient)
+@task(name="analyze-batch", cache_policy=NO_CACHE, retry_condition_fn=retry_transient)
 def analyze_batch_task(config: AnalyzerConfig, records, ground_truth, coerced_lines,
                        judge: JudgeOptions | None = None) -> list[dict]:
     """A batch through the offline analyzer, then (with a resolved ``judge``) through the LM judge."""
@@ -162,7 +175,7 @@ def _analyze_and_store(
     records, errors: list[RecordError], coerced: set[int], *, ground_truth: str, input_label: str,
     run_id: str, data_dir: str | None, config: AnalyzerConfig, started_at: datetime, flow_name: str,
     judge: JudgeOptions | None = None,
-) -> dict[str, Any]:
+) -> AnalysisRun:
     store = ParquetStore(data_dir)
     judge = judge.resolve() if judge is not None else None
     rows, gts, embedding_model = analyze_records(
@@ -179,20 +192,20 @@ def _analyze_and_store(
     summary_rows = tables.summaries.to_dicts()
     summary_artifact(flow_name, run_id, summary_rows)
     publish_run_report(flow_name, run_id, data_dir)
-    return {"run_id": run_id, "data_dir": store.root, "paths": paths, **tables.totals, "summaries": summary_rows}
+    return AnalysisRun(run_id=run_id, data_dir=store.root, paths=paths, **tables.totals, summaries=summary_rows)
 
 
 @flow(name="analyze-responses", timeout_seconds=FLOW_TIMEOUT_S["analyze"])
 def analyze_responses(
     input_path: str, ground_truth: str, run_id: str | None = None, data_dir: str | None = None,
     config: AnalyzerConfig | None = None, judge: JudgeOptions | None = None,
-) -> dict[str, Any]:
+) -> AnalysisRun:
     """Analyse a file of AI responses against ground-truth pages; write analyses, summaries, runs.
 
     ``judge``: the LM judge of claim verdicts and wrong facts (none: the offline judge only)."""
     started_at = datetime.now(timezone.utc)
     config = config or AnalyzerConfig()
-    run_id = begin_run(run_id, data_dir, ANALYSIS_TABLES)
+    run_id = begin_run(run_id, data_dir)
     records, errors, coerced = load_records_task.with_options(**_task_options(config))(input_path)
     return _analyze_and_store(
         records, errors, coerced, ground_truth=ground_truth, input_label=input_path, run_id=run_id,
@@ -204,12 +217,12 @@ def analyze_responses(
 def reanalyze_run(
     previous_run_id: str, ground_truth: str, run_id: str | None = None, data_dir: str | None = None,
     config: AnalyzerConfig | None = None, judge: JudgeOptions | None = None,
-) -> dict[str, Any]:
+) -> AnalysisRun:
     """Re-score a stored run's responses against new ground truth, as a new run (``judge`` as for
     ``analyze-responses``)."""
     started_at = datetime.now(timezone.utc)
     config = config or AnalyzerConfig()
-    run_id = begin_run(run_id, data_dir, ANALYSIS_TABLES)
+    run_id = begin_run(run_id, data_dir)
     previous = ParquetStore(data_dir).read("analyses", previous_run_id)
     if previous.is_empty():
         raise ValueError(f"run {previous_run_id!r} has no analyses under {ParquetStore(data_dir).root}")
@@ -220,16 +233,3 @@ def reanalyze_run(
         run_id=run_id, data_dir=data_dir, config=config, started_at=started_at, flow_name="reanalyze", judge=judge,
     )
 
-
-def task_runner_for(spec: str, concurrency: int):
-    """``thread`` | ``dask`` (a local cluster) | ``dask://HOST:PORT`` (an existing scheduler)."""
-    if spec == "thread":
-        return ThreadPoolTaskRunner(max_workers=concurrency)
-    if spec == "dask" or spec.startswith("dask://"):
-        from prefect_dask import DaskTaskRunner
-
-        if spec == "dask":
-            return DaskTaskRunner(cluster_kwargs={"n_workers": concurrency, "threads_per_worker": 1,
-                                                  "dashboard_address": None})
-        return DaskTaskRunner(address="tcp://" + spec[len("dask://"):])
-    raise ValueError(f"unknown task runner {spec!r}: use thread, dask or dask://HOST:PORT")

@@ -91,15 +91,16 @@ def _points(delta: float | None) -> str:
     return "-" if delta is None else _fmt(100 * delta) + " pt"
 
 
-def print_summary(result: dict[str, Any]) -> None:
-    print(f"\nrun {result['run_id']}: {result['total']} responses, {result['succeeded']} analysed "
-          f"({result['flagged']} flagged), {result['failed']} errors, {result['fallback']} fallbacks (keyword matching or "
+def print_summary(result) -> None:
+    """The table of an ``AnalysisRun`` or a ``MonitorRun``."""
+    print(f"\nrun {result.run_id}: {result.total} responses, {result.succeeded} analysed "
+          f"({result.flagged} flagged), {result.failed} errors, {result.fallback} fallbacks (keyword matching or "
           f"the offline judge)\n")
     header = ["domain", "query set", "n", "accuracy", "complete", "attrib", "wrong facts", "Δacc", "Δcomp", "Δattr",
               "Δwrong", "errors"]
     rows = [[s["domain"], s["query_set_id"] or "-", s["query_count"], s["accuracy_mean"], s["completeness_mean"],
              s["attribution_mean"], _percent(s.get("wrong_fact_rate")), s["accuracy_delta"], s["completeness_delta"],
-             s["attribution_delta"], _points(s.get("wrong_fact_rate_delta")), s["error_count"]] for s in result["summaries"]]
+             s["attribution_delta"], _points(s.get("wrong_fact_rate_delta")), s["error_count"]] for s in result.summaries]
     cells = [header] + [[_fmt(v) for v in r] for r in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
     for i, r in enumerate(cells):
@@ -109,21 +110,24 @@ def print_summary(result: dict[str, Any]) -> None:
     print("\nmean scores 0-100; wrong facts = share of answers stating something the claims or the pages "
           "contradict;\nΔ = change against the previous run of the same domain and query set")
     print("\nParquet written to:")
-    for table, path in result["paths"].items():
+    for table, path in result.paths.items():
         print(f"  {table:18s} {path}")
+
+
+def _print_json(result) -> None:
+    print(json.dumps(result.as_dict(), default=str, indent=2))
 
 
 def _run_flow(args: argparse.Namespace, flow, *flow_args) -> int:
     """Run an analysis flow with the chosen task runner and print its summary."""
-    from flows.analyze import task_runner_for
-    from flows.runtime import local_run_settings
+    from flows.runtime import local_run_settings, task_runner_for
 
     config = _config(args)
     judge = _judge_options(args)
     flow = flow.with_options(task_runner=task_runner_for(args.task_runner, config.batch.concurrency))
     with local_run_settings():
         result = flow(*flow_args, args.ground_truth, run_id=args.run_id, data_dir=args.data_dir, config=config, judge=judge)
-    print(json.dumps(result, default=str, indent=2)) if args.json else print_summary(result)
+    _print_json(result) if args.json else print_summary(result)
     return 0
 
 
@@ -148,7 +152,7 @@ def cmd_runs(args: argparse.Namespace) -> int:
         print("\n".join(f"removed {p}" for p in removed) or f"nothing left behind by crashed runs under {store.root}")
         return 0
     runs = store.read("runs")
-    interrupted = [rid for rid in Checkpoint.run_ids(store) if not store.run_exists(rid)]
+    interrupted = [rid for rid in Checkpoint.run_ids(store) if not store.run_exists(rid, ("runs",))]
     if runs.is_empty() and not interrupted:
         print(f"no runs under {store.root}")
         return 0
@@ -195,17 +199,17 @@ def _add_research_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-input", action="store_true", help="do not ask for feedback at the end")
 
 
-def _print_research(result: dict[str, Any], as_json: bool) -> None:
+def _print_research(result, as_json: bool) -> None:
     from modules.research.render import report_text
 
     if as_json:
-        print(json.dumps(result, default=str, indent=2))
+        _print_json(result)
         return
-    for report in result["reports"]:
+    for report in result.reports:
         print(report_text(report) + "\n")
-    print(f"run {result['run_id']}" + (f" (re-opened from {result['parent_run_id']})" if result.get("parent_run_id") else "")
-          + " written to:")
-    for table, path in result["paths"].items():
+    parent = getattr(result, "parent_run_id", None)
+    print(f"run {result.run_id}" + (f" (re-opened from {parent})" if parent else "") + " written to:")
+    for table, path in result.paths.items():
         print(f"  {table:9s} {path}")
 
 
@@ -231,10 +235,10 @@ def _ask_feedback(run_id: str, args: argparse.Namespace, options) -> None:
         with local_run_settings():
             result = research_feedback(run_id, verdict, text, options=options, data_dir=args.data_dir)
         if verdict == "accept":
-            print(f"accepted; recorded in {result['paths']['feedback']}")
+            print(f"accepted; recorded in {result.paths['feedback']}")
             return
         _print_research(result, False)
-        run_id = result["run_id"]
+        run_id = result.run_id
 
 
 def cmd_research(args: argparse.Namespace) -> int:
@@ -250,14 +254,13 @@ def cmd_research(args: argparse.Namespace) -> int:
                           question_id=args.question_id)
     _print_research(result, args.json)
     if not (args.no_input or args.json) and sys.stdin.isatty():
-        _ask_feedback(result["run_id"], args, options)
+        _ask_feedback(result.run_id, args, options)
     return 0
 
 
 def cmd_research_batch(args: argparse.Namespace) -> int:
-    from flows.analyze import task_runner_for
     from flows.research import research_batch
-    from flows.runtime import local_run_settings
+    from flows.runtime import local_run_settings, task_runner_for
     from modules.research.batch import load_questions
 
     questions = load_questions(args.file)
@@ -267,11 +270,11 @@ def cmd_research_batch(args: argparse.Namespace) -> int:
     with local_run_settings():
         result = flow(questions, options=options, run_id=args.run_id, data_dir=args.data_dir, input_label=args.file)
     if args.json:
-        print(json.dumps(result, default=str, indent=2))
+        _print_json(result)
     else:
-        for r in result["reports"]:
+        for r in result.reports:
             print(f"{r['question_id']:>12s}  {r['status']:11s} {r['confidence']:.2f}  {r['question'][:80]}")
-        print(f"\nrun {result['run_id']}: {len(result['reports'])} questions; tables under {result['data_dir']}")
+        print(f"\nrun {result.run_id}: {len(result.reports)} questions; tables under {result.data_dir}")
     return 0
 
 
@@ -285,7 +288,7 @@ def cmd_feedback(args: argparse.Namespace) -> int:
         result = research_feedback(args.run_id_to_reopen, verdict, text, options=options, run_id=args.run_id,
                                    data_dir=args.data_dir, question_ids=args.question_id or None)
     if verdict == "accept" and not args.json:
-        print(f"accepted run {args.run_id_to_reopen}; recorded in {result['paths']['feedback']}")
+        print(f"accepted run {args.run_id_to_reopen}; recorded in {result.paths['feedback']}")
         return 0
     _print_research(result, args.json)
     return 0
@@ -354,9 +357,8 @@ def cmd_rerank(args: argparse.Namespace) -> int:
 
 
 def cmd_rerank_batch(args: argparse.Namespace) -> int:
-    from flows.analyze import task_runner_for
     from flows.relevance import rerank_batch
-    from flows.runtime import local_run_settings
+    from flows.runtime import local_run_settings, task_runner_for
 
     options = _rerank_options(args)
     flow = rerank_batch.with_options(task_runner=task_runner_for(args.task_runner, args.concurrency))
@@ -364,10 +366,10 @@ def cmd_rerank_batch(args: argparse.Namespace) -> int:
         result = flow(args.input, args.out, options=options, run_id=args.run_id, data_dir=args.data_dir,
                       batch_size=args.batch_size)
     if args.json:
-        print(json.dumps(result, default=str, indent=2))
+        _print_json(result)
     else:
-        print(f"run {result['run_id']}: {result['items']} items reranked ({result['fallback']} fell back); "
-              f"output {result['out_path']}; table {result['paths']['rerankings']}")
+        print(f"run {result.run_id}: {result.items} items reranked ({result.fallback} fell back); "
+              f"output {result.out_path}; table {result.paths['rerankings']}")
     return 0
 
 
@@ -379,16 +381,16 @@ def cmd_eval(args: argparse.Namespace) -> int:
         result = evaluate_node(args.node, program=args.program, lm=args.lm, lm_base_url=args.lm_base_url, split=args.split,
                                examples_path=args.examples, programs_dir=args.programs, data_dir=args.data_dir)
     if args.json:
-        print(json.dumps(result, default=str, indent=2))
+        _print_json(result)
         return 0
-    print(f"{args.node}, {result['examples']} {args.split} examples (evals/sets):\n")
-    for program, metrics in result["metrics"].items():
+    print(f"{args.node}, {result.examples} {args.split} examples (evals/sets):\n")
+    for program, metrics in result.metrics.items():
         print(f"  {program}")
         for k, v in metrics.items():
             print(f"    {k:24s} {v}")
-    if len(result["scores"]) == 1 and args.program != "baseline":
+    if len(result.scores) == 1 and args.program != "baseline":
         print("\n  (a DSPy program needs an LM: --lm MODEL or SLEUTH_LM)")
-    print(f"\nrun {result['run_id']}: {result['paths']['evaluations']}")
+    print(f"\nrun {result.run_id}: {result.paths['evaluations']}")
     return 0
 
 
@@ -402,11 +404,11 @@ def cmd_optimize(args: argparse.Namespace) -> int:
                                programs_dir=args.programs, data_dir=args.data_dir, run_id=args.run_id,
                                promote_if_better=args.promote_if_better, seed=args.seed)
     if args.json:
-        print(json.dumps(result, default=str, indent=2))
+        _print_json(result)
         return 0
-    print(f"{args.node} with {args.optimizer}: baseline dev {result['baseline_dev_score']:.3f}; "
-          f"DSPy program dev before {_fmt(result['dev_score_before'])}, after {_fmt(result['dev_score_after'])}")
-    print(f"program: {result['program'] or 'not promoted'}\nevaluations: {result['paths']['evaluations']}")
+    print(f"{args.node} with {args.optimizer}: baseline dev {result.baseline_dev_score:.3f}; "
+          f"DSPy program dev before {_fmt(result.dev_score_before)}, after {_fmt(result.dev_score_after)}")
+    print(f"program: {result.program or 'not promoted'}\nevaluations: {result.paths['evaluations']}")
     return 0
 
 
@@ -510,7 +512,7 @@ def _print_table(header: list[str], rows: list[list[Any]]) -> None:
             print("  ".join("-" * w for w in widths))
 
 
-def _collection_run(args: argparse.Namespace, run) -> tuple[dict[str, Any], int]:
+def _collection_run(args: argparse.Namespace, run) -> tuple[Any, int]:
     """The flow's result and the exit status: 0 when it ran to the end; 1 when no provider
     answered anything or the run's deadline stopped it, 128 + N when signal N did (the flow run
     ended Failed, its tables written)."""
@@ -534,25 +536,26 @@ def cmd_collect(args: argparse.Namespace) -> int:
         defaults=_provider_defaults(args), allow_drafts=args.allow_drafts, resume=args.resume,
         max_seconds=args.max_seconds))
     if args.json:
-        print(json.dumps(result, default=str, indent=2))
+        _print_json(result)
     else:
         _print_collection_run(result)
     return status
 
 
-def _print_collection_run(result: dict[str, Any]) -> None:
-    resumed = f", resuming run {result['resumed_from']}" if result.get("resumed_from") else ""
-    print(f"\nrun {result['run_id']}: query set {result['query_set_id']}{resumed}, {result['total']} calls, "
-          f"{result['failed']} without an answer\n")
-    _print_collections(result["collections"])
+def _print_collection_run(result) -> None:
+    """A ``CollectionRun``, or a ``MonitorRun`` stopped before its analysis."""
+    resumed = f", resuming run {result.resumed_from}" if result.resumed_from else ""
+    print(f"\nrun {result.run_id}: query set {result.query_set_id}{resumed}, {result.total} calls, "
+          f"{result.failed} without an answer\n")
+    _print_collections(result.collections)
     print("\nParquet written to:")
-    for table, path in result["paths"].items():
+    for table, path in result.paths.items():
         print(f"  {table:18s} {path}")
 
 
 def cmd_monitor(args: argparse.Namespace) -> int:
-    from flows.analyze import task_runner_for
     from flows.monitor import monitor
+    from flows.runtime import task_runner_for
 
     config = _config(args)
     judge = _judge_options(args)
@@ -562,24 +565,24 @@ def cmd_monitor(args: argparse.Namespace) -> int:
         config=config, defaults=_provider_defaults(args), allow_drafts=args.allow_drafts, resume=args.resume,
         max_seconds=args.max_seconds, judge=judge))
     if args.json:
-        print(json.dumps(result, default=str, indent=2))
+        _print_json(result)
         return status
-    if "analyses" not in result["paths"]:  # stopped before the analysis
+    if "analyses" not in result.paths:  # stopped before the analysis
         _print_collection_run(result)
         return status
     print_summary(result)
     print("\nproviders side by side (Δ = change against the same provider's previous monitor run):\n")
-    cost = {(c["provider"], c["model"]): c["cost_usd"] for c in result["collections"]}
+    cost = {(c["provider"], c["model"]): c["cost_usd"] for c in result.collections}
     _print_table(
         ["domain", "provider", "model", "rank", "accuracy", "complete", "attrib", "wrong facts", "mentioned+correct",
          "Δacc", "Δcomp", "Δattr", "refusals", "errors", "cost"],
         [[r["domain"], r["provider"], r["model"], r["accuracy_rank"], r["accuracy_mean"], r["completeness_mean"],
           r["attribution_mean"], _percent(r.get("wrong_fact_rate")), _percent(r.get("correct_mention_rate")),
           r["accuracy_delta"], r["completeness_delta"], r["attribution_delta"],
-          r["refusal_count"], r["error_count"], cost.get((r["provider"], r["model"]))] for r in result["provider_summaries"]],
+          r["refusal_count"], r["error_count"], cost.get((r["provider"], r["model"]))] for r in result.provider_summaries],
     )
     print()
-    _print_collections(result["collections"])
+    _print_collections(result.collections)
     return status
 
 

@@ -10,6 +10,7 @@ summaries with the previous ``monitor`` run of the same query set, per domain an
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
@@ -19,7 +20,8 @@ from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.cache_policies import NO_CACHE
 
 from flows.analyze import JudgeOptions, analyze_records, summary_artifact, with_judge
-from flows.runtime import FLOW_TIMEOUT_S, IncompleteRun, artifact_key, begin_run, publish_run_report, stop_on_signals, write_run
+from flows.runtime import (FLOW_TIMEOUT_S, FlowResult, IncompleteRun, artifact_key, begin_run, publish_run_report,
+                           stop_on_signals, write_run)
 from modules.providers import Cancellation, ProviderRun, ask_providers
 from modules.providers.plan import CollectionPlan, checkpoint_answer, plan_collection, specs_json, start_checkpoint
 from modules.providers.tables import COLLECTIONS_SCHEMA, RESPONSES_SCHEMA, collection_row, response_rows
@@ -29,8 +31,43 @@ from modules.response.records import parse_record
 from modules.response.tables import runs_frame, summarize_providers
 from modules.store import Checkpoint, ParquetStore, frame
 
-COLLECT_TABLES = ("responses", "collections", "runs")
-MONITOR_TABLES = ("responses", "collections", "analyses", "summaries", "provider_summaries", "runs")
+
+
+@dataclass
+class CollectionRun(FlowResult):
+    """What ``collect-responses`` returns: the run, its tables, totals and one row per provider."""
+
+    run_id: str
+    data_dir: str
+    paths: dict[str, str]
+    total: int
+    succeeded: int
+    failed: int
+    flagged: int
+    fallback: int
+    query_set_id: str
+    resumed_from: str | None
+    collections: list[dict]
+
+
+@dataclass
+class MonitorRun(FlowResult):
+    """What ``monitor-domain`` returns: as :class:`CollectionRun`, with the per-domain and
+    per-provider summary rows (none when the run stopped before its analysis)."""
+
+    run_id: str
+    data_dir: str
+    paths: dict[str, str]
+    total: int
+    succeeded: int
+    failed: int
+    flagged: int
+    fallback: int
+    query_set_id: str
+    resumed_from: str | None
+    summaries: list[dict]
+    provider_summaries: list[dict]
+    collections: list[dict]
 
 
 class NoProviderAnswered(IncompleteRun):
@@ -43,8 +80,8 @@ class CollectionStopped(IncompleteRun):
     128 + the signal's number, or 1 for the deadline."""
 
 
-def _finish(result: dict[str, Any], cancellation: Cancellation, command: str) -> dict[str, Any]:
-    run_id, collections = result["run_id"], result["collections"]
+def _finish(result: CollectionRun | MonitorRun, cancellation: Cancellation, command: str) -> CollectionRun | MonitorRun:
+    run_id, collections = result.run_id, result.collections
     if cancellation.cancelled:
         kept = sum(c["answered"] + c["refusals"] + c["empty"] for c in collections)
         cancelled = sum(json.loads(c["error_types"] or "{}").get("cancelled", 0) for c in collections)
@@ -125,7 +162,7 @@ def _run_fields(plan: CollectionPlan, cancellation: Cancellation) -> dict[str, A
 @flow(name="collect-responses", timeout_seconds=FLOW_TIMEOUT_S["collect"])
 def collect(query_set: str | None = None, providers: list[str | dict] | None = None, run_id: str | None = None,
             data_dir: str | None = None, defaults: dict | None = None, allow_drafts: bool = False,
-            resume: str | None = None, max_seconds: float | None = None) -> dict[str, Any]:
+            resume: str | None = None, max_seconds: float | None = None) -> CollectionRun:
     """Ask every query of a query set of each provider; write ``responses``, ``collections``, ``runs``.
 
     ``resume``: the run whose missing answers to ask (its query set and providers by default).
@@ -133,24 +170,24 @@ def collect(query_set: str | None = None, providers: list[str | dict] | None = N
     early or when no provider answered anything."""
     started_at = datetime.now(timezone.utc)
     plan = plan_collection_task(query_set, providers, defaults, allow_drafts, None, resume, data_dir)
-    run_id = begin_run(run_id, data_dir, COLLECT_TABLES)
+    run_id = begin_run(run_id, data_dir)
     responses, collections, cancellation = _collect(plan, "collect", run_id, data_dir, max_seconds)
     totals = _collect_totals(collections)
     runs = runs_frame("collect", started_at, **totals, **_run_fields(plan, cancellation))
     paths = write_run(data_dir, run_id, {"responses": responses, "collections": collections, "runs": runs})
     _checkpoints_done(plan, run_id, data_dir)
     publish_run_report("collect", run_id, data_dir)
-    return _finish({
-        "run_id": run_id, "data_dir": ParquetStore(data_dir).root, "paths": paths, **totals,
-        "query_set_id": plan.query_set.query_set_id, "resumed_from": plan.resumed_from,
-        "collections": collections.to_dicts()}, cancellation, "collect")
+    return _finish(CollectionRun(
+        run_id=run_id, data_dir=ParquetStore(data_dir).root, paths=paths, **totals,
+        query_set_id=plan.query_set.query_set_id, resumed_from=plan.resumed_from,
+        collections=collections.to_dicts()), cancellation, "collect")
 
 
 @flow(name="monitor-domain", timeout_seconds=FLOW_TIMEOUT_S["monitor"])
 def monitor(query_set: str | None = None, ground_truth: str | None = None, providers: list[str | dict] | None = None,
             run_id: str | None = None, data_dir: str | None = None, config: AnalyzerConfig | None = None,
             defaults: dict | None = None, allow_drafts: bool = False, resume: str | None = None,
-            max_seconds: float | None = None, judge: JudgeOptions | None = None) -> dict[str, Any]:
+            max_seconds: float | None = None, judge: JudgeOptions | None = None) -> MonitorRun:
     """The weekly audit: collect the answers, analyse them in the same run, and summarise per
     domain and per provider with trends against the previous monitor run of the query set.
     ``judge``: the LM judge of claim verdicts and wrong facts (none: the offline judge only).
@@ -163,7 +200,7 @@ def monitor(query_set: str | None = None, ground_truth: str | None = None, provi
     plan = plan_collection_task(query_set, providers, defaults, allow_drafts, ground_truth, resume, data_dir)
     if not plan.ground_truth:
         raise ValueError("monitor needs the site's pages: give --ground-truth")
-    run_id = begin_run(run_id, data_dir, MONITOR_TABLES)
+    run_id = begin_run(run_id, data_dir)
     store = ParquetStore(data_dir)
     qs = plan.query_set
     responses, collections, cancellation = _collect(plan, "monitor", run_id, data_dir, max_seconds)
@@ -173,9 +210,9 @@ def monitor(query_set: str | None = None, ground_truth: str | None = None, provi
                           ground_truth_path=plan.ground_truth)
         paths = write_run(data_dir, run_id, {"responses": responses, "collections": collections, "runs": runs})
         _checkpoints_done(plan, run_id, data_dir)
-        return _finish({"run_id": run_id, "data_dir": store.root, "paths": paths, **totals, "query_set_id": qs.query_set_id,
-                        "resumed_from": plan.resumed_from, "summaries": [], "provider_summaries": [],
-                        "collections": collections.to_dicts()}, cancellation, "monitor")
+        return _finish(MonitorRun(run_id=run_id, data_dir=store.root, paths=paths, **totals, query_set_id=qs.query_set_id,
+                                  resumed_from=plan.resumed_from, summaries=[], provider_summaries=[],
+                                  collections=collections.to_dicts()), cancellation, "monitor")
 
     records, errors = [], []
     for n, row in enumerate(responses.to_dicts(), 1):  # the same parsing as `sleuth analyze` input
@@ -205,10 +242,10 @@ def monitor(query_set: str | None = None, ground_truth: str | None = None, provi
     publish_run_report("monitor", run_id, data_dir)
     create_markdown_artifact(key=artifact_key("monitor", "providers", run_id), markdown=provider_markdown(provider_rows, collections.to_dicts()),
                              description=f"Providers side by side on {qs.query_set_id}, run {run_id}")
-    return _finish({
-        "run_id": run_id, "data_dir": store.root, "paths": paths, **tables.totals, "query_set_id": qs.query_set_id,
-        "resumed_from": plan.resumed_from, "summaries": summary_rows, "provider_summaries": provider_rows,
-        "collections": collections.to_dicts()}, cancellation, "monitor")
+    return _finish(MonitorRun(
+        run_id=run_id, data_dir=store.root, paths=paths, **tables.totals, query_set_id=qs.query_set_id,
+        resumed_from=plan.resumed_from, summaries=summary_rows, provider_summaries=provider_rows,
+        collections=collections.to_dicts()), cancellation, "monitor")
 
 
 def provider_markdown(provider_rows: list[dict], collections: list[dict]) -> str:

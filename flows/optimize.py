@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -21,10 +22,40 @@ from prefect.cache_policies import NO_CACHE
 
 from evals.nodes import (BaselineRunner, ProgramRunner, breakdown, evaluate, evaluations_frame, file_hash, load_examples,
                          set_path)
-from flows.runtime import FLOW_TIMEOUT_S, begin_run, publish_run_report, retry_on, write_run
+from flows.runtime import FLOW_TIMEOUT_S, FlowResult, begin_run, publish_run_report, retry_transient, write_run
 from modules import programs as program_store
 from modules.research.nodes import LMSettings
 from modules.response.tables import runs_frame
+
+
+@dataclass
+class OptimizeRun(FlowResult):
+    """What ``optimize-node`` returns: the dev scores (baseline, the program before and after),
+    whether the compiled program was saved and where, and the ``evaluations`` table's path."""
+
+    run_id: str
+    node: str
+    optimizer: str
+    baseline_dev_score: float
+    dev_score_before: float | None
+    dev_score_after: float | None
+    promoted: bool
+    program: str | None
+    paths: dict[str, str]
+
+
+@dataclass
+class EvaluationRun(FlowResult):
+    """What ``evaluate-node`` returns: mean score and metric breakdown per program."""
+
+    run_id: str
+    node: str
+    split: str
+    examples: int
+    scores: dict[str, float]
+    metrics: dict[str, dict[str, float]]
+    paths: dict[str, str]
+
 
 def _lm(model: str | None, base_url: str | None):
     settings = LMSettings.from_env(model, base_url)
@@ -46,7 +77,7 @@ def evaluate_task(node: str, label: str, version: str | None, program_path: str 
 
 
 @task(name="compile-program", cache_policy=NO_CACHE, retries=1, retry_delay_seconds=5,
-      retry_condition_fn=retry_on(TimeoutError, ConnectionError))
+      retry_condition_fn=retry_transient)
 def compile_task(node: str, optimizer: str, trainset, devset, lm_model, lm_base_url, teacher_model, seed: int):
     from evals.optimize import compile_program
 
@@ -76,7 +107,7 @@ def require_lm(optimizer: str, promote_if_better: bool, model: str | None) -> No
 def optimize_node(node: str, optimizer: str = "labeled", lm: str | None = None, lm_base_url: str | None = None,
                   teacher_lm: str | None = None, trainset: str | None = None, devset: str | None = None,
                   programs_dir: str | None = None, data_dir: str | None = None, run_id: str | None = None,
-                  promote_if_better: bool = False, seed: int = 0) -> dict[str, Any]:
+                  promote_if_better: bool = False, seed: int = 0) -> OptimizeRun:
     logger = get_run_logger()
     started = datetime.now(timezone.utc)
     model = LMSettings.from_env(lm, lm_base_url).model
@@ -118,15 +149,15 @@ def optimize_node(node: str, optimizer: str = "labeled", lm: str | None = None, 
     runs = runs_frame("optimize", started, input_path=train_path, total=len(dev), succeeded=len(dev), failed=0,
                       flagged=0, fallback=0, config_json=json.dumps(meta, default=str))
     paths = _write("optimize", data_dir, run_id, rows, runs)
-    return {"run_id": run_id, "node": node, "optimizer": optimizer, "baseline_dev_score": baseline_score,
-            "dev_score_before": before, "dev_score_after": after, "promoted": promote,
-            "program": str(saved) if saved else None, "paths": paths}
+    return OptimizeRun(run_id=run_id, node=node, optimizer=optimizer, baseline_dev_score=baseline_score,
+                       dev_score_before=before, dev_score_after=after, promoted=promote,
+                       program=str(saved) if saved else None, paths=paths)
 
 
 @flow(name="evaluate-node", timeout_seconds=FLOW_TIMEOUT_S["evaluate"])
 def evaluate_node(node: str, program: str = "latest", lm: str | None = None, lm_base_url: str | None = None,
                   split: str = "dev", examples_path: str | None = None, programs_dir: str | None = None,
-                  data_dir: str | None = None, run_id: str | None = None) -> dict[str, Any]:
+                  data_dir: str | None = None, run_id: str | None = None) -> EvaluationRun:
     """The baseline program's metrics, and the DSPy program's beside them when an LM is given."""
     started = datetime.now(timezone.utc)
     run_id = begin_run(run_id, data_dir)
@@ -147,5 +178,5 @@ def evaluate_node(node: str, program: str = "latest", lm: str | None = None, lm_
     runs = runs_frame("evaluate", started, input_path=path, total=len(examples), succeeded=len(examples), failed=0,
                       flagged=0, fallback=0)
     paths = _write("evaluate", data_dir, run_id, all_rows, runs)
-    return {"run_id": run_id, "node": node, "split": split, "examples": len(examples), "scores": results,
-            "metrics": breakdown(all_rows), "paths": paths}
+    return EvaluationRun(run_id=run_id, node=node, split=split, examples=len(examples), scores=results,
+                         metrics=breakdown(all_rows), paths=paths)

@@ -5,14 +5,14 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any
 
 from prefect import flow, task, unmapped
 from prefect.cache_policies import NO_CACHE
 from pydantic import BaseModel, Field
 
-from flows.runtime import FLOW_TIMEOUT_S, begin_run, publish_run_report, retry_on, write_run
+from flows.runtime import FLOW_TIMEOUT_S, FlowResult, begin_run, publish_run_report, retry_transient, write_run
 from modules.relevance.analyzer import RelevanceAnalyzer
 from modules.relevance.baseline import Weights
 from modules.relevance.batch import frame, load_items, output_line, rows
@@ -46,8 +46,21 @@ class RerankOptions(BaseModel):
                                  program=program_store.load("relevance", path) if path else None)
 
 
+@dataclass
+class RerankRun(FlowResult):
+    """What ``rerank-batch`` returns: the run, how many items were reranked (and fell back), the
+    output file and the table's path."""
+
+    run_id: str
+    data_dir: str
+    items: int
+    out_path: str | None
+    fallback: int
+    paths: dict[str, str]
+
+
 @task(name="rerank-batch", cache_policy=NO_CACHE, retries=1, retry_delay_seconds=2,
-      retry_condition_fn=retry_on(TimeoutError, ConnectionError))
+      retry_condition_fn=retry_transient)
 def rerank_items(items: list[dict], options: RerankOptions) -> list[dict]:
     analyzer = options.analyzer()
     return [{"item": item, "reranking": analyzer.rerank(item["query"], item["plan"], item["results"])} for item in items]
@@ -55,7 +68,7 @@ def rerank_items(items: list[dict], options: RerankOptions) -> list[dict]:
 
 @flow(name="rerank-batch", timeout_seconds=FLOW_TIMEOUT_S["rerank-batch"])
 def rerank_batch(input_path: str, out_path: str | None = None, options: RerankOptions | None = None,
-                 run_id: str | None = None, data_dir: str | None = None, batch_size: int = 50) -> dict[str, Any]:
+                 run_id: str | None = None, data_dir: str | None = None, batch_size: int = 50) -> RerankRun:
     """Rerank every ``{id, query, plan?, results}`` line; write output lines and the ``rerankings`` table."""
     started = datetime.now(timezone.utc)
     options = options or RerankOptions()
@@ -75,8 +88,8 @@ def rerank_batch(input_path: str, out_path: str | None = None, options: RerankOp
                       failed=0, flagged=0, fallback=n_fallback, config_json=options.model_dump_json())
     paths = write_run(data_dir, run_id, {"rerankings": frame(table), "runs": runs})
     publish_run_report("rerank-batch", run_id, data_dir)
-    return {"run_id": run_id, "data_dir": store.root, "items": len(items), "out_path": out_path,
-            "fallback": n_fallback, "paths": paths}
+    return RerankRun(run_id=run_id, data_dir=store.root, items=len(items), out_path=out_path, fallback=n_fallback,
+                     paths=paths)
 
 
 def _check_writable_folder(path: str) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Literal
 
@@ -26,7 +27,8 @@ from prefect.flow_runs import pause_flow_run
 from prefect.input import RunInput
 from pydantic import ConfigDict, Field, ValidationError, model_validator
 
-from flows.runtime import FLOW_TIMEOUT_S, artifact_key, begin_run, publish_run_report, retry_on, write_run
+from flows.runtime import (TRANSIENT_ERRORS, FLOW_TIMEOUT_S, FlowResult, artifact_key, begin_run, publish_run_report,
+                           retry_transient, write_run)
 from modules.research.batch import load_questions
 from modules.research.feedback import ThreadSeed, constraints_for, seeds_from_run
 from modules.research.memory import Memory
@@ -36,10 +38,39 @@ from modules.research.render import report_markdown
 from modules.response.tables import runs_frame
 from modules.store import ParquetStore, new_run_id, validate_run_id
 
-TRANSIENT = (TimeoutError, ConnectionError)
 #: Seconds the server keeps a paused run resumable after the review deadline, so the flow's
 #: own "no verdict" resume always lands before Prefect would fail the run.
 PAUSE_GRACE_S = 120
+
+
+@dataclass
+class ResearchRun(FlowResult):
+    """What a research run returns: the run, its parent (a re-opened run's), its tables' paths and
+    one report row per question; ``review`` is the reviewer's verdict when the flow waited for one."""
+
+    run_id: str
+    data_dir: str
+    parent_run_id: str | None
+    paths: dict[str, str]
+    reports: list[dict]
+    review: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        out = super().as_dict()
+        if out["review"] is None:  # only a reviewed run says how its review ended
+            del out["review"]
+        return out
+
+
+@dataclass
+class FeedbackRecorded(FlowResult):
+    """An accepted (or unreviewed) report: the reviewed run and the ``feedback`` part file written."""
+
+    run_id: str
+    data_dir: str
+    verdict: str
+    paths: dict[str, str]
+    reports: list[dict]
 
 
 class Feedback(RunInput):
@@ -71,7 +102,7 @@ class Feedback(RunInput):
 
 
 @task(name="research-thread", cache_policy=NO_CACHE, retries=1, retry_delay_seconds=2,
-      retry_condition_fn=retry_on(*TRANSIENT))
+      retry_condition_fn=retry_transient)
 def research_thread(seed: ThreadSeed, options: ResearchOptions, run_id: str, parent_run_id: str | None) -> dict[str, list[dict]]:
     """Research one question to a report; a failure other than a transient one becomes an error row."""
     started_at, t = datetime.now(timezone.utc), time.perf_counter()
@@ -80,7 +111,7 @@ def research_thread(seed: ThreadSeed, options: ResearchOptions, run_id: str, par
         researcher = build_researcher(options)
         memory = Memory(researcher.embedder, seed.facts)
         result = researcher.run(seed.question, memory=memory, constraints=seed.constraints)
-    except TRANSIENT:
+    except TRANSIENT_ERRORS:
         raise
     except Exception as exc:  # noqa: BLE001 - recorded in the reports table, never lost
         get_run_logger().exception("thread %s failed", seed.question_id)
@@ -99,7 +130,7 @@ def research_thread(seed: ThreadSeed, options: ResearchOptions, run_id: str, par
 
 
 def _research(seeds: list[ThreadSeed], options: ResearchOptions, run_id: str, data_dir: str | None,
-              parent_run_id: str | None, input_label: str, flow_name: str) -> dict[str, Any]:
+              parent_run_id: str | None, input_label: str, flow_name: str) -> ResearchRun:
     started_at = datetime.now(timezone.utc)
     store = ParquetStore(data_dir)
     run_id = begin_run(run_id, data_dir)
@@ -128,15 +159,16 @@ def _research(seeds: list[ThreadSeed], options: ResearchOptions, run_id: str, da
     create_table_artifact(key=artifact_key(flow_name, "sources", run_id), table=rows["sources"],
                           description=f"sources of run {run_id}")
     publish_run_report(flow_name, run_id, data_dir)
-    return {"run_id": run_id, "data_dir": store.root, "parent_run_id": parent_run_id, "paths": paths,
-            "reports": [{k: (v.isoformat() if isinstance(v, datetime) else v) for k, v in r.items()} for r in reports]}
+    return ResearchRun(run_id=run_id, data_dir=store.root, parent_run_id=parent_run_id, paths=paths,
+                       reports=[{k: (v.isoformat() if isinstance(v, datetime) else v) for k, v in r.items()}
+                                for r in reports])
 
 
-def review_markdown(result: dict[str, Any], timeout_s: float, error: str | None = None) -> str:
+def review_markdown(result: ResearchRun, timeout_s: float, error: str | None = None) -> str:
     """What the reviewer reads above the form: the report(s) of the run awaiting a verdict."""
-    reports = "\n\n---\n\n".join(report_markdown(r) for r in result["reports"])
+    reports = "\n\n---\n\n".join(report_markdown(r) for r in result.reports)
     problem = f"**Your last answer was not taken: {error}**\n\n" if error else ""
-    return (f"## Review run {result['run_id']}\n\n{problem}Accept the report, reject it saying what is wrong, or add "
+    return (f"## Review run {result.run_id}\n\n{problem}Accept the report, reject it saying what is wrong, or add "
             f"information; reject and add re-open the research as a child run. If nobody answers within "
             f"{_duration(timeout_s)}, the run ends as `unreviewed`.\n\n{reports}")
 
@@ -184,7 +216,7 @@ class _ReviewDeadline:
             self.timer.cancel()
 
 
-def await_review(result: dict[str, Any], timeout_s: float) -> Feedback | None:
+def await_review(result: ResearchRun, timeout_s: float) -> Feedback | None:
     """Pause until a reviewer answers; None when nobody did within ``timeout_s``.
 
     An answer that gets past the form but not ``Feedback``'s validation pauses the run again
@@ -211,7 +243,7 @@ def await_review(result: dict[str, Any], timeout_s: float) -> Feedback | None:
 @flow(name="research", timeout_seconds=FLOW_TIMEOUT_S["research"])
 def research(question: str, options: ResearchOptions | None = None, run_id: str | None = None,
              data_dir: str | None = None, question_id: str = "q1", review: bool = False,
-             review_timeout_s: int = 3600) -> dict[str, Any]:
+             review_timeout_s: int = 3600) -> ResearchRun:
     """Research one question; with ``review`` (under a server), wait up to ``review_timeout_s``
     for a reviewer's feedback on each report, then record ``unreviewed`` and complete. A wait
     never runs past the flow's own timeout (less an hour), so that too ends as ``unreviewed``."""
@@ -226,21 +258,21 @@ def research(question: str, options: ResearchOptions | None = None, run_id: str 
         wait_s = max(0.0, min(review_timeout_s, last_verdict_at - time.monotonic()))
         feedback = await_review(result, wait_s)
         if feedback is None:
-            get_run_logger().warning("no verdict on run %s within %.0f s: recorded as unreviewed", result["run_id"], wait_s)
-            record_feedback(result["run_id"], "unreviewed", f"no verdict within {wait_s:.0f} s", data_dir)
-            result["review"] = "unreviewed"
+            get_run_logger().warning("no verdict on run %s within %.0f s: recorded as unreviewed", result.run_id, wait_s)
+            record_feedback(result.run_id, "unreviewed", f"no verdict within {wait_s:.0f} s", data_dir)
+            result.review = "unreviewed"
             break
         if feedback.verdict == "accept":
-            record_feedback(result["run_id"], "accept", "", data_dir)
-            result["review"] = "accept"
+            record_feedback(result.run_id, "accept", "", data_dir)
+            result.review = "accept"
             break
-        result = reopen(result["run_id"], feedback.verdict, feedback.text, options=options, data_dir=data_dir)
+        result = reopen(result.run_id, feedback.verdict, feedback.text, options=options, data_dir=data_dir)
     return result
 
 
 @flow(name="research-batch", timeout_seconds=FLOW_TIMEOUT_S["research-batch"])
 def research_batch(questions: list[dict] | str, options: ResearchOptions | None = None, run_id: str | None = None,
-                   data_dir: str | None = None, input_label: str = "-") -> dict[str, Any]:
+                   data_dir: str | None = None, input_label: str = "-") -> ResearchRun:
     """Research each ``{id, question}`` (a list, or a JSONL file's path) as its own thread; one run,
     one row per question in ``reports``."""
     if isinstance(questions, str):
@@ -252,7 +284,7 @@ def research_batch(questions: list[dict] | str, options: ResearchOptions | None 
 
 
 def reopen(parent_run_id: str, verdict: str, text: str, *, options: ResearchOptions | None = None,
-           question_ids: list[str] | None = None, run_id: str | None = None, data_dir: str | None = None) -> dict[str, Any]:
+           question_ids: list[str] | None = None, run_id: str | None = None, data_dir: str | None = None) -> ResearchRun:
     """Re-open a run's threads as a child run that reuses their memory, with the feedback as constraints."""
     options = options or ResearchOptions()
     run_id = validate_run_id(run_id or new_run_id())
@@ -268,7 +300,7 @@ def reopen(parent_run_id: str, verdict: str, text: str, *, options: ResearchOpti
 @flow(name="research-feedback", timeout_seconds=FLOW_TIMEOUT_S["feedback"])
 def research_feedback(parent_run_id: str, verdict: Literal["accept", "reject", "add"], text: str = "",
                       options: ResearchOptions | None = None, question_ids: list[str] | None = None,
-                      run_id: str | None = None, data_dir: str | None = None) -> dict[str, Any]:
+                      run_id: str | None = None, data_dir: str | None = None) -> FeedbackRecorded | ResearchRun:
     """``accept`` records the verdict; ``reject`` and ``add`` re-open the thread as a child run."""
     if verdict == "accept":
         return record_feedback(parent_run_id, "accept", text, data_dir, question_ids)
@@ -278,11 +310,11 @@ def research_feedback(parent_run_id: str, verdict: Literal["accept", "reject", "
 
 
 def record_feedback(run_id: str, verdict: str, text: str, data_dir: str | None,
-                    question_ids: list[str] | None = None) -> dict[str, Any]:
+                    question_ids: list[str] | None = None) -> FeedbackRecorded:
     """An accepted report: one feedback row per thread under the reviewed run."""
     store = ParquetStore(data_dir)
     path = _write_feedback(store, run_id, seeds_from_run(store, run_id, question_ids), verdict, text, None)
-    return {"run_id": run_id, "data_dir": store.root, "verdict": verdict, "paths": {"feedback": path}, "reports": []}
+    return FeedbackRecorded(run_id=run_id, data_dir=store.root, verdict=verdict, paths={"feedback": path}, reports=[])
 
 
 def _write_feedback(store: ParquetStore, reviewed_run_id: str, seeds: list[ThreadSeed], verdict: str, text: str,

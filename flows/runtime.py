@@ -1,24 +1,40 @@
-"""Run policy shared by every flow: settings, retries, timeouts, the run's write, its trace in
-Prefect (tag, flow run id, deployment) and its artifacts."""
+"""Run policy shared by every flow: settings, retries, timeouts, the task runner, the start of a
+run and its write, its trace in Prefect (tag, flow run id, deployment), its artifacts and the
+typed result it returns.
+
+A flow is: ``begin_run`` (a fresh run id, refused when any table already has it), tasks retried
+by :data:`retry_transient`, one :func:`write_run` of all its tables (it returns the committed
+partition paths), :func:`publish_run_report`, and a :class:`FlowResult` dataclass."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import logging
 import re
 from contextlib import contextmanager
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 import polars as pl
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 from prefect.settings import PREFECT_API_URL, PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
+from prefect.task_runners import ThreadPoolTaskRunner
 
 from modules.providers import Cancellation
+from modules.reports.markdown import run_markdown, run_table
 from modules.store import ParquetStore, new_run_id, validate_run_id
 
-#: I/O failures worth retrying (a bad record or a bug never is).
-TRANSIENT_IO = (TimeoutError, ConnectionError, BlockingIOError, InterruptedError)
+
+class TransientFailure(Exception):
+    """A failure a retry may fix that code finds in an outcome rather than an exception (a batch
+    whose items were rate limited or timed out): raise it, or a subclass, to be retried."""
+
+
+#: The one transient-error policy of every task: failures worth retrying (a bad record or a bug
+#: never is). Each task keeps its own number of retries and delays.
+TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (
+    TimeoutError, ConnectionError, BlockingIOError, InterruptedError, TransientFailure)
 
 #: Flow timeouts (seconds): generous bounds that turn a hung run into a Failed one (and a
 #: notification) instead of a worker slot held forever. ``research`` includes its reviews.
@@ -74,7 +90,7 @@ class IncompleteRun(RuntimeError):
     the flow run ends Failed (and Prefect's notifications fire). ``result`` is what the flow
     would have returned, ``exit_status`` what the CLI exits with."""
 
-    def __init__(self, message: str, result: dict, exit_status: int = 1):
+    def __init__(self, message: str, result: FlowResult, exit_status: int = 1):
         super().__init__(message)
         self.result, self.exit_status = result, exit_status
 
@@ -115,6 +131,33 @@ def retry_on(*exception_types: type[BaseException]) -> Callable[..., bool]:
     return condition
 
 
+#: A Prefect ``retry_condition_fn``: retry :data:`TRANSIENT_ERRORS` only.
+retry_transient = retry_on(*TRANSIENT_ERRORS)
+
+
+def task_runner_for(spec: str, concurrency: int):
+    """``thread`` | ``dask`` (a local cluster) | ``dask://HOST:PORT`` (an existing scheduler)."""
+    if spec == "thread":
+        return ThreadPoolTaskRunner(max_workers=concurrency)
+    if spec == "dask" or spec.startswith("dask://"):
+        from prefect_dask import DaskTaskRunner  # lazy: dask is heavy and only this runner needs it
+
+        if spec == "dask":
+            return DaskTaskRunner(cluster_kwargs={"n_workers": concurrency, "threads_per_worker": 1,
+                                                  "dashboard_address": None})
+        return DaskTaskRunner(address="tcp://" + spec[len("dask://"):])
+    raise ValueError(f"unknown task runner {spec!r}: use thread, dask or dask://HOST:PORT")
+
+
+@dataclasses.dataclass
+class FlowResult:
+    """What a flow returns: a small dataclass per flow, its fields in the order of its JSON
+    (``sleuth ... --json`` prints :meth:`as_dict`)."""
+
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
 def prefect_run_fields() -> dict[str, str | None]:
     """The Prefect flow run and deployment this code runs in (None outside a flow run): they
     go into the ``runs`` row, so a sleuth run can be traced to the Prefect run that made it."""
@@ -125,14 +168,14 @@ def prefect_run_fields() -> dict[str, str | None]:
             "deployment": deployment.name if run_id and deployment.id else None}
 
 
-def begin_run(run_id: str | None, data_dir: str | None, tables: tuple[str, ...] = ("runs",)) -> str:
-    """The new run's id (the one given, or a new one), refused when it already has data in any of
-    ``tables`` or when the data dir cannot be written (before any work, not after it); the
+def begin_run(run_id: str | None, data_dir: str | None) -> str:
+    """The new run's id (the one given, or a new one), refused when any table already has data
+    under it or when the data dir cannot be written (before any work, not after it); the
     current flow run is tagged with it."""
     run_id = validate_run_id(run_id or new_run_id())
     store = ParquetStore(data_dir)
     store.check_writable()
-    if store.run_exists(run_id, tables):
+    if store.run_exists(run_id):
         raise FileExistsError(f"run {run_id!r} already exists under {store.root}; choose another --run-id")
     if store.checkpoint(run_id).exists():
         raise FileExistsError(f"run {run_id!r} is running or was interrupted (it has a checkpoint under {store.root}); "
@@ -199,10 +242,10 @@ def tag_flow_run(run_id: str) -> None:
 
 
 @task(name="write-run", cache_policy=NO_CACHE, retries=2, retry_delay_seconds=[1, 4],
-      retry_condition_fn=retry_on(*TRANSIENT_IO))
+      retry_condition_fn=retry_transient)
 def write_run(data_dir: str | None, run_id: str, tables: dict[str, pl.DataFrame]) -> dict[str, str]:
     """All of a run's tables, published together (``runs`` last); the ``runs`` row carries the
-    Prefect trace. Returns ``{table: partition path}``."""
+    Prefect trace. Returns what the commit published: ``{table: partition path}``."""
     tables = dict(tables)
     if "runs" in tables:
         tables["runs"] = tables["runs"].with_columns(
@@ -224,8 +267,6 @@ def artifact_key(flow: str, what: str, run_id: str) -> str:
 def publish_run_report(flow: str, run_id: str, data_dir: str | None) -> None:
     """The run's summary as markdown and table artifacts: the figures of ``sleuth report RUN_ID``."""
     from prefect.artifacts import create_markdown_artifact, create_table_artifact
-
-    from modules.reports.markdown import run_markdown, run_table
 
     create_markdown_artifact(key=artifact_key(flow, "report", run_id), markdown=run_markdown(run_id, data_dir),
                              description=f"Summary of run {run_id}; `sleuth report {run_id}` renders it as HTML with plots")

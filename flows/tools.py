@@ -1,4 +1,5 @@
-"""Search and crawl as Prefect tasks: batched, retried only on transient outcomes.
+"""Search and crawl as Prefect tasks: batched, retried only on transient outcomes (and the
+transient errors of the flows' one policy, ``flows.runtime.TRANSIENT_ERRORS``).
 
 A batch task runs all its items; if some ended in a transient outcome (rate limited, timed
 out, a 5xx) and attempts remain, it raises ``TransientOutcome`` so Prefect retries it. The
@@ -15,7 +16,7 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 from prefect.runtime import task_run
 
-from flows.runtime import retry_on
+from flows.runtime import TransientFailure, retry_transient
 from modules.tools.crawl import CrawlConfig, Crawler, Page
 from modules.tools.engines import make_backend
 from modules.tools.local_index import LocalSearch
@@ -26,11 +27,8 @@ T = TypeVar("T")
 _done: dict[str, dict[int, object]] = {}  # task run id -> item index -> final result
 
 
-class TransientOutcome(Exception):
+class TransientOutcome(TransientFailure):
     """Some items failed in a way a retry may fix."""
-
-
-_retry_transient = retry_on(TransientOutcome)
 
 
 def _run_batch(items: Sequence, run_items: Callable[[list[int]], list[T]], is_transient: Callable[[T], bool]) -> list[T]:
@@ -47,7 +45,7 @@ def _run_batch(items: Sequence, run_items: Callable[[list[int]], list[T]], is_tr
 
 
 @task(name="search-batch", cache_policy=NO_CACHE, retries=RETRIES, retry_delay_seconds=[2, 10],
-      retry_condition_fn=_retry_transient)
+      retry_condition_fn=retry_transient)
 def search_batch(queries: list[str], engine: str = "auto", max_results: int = 10,
                  options: dict | None = None) -> list[SearchResults]:
     """Run queries one after another on one backend (engines want sequential queries)."""
@@ -57,7 +55,7 @@ def search_batch(queries: list[str], engine: str = "auto", max_results: int = 10
 
 
 @task(name="crawl-batch", cache_policy=NO_CACHE, retries=RETRIES, retry_delay_seconds=[2, 10],
-      retry_condition_fn=_retry_transient)
+      retry_condition_fn=retry_transient)
 def crawl_batch(urls: list[str], config: CrawlConfig | None = None, snippets: list[str | None] | None = None,
                 corpus: str | None = None) -> list[Page]:
     """Fetch URLs concurrently inside one task; ``corpus`` serves its URLs offline."""

@@ -63,7 +63,7 @@ def test_every_error_row(tmp_path):
     from flows.analyze import analyze_responses
 
     result = analyze_responses(str(_error_input(tmp_path)), str(SAMPLES / "pages.jsonl"), run_id="e1", data_dir=str(tmp_path))
-    assert (result["total"], result["failed"], result["flagged"]) == (6, 3, 2)
+    assert (result.total, result.failed, result.flagged) == (6, 3, 2)
     rows = {r["source_line"]: r for r in pl.read_parquet(f"{tmp_path}/analyses/**/*.parquet").to_dicts()}
     assert rows[1]["status"] == "ok"
     assert rows[2]["status"] == "flagged" and rows[2]["accuracy_score"] == rows[2]["completeness_score"] == rows[2]["attribution_score"] == 0
@@ -116,7 +116,7 @@ def test_transient_errors_are_retried(tmp_path, monkeypatch):
 
     monkeypatch.setattr(fa, "analyze_to_rows", flaky)
     result = fa.analyze_responses(*SAMPLE_ARGS[::2], run_id="t1", data_dir=str(tmp_path))
-    assert failures == [1] and result["total"] == 15 and result["failed"] == 0
+    assert failures == [1] and result.total == 15 and result.failed == 0
 
 
 def test_reanalyze_as_new_run(tmp_path, capsys):
@@ -138,13 +138,14 @@ def test_reanalyze_as_new_run(tmp_path, capsys):
 def test_dask_task_runner_on_a_local_cluster(tmp_path):
     from distributed import LocalCluster
 
-    from flows.analyze import analyze_responses, task_runner_for
+    from flows.analyze import analyze_responses
+    from flows.runtime import task_runner_for
 
     with LocalCluster(n_workers=1, threads_per_worker=2, processes=False, protocol="tcp", dashboard_address=None) as cluster:
         address = cluster.scheduler_address.removeprefix("tcp://")
         flow = analyze_responses.with_options(task_runner=task_runner_for(f"dask://{address}", 2))
         result = flow(*SAMPLE_ARGS[::2], run_id="d1", data_dir=str(tmp_path))
-    assert result["total"] == 15 and result["failed"] == 0
+    assert result.total == 15 and result.failed == 0
     assert pl.read_parquet(f"{tmp_path}/analyses/run_id=d1/*.parquet").height == 15
 
 
@@ -183,7 +184,7 @@ def test_invalid_unicode_is_an_error_row_naming_its_line_and_the_run_completes(p
                                  json.dumps({**good[1], "query_id": "latin1"}).encode().replace(b"Plus", b"Pl\xfcs"),
                                  json.dumps(good[1]).encode()]) + b"\n")
     result = analyze_responses(str(path), str(SAMPLES / "pages.jsonl"), run_id="unicode", data_dir=str(tmp_path / "d"))
-    assert (result["total"], result["succeeded"], result["failed"]) == (4, 2, 2)
+    assert (result.total, result.succeeded, result.failed) == (4, 2, 2)
     rows = {r["source_line"]: r for r in ParquetStore(str(tmp_path / "d")).read("analyses", "unicode").to_dicts()}
     assert "in.jsonl line 2: invalid Unicode (lone surrogate \\udce9" in rows[2]["error"]
     assert "in.jsonl line 3: not UTF-8 (byte 0xfc" in rows[3]["error"] and rows[4]["status"] != "error"

@@ -192,7 +192,7 @@ def test_labeled_optimization_saves_a_judge_program_that_the_flows_pick_up(tmp_p
     result = optimize_node("judge", optimizer="labeled", programs_dir=str(programs), data_dir=str(tmp_path / "data"),
                            trainset=str(sets["train"]), devset=str(sets["dev"]))
     [saved] = program_store.versions("judge", programs)
-    assert result["program"] == str(saved) and 0 < result["baseline_dev_score"] <= 1
+    assert result.program == str(saved) and 0 < result.baseline_dev_score <= 1
     assert program_store.metadata(saved)["optimizer"] == "labeled"
     loaded = program_store.load("judge", saved)
     assert len(loaded.demos) == 4 and loaded.demos[0]["verdicts"]

@@ -213,45 +213,45 @@ def test_a_failed_provider_is_reported_not_missing(monitored):
     assert all("no_answer" in f for f in analyses["flags"]) and analyses["accuracy_score"].null_count() == 5
     refusals = store.read("analyses", "w2").filter(pl.col("model") == "refuse")
     assert all("refusal" in f for f in refusals["flags"]) and set(refusals["status"]) == {"flagged"}
-    summary = next(r for r in week2["provider_summaries"] if r["model"] == "denied")
+    summary = next(r for r in week2.provider_summaries if r["model"] == "denied")
     assert summary["failed"] and summary["error_count"] == 5
 
 
 def test_trends_compare_with_the_previous_monitor_run(monitored):
     _, week1, _, week2 = monitored
-    by_model = {r["model"]: r for r in week2["provider_summaries"]}
+    by_model = {r["model"]: r for r in week2.provider_summaries}
     a = by_model["good-a"]
     assert a["previous_run_id"] == "w1"  # not the collect run in between
     assert a["accuracy_delta"] > 30 and a["completeness_delta"] > 30  # answers improved in week 2
     assert by_model["good-b"]["previous_run_id"] is None  # a new provider has no trend yet
     assert by_model["refuse"]["accuracy_delta"] == pytest.approx(0, abs=1e-6)
-    domain = week2["summaries"][0]
+    domain = week2.summaries[0]
     assert domain["previous_run_id"] == "w1" and domain["accuracy_delta"] is not None
-    assert week1["provider_summaries"][0]["previous_run_id"] is None
-    before = {r["model"]: r for r in week1["provider_summaries"]}
+    assert week1.provider_summaries[0]["previous_run_id"] is None
+    before = {r["model"]: r for r in week1.provider_summaries}
     assert a["wrong_fact_rate_delta"] == pytest.approx(a["wrong_fact_rate"] - before["good-a"]["wrong_fact_rate"], abs=1e-4)
     assert by_model["good-b"]["wrong_fact_rate"] == 0 and by_model["good-b"]["wrong_fact_rate_delta"] is None
     assert by_model["denied"]["wrong_fact_rate"] is None and by_model["denied"]["correct_mention_rate"] is None
-    assert domain["wrong_fact_rate_delta"] == pytest.approx(domain["wrong_fact_rate"] - week1["summaries"][0]["wrong_fact_rate"], abs=1e-4)
+    assert domain["wrong_fact_rate_delta"] == pytest.approx(domain["wrong_fact_rate"] - week1.summaries[0]["wrong_fact_rate"], abs=1e-4)
 
 
 def test_mentioned_and_correct_per_provider(monitored):
     data_dir, _, _, week2 = monitored
     analyses = ParquetStore(data_dir).read("analyses", "w2").filter(pl.col("status") != "error")
-    for r in week2["provider_summaries"]:
+    for r in week2.provider_summaries:
         mine = analyses.filter(pl.col("model") == r["model"])
         if mine.is_empty():
             continue
         named = mine["has_url_citation"] | mine["has_domain_mention"] | mine["has_brand_mention"]
         assert r["correct_mention_rate"] == pytest.approx((named & ~mine["has_wrong_fact"]).mean(), abs=1e-4)
         assert r["wrong_fact_rate"] == pytest.approx(mine["has_wrong_fact"].mean(), abs=1e-4)
-    good = next(r for r in week2["provider_summaries"] if r["model"] == "good-b")
+    good = next(r for r in week2.provider_summaries if r["model"] == "good-b")
     assert good["correct_mention_rate"] == pytest.approx(0.2)  # of the five expected answers, one names "Nimbus Notes"
 
 
 def test_responses_are_sleuth_analyze_input_as_they_are(monitored, tmp_path):
     data_dir, _, between, _ = monitored
-    partition = between["paths"]["responses"]
+    partition = between.paths["responses"]
     records, errors, _ = load_records(partition)
     assert len(records) == 5 and not errors
     assert {r.provider for r in records} == {"fake"} and all(r.claims and r.query_set_id for r in records)
@@ -269,7 +269,7 @@ def test_a_monitor_where_every_provider_failed_ends_failed_with_its_tables(prefe
     assert state.is_failed() and "no provider answered" in state.message and "Incorrect API key" in state.message
     with pytest.raises(NoProviderAnswered) as raised:
         state.result()
-    assert raised.value.result["run_id"] == "all-failed"
+    assert raised.value.result.run_id == "all-failed"
     store = ParquetStore(str(tmp_path))
     assert store.read("collections", "all-failed")["status"].to_list() == ["failed"]  # written all the same
     assert store.read("runs", "all-failed")["failed"].to_list() == [5]

@@ -59,13 +59,13 @@ def test_labeled_compilation_offline_and_the_program_loads_into_the_flow(prefect
     result = optimize_node("report", optimizer="labeled", programs_dir=str(programs), data_dir=str(tmp_path / "data"),
                            trainset=_subset(tmp_path, "report", "train", 8), devset=_subset(tmp_path, "report", "dev", 4))
     saved = program_store.versions("report", programs)
-    assert len(saved) == 1 and result["program"] == str(saved[0]) and result["dev_score_before"] is None
+    assert len(saved) == 1 and result.program == str(saved[0]) and result.dev_score_before is None
     meta = program_store.metadata(saved[0])
     assert meta["optimizer"] == "labeled" and len(meta["trainset_sha256_16"]) == 16 and meta["baseline_dev_score"] > 0
     loaded = program_store.load("report", saved[0])
     first_answer = loaded.demos[0]["report"]["answer"]
     assert len(loaded.demos) == 6 and first_answer
-    evaluations = ParquetStore(str(tmp_path / "data")).read("evaluations", result["run_id"])
+    evaluations = ParquetStore(str(tmp_path / "data")).read("evaluations", result.run_id)
     assert set(evaluations["program"]) == {"baseline"} and evaluations.height == 4
 
     fake = FakeLM("good")
@@ -76,7 +76,7 @@ def test_labeled_compilation_offline_and_the_program_loads_into_the_flow(prefect
                        data_dir=str(tmp_path / "data"))
     finally:
         fake.close()
-    assert json.loads(out["reports"][0]["programs"])["report"] == saved[0].stem
+    assert json.loads(out.reports[0]["programs"])["report"] == saved[0].stem
     report_prompts = [r for r in fake.requests if "`report`" in json.dumps(r["messages"][0])]
     assert report_prompts and json.dumps(first_answer)[1:-1] in json.dumps(report_prompts[0]["messages"])
 
@@ -90,9 +90,9 @@ def test_lm_optimizers_run_end_to_end_against_a_fake_server(prefect_harness, tmp
                                trainset=_subset(tmp_path, "report", "train", 4), devset=_subset(tmp_path, "report", "dev", 3))
     finally:
         fake.close()
-    assert fake.requests and result["dev_score_before"] is not None and result["dev_score_after"] is not None
-    assert result["program"] and program_store.metadata(result["program"])["optimizer"] == optimizer
-    programs = set(ParquetStore(str(tmp_path / "data")).read("evaluations", result["run_id"])["program"])
+    assert fake.requests and result.dev_score_before is not None and result.dev_score_after is not None
+    assert result.program and program_store.metadata(result.program)["optimizer"] == optimizer
+    programs = set(ParquetStore(str(tmp_path / "data")).read("evaluations", result.run_id)["program"])
     assert programs == {"baseline", "current", "compiled"}
 
 
@@ -107,17 +107,17 @@ def test_promotion_only_when_better(prefect_harness, tmp_path):
     finally:
         fake.close()
     # the fake answers every prompt alike: the same score is not an improvement
-    assert first["dev_score_after"] == second["dev_score_after"] and not second["promoted"]
+    assert first.dev_score_after == second.dev_score_after and not second.promoted
 
 
 def test_eval_flow_prints_baseline_metrics(prefect_harness, tmp_path):
     result = evaluate_node("report", program="baseline", data_dir=str(tmp_path))
-    assert set(result["scores"]) == {"baseline"} and {"f1", "containment", "exact_match"} <= set(result["metrics"]["baseline"])
+    assert set(result.scores) == {"baseline"} and {"f1", "containment", "exact_match"} <= set(result.metrics["baseline"])
     from modules.reports import render_run_report
 
-    html = render_run_report(result["run_id"], str(tmp_path))
+    html = render_run_report(result.run_id, str(tmp_path))
     assert "sleuth · program evaluation" in html and "<td>report</td><td>baseline</td>" in html
-    assert f"{result['scores']['baseline']:.3f}" in html
+    assert f"{result.scores['baseline']:.3f}" in html
 
 
 def test_a_run_that_needs_an_lm_fails_before_any_work_without_one(prefect_harness, tmp_path, monkeypatch):

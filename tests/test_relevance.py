@@ -224,4 +224,4 @@ def test_batch_flow_writes_output_lines_and_the_table(prefect_harness, tmp_path)
     assert set(lines[0]) == {"id", "results", "introduction", "semanticNote", "fallback", "error"}
     table = ParquetStore(str(tmp_path / "data")).read("rerankings", "rr-1")
     assert table.height == 3 and table.filter(pl.col("rank") == 1)["result_id"].to_list() == ["b"]
-    assert result["items"] == 2
+    assert result.items == 2

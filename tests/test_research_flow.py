@@ -52,7 +52,7 @@ def test_baseline_flow_writes_the_contract_tables(baseline_run):
     memory = store.read("memory", "r-base")
     assert set(memory["source_url"]) <= analyzed and set(memory["status"]) <= {"supported", "conflicting", "unverified"}
     assert report["status"] in {"answered", "handed_over", "incomplete"} and "Stopped because" in report["journey"]
-    assert result["reports"][0]["answer"] == report["answer"]
+    assert result.reports[0]["answer"] == report["answer"]
     runs = store.read("runs", "r-base").row(0, named=True)
     assert runs["flow"] == "research" and runs["total"] == 1
 
@@ -103,7 +103,7 @@ def test_feedback_reopens_the_thread_with_its_memory(baseline_run):
     parent_memory = set(store.read("memory", "r-base")["fact_id"])
     child = research_feedback("r-base", "add", "Say which country each man was born in.", options=OFFLINE,
                               run_id="r-child", data_dir=data_dir)
-    assert child["parent_run_id"] == "r-base"
+    assert child.parent_run_id == "r-base"
     report = store.read("reports", "r-child").row(0, named=True)
     parent = store.read("reports", "r-base").row(0, named=True)
     assert report["parent_run_id"] == "r-base" and report["thread_id"] == parent["thread_id"]
@@ -114,7 +114,7 @@ def test_feedback_reopens_the_thread_with_its_memory(baseline_run):
 
     rejected = research_feedback("r-child", "reject", "It never says whether they share a nationality.",
                                  options=OFFLINE, run_id="r-grandchild", data_dir=data_dir)
-    constraints = rejected["reports"][0]["constraints"]
+    constraints = rejected.reports[0]["constraints"]
     assert constraints[0] == "Say which country each man was born in." and constraints[1].startswith("The previous answer was rejected")
 
     research_feedback("r-grandchild", "accept", options=OFFLINE, data_dir=data_dir)
@@ -132,7 +132,7 @@ def test_batch_runs_each_question_as_its_own_thread(prefect_harness, tmp_path):
     result = research_batch(questions, options=OFFLINE.model_copy(update={"max_steps": 3}), run_id="r-batch",
                             data_dir=str(tmp_path))
     reports = ParquetStore(str(tmp_path)).read("reports", "r-batch")
-    assert sorted(reports["question_id"]) == ["archer", "derrickson"] and len(result["reports"]) == 2
+    assert sorted(reports["question_id"]) == ["archer", "derrickson"] and len(result.reports) == 2
     assert reports["thread_id"].n_unique() == 2
     steps = ParquetStore(str(tmp_path)).read("steps", "r-batch")
     assert set(steps["question_id"]) == {"archer", "derrickson"}
@@ -178,7 +178,7 @@ def test_review_pauses_for_a_reviewer_and_resumes_with_their_input(baseline_run)
 
     _, data_dir = baseline_run
     outcome = {}
-    worker = threading.Thread(target=lambda: outcome.update(research(
+    worker = threading.Thread(target=lambda: outcome.update(result=research(
         QUESTION, options=OFFLINE.model_copy(update={"max_steps": 2}), run_id="r-review", data_dir=data_dir,
         review=True, review_timeout_s=120)))
     worker.start()
@@ -210,10 +210,10 @@ def test_review_pauses_for_a_reviewer_and_resumes_with_their_input(baseline_run)
         time.sleep(0.5)
     resume_flow_run(paused.id, run_input={"verdict": "accept"})
     worker.join(timeout=120)
-    assert outcome["parent_run_id"] == "r-review"
+    assert outcome["result"].parent_run_id == "r-review"
     store = ParquetStore(data_dir)
     assert store.read("feedback", "r-review")["verdict"].to_list() == ["add"]
-    assert store.read("feedback", outcome["run_id"])["verdict"].to_list() == ["accept"]
+    assert store.read("feedback", outcome["result"].run_id)["verdict"].to_list() == ["accept"]
 
 
 def test_a_failing_thread_is_an_error_row_that_keeps_its_memory(baseline_run, monkeypatch):
@@ -223,7 +223,7 @@ def test_a_failing_thread_is_an_error_row_that_keeps_its_memory(baseline_run, mo
     store = ParquetStore(data_dir)
     result = research_feedback("r-base", "add", "Use Google.", options=ResearchOptions(search="google"),
                                run_id="r-failed", data_dir=data_dir)
-    report = result["reports"][0]
+    report = result.reports[0]
     assert report["status"] == "error" and "GOOGLE" in report["error"].upper()
     assert report["constraints"] == ["Use Google."]
     assert set(store.read("memory", "r-failed")["fact_id"]) == set(store.read("memory", "r-base")["fact_id"])
@@ -234,7 +234,7 @@ def test_an_unanswered_review_is_recorded_and_the_run_completes(baseline_run):
     state = research(QUESTION, options=OFFLINE.model_copy(update={"max_steps": 1}), run_id="r-unreviewed",
                      data_dir=data_dir, review=True, review_timeout_s=2, return_state=True)
     assert state.is_completed(), state.message
-    assert state.result()["review"] == "unreviewed"
+    assert state.result().review == "unreviewed"
     feedback = ParquetStore(data_dir).read("feedback", "r-unreviewed").row(0, named=True)
     assert feedback["verdict"] == "unreviewed" and "no verdict within 2 s" in feedback["text"]
 
@@ -245,7 +245,7 @@ def test_the_review_form_states_its_rule_and_an_answer_it_let_through_is_asked_a
     from prefect.utilities.schema_tools import ValidationError as SchemaError, validate
 
     import flows.research as research_flows
-    from flows.research import Feedback, await_review
+    from flows.research import Feedback, ResearchRun, await_review
 
     schema = create_v2_schema("Feedback", model_base=Feedback)  # as Prefect stores it for the form
     for answer in ({"verdict": "reject", "text": ""}, {"verdict": "add", "text": " \n"}, {"verdict": "reject"}):
@@ -266,6 +266,6 @@ def test_the_review_form_states_its_rule_and_an_answer_it_let_through_is_asked_a
         return Feedback(verdict="add", text="Say which country.")
 
     monkeypatch.setattr(research_flows, "pause_flow_run", pause)
-    got = flow(name="review-probe")(lambda: await_review({"run_id": "r-x", "reports": []}, 600))()
+    got = flow(name="review-probe")(lambda: await_review(ResearchRun("r-x", "", None, {}, []), 600))()
     assert got.verdict == "add" and len(forms) == 2
     assert "not taken" not in forms[0] and "Your last answer was not taken: Value error, say why" in forms[1]

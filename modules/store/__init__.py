@@ -129,9 +129,19 @@ class ParquetStore:
         """Where readers point: a hive-partitioned dataset directory."""
         return f"{self.root}/{table}"
 
-    def run_exists(self, run_id: str, tables: tuple[str, ...] = ("runs",)) -> bool:
-        """Whether the run id is taken: data in any of ``tables`` (or, on an object store, a claim)."""
-        return any(self.fs.exists(self.partition(t, run_id)) for t in tables) or (
+    def tables(self) -> list[str]:
+        """The tables under the data dir: its folders, less the store's own (``_staging``,
+        ``_commits``, ``_checkpoints``) and hidden ones."""
+        if not self.fs.exists(self._root_path):
+            return []
+        names = (p.rstrip("/").rsplit("/", 1)[-1] for p in self.fs.ls(self._root_path, detail=False))
+        return sorted(n for n in names if not n.startswith(("_", ".")))
+
+    def run_exists(self, run_id: str, tables: tuple[str, ...] | None = None) -> bool:
+        """Whether the run id is taken: data in any of ``tables`` (default: every table) or, on an
+        object store, a claim."""
+        names = self.tables() if tables is None else tables
+        return any(self.fs.exists(self.partition(t, run_id)) for t in names) or (
             not self.local and self.fs.exists(self._claim_path(run_id)))
 
     def _claim_path(self, run_id: str) -> str:
