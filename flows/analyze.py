@@ -28,6 +28,7 @@ from modules.response.records import RecordError, load_records
 from flows.runtime import (FLOW_TIMEOUT_S, FlowResult, artifact_key, begin_run, publish_run_report, retry_transient,
                            write_run)
 from modules.store import ParquetStore
+from modules.store.runs import RunKind
 
 
 @dataclass
@@ -133,7 +134,7 @@ def analyze_batch_task(config: AnalyzerConfig, records, ground_truth, coerced_li
 
 
 def analyze_records(records, errors: list[RecordError], coerced: set[int], *, ground_truth: str,
-                    config: AnalyzerConfig, run_id: str, flow_name: str,
+                    config: AnalyzerConfig, run_id: str, flow_name: RunKind,
                     judge: JudgeOptions | None = None) -> tuple[list[dict], dict, str]:
     """Ground truth, then the records in parallel batch tasks: ``(analyses rows, ground truth,
     embedding model)``. Shared by ``analyze-responses``, ``reanalyze-run`` and ``monitor``.
@@ -162,7 +163,7 @@ def analyze_records(records, errors: list[RecordError], coerced: set[int], *, gr
     return rows, gts, embedding_model
 
 
-def summary_artifact(flow_name: str, run_id: str, summaries: list[dict]) -> None:
+def summary_artifact(flow_name: RunKind, run_id: str, summaries: list[dict]) -> None:
     create_table_artifact(
         key=artifact_key(flow_name, "summary", run_id),
         table=[{k: v for k, v in r.items() if k.endswith(("_count", "_mean", "_delta", "_rate")) or k in ("domain", "query_set_id")}
@@ -173,7 +174,7 @@ def summary_artifact(flow_name: str, run_id: str, summaries: list[dict]) -> None
 
 def _analyze_and_store(
     records, errors: list[RecordError], coerced: set[int], *, ground_truth: str, input_label: str,
-    run_id: str, data_dir: str | None, config: AnalyzerConfig, started_at: datetime, flow_name: str,
+    run_id: str, data_dir: str | None, config: AnalyzerConfig, started_at: datetime, flow_name: RunKind,
     judge: JudgeOptions | None = None,
 ) -> AnalysisRun:
     store = ParquetStore(data_dir)
@@ -195,7 +196,7 @@ def _analyze_and_store(
     return AnalysisRun(run_id=run_id, data_dir=store.root, paths=paths, **tables.totals, summaries=summary_rows)
 
 
-@flow(name="analyze-responses", timeout_seconds=FLOW_TIMEOUT_S["analyze"])
+@flow(name="analyze-responses", timeout_seconds=FLOW_TIMEOUT_S[RunKind.ANALYZE])
 def analyze_responses(
     input_path: str, ground_truth: str, run_id: str | None = None, data_dir: str | None = None,
     config: AnalyzerConfig | None = None, judge: JudgeOptions | None = None,
@@ -209,11 +210,11 @@ def analyze_responses(
     records, errors, coerced = load_records_task.with_options(**_task_options(config))(input_path)
     return _analyze_and_store(
         records, errors, coerced, ground_truth=ground_truth, input_label=input_path, run_id=run_id,
-        data_dir=data_dir, config=config, started_at=started_at, flow_name="analyze", judge=judge,
+        data_dir=data_dir, config=config, started_at=started_at, flow_name=RunKind.ANALYZE, judge=judge,
     )
 
 
-@flow(name="reanalyze-run", timeout_seconds=FLOW_TIMEOUT_S["analyze"])
+@flow(name="reanalyze-run", timeout_seconds=FLOW_TIMEOUT_S[RunKind.REANALYZE])
 def reanalyze_run(
     previous_run_id: str, ground_truth: str, run_id: str | None = None, data_dir: str | None = None,
     config: AnalyzerConfig | None = None, judge: JudgeOptions | None = None,
@@ -230,6 +231,6 @@ def reanalyze_run(
     records = [record_from_result(AnalysisResult.model_validate_json(j)) for j in stored]
     return _analyze_and_store(
         records, [], set(), ground_truth=ground_truth, input_label=f"run_id={previous_run_id}",
-        run_id=run_id, data_dir=data_dir, config=config, started_at=started_at, flow_name="reanalyze", judge=judge,
+        run_id=run_id, data_dir=data_dir, config=config, started_at=started_at, flow_name=RunKind.REANALYZE, judge=judge,
     )
 

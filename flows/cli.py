@@ -145,6 +145,7 @@ def cmd_reanalyze(args: argparse.Namespace) -> int:
 
 def cmd_runs(args: argparse.Namespace) -> int:
     from modules.store import Checkpoint, ParquetStore
+    from modules.store.runs import is_committed
 
     store = ParquetStore(args.data_dir)
     if args.gc:
@@ -152,7 +153,7 @@ def cmd_runs(args: argparse.Namespace) -> int:
         print("\n".join(f"removed {p}" for p in removed) or f"nothing left behind by crashed runs under {store.root}")
         return 0
     runs = store.read("runs")
-    interrupted = [rid for rid in Checkpoint.run_ids(store) if not store.run_exists(rid, ("runs",))]
+    interrupted = [rid for rid in Checkpoint.run_ids(store) if not is_committed(store, rid)]
     if runs.is_empty() and not interrupted:
         print(f"no runs under {store.root}")
         return 0

@@ -28,8 +28,9 @@ from modules.providers.tables import COLLECTIONS_SCHEMA, RESPONSES_SCHEMA, colle
 from modules.response import AnalyzerConfig
 from modules.response.batch import build_tables
 from modules.response.records import parse_record
-from modules.response.tables import runs_frame, summarize_providers
+from modules.response.tables import summarize_providers
 from modules.store import Checkpoint, ParquetStore, frame
+from modules.store.runs import RunKind, read_of_kind, runs_frame
 
 
 
@@ -114,7 +115,7 @@ def ask_providers_task(plan: CollectionPlan, cancellation: Cancellation, checkpo
                          on_answer=lambda spec, answer: checkpoint_answer(checkpoint, spec, answer))
 
 
-def _collect(plan: CollectionPlan, flow_name: str, run_id: str, data_dir: str | None,
+def _collect(plan: CollectionPlan, flow_name: RunKind, run_id: str, data_dir: str | None,
              max_seconds: float | None) -> tuple[pl.DataFrame, pl.DataFrame, Cancellation]:
     """Every provider's answers, checkpointed as they arrive; SIGINT/SIGTERM or ``max_seconds``
     stop the calls and the run goes on to write what it has."""
@@ -159,7 +160,7 @@ def _run_fields(plan: CollectionPlan, cancellation: Cancellation) -> dict[str, A
             "stopped": cancellation.reason if cancellation.cancelled else None}
 
 
-@flow(name="collect-responses", timeout_seconds=FLOW_TIMEOUT_S["collect"])
+@flow(name="collect-responses", timeout_seconds=FLOW_TIMEOUT_S[RunKind.COLLECT])
 def collect(query_set: str | None = None, providers: list[str | dict] | None = None, run_id: str | None = None,
             data_dir: str | None = None, defaults: dict | None = None, allow_drafts: bool = False,
             resume: str | None = None, max_seconds: float | None = None) -> CollectionRun:
@@ -171,19 +172,19 @@ def collect(query_set: str | None = None, providers: list[str | dict] | None = N
     started_at = datetime.now(timezone.utc)
     plan = plan_collection_task(query_set, providers, defaults, allow_drafts, None, resume, data_dir)
     run_id = begin_run(run_id, data_dir)
-    responses, collections, cancellation = _collect(plan, "collect", run_id, data_dir, max_seconds)
+    responses, collections, cancellation = _collect(plan, RunKind.COLLECT, run_id, data_dir, max_seconds)
     totals = _collect_totals(collections)
-    runs = runs_frame("collect", started_at, **totals, **_run_fields(plan, cancellation))
+    runs = runs_frame(RunKind.COLLECT, started_at, **totals, **_run_fields(plan, cancellation))
     paths = write_run(data_dir, run_id, {"responses": responses, "collections": collections, "runs": runs})
     _checkpoints_done(plan, run_id, data_dir)
-    publish_run_report("collect", run_id, data_dir)
+    publish_run_report(RunKind.COLLECT, run_id, data_dir)
     return _finish(CollectionRun(
         run_id=run_id, data_dir=ParquetStore(data_dir).root, paths=paths, **totals,
         query_set_id=plan.query_set.query_set_id, resumed_from=plan.resumed_from,
-        collections=collections.to_dicts()), cancellation, "collect")
+        collections=collections.to_dicts()), cancellation, RunKind.COLLECT)
 
 
-@flow(name="monitor-domain", timeout_seconds=FLOW_TIMEOUT_S["monitor"])
+@flow(name="monitor-domain", timeout_seconds=FLOW_TIMEOUT_S[RunKind.MONITOR])
 def monitor(query_set: str | None = None, ground_truth: str | None = None, providers: list[str | dict] | None = None,
             run_id: str | None = None, data_dir: str | None = None, config: AnalyzerConfig | None = None,
             defaults: dict | None = None, allow_drafts: bool = False, resume: str | None = None,
@@ -203,16 +204,16 @@ def monitor(query_set: str | None = None, ground_truth: str | None = None, provi
     run_id = begin_run(run_id, data_dir)
     store = ParquetStore(data_dir)
     qs = plan.query_set
-    responses, collections, cancellation = _collect(plan, "monitor", run_id, data_dir, max_seconds)
+    responses, collections, cancellation = _collect(plan, RunKind.MONITOR, run_id, data_dir, max_seconds)
     if cancellation.cancelled:
         totals = _collect_totals(collections)
-        runs = runs_frame("monitor", started_at, **totals, **_run_fields(plan, cancellation),
+        runs = runs_frame(RunKind.MONITOR, started_at, **totals, **_run_fields(plan, cancellation),
                           ground_truth_path=plan.ground_truth)
         paths = write_run(data_dir, run_id, {"responses": responses, "collections": collections, "runs": runs})
         _checkpoints_done(plan, run_id, data_dir)
         return _finish(MonitorRun(run_id=run_id, data_dir=store.root, paths=paths, **totals, query_set_id=qs.query_set_id,
                                   resumed_from=plan.resumed_from, summaries=[], provider_summaries=[],
-                                  collections=collections.to_dicts()), cancellation, "monitor")
+                                  collections=collections.to_dicts()), cancellation, RunKind.MONITOR)
 
     records, errors = [], []
     for n, row in enumerate(responses.to_dicts(), 1):  # the same parsing as `sleuth analyze` input
@@ -223,13 +224,13 @@ def monitor(query_set: str | None = None, ground_truth: str | None = None, provi
             records.append(record)
     judge = judge.resolve() if judge is not None else None
     rows, gts, embedding_model = analyze_records(records, errors, set(), ground_truth=plan.ground_truth,
-                                                 config=config, run_id=run_id, flow_name="monitor", judge=judge)
+                                                 config=config, run_id=run_id, flow_name=RunKind.MONITOR, judge=judge)
     tables = build_tables(
-        rows, errors, config=config, started_at=started_at, previous_summaries=store.read_of_flow("summaries", "monitor"),
+        rows, errors, config=config, started_at=started_at, previous_summaries=read_of_kind(store, "summaries", RunKind.MONITOR),
         input_path=qs.path, ground_truth_path=plan.ground_truth, ground_truth=gts, embedding_model=embedding_model,
-        flow="monitor",
+        flow=RunKind.MONITOR,
     )
-    provider_summaries = summarize_providers(tables.analyses, started_at, store.read_of_flow("provider_summaries", "monitor"))
+    provider_summaries = summarize_providers(tables.analyses, started_at, read_of_kind(store, "provider_summaries", RunKind.MONITOR))
     runs = with_judge(tables.runs, judge).with_columns(
         *(pl.lit(v, pl.String).alias(k) for k, v in _run_fields(plan, cancellation).items()))
     paths = write_run(data_dir, run_id, {
@@ -238,14 +239,14 @@ def monitor(query_set: str | None = None, ground_truth: str | None = None, provi
     })
     _checkpoints_done(plan, run_id, data_dir)
     summary_rows, provider_rows = tables.summaries.to_dicts(), provider_summaries.to_dicts()
-    summary_artifact("monitor", run_id, summary_rows)
-    publish_run_report("monitor", run_id, data_dir)
-    create_markdown_artifact(key=artifact_key("monitor", "providers", run_id), markdown=provider_markdown(provider_rows, collections.to_dicts()),
+    summary_artifact(RunKind.MONITOR, run_id, summary_rows)
+    publish_run_report(RunKind.MONITOR, run_id, data_dir)
+    create_markdown_artifact(key=artifact_key(RunKind.MONITOR, "providers", run_id), markdown=provider_markdown(provider_rows, collections.to_dicts()),
                              description=f"Providers side by side on {qs.query_set_id}, run {run_id}")
     return _finish(MonitorRun(
         run_id=run_id, data_dir=store.root, paths=paths, **tables.totals, query_set_id=qs.query_set_id,
         resumed_from=plan.resumed_from, summaries=summary_rows, provider_summaries=provider_rows,
-        collections=collections.to_dicts()), cancellation, "monitor")
+        collections=collections.to_dicts()), cancellation, RunKind.MONITOR)
 
 
 def provider_markdown(provider_rows: list[dict], collections: list[dict]) -> str:

@@ -25,7 +25,7 @@ from evals.nodes import (BaselineRunner, ProgramRunner, breakdown, evaluate, eva
 from flows.runtime import FLOW_TIMEOUT_S, FlowResult, begin_run, publish_run_report, retry_transient, write_run
 from modules import programs as program_store
 from modules.research.nodes import LMSettings
-from modules.response.tables import runs_frame
+from modules.store.runs import RunKind, runs_frame
 
 
 @dataclass
@@ -86,7 +86,7 @@ def compile_task(node: str, optimizer: str, trainset, devset, lm_model, lm_base_
     return compile_program(node, optimizer, trainset, lm=lm, teacher_lm=teacher, devset=devset, seed=seed)
 
 
-def _write(flow_name: str, data_dir: str | None, run_id: str, rows: list[dict], runs: pl.DataFrame) -> dict[str, str]:
+def _write(flow_name: RunKind, data_dir: str | None, run_id: str, rows: list[dict], runs: pl.DataFrame) -> dict[str, str]:
     paths = write_run(data_dir, run_id, {"evaluations": evaluations_frame(rows), "runs": runs})
     publish_run_report(flow_name, run_id, data_dir)
     return paths
@@ -103,7 +103,7 @@ def require_lm(optimizer: str, promote_if_better: bool, model: str | None) -> No
         raise ValueError("promote_if_better compares the programs' dev scores, which needs an LM (--lm, or SLEUTH_LM on the worker)")
 
 
-@flow(name="optimize-node", timeout_seconds=FLOW_TIMEOUT_S["optimize"])
+@flow(name="optimize-node", timeout_seconds=FLOW_TIMEOUT_S[RunKind.OPTIMIZE])
 def optimize_node(node: str, optimizer: str = "labeled", lm: str | None = None, lm_base_url: str | None = None,
                   teacher_lm: str | None = None, trainset: str | None = None, devset: str | None = None,
                   programs_dir: str | None = None, data_dir: str | None = None, run_id: str | None = None,
@@ -146,15 +146,15 @@ def optimize_node(node: str, optimizer: str = "labeled", lm: str | None = None, 
         logger.info("not promoted: dev score %s does not beat %s", after, before)
     if model:
         rows += [{**r, "program_version": saved.stem if saved else "rejected"} for r in after_rows]
-    runs = runs_frame("optimize", started, input_path=train_path, total=len(dev), succeeded=len(dev), failed=0,
+    runs = runs_frame(RunKind.OPTIMIZE, started, input_path=train_path, total=len(dev), succeeded=len(dev), failed=0,
                       flagged=0, fallback=0, config_json=json.dumps(meta, default=str))
-    paths = _write("optimize", data_dir, run_id, rows, runs)
+    paths = _write(RunKind.OPTIMIZE, data_dir, run_id, rows, runs)
     return OptimizeRun(run_id=run_id, node=node, optimizer=optimizer, baseline_dev_score=baseline_score,
                        dev_score_before=before, dev_score_after=after, promoted=promote,
                        program=str(saved) if saved else None, paths=paths)
 
 
-@flow(name="evaluate-node", timeout_seconds=FLOW_TIMEOUT_S["evaluate"])
+@flow(name="evaluate-node", timeout_seconds=FLOW_TIMEOUT_S[RunKind.EVALUATE])
 def evaluate_node(node: str, program: str = "latest", lm: str | None = None, lm_base_url: str | None = None,
                   split: str = "dev", examples_path: str | None = None, programs_dir: str | None = None,
                   data_dir: str | None = None, run_id: str | None = None) -> EvaluationRun:
@@ -175,8 +175,8 @@ def evaluate_node(node: str, program: str = "latest", lm: str | None = None, lm_
                                     lm_base_url, split)
         results[f"dspy ({version})"] = score
         all_rows += rows
-    runs = runs_frame("evaluate", started, input_path=path, total=len(examples), succeeded=len(examples), failed=0,
+    runs = runs_frame(RunKind.EVALUATE, started, input_path=path, total=len(examples), succeeded=len(examples), failed=0,
                       flagged=0, fallback=0)
-    paths = _write("evaluate", data_dir, run_id, all_rows, runs)
+    paths = _write(RunKind.EVALUATE, data_dir, run_id, all_rows, runs)
     return EvaluationRun(run_id=run_id, node=node, split=split, examples=len(examples), scores=results,
                          metrics=breakdown(all_rows), paths=paths)

@@ -17,7 +17,7 @@ from modules.relevance.analyzer import RelevanceAnalyzer
 from modules.relevance.baseline import Weights
 from modules.relevance.batch import frame, load_items, output_line, rows
 from modules.research.nodes import LMSettings, NodeRunner
-from modules.response.tables import runs_frame
+from modules.store.runs import RunKind, runs_frame
 from modules.store import ParquetStore
 
 
@@ -66,7 +66,7 @@ def rerank_items(items: list[dict], options: RerankOptions) -> list[dict]:
     return [{"item": item, "reranking": analyzer.rerank(item["query"], item["plan"], item["results"])} for item in items]
 
 
-@flow(name="rerank-batch", timeout_seconds=FLOW_TIMEOUT_S["rerank-batch"])
+@flow(name="rerank-batch", timeout_seconds=FLOW_TIMEOUT_S[RunKind.RERANK_BATCH])
 def rerank_batch(input_path: str, out_path: str | None = None, options: RerankOptions | None = None,
                  run_id: str | None = None, data_dir: str | None = None, batch_size: int = 50) -> RerankRun:
     """Rerank every ``{id, query, plan?, results}`` line; write output lines and the ``rerankings`` table."""
@@ -84,10 +84,10 @@ def rerank_batch(input_path: str, out_path: str | None = None, options: RerankOp
         _write_jsonl_atomically(out_path, lines)
     table = [row for d in done for row in rows(d["item"]["id"], d["item"]["query"], d["reranking"])]
     n_fallback = sum(d["reranking"].fallback for d in done)
-    runs = runs_frame("rerank-batch", started, input_path=input_path, total=len(items), succeeded=len(items) - n_fallback,
+    runs = runs_frame(RunKind.RERANK_BATCH, started, input_path=input_path, total=len(items), succeeded=len(items) - n_fallback,
                       failed=0, flagged=0, fallback=n_fallback, config_json=options.model_dump_json())
     paths = write_run(data_dir, run_id, {"rerankings": frame(table), "runs": runs})
-    publish_run_report("rerank-batch", run_id, data_dir)
+    publish_run_report(RunKind.RERANK_BATCH, run_id, data_dir)
     return RerankRun(run_id=run_id, data_dir=store.root, items=len(items), out_path=out_path, fallback=n_fallback,
                      paths=paths)
 

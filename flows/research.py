@@ -35,8 +35,8 @@ from modules.research.memory import Memory
 from modules.research.session import ResearchOptions, build_researcher
 from modules.research.tables import TABLES, fact_row, failed_report_row, frame, thread_rows
 from modules.research.render import report_markdown
-from modules.response.tables import runs_frame
 from modules.store import ParquetStore, new_run_id, validate_run_id
+from modules.store.runs import RunKind, runs_frame
 
 #: Seconds the server keeps a paused run resumable after the review deadline, so the flow's
 #: own "no verdict" resume always lands before Prefect would fail the run.
@@ -130,7 +130,7 @@ def research_thread(seed: ThreadSeed, options: ResearchOptions, run_id: str, par
 
 
 def _research(seeds: list[ThreadSeed], options: ResearchOptions, run_id: str, data_dir: str | None,
-              parent_run_id: str | None, input_label: str, flow_name: str) -> ResearchRun:
+              parent_run_id: str | None, input_label: str, flow_name: RunKind) -> ResearchRun:
     started_at = datetime.now(timezone.utc)
     store = ParquetStore(data_dir)
     run_id = begin_run(run_id, data_dir)
@@ -240,7 +240,7 @@ def await_review(result: ResearchRun, timeout_s: float) -> Feedback | None:
     return None
 
 
-@flow(name="research", timeout_seconds=FLOW_TIMEOUT_S["research"])
+@flow(name="research", timeout_seconds=FLOW_TIMEOUT_S[RunKind.RESEARCH])
 def research(question: str, options: ResearchOptions | None = None, run_id: str | None = None,
              data_dir: str | None = None, question_id: str = "q1", review: bool = False,
              review_timeout_s: int = 3600) -> ResearchRun:
@@ -249,11 +249,11 @@ def research(question: str, options: ResearchOptions | None = None, run_id: str 
     never runs past the flow's own timeout (less an hour), so that too ends as ``unreviewed``."""
     if review and review_timeout_s <= 0:
         raise ValueError("review_timeout_s must be a positive number of seconds")
-    last_verdict_at = time.monotonic() + FLOW_TIMEOUT_S["research"] - 3600
+    last_verdict_at = time.monotonic() + FLOW_TIMEOUT_S[RunKind.RESEARCH] - 3600
     options = options or ResearchOptions()
     run_id = validate_run_id(run_id or new_run_id())
     result = _research([ThreadSeed(question_id=question_id, question=question)], options, run_id, data_dir,
-                       None, "-", "research")
+                       None, "-", RunKind.RESEARCH)
     while review:
         wait_s = max(0.0, min(review_timeout_s, last_verdict_at - time.monotonic()))
         feedback = await_review(result, wait_s)
@@ -270,7 +270,7 @@ def research(question: str, options: ResearchOptions | None = None, run_id: str 
     return result
 
 
-@flow(name="research-batch", timeout_seconds=FLOW_TIMEOUT_S["research-batch"])
+@flow(name="research-batch", timeout_seconds=FLOW_TIMEOUT_S[RunKind.RESEARCH_BATCH])
 def research_batch(questions: list[dict] | str, options: ResearchOptions | None = None, run_id: str | None = None,
                    data_dir: str | None = None, input_label: str = "-") -> ResearchRun:
     """Research each ``{id, question}`` (a list, or a JSONL file's path) as its own thread; one run,
@@ -280,7 +280,7 @@ def research_batch(questions: list[dict] | str, options: ResearchOptions | None 
     options = options or ResearchOptions()
     run_id = validate_run_id(run_id or new_run_id())
     seeds = [ThreadSeed(question_id=str(q["id"]), question=q["question"]) for q in questions]
-    return _research(seeds, options, run_id, data_dir, None, input_label, "research-batch")
+    return _research(seeds, options, run_id, data_dir, None, input_label, RunKind.RESEARCH_BATCH)
 
 
 def reopen(parent_run_id: str, verdict: str, text: str, *, options: ResearchOptions | None = None,
@@ -292,12 +292,12 @@ def reopen(parent_run_id: str, verdict: str, text: str, *, options: ResearchOpti
     seeds = seeds_from_run(store, parent_run_id, question_ids)
     for seed in seeds:
         seed.constraints = constraints_for(seed.constraints, verdict, text, seed.answer)
-    result = _research(seeds, options, run_id, data_dir, parent_run_id, f"run_id={parent_run_id}", "feedback")
+    result = _research(seeds, options, run_id, data_dir, parent_run_id, f"run_id={parent_run_id}", RunKind.FEEDBACK)
     _write_feedback(store, parent_run_id, seeds, verdict, text, run_id)
     return result
 
 
-@flow(name="research-feedback", timeout_seconds=FLOW_TIMEOUT_S["feedback"])
+@flow(name="research-feedback", timeout_seconds=FLOW_TIMEOUT_S[RunKind.FEEDBACK])
 def research_feedback(parent_run_id: str, verdict: Literal["accept", "reject", "add"], text: str = "",
                       options: ResearchOptions | None = None, question_ids: list[str] | None = None,
                       run_id: str | None = None, data_dir: str | None = None) -> FeedbackRecorded | ResearchRun:

@@ -22,8 +22,9 @@ from prefect.settings import PREFECT_API_URL, PREFECT_FLOWS_HEARTBEAT_FREQUENCY,
 from prefect.task_runners import ThreadPoolTaskRunner
 
 from modules.providers import Cancellation
-from modules.reports.markdown import run_markdown, run_table
+from modules.reports import run_markdown, run_table
 from modules.store import ParquetStore, new_run_id, validate_run_id
+from modules.store.runs import RunKind
 
 
 class TransientFailure(Exception):
@@ -38,10 +39,10 @@ TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (
 
 #: Flow timeouts (seconds): generous bounds that turn a hung run into a Failed one (and a
 #: notification) instead of a worker slot held forever. ``research`` includes its reviews.
-FLOW_TIMEOUT_S = {
-    "analyze": 4 * 3600, "collect": 6 * 3600, "monitor": 8 * 3600, "research": 48 * 3600,
-    "research-batch": 12 * 3600, "feedback": 4 * 3600, "rerank-batch": 4 * 3600, "optimize": 12 * 3600,
-    "evaluate": 4 * 3600,
+FLOW_TIMEOUT_S: dict[RunKind, int] = {
+    RunKind.ANALYZE: 4 * 3600, RunKind.REANALYZE: 4 * 3600, RunKind.COLLECT: 6 * 3600, RunKind.MONITOR: 8 * 3600,
+    RunKind.RESEARCH: 48 * 3600, RunKind.RESEARCH_BATCH: 12 * 3600, RunKind.FEEDBACK: 4 * 3600,
+    RunKind.RERANK_BATCH: 4 * 3600, RunKind.OPTIMIZE: 12 * 3600, RunKind.EVALUATE: 4 * 3600,
 }
 
 
@@ -256,7 +257,7 @@ def write_run(data_dir: str | None, run_id: str, tables: dict[str, pl.DataFrame]
     return writer.published
 
 
-def artifact_key(flow: str, what: str, run_id: str) -> str:
+def artifact_key(flow: RunKind, what: str, run_id: str) -> str:
     """A Prefect artifact key unique to the flow kind and run (keys allow ``a-z``, digits, ``-``)."""
     key = re.sub(r"[^a-z0-9-]+", "-", f"{flow}-{what}-{run_id}".lower()).strip("-")
     if len(key) > 100:  # keep it unique when the run id is long
@@ -264,7 +265,7 @@ def artifact_key(flow: str, what: str, run_id: str) -> str:
     return key
 
 
-def publish_run_report(flow: str, run_id: str, data_dir: str | None) -> None:
+def publish_run_report(flow: RunKind, run_id: str, data_dir: str | None) -> None:
     """The run's summary as markdown and table artifacts: the figures of ``sleuth report RUN_ID``."""
     from prefect.artifacts import create_markdown_artifact, create_table_artifact
 

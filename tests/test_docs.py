@@ -10,7 +10,8 @@ from modules.relevance.batch import RERANKINGS_SCHEMA
 from modules.research.tables import FEEDBACK_SCHEMA, MEMORY_SCHEMA, REPORTS_SCHEMA, SOURCES_SCHEMA, STEPS_SCHEMA
 from modules.providers.tables import COLLECTIONS_SCHEMA, RESPONSES_SCHEMA
 from modules.queries.queryset import QUERY_SET_SCHEMA
-from modules.response.tables import ANALYSES_SCHEMA, PROVIDER_SUMMARY_SCHEMA, RUNS_SCHEMA, SUMMARY_SCHEMA
+from modules.response.tables import ANALYSES_SCHEMA, PROVIDER_SUMMARY_SCHEMA, SUMMARY_SCHEMA
+from modules.store.runs import RUNS_SCHEMA
 from tests.conftest import ROOT
 
 TYPES = {pl.String: "string", pl.Int64: "int64", pl.Float64: "double", pl.Boolean: "bool"}

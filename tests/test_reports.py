@@ -15,7 +15,7 @@ from flows.research import research
 from modules.queries import load_query_set
 from modules.reports import render_run_report
 from modules.reports.html import marked, safe_highlight
-from modules.reports.markdown import run_markdown
+from modules.reports import run_markdown
 from modules.research.session import ResearchOptions
 from tests.conftest import SAMPLES, write_jsonl
 from tests.fake_assistant import FakeAssistant
@@ -278,3 +278,10 @@ def test_a_link_is_made_only_of_an_http_url(text, prefix):
     for href in _hrefs(html):
         assert href.lower().startswith(("http://", "https://"))
     assert html.count("<") == html.count(">") and len(re.findall(r"<(?!/?a[ >])", html)) == 0
+
+
+def test_every_run_kind_has_a_report_layout():
+    from modules.reports.layouts import LAYOUTS
+    from modules.store.runs import RunKind
+
+    assert set(LAYOUTS) == set(RunKind)

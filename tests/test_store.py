@@ -118,3 +118,13 @@ def test_leftovers_of_a_dead_process_are_removed_and_a_live_ones_kept(tmp_path, 
     with store.run_writer("r1") as w:  # the dead process's lock no longer blocks its run id
         w.write("runs", pl.DataFrame({"n": [2]}))
     assert store.read("runs", "r1")["n"].to_list() == [2]
+
+
+def test_a_run_id_is_taken_by_data_in_any_table(tmp_path):
+    """The store names no domain table: a run id with a partition in any table is taken."""
+    store = ParquetStore(tmp_path)
+    store.write("whatever", "orphan", pl.DataFrame({"x": [1]}))
+    assert store.tables() == ["whatever"] and store.run_exists("orphan") and not store.run_exists("orphan", ("runs",))
+    with pytest.raises(RunExistsError):
+        with store.run_writer("orphan"):
+            pass

@@ -8,6 +8,7 @@ import json
 import polars as pl
 
 from ..store import ParquetStore
+from ..store.runs import RunKind, read_of_kind
 from . import plots
 from .html import delta, esc, fmt, link, marked, percent, rate_delta, section, table, tier
 
@@ -43,10 +44,10 @@ def summary_section(summaries: list[dict], analyses: pl.DataFrame) -> str:
     return section("Per-domain scores", body, "domains")
 
 
-def trend_section(store: ParquetStore, summaries: list[dict], flow: str) -> str:
+def trend_section(store: ParquetStore, summaries: list[dict], flow: RunKind) -> str:
     """Each domain's mean scores across the runs that summarised it (this run marked); a
     monitor run's trend is over monitor runs, as its deltas are."""
-    history = store.read_of_flow("summaries", "monitor") if flow == "monitor" else store.read("summaries")
+    history = read_of_kind(store, "summaries", RunKind.MONITOR) if flow == RunKind.MONITOR else store.read("summaries")
     figures = []
     for s in summaries:
         same_set = pl.col("query_set_id").is_null() if s["query_set_id"] is None else pl.col("query_set_id") == s["query_set_id"]
@@ -174,7 +175,7 @@ def flagged_section(analyses: pl.DataFrame) -> str:
         ("status", "status"), ("flags", "flags"), ("error", "error")]), "flagged")
 
 
-def response_sections(store: ParquetStore, run_id: str, flow: str) -> list[str]:
+def response_sections(store: ParquetStore, run_id: str, flow: RunKind) -> list[str]:
     analyses = store.read("analyses", run_id)
     summaries = store.read("summaries", run_id).to_dicts()
     out = [summary_section(summaries, analyses), trend_section(store, summaries, flow)]

@@ -9,12 +9,13 @@ from typing import Sequence
 
 import polars as pl
 
+from ..store.runs import RunKind, runs_frame
 from .analyzer import ANALYZER_VERSION, ResponseAnalyzer
 from .config import AnalyzerConfig
 from .groundtruth import GroundTruth
 from .records import RecordError
 from .schema import AIResponse
-from .tables import analyses_frame, analysis_row, error_row, runs_frame, summarize
+from .tables import analyses_frame, analysis_row, error_row, summarize
 
 
 def analyze_to_rows(
@@ -47,7 +48,7 @@ class RunTables:
 def build_tables(
     rows: list[dict], errors: Sequence[RecordError], *, config: AnalyzerConfig, started_at: datetime,
     previous_summaries: pl.DataFrame, input_path: str, ground_truth_path: str,
-    ground_truth: dict[str, GroundTruth], embedding_model: str, flow: str = "analyze",
+    ground_truth: dict[str, GroundTruth], embedding_model: str, flow: RunKind = RunKind.ANALYZE,
 ) -> RunTables:
     now = datetime.now(timezone.utc)
     all_rows = rows + [error_row(e, ANALYZER_VERSION, now) for e in errors]

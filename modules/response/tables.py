@@ -1,4 +1,5 @@
-"""The response analyzer's Parquet tables: ``analyses``, ``summaries`` and ``runs``.
+"""The response analyzer's Parquet tables: ``analyses``, ``summaries`` and ``provider_summaries``
+(a run's ``runs`` row is :mod:`modules.store.runs`'s).
 
 Schemas are explicit so that every run writes the same column types (documented in
 datasets/README.md); ``run_id`` is the hive partition, not a column inside the files.
@@ -6,7 +7,7 @@ datasets/README.md); ``run_id`` is the hive partition, not a column inside the f
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime
 
 import polars as pl
 
@@ -48,24 +49,6 @@ SUMMARY_SCHEMA = {
     # appended (issue 15): share of scored answers with a wrong fact, 0-1, and its trend
     "wrong_fact_rate": pl.Float64, "wrong_fact_rate_delta": pl.Float64,
 }
-
-RUNS_SCHEMA = {
-    "flow": pl.String, "started_at": pl.Datetime("us", "UTC"), "completed_at": pl.Datetime("us", "UTC"),
-    "duration_s": pl.Float64, "input_path": pl.String, "ground_truth_path": pl.String,
-    "total": pl.Int64, "succeeded": pl.Int64, "failed": pl.Int64, "flagged": pl.Int64,
-    "fallback": pl.Int64, "config_hash": pl.String, "config_json": pl.String,
-    "analyzer_version": pl.String, "embedding_model": pl.String, "ground_truth_versions": pl.String,
-    "query_set_id": pl.String, "query_set_version": pl.String, "providers": pl.String,
-    "flow_run_id": pl.String, "deployment": pl.String, "resumed_from": pl.String, "stopped": pl.String,
-}
-
-
-def runs_frame(flow: str, started_at: datetime, **fields) -> pl.DataFrame:
-    """The one ``runs`` row of a run that started at ``started_at`` and completes now."""
-    now = datetime.now(timezone.utc)
-    return frame([{"flow": flow, "started_at": started_at, "completed_at": now,
-                   "duration_s": round((now - started_at).total_seconds(), 3), **fields}], RUNS_SCHEMA)
-
 
 def analysis_row(r: AnalysisResult) -> dict:
     acc, comp, attr = r.scores.accuracy, r.scores.completeness, r.scores.attribution

@@ -16,6 +16,10 @@ claims the run id with a conditional PUT of ``_commits/<run_id>.claim`` (``If-No
 exactly one writer gets it, and it stays), then copies the staged tables into place, ``runs``
 last. A run is committed when its ``runs`` partition exists: sleuth's readers (``read``, trends,
 reports) see only committed runs, so a commit cut short by a crash is never read.
+
+The store knows no domain table: flows name their tables. Its one table of its own is ``runs``
+(:data:`RUNS_TABLE`, the marker of a committed run), whose schema and run kinds are in
+:mod:`modules.store.runs`.
 """
 
 from __future__ import annotations
@@ -38,6 +42,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 DEFAULT_DATA_DIR = "datasets/runs"
+#: The table every run writes last: its partition marks a committed run (``modules.store.runs``).
+RUNS_TABLE = "runs"
 _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 
@@ -84,6 +90,10 @@ def validate_run_id(run_id: str) -> str:
 
 
 class ParquetStore:
+    """A data dir (local path or fsspec URL) of run-partitioned Parquet tables: atomic part files,
+    one exact commit per run (:meth:`run_writer`), readers that see committed runs only, and the
+    checkpoints of runs in progress."""
+
     def __init__(self, data_dir: str | os.PathLike | None = None):
         self.root = resolve_data_dir(data_dir).rstrip("/")
         self.fs, self._root_path = fsspec.core.url_to_fs(self.root)
@@ -162,7 +172,7 @@ class ParquetStore:
         no trace but the removed staging folder, so a crash never leaves a partial run.
         """
         validate_run_id(run_id)
-        if self.run_exists(run_id, ("runs", "analyses", "summaries")):
+        if self.run_exists(run_id):
             raise RunExistsError(f"run {run_id!r} already has data under {self.root}; choose another --run-id")
         if self.local:
             self.gc()
@@ -210,7 +220,7 @@ class ParquetStore:
         found += [p for p in (root / "_commits").glob("*.lock") if _dead_owner(_read_text(p))]
         found += [p for p in root.glob("*/run_id=*/.*.tmp") if _dead_owner(p.name)]
         found += [p for p in root.glob("_checkpoints/*/*/.*.tmp") if _dead_owner(p.name)]
-        found += [p for p in root.glob("_checkpoints/*") if (root / "runs" / f"run_id={p.name}").is_dir()]  # written
+        found += [p for p in root.glob("_checkpoints/*") if (root / RUNS_TABLE / f"run_id={p.name}").is_dir()]  # written
         return sorted(str(p) for p in found)
 
     def gc(self) -> list[str]:
@@ -237,8 +247,8 @@ class ParquetStore:
         if not self.fs.exists(base):
             return pl.DataFrame()
         files = [f for f in self.fs.glob(f"{base}/**/*.parquet") if not Path(f).name.startswith(".")]
-        if run_id is None and table != "runs":  # only committed runs (a runs row is written last)
-            committed = set(self.run_ids("runs"))
+        if run_id is None and table != RUNS_TABLE:  # only committed runs (a runs row is written last)
+            committed = set(self.run_ids(RUNS_TABLE))
             files = [f for f in files if re.search(r"run_id=([^/]+)", f).group(1) in committed]
         if not files:
             return pl.DataFrame()
@@ -250,14 +260,7 @@ class ParquetStore:
             frames.append(df.with_columns(pl.lit(rid).alias("run_id")))
         return pl.concat(frames, how="diagonal_relaxed")
 
-    def read_of_flow(self, table: str, flow: str) -> pl.DataFrame:
-        """``table`` rows of the runs a given flow wrote (``runs.flow``), e.g. earlier monitor runs."""
-        runs, rows = self.read("runs"), self.read(table)
-        if runs.is_empty() or rows.is_empty():
-            return pl.DataFrame()
-        return rows.filter(pl.col("run_id").is_in(runs.filter(pl.col("flow") == flow)["run_id"].to_list()))
-
-    def run_ids(self, table: str = "runs") -> list[str]:
+    def run_ids(self, table: str = RUNS_TABLE) -> list[str]:
         base = f"{self._root_path}/{table}"
         if not self.fs.exists(base):
             return []
@@ -342,12 +345,12 @@ class RunWriter:
 
         Refuses (``RunExistsError``) when the run id got data since the writer opened: checked
         again under the run's commit lock, and each rename fails rather than merge."""
-        order = [t for t in self.tables if t != "runs"] + [t for t in self.tables if t == "runs"]
+        order = [t for t in self.tables if t != RUNS_TABLE] + [t for t in self.tables if t == RUNS_TABLE]
         if not self.store.local:
             self._commit_to_object_store(order)
         else:
             with _CommitLock(Path(self.store._root_path), self.run_id):
-                if self.store.run_exists(self.run_id, tuple(order) + ("runs",)):
+                if self.store.run_exists(self.run_id, (*order, RUNS_TABLE)):
                     raise RunExistsError(f"run {self.run_id!r} was written by another process meanwhile; nothing was published")
                 for table in order:
                     final = Path(self.store.partition(table, self.run_id))
@@ -360,7 +363,7 @@ class RunWriter:
         """Claim the run id (a conditional PUT only one writer wins), then copy each staged part
         into place, ``runs`` last. The claim stays: the id is taken even if the copy is cut short."""
         fs, store = self.store.fs, self.store
-        if store.run_exists(self.run_id, tuple(order) + ("runs",)):
+        if store.run_exists(self.run_id, (*order, RUNS_TABLE)):
             raise RunExistsError(f"run {self.run_id!r} was written by another process meanwhile; nothing was published")
         claim = json.dumps({"owner": _owner_tag(), "at": datetime.now(timezone.utc).isoformat()}).encode()
         try:
