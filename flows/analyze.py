@@ -21,9 +21,12 @@ from prefect.artifacts import create_progress_artifact, create_table_artifact, u
 from prefect.cache_policies import NO_CACHE
 from pydantic import BaseModel, Field
 
+from modules import programs as program_store
+from modules.lm import LMSettings
 from modules.response import AnalysisResult, AnalyzerConfig, ResponseAnalyzer, load_pages
 from modules.response.analyzer import record_from_result
 from modules.response.batch import analyze_to_rows, build_tables
+from modules.response.judge import LMJudge
 from modules.response.records import RecordError, load_records
 from flows.runtime import (FLOW_TIMEOUT_S, FlowResult, artifact_key, begin_run, publish_run_report, retry_transient,
                            write_run)
@@ -63,9 +66,6 @@ class JudgeOptions(BaseModel):
     def resolve(self) -> "JudgeOptions | None":
         """The model (``$SLEUTH_LM`` when not given) and the program file that will judge, fixed once
         per run so that every batch uses the same; None when no LM judges."""
-        from modules import programs as program_store
-        from modules.research.nodes import LMSettings
-
         settings = LMSettings.from_env(self.lm, self.lm_base_url)
         if not settings.model or self.program == "baseline":
             return None
@@ -83,10 +83,6 @@ class JudgeOptions(BaseModel):
 
     def build(self, config: AnalyzerConfig):
         """The judge of a resolved spec (see :meth:`resolve`)."""
-        from modules import programs as program_store
-        from modules.research.nodes import LMSettings
-        from modules.response.judge import LMJudge
-
         settings = LMSettings(model=self.lm, base_url=self.lm_base_url, retries=self.retries, timeout_s=self.timeout_s,
                               max_tokens=self.max_tokens)
         program = program_store.load("judge", self.program) if self.version != "uncompiled" else None

@@ -66,7 +66,7 @@ def _add_analysis_options(p: argparse.ArgumentParser, ground_truth_required: boo
 def _judge_options(args: argparse.Namespace):
     """``--lm`` (or $SLEUTH_LM) on analyze, reanalyze and monitor: the LM judge; None without one."""
     from flows.analyze import JudgeOptions
-    from modules.research.nodes import LMSettings
+    from modules.lm import LMSettings
 
     settings = LMSettings.from_env(args.lm, args.lm_base_url)
     if not settings.model:
@@ -418,7 +418,7 @@ def cmd_queries_generate(args: argparse.Namespace) -> int:
 
     from modules.queries import write_query_set
     from modules.queries.generate import draft_query_set
-    from modules.research.nodes import LMSettings
+    from modules.lm import LMSettings
     from modules.response import load_pages
 
     lm = LMSettings.from_env(args.lm, args.lm_base_url).build()

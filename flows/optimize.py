@@ -20,11 +20,12 @@ import polars as pl
 from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
-from evals.nodes import (BaselineRunner, ProgramRunner, breakdown, evaluate, evaluations_frame, file_hash, load_examples,
+from modules.evaluation.nodes import (BaselineRunner, ProgramRunner, breakdown, evaluate, evaluations_frame, file_hash, load_examples,
                          set_path)
 from flows.runtime import FLOW_TIMEOUT_S, FlowResult, begin_run, publish_run_report, retry_transient, write_run
 from modules import programs as program_store
-from modules.research.nodes import LMSettings
+from modules.evaluation.optimize import compile_program
+from modules.lm import LMSettings
 from modules.store.runs import RunKind, runs_frame
 
 
@@ -79,8 +80,6 @@ def evaluate_task(node: str, label: str, version: str | None, program_path: str 
 @task(name="compile-program", cache_policy=NO_CACHE, retries=1, retry_delay_seconds=5,
       retry_condition_fn=retry_transient)
 def compile_task(node: str, optimizer: str, trainset, devset, lm_model, lm_base_url, teacher_model, seed: int):
-    from evals.optimize import compile_program
-
     lm, _ = _lm(lm_model, lm_base_url)
     teacher, _ = _lm(teacher_model, lm_base_url) if teacher_model else (None, None)
     return compile_program(node, optimizer, trainset, lm=lm, teacher_lm=teacher, devset=devset, seed=seed)

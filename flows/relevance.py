@@ -13,10 +13,11 @@ from prefect.cache_policies import NO_CACHE
 from pydantic import BaseModel, Field
 
 from flows.runtime import FLOW_TIMEOUT_S, FlowResult, begin_run, publish_run_report, retry_transient, write_run
+from modules import programs as program_store
 from modules.relevance.analyzer import RelevanceAnalyzer
 from modules.relevance.baseline import Weights
 from modules.relevance.batch import frame, load_items, output_line, rows
-from modules.research.nodes import LMSettings, NodeRunner
+from modules.lm import LMSettings, NodeRunner
 from modules.store.runs import RunKind, runs_frame
 from modules.store import ParquetStore
 
@@ -36,8 +37,6 @@ class RerankOptions(BaseModel):
     def analyzer(self, embedder=None) -> RelevanceAnalyzer:
         settings = LMSettings.from_env(self.lm, self.lm_base_url)
         settings.retries, settings.timeout_s, settings.max_tokens = self.lm_retries, self.lm_timeout_s, 3000
-        from modules import programs as program_store
-
         d, p, pl_, u = self.weights
         lm = settings.build()
         path = program_store.resolve("relevance", "latest", self.programs) if lm is not None else None

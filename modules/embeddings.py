@@ -11,11 +11,14 @@ import hashlib
 import os
 import threading
 import time
+import zlib
 from functools import lru_cache
 from pathlib import Path
 from typing import Protocol, Sequence
 
 import numpy as np
+
+from .text import STOPWORDS, stem, words
 
 
 class EmbeddingError(RuntimeError):
@@ -172,10 +175,6 @@ class KeywordEmbedder:
     dim = 2048
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
-        import zlib
-
-        from .text import STOPWORDS, stem, words
-
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for i, text in enumerate(texts):
             for w in words(text):

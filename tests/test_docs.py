@@ -5,7 +5,7 @@ import re
 import polars as pl
 import pytest
 
-from evals.nodes import EVALUATIONS_SCHEMA
+from modules.evaluation.nodes import EVALUATIONS_SCHEMA
 from modules.relevance.batch import RERANKINGS_SCHEMA
 from modules.research.tables import FEEDBACK_SCHEMA, MEMORY_SCHEMA, REPORTS_SCHEMA, SOURCES_SCHEMA, STEPS_SCHEMA
 from modules.providers.tables import COLLECTIONS_SCHEMA, RESPONSES_SCHEMA

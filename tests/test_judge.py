@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 from modules import programs as program_store
-from modules.research.nodes import LMSettings
+from modules.lm import LMSettings
 from modules.response.judge import LMJudge, PageExcerpt, locate_quote
 from modules.response.schema import (
     AccuracyResult, AnalysisResult, ClaimFeedback, ClaimMatch, CompletenessResult, ExpectedClaim, Feedback, FoundClaim,
@@ -161,7 +161,7 @@ def test_analyze_with_lm_judges_every_answer_and_records_the_lm(tmp_path, monkey
 @pytest.mark.slow
 @pytest.mark.usefixtures("prefect_harness")
 def test_eval_judge_without_an_lm_reports_the_baseline(tmp_path, capsys, monkeypatch):
-    from evals.nodes import SETS
+    from modules.evaluation import SETS
     from flows.cli import main
 
     for var in ("SLEUTH_LM", "SLEUTH_LM_BASE_URL"):
@@ -178,7 +178,7 @@ def test_eval_judge_without_an_lm_reports_the_baseline(tmp_path, capsys, monkeyp
 @pytest.mark.slow
 @pytest.mark.usefixtures("prefect_harness")
 def test_labeled_optimization_saves_a_judge_program_that_the_flows_pick_up(tmp_path, monkeypatch):
-    from evals.nodes import SETS
+    from modules.evaluation import SETS
     from flows.analyze import JudgeOptions
     from flows.optimize import optimize_node
 

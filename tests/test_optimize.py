@@ -7,7 +7,7 @@ import json
 import dspy
 import pytest
 
-from evals.nodes import METRICS, BaselineRunner, answer_scores, evaluate, load_examples, query_retrieves_gold, set_path
+from modules.evaluation.nodes import METRICS, BaselineRunner, answer_scores, evaluate, load_examples, query_retrieves_gold, set_path
 from flows.optimize import evaluate_node, optimize_node
 from flows.research import research
 from modules import programs as program_store

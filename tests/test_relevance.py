@@ -18,7 +18,7 @@ from modules.relevance.anchor import anchors_of, locate
 from modules.relevance.baseline import Weights
 from modules.relevance.highlight import highlight, strip_tags
 from modules.relevance.schema import ResearchPlan, SubScores
-from modules.research.nodes import LMSettings, NodeRunner
+from modules.lm import LMSettings, NodeRunner
 from modules.store import ParquetStore
 from modules.text import Span, split_sentences
 from tests.conftest import write_jsonl

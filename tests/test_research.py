@@ -9,7 +9,7 @@ from dspy.utils import DummyLM
 from modules.embeddings import LocalEmbedder
 from modules.research.loop import Limits, Researcher
 from modules.research.memory import Memory
-from modules.research.nodes import NodeRunner
+from modules.lm import NodeRunner
 from modules.tools.crawl import CrawlConfig, fetch_all
 from modules.tools.local_index import LocalSearch
 from tests.conftest import SAMPLES

@@ -31,7 +31,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from ..embeddings import Embedder, LocalEmbedder
-from ..response.groundtruth import _TITLE_SEPARATORS, brands_from_titles, pages_for, group_by_domain
+from ..response.groundtruth import TITLE_SEPARATORS, brands_from_titles, pages_for, group_by_domain
 from ..response.attribution import normalize_domain
 from ..response.schema import ExpectedClaim, StoredPage
 from ..text import STOPWORDS, Span, content_terms, numbers, split_sentences, words
@@ -109,7 +109,7 @@ def _base_form(verb: str) -> str:
 def page_topic(page: StoredPage, brands: Sequence[str]) -> str:
     """The title without the site's name: 'Pricing | Nimbus Notes' -> 'Pricing'."""
     if page.title:
-        parts = [s.strip() for s in _TITLE_SEPARATORS.split(page.title) if s.strip()]
+        parts = [s.strip() for s in TITLE_SEPARATORS.split(page.title) if s.strip()]
         kept = [s for s in parts if s not in brands and s.lower() not in ("wikipedia", "home")]
         if kept:
             return re.sub(r"\s*\([^)]*\)$", "", kept[0]) or kept[0]  # 'Soyuz (spacecraft)' -> 'Soyuz'

@@ -16,7 +16,7 @@ from typing import Literal, Sequence
 import dspy
 
 from ..embeddings import Embedder, LocalEmbedder
-from ..research.nodes import NodeRunner
+from ..lm import NodeRunner
 from ..text import content_terms
 from .anchor import locate
 from .baseline import BaselineRelevance, Weights, brief_answer, introduction
@@ -47,7 +47,7 @@ class RelevanceAnalyzer:
         plan = ResearchPlan.parse(plan)
         if self.runner.lm is None:
             return self.baseline(query, plan, items)
-        inputs = {"query": query, "research_plan": plan.as_text(), "results": _as_data(items)}
+        inputs = {"query": query, "research_plan": plan.as_text(), "results": results_as_data(items)}
         call = self.runner.run(self.program, inputs, "rankings", lambda: None)
         if call.fallback:
             return self._failed(query, plan, items, call.error or "LM failed")
@@ -106,7 +106,7 @@ def original_order(items: Sequence[SearchResultIn], error: str) -> Reranking:
                      fallback=True, error=error, program="none")
 
 
-def _as_data(items: Sequence[SearchResultIn]) -> str:
+def results_as_data(items: Sequence[SearchResultIn]) -> str:
     return "\n".join(
         f'<result index="{i}" id="{html.escape(r.id or str(i))}" title="{html.escape(r.title)}">\n'
         f"{html.escape(r.text[:DOC_CHARS], quote=False)}\n</result>" for i, r in enumerate(items)

@@ -13,6 +13,8 @@ import re
 from datetime import datetime
 from typing import Any, Iterable, Sequence
 
+from ..links import linkable_url
+
 CSS = """
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
 header{background:#1d2330;color:#fff;padding:18px 32px}header h1{margin:0;font-size:22px}
@@ -41,8 +43,6 @@ def esc(value: Any) -> str:
 
 def link(url: Any, text: Any = None) -> str:
     """``<a href>`` for an http(s) URL (``modules.links`` decides); anything else as escaped text."""
-    from ..links import linkable_url
-
     label = esc(url if text is None else text)
     good = linkable_url(url)
     return f'<a href="{esc(good)}" rel="noopener noreferrer">{label}</a>' if good else label

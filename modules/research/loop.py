@@ -17,12 +17,14 @@ from typing import Callable, Sequence
 import dspy
 
 from ..embeddings import Embedder
+from ..lm import NodeRunner
+from ..relevance.analyzer import RelevanceAnalyzer
+from ..relevance.schema import PlanQuery, ResearchPlan
 from ..text import content_terms
 from ..tools.crawl import Page
 from ..tools.search import SearchBackend
 from .baseline import BaselineAnalyzer, BaselineDecision, BaselineReport, Thread
 from .memory import Memory
-from .nodes import NodeRunner
 from .schema import Analysis, Decision, Report, Source
 from .signatures import AnalyzeResults, DecideNextAction, WriteReport
 
@@ -79,7 +81,7 @@ class Researcher:
 
     def __init__(self, search: dict[str, SearchBackend], fetch: Fetcher, embedder: Embedder,
                  runner: NodeRunner | None = None, limits: Limits | None = None, programs: dict | None = None,
-                 relevance=None):
+                 relevance: RelevanceAnalyzer | None = None):
         if not search:
             raise ValueError("research needs at least one search backend")
         self.search, self.fetch, self.embedder = search, fetch, embedder
@@ -89,7 +91,7 @@ class Researcher:
             "decision": dspy.Predict(DecideNextAction), "analyzer": dspy.Predict(AnalyzeResults),
             "report": dspy.Predict(WriteReport),
         }
-        self.relevance = relevance  # a RelevanceAnalyzer: orders results so the best are read first
+        self.relevance = relevance  # orders results so the best are read first
         self.program_versions: dict[str, str] = {}
         self.decide_baseline = BaselineDecision(embedder)
         self.analyze_baseline = BaselineAnalyzer(embedder)
@@ -211,8 +213,6 @@ class Researcher:
         """Search results best first, by the relevance analyzer against the thread's plan so far."""
         if self.relevance is None or len(results) < 2:
             return results
-        from ..relevance.schema import PlanQuery, ResearchPlan
-
         plan = ResearchPlan(reasoning=reasoning, queries=[PlanQuery(query=q) for q in thread.queries],
                             angles=list(thread.constraints))
         ranking = self.relevance.rerank(thread.question, plan, [
@@ -229,7 +229,7 @@ class Researcher:
             baseline_facts.extend(facts)
             return analysis
 
-        inputs = {"initial_query": thread.question, "documents": _as_data(documents), "shared_memory": memory.summary()}
+        inputs = {"initial_query": thread.question, "documents": documents_as_data(documents), "shared_memory": memory.summary()}
         call = self.runner.run(self.programs.get("analyzer") if documents else None, inputs, "analysis", baseline)
         analysis: Analysis = call.output
         facts = baseline_facts if baseline_facts or not analysis.extracted_info else _attribute(analysis, documents)
@@ -269,7 +269,7 @@ class Researcher:
                                   duration_ms=round(1000 * (time.monotonic() - t), 1))
 
 
-def _as_data(documents: list[Source]) -> str:
+def documents_as_data(documents: list[Source]) -> str:
     """Documents as delimited, escaped data: a page cannot close the tag or pose as the prompt."""
     parts = []
     for i, d in enumerate(documents, 1):

@@ -9,12 +9,13 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from ..embeddings import LocalEmbedder
+from ..lm import LMSettings, NodeRunner
+from ..relevance.analyzer import RelevanceAnalyzer
 from ..tools.crawl import CrawlConfig, fetch_all
 from ..tools.engines import auto_order, make_backend
 from ..tools.local_index import LocalSearch
 from .loop import Limits, Researcher
 from .. import programs as program_store
-from .nodes import LMSettings, NodeRunner
 
 SEARCH_CHOICES = ("local", "duckduckgo", "google", "searxng", "serper", "auto")
 
@@ -65,8 +66,6 @@ def build_researcher(options: ResearchOptions, embedder=None) -> Researcher:
         return fetch_all(urls, config, mirror=mirror, snippets=snippets)
 
     embedder = embedder or (mirror.embedder if mirror is not None else LocalEmbedder())
-    from ..relevance.analyzer import RelevanceAnalyzer
-
     compiled, versions = load_programs(options.programs) if runner.lm is not None else ({}, {})
     relevance = RelevanceAnalyzer(embedder=embedder, runner=runner, program=compiled.get("relevance")) if options.rerank else None
     programs = {node: compiled.get(node) or program_store.new_program(node) for node in ("decision", "analyzer", "report")}

@@ -16,7 +16,7 @@ from .attribution import host_matches, normalize_domain
 from .schema import StoredPage
 
 CHUNK_CHARS = 400  # a few sentences: specific enough to highlight, long enough for context
-_TITLE_SEPARATORS = re.compile(r"\s+[|\-–—:·•]\s+")
+TITLE_SEPARATORS = re.compile(r"\s+[|\-–—:·•]\s+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +74,7 @@ def brands_from_titles(pages: list[StoredPage]) -> list[str]:
     page, its last segment after a separator is taken.
     """
     segments = [
-        [s.strip() for s in _TITLE_SEPARATORS.split(p.title) if s.strip()] for p in pages if p.title
+        [s.strip() for s in TITLE_SEPARATORS.split(p.title) if s.strip()] for p in pages if p.title
     ]
     counts = Counter(s for segs in segments for s in set(segs))
     shared = [s for s, n in counts.items() if n >= 2]

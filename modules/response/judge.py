@@ -22,7 +22,7 @@ import dspy
 from pydantic import BaseModel, Field
 
 from ..relevance.anchor import _Normalised, normalise
-from ..research.nodes import NodeRunner
+from ..lm import NodeRunner
 from ..text import content_terms, split_sentences
 from .config import AnalyzerConfig
 from .groundtruth import GroundTruth

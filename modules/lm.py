@@ -1,4 +1,5 @@
-"""Running a node: its DSPy program when an LM is configured, else (or on failure) its baseline.
+"""The LM runner: a node runs its DSPy program when an LM is configured, else (or on failure) its
+baseline. Shared by every node (research, relevance, the response judge, query drafting).
 
 LM output that stays unparseable after ``retries`` attempts, and LM transport errors, make the
 node run its baseline program instead; the step records ``fallback`` and why.

@@ -23,12 +23,13 @@ from typing import Any
 
 import dspy
 
-from modules.response.groundtruth import build_ground_truth, group_by_domain, pages_for
-from modules.response.judge import ClaimIn, ClaimVerdict, ExcerptIndex, WrongFactOut, locate_quote
-from modules.response.schema import AIResponse, StoredPage
-from modules.text import content_terms, overlap_f1, split_clauses, split_sentences
+from ..response import ResponseAnalyzer
+from ..response.groundtruth import build_ground_truth, group_by_domain, pages_for
+from ..response.judge import ClaimIn, ClaimVerdict, ExcerptIndex, WrongFactOut, locate_quote
+from ..response.schema import AIResponse, StoredPage
+from ..text import content_terms, overlap_f1, split_clauses, split_sentences
+from . import SETS
 
-SETS = Path(__file__).resolve().parent / "sets"
 INPUTS = ("question", "answer", "claims", "page_excerpts")
 WRONG_FACT_PENALTY = 0.25
 ENCYCLOPEDIA = "encyclopedia.eval"
@@ -175,8 +176,6 @@ class BaselineJudge:
     @property
     def analyzer(self):
         if self._analyzer is None:
-            from modules.response import ResponseAnalyzer
-
             self._analyzer = ResponseAnalyzer()
         return self._analyzer
 

@@ -13,10 +13,12 @@ from typing import Callable
 
 import dspy
 
-from modules.programs import new_program
-from modules.relevance.signatures import LMRanking
-from modules.research.schema import Analysis, Decision, Report
-
+from ..programs import new_program
+from ..relevance.analyzer import RelevanceAnalyzer
+from ..relevance.schema import SearchResultIn
+from ..relevance.signatures import LMRanking
+from ..research.schema import Analysis, Decision, Report
+from . import judge
 from .nodes import METRICS
 
 OPTIMIZERS = ("labeled", "bootstrap", "random-search", "mipro", "gepa")
@@ -25,9 +27,7 @@ OPTIMIZERS = ("labeled", "bootstrap", "random-search", "mipro", "gepa")
 def gold_output(node: str, row: dict, inputs: dict | None = None) -> dict:
     """The labeled output of an example, as the node's signature outputs it."""
     if node == "judge":
-        from .judge import gold_output as judge_output
-
-        return judge_output(row, (inputs or {}).get("page_excerpts"))
+        return judge.gold_output(row, (inputs or {}).get("page_excerpts"))
     if node == "decision":
         action = {"search": "search_local"}.get(row["gold_action"], row["gold_action"])
         arg = row["acceptable"][0] if row["acceptable"] else None
@@ -68,9 +68,6 @@ def optimizer_metric(node: str, embedder=None) -> Callable:
 
     def run(gold, pred, trace=None, pred_name=None, pred_trace=None):
         if node == "relevance":
-            from modules.relevance.analyzer import RelevanceAnalyzer
-            from modules.relevance.schema import SearchResultIn
-
             analyzer = RelevanceAnalyzer(embedder=embedder)
             pred = dspy.Prediction(results=analyzer.from_rankings(
                 gold.row["question"], [SearchResultIn.model_validate(r) for r in gold.row["results"]], pred.rankings).results)

@@ -3,7 +3,7 @@
 Every metric returns ``dspy.Prediction(score=0..1, feedback=text)``: ``dspy.Evaluate`` reads the
 score, GEPA also reads the feedback (what was wrong). The sets are built by
 ``evals/build_sets.py`` into ``evals/sets/<node>-<train|dev>.jsonl``; the ``judge`` node's are
-the labeled verdict sets ``evals/sets/verdicts-*-<train|dev>.jsonl`` (``evals/judge.py``).
+the labeled verdict sets ``evals/sets/verdicts-*-<train|dev>.jsonl`` (:mod:`.judge`).
 """
 
 from __future__ import annotations
@@ -22,16 +22,18 @@ import dspy
 import numpy as np
 import polars as pl
 
-from modules.embeddings import Embedder, LocalEmbedder
-from modules.store import frame
-from modules.relevance.anchor import normalise
-from modules.research.baseline import BaselineAnalyzer, BaselineDecision, BaselineReport, Thread
-from modules.research.loop import _as_data
-from modules.research.memory import Memory
-from modules.research.schema import Analysis, Fact, Source
-from modules.text import content_terms, overlap_f1
-
-SETS = Path(__file__).resolve().parent / "sets"
+from ..embeddings import Embedder, LocalEmbedder
+from ..relevance.analyzer import RelevanceAnalyzer, results_as_data
+from ..relevance.anchor import normalise
+from ..relevance.schema import ResearchPlan, SearchResultIn
+from ..research.baseline import BaselineAnalyzer, BaselineDecision, BaselineReport, Thread
+from ..research.loop import documents_as_data
+from ..research.memory import Memory
+from ..research.schema import Analysis, Fact, Source
+from ..response import ResponseAnalyzer
+from ..store import frame
+from ..text import content_terms, overlap_f1
+from . import SETS, judge
 logging.getLogger("bm25s").setLevel(logging.WARNING)  # one tiny index per decision example: no build logs
 NODES = ("decision", "analyzer", "relevance", "report", "judge")
 INPUTS = {
@@ -46,17 +48,13 @@ INPUTS = {
 def set_path(node: str, part: str) -> Path:
     """The node's labeled set (for ``judge`` a glob over the verdict sets)."""
     if node == "judge":
-        from .judge import set_pattern
-
-        return set_pattern(part)
+        return judge.set_pattern(part)
     return SETS / f"{node}-{part}.jsonl"
 
 
 def file_hash(path: str | Path) -> str:
     if "*" in str(path):
-        from .judge import files_hash
-
-        return files_hash(path)
+        return judge.files_hash(path)
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
 
 
@@ -65,9 +63,7 @@ def load_examples(node: str, path: str | Path | None = None, part: str = "dev") 
     if node not in NODES:
         raise ValueError(f"unknown node {node!r}: use {', '.join(NODES)}")
     if node == "judge":
-        from .judge import load_examples as load_judge_examples
-
-        return load_judge_examples(path or set_path(node, part))
+        return judge.load_examples(path or set_path(node, part))
     path = Path(path or set_path(node, part))
     if not path.exists():
         raise FileNotFoundError(f"no eval set {path}; build it with: python -m evals.build_sets")
@@ -87,16 +83,13 @@ def _inputs(node: str, row: dict) -> dict[str, Any]:
     if node == "analyzer":
         page = row["page"]
         return {"initial_query": row["question"],
-                "documents": _as_data([Source(url=page["url"], title=page["title"], text=page["text"])]),
+                "documents": documents_as_data([Source(url=page["url"], title=page["title"], text=page["text"])]),
                 "shared_memory": "\n".join(f"- [unverified] {m['text']} (source: {m['source_url']})" for m in row["memory"])
                 or "(no facts yet)"}
     if node == "report":
         return {"initial_query": row["question"],
                 "facts": "\n".join(f"- [unverified] {f['text']} (source: {f['source_url']})" for f in row["facts"]),
                 "final_assessment": "the facts cover the question", "research_journey": "searched and read the sources"}
-    from modules.relevance.analyzer import _as_data as results_as_data
-    from modules.relevance.schema import ResearchPlan, SearchResultIn
-
     return {"query": row["question"], "research_plan": ResearchPlan.parse(row.get("plan")).as_text(),
             "results": results_as_data([SearchResultIn.model_validate(r) for r in row["results"]])}
 
@@ -216,9 +209,7 @@ def metric_relevance(gold: dspy.Example, pred, trace=None, pred_name=None, pred_
 
 
 def metric_judge(gold: dspy.Example, pred, trace=None, pred_name=None, pred_trace=None) -> dspy.Prediction:
-    from .judge import metric
-
-    return metric(gold, pred, trace, pred_name, pred_trace)
+    return judge.metric(gold, pred, trace, pred_name, pred_trace)
 
 
 METRICS: dict[str, Callable] = {"decision": metric_decision, "analyzer": metric_analyzer, "report": metric_report,
@@ -233,11 +224,7 @@ class BaselineRunner:
         self.node, self.embedder = node, embedder or LocalEmbedder()
         self._judge = None
         if node == "judge":  # the offline analyzer, which analyses a whole set in batches
-            from modules.response import ResponseAnalyzer
-
-            from .judge import BaselineJudge
-
-            self._judge = BaselineJudge(ResponseAnalyzer(embedder=self.embedder))
+            self._judge = judge.BaselineJudge(ResponseAnalyzer(embedder=self.embedder))
 
     def prepare(self, examples: list[dspy.Example]) -> None:
         if self._judge is not None:
@@ -265,8 +252,6 @@ class BaselineRunner:
             thread = Thread(question=row["question"], engines=["local"], step=1)
             thread.last_analysis = Analysis(confidence_score=0.9, answered=True)
             return dspy.Prediction(report=BaselineReport()(thread, memory, "searched and read the sources"))
-        from modules.relevance.analyzer import RelevanceAnalyzer
-
         out = RelevanceAnalyzer(embedder=self.embedder).rerank(row["question"], row.get("plan"), row["results"])
         return dspy.Prediction(results=out.results)
 
@@ -296,9 +281,6 @@ class ProgramRunner:
             prediction = self.program(**example.inputs())
         if self.node != "relevance":
             return prediction
-        from modules.relevance.analyzer import RelevanceAnalyzer
-        from modules.relevance.schema import SearchResultIn
-
         row = example.row
         results = [SearchResultIn.model_validate(r) for r in row["results"]]
         ranked = RelevanceAnalyzer(embedder=self.embedder or LocalEmbedder()).from_rankings(row["question"], results, prediction.rankings)
