@@ -12,8 +12,9 @@ import dataclasses
 import hashlib
 import logging
 import re
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import polars as pl
 from prefect import task
@@ -35,14 +36,26 @@ class TransientFailure(Exception):
 #: The one transient-error policy of every task: failures worth retrying (a bad record or a bug
 #: never is). Each task keeps its own number of retries and delays.
 TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (
-    TimeoutError, ConnectionError, BlockingIOError, InterruptedError, TransientFailure)
+    TimeoutError,
+    ConnectionError,
+    BlockingIOError,
+    InterruptedError,
+    TransientFailure,
+)
 
 #: Flow timeouts (seconds): generous bounds that turn a hung run into a Failed one (and a
 #: notification) instead of a worker slot held forever. ``research`` includes its reviews.
 FLOW_TIMEOUT_S: dict[RunKind, int] = {
-    RunKind.ANALYZE: 4 * 3600, RunKind.REANALYZE: 4 * 3600, RunKind.COLLECT: 6 * 3600, RunKind.MONITOR: 8 * 3600,
-    RunKind.RESEARCH: 48 * 3600, RunKind.RESEARCH_BATCH: 12 * 3600, RunKind.FEEDBACK: 4 * 3600,
-    RunKind.RERANK_BATCH: 4 * 3600, RunKind.OPTIMIZE: 12 * 3600, RunKind.EVALUATE: 4 * 3600,
+    RunKind.ANALYZE: 4 * 3600,
+    RunKind.REANALYZE: 4 * 3600,
+    RunKind.COLLECT: 6 * 3600,
+    RunKind.MONITOR: 8 * 3600,
+    RunKind.RESEARCH: 48 * 3600,
+    RunKind.RESEARCH_BATCH: 12 * 3600,
+    RunKind.FEEDBACK: 4 * 3600,
+    RunKind.RERANK_BATCH: 4 * 3600,
+    RunKind.OPTIMIZE: 12 * 3600,
+    RunKind.EVALUATE: 4 * 3600,
 }
 
 
@@ -144,9 +157,10 @@ def task_runner_for(spec: str, concurrency: int):
         from prefect_dask import DaskTaskRunner  # lazy: dask is heavy and only this runner needs it
 
         if spec == "dask":
-            return DaskTaskRunner(cluster_kwargs={"n_workers": concurrency, "threads_per_worker": 1,
-                                                  "dashboard_address": None})
-        return DaskTaskRunner(address="tcp://" + spec[len("dask://"):])
+            return DaskTaskRunner(
+                cluster_kwargs={"n_workers": concurrency, "threads_per_worker": 1, "dashboard_address": None}
+            )
+        return DaskTaskRunner(address="tcp://" + spec[len("dask://") :])
     raise ValueError(f"unknown task runner {spec!r}: use thread, dask or dask://HOST:PORT")
 
 
@@ -165,8 +179,10 @@ def prefect_run_fields() -> dict[str, str | None]:
     from prefect.runtime import deployment, flow_run
 
     run_id = flow_run.id
-    return {"flow_run_id": str(run_id) if run_id else None,
-            "deployment": deployment.name if run_id and deployment.id else None}
+    return {
+        "flow_run_id": str(run_id) if run_id else None,
+        "deployment": deployment.name if run_id and deployment.id else None,
+    }
 
 
 def begin_run(run_id: str | None, data_dir: str | None) -> str:
@@ -179,8 +195,10 @@ def begin_run(run_id: str | None, data_dir: str | None) -> str:
     if store.run_exists(run_id):
         raise FileExistsError(f"run {run_id!r} already exists under {store.root}; choose another --run-id")
     if store.checkpoint(run_id).exists():
-        raise FileExistsError(f"run {run_id!r} is running or was interrupted (it has a checkpoint under {store.root}); "
-                              f"resume it with --resume {run_id}, or choose another --run-id")
+        raise FileExistsError(
+            f"run {run_id!r} is running or was interrupted (it has a checkpoint under {store.root}); "
+            f"resume it with --resume {run_id}, or choose another --run-id"
+        )
     tag_flow_run(run_id)
     return run_id
 
@@ -202,8 +220,10 @@ def stop_on_signals(cancellation: Cancellation) -> Iterator[None]:
     def handler(signum: int, frame) -> None:
         for s in watched:
             signal.signal(s, previous[s])
-        _run_logger().warning("%s received: stopping the calls and writing what was collected "
-                              "(send it again to stop at once)", signal.Signals(signum).name)
+        _run_logger().warning(
+            "%s received: stopping the calls and writing what was collected (send it again to stop at once)",
+            signal.Signals(signum).name,
+        )
         cancellation.cancel(f"{signal.Signals(signum).name} received", signum)
 
     for s in watched:
@@ -242,15 +262,21 @@ def tag_flow_run(run_id: str) -> None:
     context.flow_run.tags = tags + [tag]
 
 
-@task(name="write-run", cache_policy=NO_CACHE, retries=2, retry_delay_seconds=[1, 4],
-      retry_condition_fn=retry_transient)
+@task(
+    name="write-run",
+    cache_policy=NO_CACHE,
+    retries=2,
+    retry_delay_seconds=[1, 4],
+    retry_condition_fn=retry_transient,
+)
 def write_run(data_dir: str | None, run_id: str, tables: dict[str, pl.DataFrame]) -> dict[str, str]:
     """All of a run's tables, published together (``runs`` last); the ``runs`` row carries the
     Prefect trace. Returns what the commit published: ``{table: partition path}``."""
     tables = dict(tables)
     if "runs" in tables:
         tables["runs"] = tables["runs"].with_columns(
-            *(pl.lit(v, pl.String).alias(k) for k, v in prefect_run_fields().items()))
+            *(pl.lit(v, pl.String).alias(k) for k, v in prefect_run_fields().items())
+        )
     with ParquetStore(data_dir).run_writer(run_id) as writer:
         for name, table in tables.items():
             writer.write(name, table)
@@ -269,9 +295,13 @@ def publish_run_report(flow: RunKind, run_id: str, data_dir: str | None) -> None
     """The run's summary as markdown and table artifacts: the figures of ``sleuth report RUN_ID``."""
     from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
-    create_markdown_artifact(key=artifact_key(flow, "report", run_id), markdown=run_markdown(run_id, data_dir),
-                             description=f"Summary of run {run_id}; `sleuth report {run_id}` renders it as HTML with plots")
+    create_markdown_artifact(
+        key=artifact_key(flow, "report", run_id),
+        markdown=run_markdown(run_id, data_dir),
+        description=f"Summary of run {run_id}; `sleuth report {run_id}` renders it as HTML with plots",
+    )
     rows = run_table(run_id, data_dir)
     if rows:
-        create_table_artifact(key=artifact_key(flow, "figures", run_id), table=rows,
-                              description=f"Main figures of run {run_id}")
+        create_table_artifact(
+            key=artifact_key(flow, "figures", run_id), table=rows, description=f"Main figures of run {run_id}"
+        )

@@ -10,7 +10,8 @@ the caller (a Decision node) sees them.
 
 from __future__ import annotations
 
-from typing import Callable, Sequence, TypeVar
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from prefect import task
 from prefect.cache_policies import NO_CACHE
@@ -31,7 +32,9 @@ class TransientOutcome(TransientFailure):
     """Some items failed in a way a retry may fix."""
 
 
-def _run_batch(items: Sequence, run_items: Callable[[list[int]], list[T]], is_transient: Callable[[T], bool]) -> list[T]:
+def _run_batch(
+    items: Sequence, run_items: Callable[[list[int]], list[T]], is_transient: Callable[[T], bool]
+) -> list[T]:
     run_id = str(task_run.id or "")
     done = _done.setdefault(run_id, {})
     todo = [i for i in range(len(items)) if i not in done]
@@ -39,25 +42,45 @@ def _run_batch(items: Sequence, run_items: Callable[[list[int]], list[T]], is_tr
     transient = [i for i, r in results.items() if is_transient(r)]
     done.update({i: r for i, r in results.items() if i not in transient})
     if transient and task_run.run_count <= RETRIES:
-        raise TransientOutcome(f"{len(transient)} of {len(items)} items hit transient outcomes; retrying them")
+        raise TransientOutcome(
+            f"{len(transient)} of {len(items)} items hit transient outcomes; retrying them"
+        )
     _done.pop(run_id, None)
     return [done[i] if i in done else results[i] for i in range(len(items))]
 
 
-@task(name="search-batch", cache_policy=NO_CACHE, retries=RETRIES, retry_delay_seconds=[2, 10],
-      retry_condition_fn=retry_transient)
-def search_batch(queries: list[str], engine: str = "auto", max_results: int = 10,
-                 options: dict | None = None) -> list[SearchResults]:
+@task(
+    name="search-batch",
+    cache_policy=NO_CACHE,
+    retries=RETRIES,
+    retry_delay_seconds=[2, 10],
+    retry_condition_fn=retry_transient,
+)
+def search_batch(
+    queries: list[str], engine: str = "auto", max_results: int = 10, options: dict | None = None
+) -> list[SearchResults]:
     """Run queries one after another on one backend (engines want sequential queries)."""
     backend = make_backend(engine, **(options or {}))
-    return _run_batch(queries, lambda idx: [backend.search(queries[i], max_results) for i in idx],
-                      lambda r: r.outcome in RETRYABLE)
+    return _run_batch(
+        queries,
+        lambda idx: [backend.search(queries[i], max_results) for i in idx],
+        lambda r: r.outcome in RETRYABLE,
+    )
 
 
-@task(name="crawl-batch", cache_policy=NO_CACHE, retries=RETRIES, retry_delay_seconds=[2, 10],
-      retry_condition_fn=retry_transient)
-def crawl_batch(urls: list[str], config: CrawlConfig | None = None, snippets: list[str | None] | None = None,
-                corpus: str | None = None) -> list[Page]:
+@task(
+    name="crawl-batch",
+    cache_policy=NO_CACHE,
+    retries=RETRIES,
+    retry_delay_seconds=[2, 10],
+    retry_condition_fn=retry_transient,
+)
+def crawl_batch(
+    urls: list[str],
+    config: CrawlConfig | None = None,
+    snippets: list[str | None] | None = None,
+    corpus: str | None = None,
+) -> list[Page]:
     """Fetch URLs concurrently inside one task; ``corpus`` serves its URLs offline."""
     import asyncio
 
@@ -66,7 +89,10 @@ def crawl_batch(urls: list[str], config: CrawlConfig | None = None, snippets: li
     def fetch(idx: list[int]) -> list[Page]:
         async def run() -> list[Page]:
             async with Crawler(config, mirror=mirror) as crawler:
-                return await crawler.fetch_all([urls[i] for i in idx], [snippets[i] if snippets else None for i in idx])
+                return await crawler.fetch_all(
+                    [urls[i] for i in idx], [snippets[i] if snippets else None for i in idx]
+                )
+
         return asyncio.run(run())
 
     return _run_batch(urls, fetch, lambda p: p.transient)

@@ -12,9 +12,10 @@ import os
 import threading
 import time
 import zlib
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Protocol, Sequence
+from typing import Protocol
 
 import numpy as np
 
@@ -67,8 +68,11 @@ class LocalEmbedder:
         model = _load_sentence_transformer(self.path)
         with self.exclusive:
             vectors = model.encode(
-                list(texts), batch_size=self.batch_size, normalize_embeddings=True,
-                convert_to_numpy=True, show_progress_bar=False,
+                list(texts),
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
             )
         return np.asarray(vectors, dtype=np.float32).reshape(len(texts), -1)
 

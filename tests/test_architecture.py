@@ -21,7 +21,12 @@ PRODUCT = ("modules", "flows")
 ALLOWED = {
     "modules": {"modules"},
     "flows": {"flows", "modules"},
-    "evals": {"evals", "modules", "flows", "tests"},  # scripts: evals, benchmarks (the fake servers of tests/)
+    "evals": {
+        "evals",
+        "modules",
+        "flows",
+        "tests",
+    },  # scripts: evals, benchmarks (the fake servers of tests/)
     "tests": {"tests", "modules", "flows", "evals"},
 }
 
@@ -69,7 +74,9 @@ def _imports(path: Path) -> list[tuple[ast.Import | ast.ImportFrom, bool]]:
         for child in ast.iter_child_nodes(node):
             if isinstance(child, (ast.Import, ast.ImportFrom)):
                 found.append((child, in_function))
-            visit(child, in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)))
+            visit(
+                child, in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+            )
 
     visit(ast.parse(path.read_text(encoding="utf-8"), str(path)), False)
     return found
@@ -81,7 +88,12 @@ def _where(path: Path, node: ast.AST) -> str:
 
 def test_the_sources_are_found():
     names = {p.relative_to(ROOT).as_posix() for p in _sources()}
-    assert {"flows/runtime.py", "modules/store/runs.py", "evals/build_sets.py", "tests/test_architecture.py"} <= names
+    assert {
+        "flows/runtime.py",
+        "modules/store/runs.py",
+        "evals/build_sets.py",
+        "tests/test_architecture.py",
+    } <= names
     assert all((ROOT / f).exists() for f in LAZY_FIRST_PARTY)
 
 
@@ -138,7 +150,7 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
         path.append(node)
         for nxt in sorted(graph.get(node, ())):
             if state.get(nxt) == 1:
-                return path[path.index(nxt):] + [nxt]
+                return path[path.index(nxt) :] + [nxt]
             if nxt not in state and (found := visit(nxt)):
                 return found
         state[node] = 2
@@ -156,13 +168,16 @@ def test_the_module_import_graph_has_no_cycle():
     assert cycle is None, "import cycle: " + " -> ".join(cycle)
 
 
-@pytest.mark.parametrize("source, problem", [
-    ("import flows.runtime\n", "wrong way"),
-    ("from evals import hotpot\n", "wrong way"),
-    ("def f():\n    from modules import text\n", "function"),
-    ("def f():\n    from . import text\n", "function"),
-    ("def f():\n    import numpy\n", None),
-])
+@pytest.mark.parametrize(
+    "source, problem",
+    [
+        ("import flows.runtime\n", "wrong way"),
+        ("from evals import hotpot\n", "wrong way"),
+        ("def f():\n    from modules import text\n", "function"),
+        ("def f():\n    from . import text\n", "function"),
+        ("def f():\n    import numpy\n", None),
+    ],
+)
 def test_the_rules_catch_what_they_say(tmp_path, monkeypatch, source, problem):
     """The checks above, on a planted file under modules/."""
     fake_root = tmp_path / "root"

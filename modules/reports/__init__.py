@@ -13,13 +13,40 @@ from .html import esc, page, section, table
 from .layouts import LAYOUTS
 
 #: What a run of a kind this version does not know shows: its rows in each of these tables.
-TABLES = ("runs", "analyses", "summaries", "provider_summaries", "responses", "collections", "reports", "steps",
-          "sources", "memory", "feedback", "rerankings", "evaluations")
+TABLES = (
+    "runs",
+    "analyses",
+    "summaries",
+    "provider_summaries",
+    "responses",
+    "collections",
+    "reports",
+    "steps",
+    "sources",
+    "memory",
+    "feedback",
+    "rerankings",
+    "evaluations",
+)
 
 
 def _overview(run: dict) -> str:
-    keep = ["flow", "started_at", "duration_s", "input_path", "ground_truth_path", "total", "succeeded", "failed",
-            "flagged", "fallback", "query_set_id", "query_set_version", "analyzer_version", "embedding_model"]
+    keep = [
+        "flow",
+        "started_at",
+        "duration_s",
+        "input_path",
+        "ground_truth_path",
+        "total",
+        "succeeded",
+        "failed",
+        "flagged",
+        "fallback",
+        "query_set_id",
+        "query_set_version",
+        "analyzer_version",
+        "embedding_model",
+    ]
     rows = [{"field": k, "value": run.get(k)} for k in keep if run.get(k) is not None]
     return section("Run", table(rows, [("field", "field"), ("value", "value")], css="kv"), "run")
 
@@ -39,10 +66,16 @@ def render_run_report(run_id: str, data_dir: str | None = None) -> str:
         layout = LAYOUTS[kind]
         sections, label = layout.sections(store, run_id, kind), layout.label
     else:
-        present = [{"table": t, "rows": store.read(t, run_id).height} for t in TABLES if store.run_exists(run_id, (t,))]
+        present = [
+            {"table": t, "rows": store.read(t, run_id).height}
+            for t in TABLES
+            if store.run_exists(run_id, (t,))
+        ]
         sections, label = [section("Tables", table(present, [("table", "table"), ("rows", "rows")]))], flow
     started = run["started_at"].strftime("%Y-%m-%d %H:%M UTC") if run.get("started_at") else ""
-    return page(f"sleuth · {label} · run {run_id}", f"{flow} run started {started}", [_overview(run), *sections])
+    return page(
+        f"sleuth · {label} · run {run_id}", f"{flow} run started {started}", [_overview(run), *sections]
+    )
 
 
 def write_run_report(run_id: str, data_dir: str | None = None, path: str | os.PathLike | None = None) -> str:
@@ -73,8 +106,10 @@ def run_markdown(run_id: str, data_dir: str | None = None) -> str:
         raise ValueError(f"no run {run_id!r} under {store.root}")
     run = runs.row(0, named=True)
     flow = run["flow"]
-    head = (f"# Run {run_id} ({flow})\n\n{run.get('total')} items, {run.get('succeeded')} succeeded, "
-            f"{run.get('failed')} failed, {run.get('duration_s')} s. HTML: `sleuth report {run_id}`.\n\n")
+    head = (
+        f"# Run {run_id} ({flow})\n\n{run.get('total')} items, {run.get('succeeded')} succeeded, "
+        f"{run.get('failed')} failed, {run.get('duration_s')} s. HTML: `sleuth report {run_id}`.\n\n"
+    )
     kind = RunKind.of(flow)
     layout = LAYOUTS.get(kind)
     if layout is None or layout.markdown is None:
@@ -92,8 +127,19 @@ def run_table(run_id: str, data_dir: str | None = None) -> list[dict]:
     frame, keys = layout.figures(store, run_id, kind)
     if frame.is_empty():
         return []
-    return [{k: (round(v, 3) if isinstance(v, float) else v if isinstance(v, (int, str, bool)) or v is None else str(v))
-             for k, v in row.items()} for row in frame.select([k for k in keys if k in frame.columns]).to_dicts()]
+    return [
+        {
+            k: (
+                round(v, 3)
+                if isinstance(v, float)
+                else v
+                if isinstance(v, (int, str, bool)) or v is None
+                else str(v)
+            )
+            for k, v in row.items()
+        }
+        for row in frame.select([k for k in keys if k in frame.columns]).to_dicts()
+    ]
 
 
 __all__ = ["esc", "render_run_report", "run_markdown", "run_table", "write_run_report"]

@@ -4,8 +4,8 @@ HTML report, the markdown summary and the figures table alike. A new kind of run
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import polars as pl
 
@@ -34,21 +34,42 @@ class Layout:
     figures: Figures | None = None
 
 
-RESPONSE = Layout("response analysis", response_sections, lambda s, r, k: md.response_markdown(s, r),
-                  md.response_figures)
-RESEARCH = Layout("research", lambda s, r, k: research_sections(s, r), lambda s, r, k: md.research_markdown(s, r),
-                  lambda s, r, k: md.research_figures(s, r))
-RERANKING = Layout("reranking", lambda s, r, k: rerank_sections(s, r), lambda s, r, k: md.rerank_markdown(s, r),
-                   lambda s, r, k: md.rerank_figures(s, r))
-COLLECTION = Layout("answer collection", lambda s, r, k: collect_sections(s, r),
-                    lambda s, r, k: md.collect_markdown(s, r), lambda s, r, k: md.collect_figures(s, r))
-EVALUATION = Layout("program evaluation", lambda s, r, k: evaluation_sections(s, r),
-                    figures=lambda s, r, k: md.evaluation_figures(s, r))
+RESPONSE = Layout(
+    "response analysis", response_sections, lambda s, r, k: md.response_markdown(s, r), md.response_figures
+)
+RESEARCH = Layout(
+    "research",
+    lambda s, r, k: research_sections(s, r),
+    lambda s, r, k: md.research_markdown(s, r),
+    lambda s, r, k: md.research_figures(s, r),
+)
+RERANKING = Layout(
+    "reranking",
+    lambda s, r, k: rerank_sections(s, r),
+    lambda s, r, k: md.rerank_markdown(s, r),
+    lambda s, r, k: md.rerank_figures(s, r),
+)
+COLLECTION = Layout(
+    "answer collection",
+    lambda s, r, k: collect_sections(s, r),
+    lambda s, r, k: md.collect_markdown(s, r),
+    lambda s, r, k: md.collect_figures(s, r),
+)
+EVALUATION = Layout(
+    "program evaluation",
+    lambda s, r, k: evaluation_sections(s, r),
+    figures=lambda s, r, k: md.evaluation_figures(s, r),
+)
 
 LAYOUTS: dict[RunKind, Layout] = {
-    RunKind.ANALYZE: RESPONSE, RunKind.REANALYZE: RESPONSE, RunKind.MONITOR: RESPONSE,
-    RunKind.RESEARCH: RESEARCH, RunKind.RESEARCH_BATCH: RESEARCH, RunKind.FEEDBACK: RESEARCH,
+    RunKind.ANALYZE: RESPONSE,
+    RunKind.REANALYZE: RESPONSE,
+    RunKind.MONITOR: RESPONSE,
+    RunKind.RESEARCH: RESEARCH,
+    RunKind.RESEARCH_BATCH: RESEARCH,
+    RunKind.FEEDBACK: RESEARCH,
     RunKind.RERANK_BATCH: RERANKING,
     RunKind.COLLECT: COLLECTION,
-    RunKind.OPTIMIZE: EVALUATION, RunKind.EVALUATE: EVALUATION,
+    RunKind.OPTIMIZE: EVALUATION,
+    RunKind.EVALUATE: EVALUATION,
 }

@@ -31,10 +31,10 @@ import re
 import secrets
 import socket
 import uuid
+from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Iterator
 
 import fsspec
 import polars as pl
@@ -80,7 +80,7 @@ def resolve_data_dir(data_dir: str | os.PathLike | None = None) -> str:
 
 def new_run_id() -> str:
     """Sortable by time, unique across machines: ``20261121T193000Z-3f9a1c``."""
-    return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
+    return datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
 
 
 def validate_run_id(run_id: str) -> str:
@@ -97,7 +97,9 @@ class ParquetStore:
     def __init__(self, data_dir: str | os.PathLike | None = None):
         self.root = resolve_data_dir(data_dir).rstrip("/")
         self.fs, self._root_path = fsspec.core.url_to_fs(self.root)
-        self.local = "file" in (self.fs.protocol if isinstance(self.fs.protocol, tuple) else (self.fs.protocol,))
+        self.local = "file" in (
+            self.fs.protocol if isinstance(self.fs.protocol, tuple) else (self.fs.protocol,)
+        )
 
     def check_writable(self) -> None:
         """Fail before any work (ValueError, one line) when runs could not be written here."""
@@ -109,9 +111,11 @@ class ParquetStore:
             self.fs.rm(probe)
         except OSError as exc:
             reason = exc.strerror or str(exc) or type(exc).__name__
-            raise ValueError(f"data dir {self.root} is not usable: {reason} (set --data-dir or SLEUTH_DATA_DIR)") from None
+            raise ValueError(
+                f"data dir {self.root} is not usable: {reason} (set --data-dir or SLEUTH_DATA_DIR)"
+            ) from None
 
-    def checkpoint(self, run_id: str) -> "Checkpoint":
+    def checkpoint(self, run_id: str) -> Checkpoint:
         """The run's work in progress (see :class:`Checkpoint`)."""
         return Checkpoint(self, run_id)
 
@@ -152,7 +156,8 @@ class ParquetStore:
         object store, a claim."""
         names = self.tables() if tables is None else tables
         return any(self.fs.exists(self.partition(t, run_id)) for t in names) or (
-            not self.local and self.fs.exists(self._claim_path(run_id)))
+            not self.local and self.fs.exists(self._claim_path(run_id))
+        )
 
     def _claim_path(self, run_id: str) -> str:
         return f"{self._root_path}/_commits/{validate_run_id(run_id)}.claim"
@@ -165,7 +170,7 @@ class ParquetStore:
         return self._write_part(self.partition(table, run_id), data)
 
     @contextmanager
-    def run_writer(self, run_id: str) -> Iterator["RunWriter"]:
+    def run_writer(self, run_id: str) -> Iterator[RunWriter]:
         """Stage all of a run's tables, then publish them together when the block succeeds.
 
         Nothing is visible under ``<table>/run_id=<id>`` until commit, and an exception leaves
@@ -173,10 +178,14 @@ class ParquetStore:
         """
         validate_run_id(run_id)
         if self.run_exists(run_id):
-            raise RunExistsError(f"run {run_id!r} already has data under {self.root}; choose another --run-id")
+            raise RunExistsError(
+                f"run {run_id!r} already has data under {self.root}; choose another --run-id"
+            )
         if self.local:
             self.gc()
-        writer = RunWriter(self, run_id, f"{self._root_path}/_staging/{run_id}.{_owner_tag()}.{uuid.uuid4().hex[:8]}")
+        writer = RunWriter(
+            self, run_id, f"{self._root_path}/_staging/{run_id}.{_owner_tag()}.{uuid.uuid4().hex[:8]}"
+        )
         try:
             yield writer
             writer.commit()
@@ -220,7 +229,9 @@ class ParquetStore:
         found += [p for p in (root / "_commits").glob("*.lock") if _dead_owner(_read_text(p))]
         found += [p for p in root.glob("*/run_id=*/.*.tmp") if _dead_owner(p.name)]
         found += [p for p in root.glob("_checkpoints/*/*/.*.tmp") if _dead_owner(p.name)]
-        found += [p for p in root.glob("_checkpoints/*") if (root / RUNS_TABLE / f"run_id={p.name}").is_dir()]  # written
+        found += [
+            p for p in root.glob("_checkpoints/*") if (root / RUNS_TABLE / f"run_id={p.name}").is_dir()
+        ]  # written
         return sorted(str(p) for p in found)
 
     def gc(self) -> list[str]:
@@ -303,7 +314,11 @@ class Checkpoint:
         folder = f"{self.path}/items"
         if not self.store.fs.exists(folder):
             return []
-        paths = [p for p in self.store.fs.ls(folder, detail=False) if p.endswith(".json") and not p.rsplit("/", 1)[-1].startswith(".")]
+        paths = [
+            p
+            for p in self.store.fs.ls(folder, detail=False)
+            if p.endswith(".json") and not p.rsplit("/", 1)[-1].startswith(".")
+        ]
         return [json.loads(data) for _, data in sorted(self.store.fs.cat(paths).items())] if paths else []
 
     def remove(self) -> None:
@@ -351,7 +366,9 @@ class RunWriter:
         else:
             with _CommitLock(Path(self.store._root_path), self.run_id):
                 if self.store.run_exists(self.run_id, (*order, RUNS_TABLE)):
-                    raise RunExistsError(f"run {self.run_id!r} was written by another process meanwhile; nothing was published")
+                    raise RunExistsError(
+                        f"run {self.run_id!r} was written by another process meanwhile; nothing was published"
+                    )
                 for table in order:
                     final = Path(self.store.partition(table, self.run_id))
                     final.parent.mkdir(parents=True, exist_ok=True)
@@ -364,12 +381,16 @@ class RunWriter:
         into place, ``runs`` last. The claim stays: the id is taken even if the copy is cut short."""
         fs, store = self.store.fs, self.store
         if store.run_exists(self.run_id, (*order, RUNS_TABLE)):
-            raise RunExistsError(f"run {self.run_id!r} was written by another process meanwhile; nothing was published")
-        claim = json.dumps({"owner": _owner_tag(), "at": datetime.now(timezone.utc).isoformat()}).encode()
+            raise RunExistsError(
+                f"run {self.run_id!r} was written by another process meanwhile; nothing was published"
+            )
+        claim = json.dumps({"owner": _owner_tag(), "at": datetime.now(UTC).isoformat()}).encode()
         try:
             fs.pipe_file(store._claim_path(self.run_id), claim, mode="create")
         except FileExistsError:
-            raise RunExistsError(f"run {self.run_id!r} was claimed by another writer meanwhile; nothing was published") from None
+            raise RunExistsError(
+                f"run {self.run_id!r} was claimed by another writer meanwhile; nothing was published"
+            ) from None
         for table in order:
             final = store.partition(table, self.run_id)
             for part in sorted(fs.ls(f"{self.staging}/{table}", detail=False)):
@@ -389,7 +410,7 @@ class _CommitLock:
     def __init__(self, root: Path, run_id: str):
         self.path = root / "_commits" / f"{run_id}.lock"
 
-    def __enter__(self) -> "_CommitLock":
+    def __enter__(self) -> _CommitLock:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         for _ in range(2):
             try:
@@ -398,8 +419,10 @@ class _CommitLock:
                 if _dead_owner(_read_text(self.path)):
                     self.path.unlink(missing_ok=True)
                     continue
-                raise RunExistsError(f"run {self.path.stem!r} is being committed by another process "
-                                     f"({self.path}); choose another --run-id") from None
+                raise RunExistsError(
+                    f"run {self.path.stem!r} is being committed by another process "
+                    f"({self.path}); choose another --run-id"
+                ) from None
             with os.fdopen(fd, "w") as f:
                 f.write(_owner_tag())
             return self

@@ -7,7 +7,7 @@ Schema documented in datasets/README.md; ``run_id`` is the hive partition.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from enum import StrEnum
 
 import polars as pl
@@ -40,21 +40,47 @@ class RunKind(StrEnum):
 
 
 RUNS_SCHEMA = {
-    "flow": pl.String, "started_at": pl.Datetime("us", "UTC"), "completed_at": pl.Datetime("us", "UTC"),
-    "duration_s": pl.Float64, "input_path": pl.String, "ground_truth_path": pl.String,
-    "total": pl.Int64, "succeeded": pl.Int64, "failed": pl.Int64, "flagged": pl.Int64,
-    "fallback": pl.Int64, "config_hash": pl.String, "config_json": pl.String,
-    "analyzer_version": pl.String, "embedding_model": pl.String, "ground_truth_versions": pl.String,
-    "query_set_id": pl.String, "query_set_version": pl.String, "providers": pl.String,
-    "flow_run_id": pl.String, "deployment": pl.String, "resumed_from": pl.String, "stopped": pl.String,
+    "flow": pl.String,
+    "started_at": pl.Datetime("us", "UTC"),
+    "completed_at": pl.Datetime("us", "UTC"),
+    "duration_s": pl.Float64,
+    "input_path": pl.String,
+    "ground_truth_path": pl.String,
+    "total": pl.Int64,
+    "succeeded": pl.Int64,
+    "failed": pl.Int64,
+    "flagged": pl.Int64,
+    "fallback": pl.Int64,
+    "config_hash": pl.String,
+    "config_json": pl.String,
+    "analyzer_version": pl.String,
+    "embedding_model": pl.String,
+    "ground_truth_versions": pl.String,
+    "query_set_id": pl.String,
+    "query_set_version": pl.String,
+    "providers": pl.String,
+    "flow_run_id": pl.String,
+    "deployment": pl.String,
+    "resumed_from": pl.String,
+    "stopped": pl.String,
 }
 
 
 def runs_frame(kind: RunKind, started_at: datetime, **fields) -> pl.DataFrame:
     """The one ``runs`` row of a run of ``kind`` that started at ``started_at`` and completes now."""
-    now = datetime.now(timezone.utc)
-    return frame([{"flow": str(kind), "started_at": started_at, "completed_at": now,
-                   "duration_s": round((now - started_at).total_seconds(), 3), **fields}], RUNS_SCHEMA)
+    now = datetime.now(UTC)
+    return frame(
+        [
+            {
+                "flow": str(kind),
+                "started_at": started_at,
+                "completed_at": now,
+                "duration_s": round((now - started_at).total_seconds(), 3),
+                **fields,
+            }
+        ],
+        RUNS_SCHEMA,
+    )
 
 
 def is_committed(store: ParquetStore, run_id: str) -> bool:
