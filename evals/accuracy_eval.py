@@ -21,7 +21,9 @@ import numpy as np
 from evals.metrics import mean_group_auc, roc_auc
 from modules.response import AIResponse, AnalyzerConfig, ResponseAnalyzer, StoredPage
 
-DEFAULT_CSV = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "truthfulqa" / "truthfulqa-half-a.csv"
+DEFAULT_CSV = (
+    Path(__file__).resolve().parents[1].parent / "shared" / "data" / "truthfulqa" / "truthfulqa-half-a.csv"
+)
 DOMAIN = "truthfulqa.eval"
 
 
@@ -33,10 +35,16 @@ def load(path: Path) -> tuple[list[AIResponse], list[int], list[StoredPage]]:
             for label, column in ((1, "Correct Answers"), (0, "Incorrect Answers")):
                 for ai, answer in enumerate(a.strip() for a in row[column].split(";")):
                     if answer:
-                        records.append(AIResponse(
-                            query_id=f"q{qi}", domain=DOMAIN, query=row["Question"], response=answer,
-                            expected_answer=row["Best Answer"], provider=f"{'correct' if label else 'incorrect'}-{ai}",
-                        ))
+                        records.append(
+                            AIResponse(
+                                query_id=f"q{qi}",
+                                domain=DOMAIN,
+                                query=row["Question"],
+                                response=answer,
+                                expected_answer=row["Best Answer"],
+                                provider=f"{'correct' if label else 'incorrect'}-{ai}",
+                            )
+                        )
                         labels.append(label)
     return records, labels, pages
 
@@ -53,9 +61,15 @@ def main() -> None:
     scores = {}
     results = list(analyzer.iter_batch(records, gts))
     scores["accuracy_score (calibrated, default)"] = [r.scores.accuracy.score for r in results]
-    scores["accuracy_similarity (seed cosine, sentence max)"] = [r.scores.accuracy.similarity for r in results]
-    cosine = ResponseAnalyzer(AnalyzerConfig.load(None, {"accuracy.method": "cosine"}), embedder=analyzer.embedder)
-    scores["accuracy_score (method=cosine)"] = [r.scores.accuracy.score for r in cosine.iter_batch(records, gts)]
+    scores["accuracy_similarity (seed cosine, sentence max)"] = [
+        r.scores.accuracy.similarity for r in results
+    ]
+    cosine = ResponseAnalyzer(
+        AnalyzerConfig.load(None, {"accuracy.method": "cosine"}), embedder=analyzer.embedder
+    )
+    scores["accuracy_score (method=cosine)"] = [
+        r.scores.accuracy.score for r in cosine.iter_batch(records, gts)
+    ]
     enc = analyzer.embedder
     R = enc.encode([r.response for r in records])
     E = enc.encode([r.expected_answer for r in records])
@@ -70,8 +84,12 @@ def main() -> None:
         halves = []
         for want in (True, False):
             idx = [i for i, e in enumerate(even) if e == want]
-            halves.append(mean_group_auc([groups[i] for i in idx], [labels[i] for i in idx], [s[i] for i in idx]))
-        print(f"{name:48s} {roc_auc(labels, s):6.3f} {mean_group_auc(groups, labels, s):7.3f} {halves[0]:7.3f} {halves[1]:7.3f}")
+            halves.append(
+                mean_group_auc([groups[i] for i in idx], [labels[i] for i in idx], [s[i] for i in idx])
+            )
+        print(
+            f"{name:48s} {roc_auc(labels, s):6.3f} {mean_group_auc(groups, labels, s):7.3f} {halves[0]:7.3f} {halves[1]:7.3f}"
+        )
     print("\ntarget: mean per-question AUC >= 0.80 for accuracy_score")
 
 

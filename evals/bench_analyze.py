@@ -48,7 +48,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--limit", type=int, default=None, help="use only the first N responses")
-    parser.add_argument("--concurrency", type=int, default=None, help="flow batch tasks in parallel (default: config's)")
+    parser.add_argument(
+        "--concurrency", type=int, default=None, help="flow batch tasks in parallel (default: config's)"
+    )
     parser.add_argument("--batch-size", type=int, default=None, help="responses per task (default: config's)")
     args = parser.parse_args()
 
@@ -63,11 +65,10 @@ def main() -> None:
     model = _load_sentence_transformer(LocalEmbedder().path)
     model.encode(["warm up"] * 64)
 
-    from flows.analyze import analyze_responses, task_runner_for
+    from flows.analyze import analyze_responses
+    from flows.runtime import local_run_settings, task_runner_for
     from modules.response import load_pages
     from modules.response.records import load_records
-
-    from flows.runtime import local_run_settings
 
     flow = analyze_responses.with_options(task_runner=task_runner_for("thread", config.batch.concurrency))
     settings = local_run_settings()  # exactly as `sleuth analyze` runs the flow
@@ -76,10 +77,23 @@ def main() -> None:
 
     from modules.response.analyzer import claims_for
 
-    inputs = list(dict.fromkeys(
-        [t for r in records for t in (r.response, r.expected_answer, r.query, *(c.text for c in claims_for(r))) if t]
-        + [c.text for gt in ResponseAnalyzer(config).prepare_ground_truth(pages, {r.domain for r in records}).values()
-           for c in gt.chunks]))
+    inputs = list(
+        dict.fromkeys(
+            [
+                t
+                for r in records
+                for t in (r.response, r.expected_answer, r.query, *(c.text for c in claims_for(r)))
+                if t
+            ]
+            + [
+                c.text
+                for gt in ResponseAnalyzer(config)
+                .prepare_ground_truth(pages, {r.domain for r in records})
+                .values()
+                for c in gt.chunks
+            ]
+        )
+    )
     direct, encoder, flowed, encoded_inputs = [], [], [], []
     n_texts = 0
     for i in range(args.repeats):
@@ -89,7 +103,11 @@ def main() -> None:
         analyzer = ResponseAnalyzer(config, embedder=counting)
         gts = analyzer.prepare_ground_truth(load_pages(pages_path), {r.domain for r in recs})
         size = config.batch.batch_size
-        rows = [row for k in range(0, len(recs), size) for row in analyze_to_rows(analyzer, recs[k:k + size], gts, coerced)]
+        rows = [
+            row
+            for k in range(0, len(recs), size)
+            for row in analyze_to_rows(analyzer, recs[k : k + size], gts, coerced)
+        ]
         direct.append(time.perf_counter() - t)
         assert len(rows) == len(records)
 
@@ -97,40 +115,58 @@ def main() -> None:
         n_texts = len(texts)
         t = time.perf_counter()
         for k in range(0, len(texts), size * 4):  # same chunks the analyzer submitted, roughly
-            model.encode(texts[k:k + size * 4], batch_size=64, normalize_embeddings=True, show_progress_bar=False)
+            model.encode(
+                texts[k : k + size * 4], batch_size=64, normalize_embeddings=True, show_progress_bar=False
+            )
         encoder.append(time.perf_counter() - t)
 
         t = time.perf_counter()
         for k in range(0, len(inputs), size * 4):
-            model.encode(inputs[k:k + size * 4], batch_size=64, normalize_embeddings=True, show_progress_bar=False)
+            model.encode(
+                inputs[k : k + size * 4], batch_size=64, normalize_embeddings=True, show_progress_bar=False
+            )
         encoded_inputs.append(time.perf_counter() - t)
 
         t = time.perf_counter()
-        result = flow(str(input_path), str(pages_path), run_id=f"bench-{i}", data_dir=str(tmp / "runs"), config=config)
+        result = flow(
+            str(input_path), str(pages_path), run_id=f"bench-{i}", data_dir=str(tmp / "runs"), config=config
+        )
         flowed.append(time.perf_counter() - t)
-        assert result["total"] == len(records)
+        assert result.total == len(records)
 
     med = statistics.median
     n = len(records)
     report = {
-        "responses": n, "encoded_texts": n_texts, "repeats": args.repeats,
-        "direct_s": round(med(direct), 2), "encoder_s": round(med(encoder), 2), "flow_s": round(med(flowed), 2),
-        "responses_per_s_flow": round(n / med(flowed), 1), "responses_per_s_direct": round(n / med(direct), 1),
+        "responses": n,
+        "encoded_texts": n_texts,
+        "repeats": args.repeats,
+        "direct_s": round(med(direct), 2),
+        "encoder_s": round(med(encoder), 2),
+        "flow_s": round(med(flowed), 2),
+        "responses_per_s_flow": round(n / med(flowed), 1),
+        "responses_per_s_direct": round(n / med(direct), 1),
         "encoder_texts_per_s": round(n_texts / med(encoder), 1),
         "analysis_over_encoding": round(med(direct) / med(encoder), 3),
-        "distinct_inputs": len(inputs), "inputs_encoding_s": round(med(encoded_inputs), 2),
+        "distinct_inputs": len(inputs),
+        "inputs_encoding_s": round(med(encoded_inputs), 2),
         "analysis_over_input_encoding": round(med(direct) / med(encoded_inputs), 3),
         "flow_over_direct": round(med(flowed) / med(direct), 3),
     }
     print(json.dumps(report, indent=2))
     print(f"\n{n} responses need {n_texts} encodes ({n_texts / n:.2f} per response).")
-    print(f"sleuth analyze (flow): {report['responses_per_s_flow']} responses/s; "
-          f"encoder alone: {report['encoder_texts_per_s']} texts/s.")
+    print(
+        f"sleuth analyze (flow): {report['responses_per_s_flow']} responses/s; "
+        f"encoder alone: {report['encoder_texts_per_s']} texts/s."
+    )
     print(f"analysis / encoding it needs = {report['analysis_over_encoding']}x")
-    print(f"analysis / encoding its {len(inputs)} distinct input texts = {report['analysis_over_input_encoding']}x (target <= 1.3)")
+    print(
+        f"analysis / encoding its {len(inputs)} distinct input texts = {report['analysis_over_input_encoding']}x (target <= 1.3)"
+    )
     print(f"flow / direct call           = {report['flow_over_direct']}x (target <= 1.15)")
-    print(f"medians of {args.repeats} runs; raw: direct {[round(x, 2) for x in direct]}, "
-          f"encoder {[round(x, 2) for x in encoder]}, flow {[round(x, 2) for x in flowed]}")
+    print(
+        f"medians of {args.repeats} runs; raw: direct {[round(x, 2) for x in direct]}, "
+        f"encoder {[round(x, 2) for x in encoder]}, flow {[round(x, 2) for x in flowed]}"
+    )
 
 
 if __name__ == "__main__":

@@ -27,12 +27,21 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
-    queries = [Query(query_set_id="bench", query_id=f"q{i}", query=f"Question number {i}?", domain="example.com")
-               for i in range(args.queries)]
+    queries = [
+        Query(query_set_id="bench", query_id=f"q{i}", query=f"Question number {i}?", domain="example.com")
+        for i in range(args.queries)
+    ]
     fake = FakeAssistant({q.query: f"Answer {i}." for i, q in enumerate(queries)}, latency_s=args.latency)
     litellm.suppress_debug_info = True
-    raw_kwargs = {"model": "openai/good", "api_base": fake.base_url, "api_key": "none", "max_tokens": 64,
-                  "num_retries": 0, "max_retries": 0, "timeout": 30}
+    raw_kwargs = {
+        "model": "openai/good",
+        "api_base": fake.base_url,
+        "api_key": "none",
+        "max_tokens": 64,
+        "num_retries": 0,
+        "max_retries": 0,
+        "timeout": 30,
+    }
     litellm.completion(messages=[{"role": "user", "content": "warm up"}], **raw_kwargs)
 
     def raw() -> None:
@@ -43,8 +52,11 @@ def main() -> None:
         spec = parse_provider(f"openai/good,base_url={fake.base_url}", concurrency=concurrency, max_tokens=64)
         return lambda: ask_provider(spec, queries)
 
-    timings: dict[str, list[float]] = {"raw litellm, sequential": [], "sleuth, concurrency 1": [],
-                                       f"sleuth, concurrency {args.concurrency}": []}
+    timings: dict[str, list[float]] = {
+        "raw litellm, sequential": [],
+        "sleuth, concurrency 1": [],
+        f"sleuth, concurrency {args.concurrency}": [],
+    }
     runners = [raw, sleuth(1), sleuth(args.concurrency)]
     for _ in range(args.repeats):
         for name, run in zip(timings, runners):
@@ -53,7 +65,9 @@ def main() -> None:
             timings[name].append(time.perf_counter() - t0)
     fake.close()
     base = statistics.median(timings["raw litellm, sequential"])
-    print(f"{args.queries} queries, server latency {args.latency * 1000:.0f} ms, median of {args.repeats} runs\n")
+    print(
+        f"{args.queries} queries, server latency {args.latency * 1000:.0f} ms, median of {args.repeats} runs\n"
+    )
     print(f"{'client':32s}{'seconds':>10s}{'answers/s':>12s}{'vs raw':>10s}")
     for name, ts in timings.items():
         m = statistics.median(ts)

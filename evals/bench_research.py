@@ -40,7 +40,9 @@ class _OneRanking:
         if self.mode == "hybrid":
             return self.index.search(query, max_results)
         hits = self.index.search_ids(query, max_results, mode=self.mode)
-        rows = [(self.index.docs[i].title, self.index.docs[i].url, self.index.docs[i].text[:300]) for i, _ in hits]
+        rows = [
+            (self.index.docs[i].title, self.index.docs[i].url, self.index.docs[i].text[:300]) for i, _ in hits
+        ]
         return _results("local", rows, query, max_results)
 
 
@@ -65,24 +67,36 @@ def single_shot(researcher: Researcher, backend: _OneRanking, q: Question) -> di
     thread.last_analysis = analysis
     report = researcher.report_baseline(thread, memory, journey_from([], "max_steps"))
     read = {d.url for d in docs}
-    return {"recall": q.gold_urls <= read, "contains": contains(q.answer, report.answer),
-            "read": len(read), "seconds": time.perf_counter() - t}
+    return {
+        "recall": q.gold_urls <= read,
+        "contains": contains(q.answer, report.answer),
+        "read": len(read),
+        "seconds": time.perf_counter() - t,
+    }
 
 
 def loop(researcher: Researcher, q: Question) -> dict:
     t = time.perf_counter()
     result = researcher.run(q.question)
     read = {u for u, s in result.sources.items() if s.analyzed}
-    return {"recall": q.gold_urls <= read, "contains": contains(q.answer, result.report.answer),
-            "read": len(read), "seconds": time.perf_counter() - t, "steps": sum(s.node == "decision" for s in result.steps),
-            "stop": result.stop_reason, "missing": sorted(q.gold_urls - read)}
+    return {
+        "recall": q.gold_urls <= read,
+        "contains": contains(q.answer, result.report.answer),
+        "read": len(read),
+        "seconds": time.perf_counter() - t,
+        "steps": sum(s.node == "decision" for s in result.steps),
+        "stop": result.stop_reason,
+        "missing": sorted(q.gold_urls - read),
+    }
 
 
 def summarize(rows: list[dict]) -> dict:
-    return {"evidence_recall": round(sum(r["recall"] for r in rows) / len(rows), 3),
-            "answer_containment": round(sum(r["contains"] for r in rows) / len(rows), 3),
-            "median_sources_read": statistics.median(r["read"] for r in rows),
-            "median_s_per_question": round(statistics.median(r["seconds"] for r in rows), 3)}
+    return {
+        "evidence_recall": round(sum(r["recall"] for r in rows) / len(rows), 3),
+        "answer_containment": round(sum(r["contains"] for r in rows) / len(rows), 3),
+        "median_sources_read": statistics.median(r["read"] for r in rows),
+        "median_s_per_question": round(statistics.median(r["seconds"] for r in rows), 3),
+    }
 
 
 def main() -> None:
@@ -97,8 +111,11 @@ def main() -> None:
     corpus = write_corpus(Path(tempfile.mkdtemp(prefix="sleuth-bench-research-")))
     t = time.perf_counter()
     # exactly what `sleuth research --corpus ... --max-steps N` runs, without a time limit
-    researcher = build_researcher(ResearchOptions(corpus=str(corpus), max_steps=args.max_steps, max_seconds=600,
-                                                  rerank=not args.no_rerank))
+    researcher = build_researcher(
+        ResearchOptions(
+            corpus=str(corpus), max_steps=args.max_steps, max_seconds=600, rerank=not args.no_rerank
+        )
+    )
     index = researcher.search["local"].index
     print(f"index: {len(index.docs)} documents, opened in {time.perf_counter() - t:.1f} s")
     index.search("warm up", 1)

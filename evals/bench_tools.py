@@ -39,12 +39,17 @@ def article_pages(n: int, seed: int = 7) -> dict[str, bytes]:
         while sum(map(len, body)) < target * 0.6:  # related sections from other articles
             other = ency[rng.randrange(len(ency))]
             body.append(f"<h2>{other['title']}</h2><p>{other['text']}</p>")
-        nav = "".join(f"<li><a href='/p/{rng.randrange(n)}.html'>{ency[rng.randrange(len(ency))]['title']}</a></li>" for _ in range(40))
-        html = (f"<!doctype html><html><head><title>{main['title']} | Reference</title>"
-                f"<meta name='description' content='{main.get('description') or ''}'>"
-                f"<script>window.dataLayer=[];function t(){{return {i};}}</script><style>body{{font:16px serif}}</style></head>"
-                f"<body><header><nav><ul>{nav}</ul></nav></header><main><article><h1>{main['title']}</h1>{''.join(body)}</article></main>"
-                f"<aside><ul>{nav}</ul></aside><footer><p>Text under CC BY-SA. <a href='/about'>About</a></p></footer></body></html>")
+        nav = "".join(
+            f"<li><a href='/p/{rng.randrange(n)}.html'>{ency[rng.randrange(len(ency))]['title']}</a></li>"
+            for _ in range(40)
+        )
+        html = (
+            f"<!doctype html><html><head><title>{main['title']} | Reference</title>"
+            f"<meta name='description' content='{main.get('description') or ''}'>"
+            f"<script>window.dataLayer=[];function t(){{return {i};}}</script><style>body{{font:16px serif}}</style></head>"
+            f"<body><header><nav><ul>{nav}</ul></nav></header><main><article><h1>{main['title']}</h1>{''.join(body)}</article></main>"
+            f"<aside><ul>{nav}</ul></aside><footer><p>Text under CC BY-SA. <a href='/about'>About</a></p></footer></body></html>"
+        )
         pages[f"/p/{i}.html"] = html.encode()
     return pages
 
@@ -94,8 +99,12 @@ def bench_crawl(n_pages: int) -> dict:
     pages = article_pages(n_pages)
     server, port = serve_in_process(pages)
     base = f"http://127.0.0.1:{port}"
-    config = CrawlConfig(allow_networks=("127.0.0.0/8",), per_host_delay_s=0, per_host_concurrency=16,
-                         robots_override_hosts=frozenset({"127.0.0.1"}))
+    config = CrawlConfig(
+        allow_networks=("127.0.0.0/8",),
+        per_host_delay_s=0,
+        per_host_concurrency=16,
+        robots_override_hosts=frozenset({"127.0.0.1"}),
+    )
     urls = [base + p for p in pages]
 
     async def run():
@@ -109,9 +118,14 @@ def bench_crawl(n_pages: int) -> dict:
     server.terminate()
     ok = sum(p.outcome == "ok" for p in results)
     sizes = [len(b) for b in pages.values()]
-    return {"pages": len(urls), "ok": ok, "median_page_kb": round(statistics.median(sizes) / 1024, 1),
-            "seconds": round(elapsed, 2), "pages_per_s": round(len(urls) / elapsed, 1),
-            "mean_text_chars": round(statistics.mean(len(p.text) for p in results))}
+    return {
+        "pages": len(urls),
+        "ok": ok,
+        "median_page_kb": round(statistics.median(sizes) / 1024, 1),
+        "seconds": round(elapsed, 2),
+        "pages_per_s": round(len(urls) / elapsed, 1),
+        "mean_text_chars": round(statistics.mean(len(p.text) for p in results)),
+    }
 
 
 def bench_index(n_queries: int, rebuild: bool, cache_dir: str | None = None) -> dict:
@@ -134,9 +148,14 @@ def bench_index(n_queries: int, rebuild: bool, cache_dir: str | None = None) -> 
         index.search(q, 10)
         latencies.append((time.perf_counter() - t) * 1000)
     latencies.sort()
-    return {"documents": len(index.docs), "open_s": round(open_s, 1), "built": rebuild or open_s > 20,
-            "queries": len(queries), "median_ms": round(statistics.median(latencies), 2),
-            "p95_ms": round(latencies[int(0.95 * (len(latencies) - 1))], 2)}
+    return {
+        "documents": len(index.docs),
+        "open_s": round(open_s, 1),
+        "built": rebuild or open_s > 20,
+        "queries": len(queries),
+        "median_ms": round(statistics.median(latencies), 2),
+        "p95_ms": round(latencies[int(0.95 * (len(latencies) - 1))], 2),
+    }
 
 
 def main() -> None:
@@ -151,13 +170,17 @@ def main() -> None:
     if not args.skip_crawl:
         crawl = bench_crawl(args.pages)
         print("crawl:", json.dumps(crawl))
-        print(f"  crawl + extraction: {crawl['pages_per_s']} pages/s (target >= 50) over {crawl['pages']} pages, "
-              f"median {crawl['median_page_kb']} KB")
+        print(
+            f"  crawl + extraction: {crawl['pages_per_s']} pages/s (target >= 50) over {crawl['pages']} pages, "
+            f"median {crawl['median_page_kb']} KB"
+        )
     if not args.skip_index:
         index = bench_index(args.queries, args.rebuild, args.cache_dir)
         print("index:", json.dumps(index))
-        print(f"  local index over {index['documents']} documents: {'built' if index['built'] else 'loaded'} in "
-              f"{index['open_s']} s; query median {index['median_ms']} ms, p95 {index['p95_ms']} ms (target median <= 20 ms)")
+        print(
+            f"  local index over {index['documents']} documents: {'built' if index['built'] else 'loaded'} in "
+            f"{index['open_s']} s; query median {index['median_ms']} ms, p95 {index['p95_ms']} ms (target median <= 20 ms)"
+        )
 
 
 if __name__ == "__main__":

@@ -41,10 +41,19 @@ def split_of(index: int) -> str:
 
 
 def relevance_examples(q: Question) -> list[dict]:
-    return [{"qid": q.qid, "question": q.question, "plan": None,
-             "results": [{"id": url, "title": title, "url": url, "text": " ".join(s.strip() for s in ss)}
-                         for url, title, ss in q.paragraphs],
-             "gold_ids": sorted(q.gold_urls), "gold_sentences": [s for _, s in q.supporting]}]
+    return [
+        {
+            "qid": q.qid,
+            "question": q.question,
+            "plan": None,
+            "results": [
+                {"id": url, "title": title, "url": url, "text": " ".join(s.strip() for s in ss)}
+                for url, title, ss in q.paragraphs
+            ],
+            "gold_ids": sorted(q.gold_urls),
+            "gold_sentences": [s for _, s in q.supporting],
+        }
+    ]
 
 
 def report_examples(q: Question) -> list[dict]:
@@ -64,22 +73,62 @@ def analyzer_examples(q: Question) -> list[dict]:
         page = _page(q, url)
         own = [s for u, s in q.supporting if u == url]
         other = [{"text": s, "source_url": u} for u, s in q.supporting if u != url]
-        out.append({"qid": q.qid, "question": q.question, "page": page, "memory": other, "gold_facts": own,
-                    "answered": True, "inconsistent": False, "case": "second_hop"})
-        out.append({"qid": q.qid, "question": q.question, "page": page, "memory": [], "gold_facts": own,
-                    "answered": False, "inconsistent": False, "case": "first_hop"})
+        out.append(
+            {
+                "qid": q.qid,
+                "question": q.question,
+                "page": page,
+                "memory": other,
+                "gold_facts": own,
+                "answered": True,
+                "inconsistent": False,
+                "case": "second_hop",
+            }
+        )
+        out.append(
+            {
+                "qid": q.qid,
+                "question": q.question,
+                "page": page,
+                "memory": [],
+                "gold_facts": own,
+                "answered": False,
+                "inconsistent": False,
+                "case": "first_hop",
+            }
+        )
         for s in own:
             m = re.search(r"\b\d{2,4}\b", s)
             if m:
-                changed = s[: m.start()] + str(int(m.group()) + 7) + s[m.end():]
+                changed = s[: m.start()] + str(int(m.group()) + 7) + s[m.end() :]
                 page_c = {**page, "url": url + "#conflicting-copy", "text": page["text"].replace(s, changed)}
-                out.append({"qid": q.qid, "question": q.question, "page": page_c, "memory": [{"text": s, "source_url": url}],
-                            "gold_facts": [changed], "answered": False, "inconsistent": True, "case": "conflict"})
+                out.append(
+                    {
+                        "qid": q.qid,
+                        "question": q.question,
+                        "page": page_c,
+                        "memory": [{"text": s, "source_url": url}],
+                        "gold_facts": [changed],
+                        "answered": False,
+                        "inconsistent": True,
+                        "case": "conflict",
+                    }
+                )
                 break
     distractor = next((u for u, _, _ in q.paragraphs if u not in q.gold_urls), None)
     if distractor:
-        out.append({"qid": q.qid, "question": q.question, "page": _page(q, distractor), "memory": [], "gold_facts": [],
-                    "answered": False, "inconsistent": False, "case": "distractor"})
+        out.append(
+            {
+                "qid": q.qid,
+                "question": q.question,
+                "page": _page(q, distractor),
+                "memory": [],
+                "gold_facts": [],
+                "answered": False,
+                "inconsistent": False,
+                "case": "distractor",
+            }
+        )
     return out
 
 
@@ -106,25 +155,40 @@ def decision_examples(questions: list[Question], max_steps: int = 6) -> dict[str
                 action = "search"
                 acceptable = sorted(t for u, t, _ in q.paragraphs if u in q.gold_urls and u not in read)
             a = thread.last_analysis
-            states.setdefault(q.qid, []).append({
-                "qid": q.qid, "question": q.question, "step": thread.step,
-                "analyzer_report": (f"confidence {a.confidence_score}; answered: {a.answered}; {a.assessment}; suggestions: "
-                                    + "; ".join(a.suggestions_for_next_step)) if a else "(no analysis yet)",
-                "research_history": "\n".join(thread.history[-8:]) or "(first step)",
-                "memory_summary": memory.summary(),
-                "candidate_urls": unread_candidates[:25],
-                "gold_action": action, "acceptable": acceptable,
-                "gold_urls": sorted(q.gold_urls), "paragraph_titles": {u: t for u, t, _ in q.paragraphs},
-                "paragraph_texts": {u: " ".join(x.strip() for x in ss) for u, _, ss in q.paragraphs},
-                "state": {  # what the baseline Decision program reads, to re-run it on this state
-                    "engines": thread.engines, "step": thread.step, "queries": list(thread.queries),
-                    "read_urls": sorted(thread.read_urls), "titles": dict(thread.titles),
-                    "searched_entities": sorted(thread.searched_entities), "candidate_urls": list(thread.candidate_urls),
-                    "no_progress_steps": thread.no_progress_steps, "history": list(thread.history),
-                    "constraints": list(thread.constraints),
-                    "last_analysis": a.model_dump() if a else None,
-                },
-            })
+            states.setdefault(q.qid, []).append(
+                {
+                    "qid": q.qid,
+                    "question": q.question,
+                    "step": thread.step,
+                    "analyzer_report": (
+                        f"confidence {a.confidence_score}; answered: {a.answered}; {a.assessment}; suggestions: "
+                        + "; ".join(a.suggestions_for_next_step)
+                    )
+                    if a
+                    else "(no analysis yet)",
+                    "research_history": "\n".join(thread.history[-8:]) or "(first step)",
+                    "memory_summary": memory.summary(),
+                    "candidate_urls": unread_candidates[:25],
+                    "gold_action": action,
+                    "acceptable": acceptable,
+                    "gold_urls": sorted(q.gold_urls),
+                    "paragraph_titles": {u: t for u, t, _ in q.paragraphs},
+                    "paragraph_texts": {u: " ".join(x.strip() for x in ss) for u, _, ss in q.paragraphs},
+                    "state": {  # what the baseline Decision program reads, to re-run it on this state
+                        "engines": thread.engines,
+                        "step": thread.step,
+                        "queries": list(thread.queries),
+                        "read_urls": sorted(thread.read_urls),
+                        "titles": dict(thread.titles),
+                        "searched_entities": sorted(thread.searched_entities),
+                        "candidate_urls": list(thread.candidate_urls),
+                        "no_progress_steps": thread.no_progress_steps,
+                        "history": list(thread.history),
+                        "constraints": list(thread.constraints),
+                        "last_analysis": a.model_dump() if a else None,
+                    },
+                }
+            )
             return super()._decide(thread, memory, log)
 
     fetch = lambda urls, snippets: fetch_all(urls, CrawlConfig(), mirror=index, snippets=snippets)  # noqa: E731
@@ -151,11 +215,21 @@ def main() -> None:
         _write(SETS / f"decision-{part}.jsonl", rows)
         counts[f"decision-{part}"] = len(rows)
     source_hash = hashlib.sha256(HOTPOT.read_bytes()).hexdigest()[:16]
-    (SETS / "split.json").write_text(json.dumps({
-        "version": VERSION, "source": "hotpotqa/hotpotqa-dev-distractor-60.json", "source_sha256_16": source_hash,
-        "rule": "question index % 3 == 0 -> dev, else train", "counts": counts,
-        "dev": [qid for qid, p in split.items() if p == "dev"], "train": [qid for qid, p in split.items() if p == "train"],
-    }, indent=2) + "\n")
+    (SETS / "split.json").write_text(
+        json.dumps(
+            {
+                "version": VERSION,
+                "source": "hotpotqa/hotpotqa-dev-distractor-60.json",
+                "source_sha256_16": source_hash,
+                "rule": "question index % 3 == 0 -> dev, else train",
+                "counts": counts,
+                "dev": [qid for qid, p in split.items() if p == "dev"],
+                "train": [qid for qid, p in split.items() if p == "train"],
+            },
+            indent=2,
+        )
+        + "\n"
+    )
     print(json.dumps(counts, indent=2))
 
 

@@ -43,11 +43,29 @@ import polars as pl
 from modules.response.facts import values
 from modules.text import split_sentences
 
-SOURCE = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "encyclopedia" / "vital-articles-en.parquet"
+SOURCE = (
+    Path(__file__).resolve().parents[1].parent
+    / "shared"
+    / "data"
+    / "encyclopedia"
+    / "vital-articles-en.parquet"
+)
 OUT = Path(__file__).resolve().parent / "sets"
 TRUTHFULQA = SOURCE.parents[1] / "truthfulqa" / "truthfulqa-half-a.csv"
-_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine",
-          10: "ten", 11: "eleven", 12: "twelve"}
+_WORDS = {
+    1: "one",
+    2: "two",
+    3: "three",
+    4: "four",
+    5: "five",
+    6: "six",
+    7: "seven",
+    8: "eight",
+    9: "nine",
+    10: "ten",
+    11: "eleven",
+    12: "twelve",
+}
 _COPULA = re.compile(r"\b(is|was|are|were)\b(?! not\b)")
 _WRAPPERS = [
     "{body}",
@@ -63,13 +81,17 @@ def _reword(sentence: str, rng: random.Random) -> str | None:
     """The sentence with one value written another way (the same value)."""
     for v in values(sentence):
         if v.kind == "year" and v.text.isdigit():
-            return sentence[:v.start] + f"the year {v.text}" + sentence[v.end:]
-        if v.kind in ("number", "quantity") and re.fullmatch(r"\d+", v.text.split()[0]) and int(v.text.split()[0]) in _WORDS:
+            return sentence[: v.start] + f"the year {v.text}" + sentence[v.end :]
+        if (
+            v.kind in ("number", "quantity")
+            and re.fullmatch(r"\d+", v.text.split()[0])
+            and int(v.text.split()[0]) in _WORDS
+        ):
             first = v.text.split()[0]
-            return sentence[:v.start] + _WORDS[int(first)] + v.text[len(first):] + sentence[v.end:]
+            return sentence[: v.start] + _WORDS[int(first)] + v.text[len(first) :] + sentence[v.end :]
         if v.kind in ("number", "quantity") and re.fullmatch(r"\d{4,}", v.text.split()[0]):
             first = v.text.split()[0]
-            return sentence[:v.start] + f"{int(first):,}" + v.text[len(first):] + sentence[v.end:]
+            return sentence[: v.start] + f"{int(first):,}" + v.text[len(first) :] + sentence[v.end :]
     return None
 
 
@@ -85,29 +107,43 @@ def _change(sentence: str, kind: str, rng: random.Random) -> tuple[str, int, int
             raw = digits.group()
             number = float(raw.replace(",", ""))
             changed = number * rng.choice([2, 3, 0.5]) + (rng.randint(1, 9) if number < 20 else 0)
-            new = f"{int(changed):,}" if "," in raw else (f"{changed:.1f}" if "." in raw else str(int(changed)))
+            new = (
+                f"{int(changed):,}" if "," in raw else (f"{changed:.1f}" if "." in raw else str(int(changed)))
+            )
             if new == raw:
                 continue
             text = v.text.replace(raw, new, 1)
         else:
             continue
-        out = sentence[:v.start] + text + sentence[v.end:]
+        out = sentence[: v.start] + text + sentence[v.end :]
         return out, v.start, v.start + len(text)
     return None
 
 
 def _examples(article: dict, others: list[str], rng: random.Random) -> list[dict]:
     sentences = [s.text for s in split_sentences(article["text"])][:8]
-    claims = [s for s in sentences if 40 <= len(s) <= 260 and any(v.kind != "number" or v.amount >= 2 for v in values(s))]
+    claims = [
+        s
+        for s in sentences
+        if 40 <= len(s) <= 260 and any(v.kind != "number" or v.amount >= 2 for v in values(s))
+    ]
     if not claims or len(sentences) < 3:
         return []
     claim = rng.choice(claims)
     rest = [s for s in sentences if s != claim]
-    base = {"question_id": article["title"], "page": {"url": article["url"], "title": article["title"], "text": article["text"]},
-            "claim": claim}
+    base = {
+        "question_id": article["title"],
+        "page": {"url": article["url"], "title": article["title"], "text": article["text"]},
+        "claim": claim,
+    }
 
-    def answer(kind: str, body_sentence: str | None, verdict: str, span: tuple[int, int] | None = None,
-               fact_kind: str | None = None) -> dict:
+    def answer(
+        kind: str,
+        body_sentence: str | None,
+        verdict: str,
+        span: tuple[int, int] | None = None,
+        fact_kind: str | None = None,
+    ) -> dict:
         context = rng.sample(rest, k=min(len(rest), rng.randint(0, 2)))
         parts = context + ([body_sentence] if body_sentence else [])
         if body_sentence is None:
@@ -119,10 +155,23 @@ def _examples(article: dict, others: list[str], rng: random.Random) -> list[dict
         wrong = []
         if span is not None:
             offset = response.index(body_sentence)
-            wrong = [{"start": offset, "end": offset + len(body_sentence), "kind": fact_kind,
-                      "value_start": offset + span[0], "value_end": offset + span[1]}]
-        return {**base, "id": f"{article['title']}::{kind}", "perturbation": kind, "response": response,
-                "verdict": verdict, "wrong_facts": wrong}
+            wrong = [
+                {
+                    "start": offset,
+                    "end": offset + len(body_sentence),
+                    "kind": fact_kind,
+                    "value_start": offset + span[0],
+                    "value_end": offset + span[1],
+                }
+            ]
+        return {
+            **base,
+            "id": f"{article['title']}::{kind}",
+            "perturbation": kind,
+            "response": response,
+            "verdict": verdict,
+            "wrong_facts": wrong,
+        }
 
     out = [answer("verbatim", claim, "found")]
     reworded = _reword(claim, rng)
@@ -131,10 +180,12 @@ def _examples(article: dict, others: list[str], rng: random.Random) -> list[dict
     for kind in ("number", "year"):
         changed = _change(claim, kind, rng)
         if changed:
-            out.append(answer(kind, changed[0], "contradicted", changed[1:], "date" if kind == "year" else "number"))
+            out.append(
+                answer(kind, changed[0], "contradicted", changed[1:], "date" if kind == "year" else "number")
+            )
     m = _COPULA.search(claim)
     if m:
-        negated = claim[:m.end()] + " not" + claim[m.end():]
+        negated = claim[: m.end()] + " not" + claim[m.end() :]
         out.append(answer("negation", negated, "contradicted", (m.start(), m.end() + 4), "negation"))
     out.append(answer("omitted", None, "missing"))
     return out
@@ -143,8 +194,11 @@ def _examples(article: dict, others: list[str], rng: random.Random) -> list[dict
 def _truthfulqa(questions: int, seed: int) -> None:
     rng = random.Random(seed)
     with open(TRUTHFULQA, newline="", encoding="utf-8") as f:
-        rows = [r for r in csv.DictReader(f) if "no comment" not in r["Best Answer"].lower()
-                and r["Incorrect Answers"].strip()]
+        rows = [
+            r
+            for r in csv.DictReader(f)
+            if "no comment" not in r["Best Answer"].lower() and r["Incorrect Answers"].strip()
+        ]
     picked = sorted(rng.sample(range(len(rows)), k=min(questions, len(rows))))
     splits: dict[str, list[dict]] = {"train": [], "dev": []}
     pages = []
@@ -154,23 +208,50 @@ def _truthfulqa(questions: int, seed: int) -> None:
         correct = [c.strip().rstrip(".") + "." for c in row["Correct Answers"].split(";") if c.strip()]
         wrong = [c.strip().rstrip(".") + "." for c in row["Incorrect Answers"].split(";") if c.strip()]
         url = f"https://truthfulqa.eval/q/{i}"
-        pages.append({"domain": "truthfulqa.eval", "url": url, "title": row["Question"],
-                      "text": " ".join(dict.fromkeys([best, *correct]))})
+        pages.append(
+            {
+                "domain": "truthfulqa.eval",
+                "url": url,
+                "title": row["Question"],
+                "text": " ".join(dict.fromkeys([best, *correct])),
+            }
+        )
         other = rows[picked[(n + 1) % len(picked)]]["Best Answer"].strip().rstrip(".") + "."
         split = "dev" if n % 3 == 2 else "train"
-        base = {"question_id": f"tqa-{i}", "domain": "truthfulqa.eval", "query": row["Question"],
-                "expected_answer": best, "claims": [{"id": "best", "text": best, "importance": "required"}]}
-        for kind, body, verdict in (("best", best, "found"), ("incorrect", rng.choice(wrong), "contradicted"),
-                                    ("other", other, "missing")):
+        base = {
+            "question_id": f"tqa-{i}",
+            "domain": "truthfulqa.eval",
+            "query": row["Question"],
+            "expected_answer": best,
+            "claims": [{"id": "best", "text": best, "importance": "required"}],
+        }
+        for kind, body, verdict in (
+            ("best", best, "found"),
+            ("incorrect", rng.choice(wrong), "contradicted"),
+            ("other", other, "missing"),
+        ):
             wrapper = rng.choice(_WRAPPERS)
             response = wrapper.format(body=body)
             start = response.index(body)
-            wrong_facts = ([{"start": start, "end": start + len(body), "text": body, "kind": "other",
-                             "evidence": best}] if verdict == "contradicted" else [])
-            splits[split].append({**base, "style": kind, "response": response, "verdicts": {"best": verdict},
-                                  "wrong_facts": wrong_facts, "note": f"TruthfulQA {kind} answer"})
+            wrong_facts = (
+                [{"start": start, "end": start + len(body), "text": body, "kind": "other", "evidence": best}]
+                if verdict == "contradicted"
+                else []
+            )
+            splits[split].append(
+                {
+                    **base,
+                    "style": kind,
+                    "response": response,
+                    "verdicts": {"best": verdict},
+                    "wrong_facts": wrong_facts,
+                    "note": f"TruthfulQA {kind} answer",
+                }
+            )
     OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "verdicts-truthfulqa-pages.jsonl").write_text("".join(json.dumps(p, ensure_ascii=False) + "\n" for p in pages))
+    (OUT / "verdicts-truthfulqa-pages.jsonl").write_text(
+        "".join(json.dumps(p, ensure_ascii=False) + "\n" for p in pages)
+    )
     for split, answers in splits.items():
         path = OUT / f"verdicts-truthfulqa-{split}.jsonl"
         path.write_text("".join(json.dumps(a, ensure_ascii=False) + "\n" for a in answers))

@@ -28,7 +28,9 @@ def main() -> None:
     print(f"{len(records)} answers: {n_pos} correct, {n_neg} incorrect\n")
     print(f"{'threshold':>9s} {'found in correct':>17s} {'found in incorrect':>19s} {'precision':>9s}")
     for threshold in args.thresholds:
-        analyzer = ResponseAnalyzer(AnalyzerConfig.load(None, {"completeness.similarity_threshold": threshold}), embedder=embedder)
+        analyzer = ResponseAnalyzer(
+            AnalyzerConfig.load(None, {"completeness.similarity_threshold": threshold}), embedder=embedder
+        )
         gts = analyzer.prepare_ground_truth(pages, [DOMAIN])
         found = [r.scores.completeness.total_found for r in analyzer.iter_batch(records, gts)]
         tp = sum(f for f, y in zip(found, labels) if y)

@@ -36,13 +36,22 @@ def load_questions(path: Path = HOTPOT) -> list[Question]:
     out = []
     for i, q in enumerate(json.loads(Path(path).read_text())):
         context = {title: sentences for title, sentences in q["context"]}
-        supporting = tuple((wiki_url(t), context[t][k].strip()) for t, k in q["supporting_facts"]
-                           if t in context and k < len(context[t]))
-        out.append(Question(
-            qid=f"hotpot-{i:03d}", question=q["question"], answer=q["answer"], kind=q["type"],
-            gold_urls=frozenset(wiki_url(t) for t, _ in q["supporting_facts"]), supporting=supporting,
-            paragraphs=tuple((wiki_url(t), t, tuple(s)) for t, s in q["context"]),
-        ))
+        supporting = tuple(
+            (wiki_url(t), context[t][k].strip())
+            for t, k in q["supporting_facts"]
+            if t in context and k < len(context[t])
+        )
+        out.append(
+            Question(
+                qid=f"hotpot-{i:03d}",
+                question=q["question"],
+                answer=q["answer"],
+                kind=q["type"],
+                gold_urls=frozenset(wiki_url(t) for t, _ in q["supporting_facts"]),
+                supporting=supporting,
+                paragraphs=tuple((wiki_url(t), t, tuple(s)) for t, s in q["context"]),
+            )
+        )
     return out
 
 

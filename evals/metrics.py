@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Hashable, Sequence
 from statistics import mean
-from typing import Hashable, Sequence
 
 import numpy as np
 

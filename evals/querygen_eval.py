@@ -32,7 +32,9 @@ from modules.queries.queryset import Query
 from modules.response.schema import ExpectedClaim, StoredPage
 from modules.text import content_terms, split_sentences
 
-ENCYCLOPEDIA = Path(__file__).resolve().parents[2] / "shared" / "data" / "encyclopedia" / "vital-articles-en.parquet"
+ENCYCLOPEDIA = (
+    Path(__file__).resolve().parents[2] / "shared" / "data" / "encyclopedia" / "vital-articles-en.parquet"
+)
 
 
 def site_pages(topic: str, n: int, seed: int = 0) -> list[StoredPage]:
@@ -45,9 +47,17 @@ def naive(pages: list[StoredPage]) -> list[Query]:
     out = []
     for i, p in enumerate(pages):
         first = split_sentences(p.text)[0].text
-        out.append(Query(query_set_id="naive", query_id=f"q{i}", query=f"What is {p.title.split(' - ')[0]}?",
-                         domain="en.wikipedia.org", expected_answer=first,
-                         claims=[ExpectedClaim(id="c1", text=first.rstrip("."))], source_urls=[p.url]))
+        out.append(
+            Query(
+                query_set_id="naive",
+                query_id=f"q{i}",
+                query=f"What is {p.title.split(' - ')[0]}?",
+                domain="en.wikipedia.org",
+                expected_answer=first,
+                claims=[ExpectedClaim(id="c1", text=first.rstrip("."))],
+                source_urls=[p.url],
+            )
+        )
     return out
 
 
@@ -73,9 +83,16 @@ def score(queries: list[Query], pages: list[StoredPage], embedder: LocalEmbedder
     pairs = len(queries) * (len(queries) - 1) / 2
     dupes = (np.triu(sims, 1) >= 0.9).sum() / pairs if pairs else 0.0
     n = len(queries)
-    return {"queries": n, "specificity@1": spec1 / n, "specificity@3": spec3 / n, "answer located": located / n,
-            "claims grounded": grounded / n, "claims/query": n_claims / n, "near-duplicate pairs": float(dupes),
-            "pages covered": len({q.source_urls[0] for q in queries}) / len(pages)}
+    return {
+        "queries": n,
+        "specificity@1": spec1 / n,
+        "specificity@3": spec3 / n,
+        "answer located": located / n,
+        "claims grounded": grounded / n,
+        "claims/query": n_claims / n,
+        "near-duplicate pairs": float(dupes),
+        "pages covered": len({q.source_urls[0] for q in queries}) / len(pages),
+    }
 
 
 def main() -> None:
@@ -87,14 +104,22 @@ def main() -> None:
     pages = site_pages(args.topic, args.pages)
     embedder = LocalEmbedder()
     t0 = time.perf_counter()
-    drafted = draft_query_set(pages, "en.wikipedia.org", n=int(args.pages * args.per_page), embedder=embedder).queries
+    drafted = draft_query_set(
+        pages, "en.wikipedia.org", n=int(args.pages * args.per_page), embedder=embedder
+    ).queries
     seconds = time.perf_counter() - t0
-    rows = {"sleuth baseline": score(drafted, pages, embedder), "naive (What is <title>?)": score(naive(pages), pages, embedder)}
+    rows = {
+        "sleuth baseline": score(drafted, pages, embedder),
+        "naive (What is <title>?)": score(naive(pages), pages, embedder),
+    }
     print(f"{args.topic}: {len(pages)} pages; baseline drafted {len(drafted)} queries in {seconds:.1f} s\n")
     keys = list(next(iter(rows.values())))
     print(f"{'drafter':28s}" + "".join(f"{k:>22s}" for k in keys))
     for name, r in rows.items():
-        print(f"{name:28s}" + "".join(f"{r[k]:>22.3f}" if isinstance(r[k], float) else f"{r[k]:>22d}" for k in keys))
+        print(
+            f"{name:28s}"
+            + "".join(f"{r[k]:>22.3f}" if isinstance(r[k], float) else f"{r[k]:>22d}" for k in keys)
+        )
     kinds = sum(not q.query.startswith(("What is", "Who was", "What should")) for q in drafted)
     print(f"\nfact questions (not overview): {kinds / len(drafted):.2f}; examples:")
     for q in random.Random(1).sample(drafted, min(8, len(drafted))):

@@ -29,8 +29,10 @@ from modules.relevance.anchor import normalise
 
 
 def passages(q: Question) -> list[dict]:
-    return [{"id": url, "title": title, "url": url, "text": " ".join(s.strip() for s in sentences)}
-            for url, title, sentences in q.paragraphs]
+    return [
+        {"id": url, "title": title, "url": url, "text": " ".join(s.strip() for s in sentences)}
+        for url, title, sentences in q.paragraphs
+    ]
 
 
 def ndcg10(order: list[str], gold: set[str]) -> float:
@@ -41,10 +43,13 @@ def ndcg10(order: list[str], gold: set[str]) -> float:
 
 def bm25_order(q: Question, docs: list[dict]) -> list[str]:
     retriever = bm25s.BM25()
-    retriever.index(bm25s.tokenize([f"{d['title']} {d['text']}" for d in docs], stopwords="en", show_progress=False),
-                    show_progress=False)
-    ids, _ = retriever.retrieve(bm25s.tokenize([q.question], stopwords="en", show_progress=False), k=len(docs),
-                                show_progress=False)
+    retriever.index(
+        bm25s.tokenize([f"{d['title']} {d['text']}" for d in docs], stopwords="en", show_progress=False),
+        show_progress=False,
+    )
+    ids, _ = retriever.retrieve(
+        bm25s.tokenize([q.question], stopwords="en", show_progress=False), k=len(docs), show_progress=False
+    )
     return [docs[i]["id"] for i in ids[0]]
 
 
@@ -78,12 +83,29 @@ def main() -> None:
         for r in out.results:
             if r.id in gold:
                 hits.append(normalise(r.sentence) in supporting.get(r.id, set()))
-        for name, o in (("bm25", bm25_order(q, docs)), ("embedding", dense_order(q, docs, embedder)), ("sleuth baseline", order)):
-            rows[name].append({"both2": set(o[:2]) == gold, "ndcg": ndcg10(o, gold),
-                               "kept": len(kept & gold) / len(gold) if name == "sleuth baseline" else None})
-        details.append({"qid": q.qid, "question": q.question, "kind": q.kind, "gold": sorted(gold),
-                        "top2": order[:2], "kept": sorted(kept),
-                        "gold_sentences": {r.id: r.sentence for r in out.results if r.id in gold}})
+        for name, o in (
+            ("bm25", bm25_order(q, docs)),
+            ("embedding", dense_order(q, docs, embedder)),
+            ("sleuth baseline", order),
+        ):
+            rows[name].append(
+                {
+                    "both2": set(o[:2]) == gold,
+                    "ndcg": ndcg10(o, gold),
+                    "kept": len(kept & gold) / len(gold) if name == "sleuth baseline" else None,
+                }
+            )
+        details.append(
+            {
+                "qid": q.qid,
+                "question": q.question,
+                "kind": q.kind,
+                "gold": sorted(gold),
+                "top2": order[:2],
+                "kept": sorted(kept),
+                "gold_sentences": {r.id: r.sentence for r in out.results if r.id in gold},
+            }
+        )
     if args.details:
         with open(args.details, "w") as f:
             f.writelines(json.dumps(d) + "\n" for d in details)
@@ -91,10 +113,14 @@ def main() -> None:
     print(f"{'ranking':18s}{'both-gold@2':>14s}{'nDCG@10':>10s}{'kept recall':>13s}")
     for name, rs in rows.items():
         kept = statistics.mean(r["kept"] for r in rs) if rs[0]["kept"] is not None else None
-        print(f"{name:18s}{statistics.mean(r['both2'] for r in rs):>14.3f}{statistics.mean(r['ndcg'] for r in rs):>10.3f}"
-              + (f"{kept:>13.3f}" if kept is not None else f"{'-':>13s}"))
-    print(f"\nsleuth baseline: supporting-sentence hit rate {statistics.mean(hits):.3f} over {len(hits)} gold paragraphs; "
-          f"mean kept {statistics.mean(kept_counts):.1f} of 10; median {statistics.median(seconds) * 1000:.0f} ms per question")
+        print(
+            f"{name:18s}{statistics.mean(r['both2'] for r in rs):>14.3f}{statistics.mean(r['ndcg'] for r in rs):>10.3f}"
+            + (f"{kept:>13.3f}" if kept is not None else f"{'-':>13s}")
+        )
+    print(
+        f"\nsleuth baseline: supporting-sentence hit rate {statistics.mean(hits):.3f} over {len(hits)} gold paragraphs; "
+        f"mean kept {statistics.mean(kept_counts):.1f} of 10; median {statistics.median(seconds) * 1000:.0f} ms per question"
+    )
 
 
 if __name__ == "__main__":

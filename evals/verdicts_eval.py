@@ -40,8 +40,10 @@ from modules.text import split_clauses, split_sentences
 
 SETS = Path(__file__).resolve().parent / "sets"
 VERDICTS = ("found", "missing", "contradicted")
-TARGETS = ("targets: agreement >= 0.85, contradicted F1 >= 0.70, wrong facts caught >= 0.70 at precision >= 0.70, "
-           "AUC >= 0.90, >= 80% of correct answers good/excellent, >= 80% of wrong-fact answers fair/poor")
+TARGETS = (
+    "targets: agreement >= 0.85, contradicted F1 >= 0.70, wrong facts caught >= 0.70 at precision >= 0.70, "
+    "AUC >= 0.90, >= 80% of correct answers good/excellent, >= 80% of wrong-fact answers fair/poor"
+)
 
 
 def load(split: str) -> tuple[list[dict], list[StoredPage]]:
@@ -50,7 +52,7 @@ def load(split: str) -> tuple[list[dict], list[StoredPage]]:
     answers: list[dict] = []
     pages: dict[str, StoredPage] = {}
     for path in sorted(SETS.glob(f"verdicts-*-{split}.jsonl")):
-        name = path.name[len("verdicts-"):-len(f"-{split}.jsonl")]
+        name = path.name[len("verdicts-") : -len(f"-{split}.jsonl")]
         for line in path.read_text(encoding="utf-8").splitlines():
             if not line.strip():
                 continue
@@ -61,17 +63,27 @@ def load(split: str) -> tuple[list[dict], list[StoredPage]]:
             domain = "encyclopedia.eval"  # one claim taken from a page sentence
             url = r["page"]["url"].replace("https://en.wikipedia.org", f"https://{domain}")
             pages[url] = StoredPage(url=url, text=r["page"]["text"], title=r["page"]["title"])
-            answers.append({
-                "set": name, "question_id": r["question_id"], "domain": domain, "query": None,
-                "expected_answer": r["claim"], "claims": [{"id": "claim", "text": r["claim"]}],
-                "response": r["response"], "verdicts": {"claim": r["verdict"]}, "wrong_facts": r["wrong_facts"],
-            })
+            answers.append(
+                {
+                    "set": name,
+                    "question_id": r["question_id"],
+                    "domain": domain,
+                    "query": None,
+                    "expected_answer": r["claim"],
+                    "claims": [{"id": "claim", "text": r["claim"]}],
+                    "response": r["response"],
+                    "verdicts": {"claim": r["verdict"]},
+                    "wrong_facts": r["wrong_facts"],
+                }
+            )
         pages_path = SETS / f"verdicts-{name}-pages.jsonl"
         if pages_path.exists():
             for line in pages_path.read_text(encoding="utf-8").splitlines():
                 if line.strip():
                     p = json.loads(line)
-                    pages[p["url"]] = StoredPage(url=p["url"], text=p["text"], title=p.get("title"), domain=p["domain"])
+                    pages[p["url"]] = StoredPage(
+                        url=p["url"], text=p["text"], title=p.get("title"), domain=p["domain"]
+                    )
     return answers, list(pages.values())
 
 
@@ -88,8 +100,12 @@ def _overlap(a: tuple[int, int], b: tuple[int, int]) -> bool:
 
 def _spans(gold: list[list[dict]], predicted: list[list[tuple[int, int]]]) -> tuple[int, int, int, int]:
     """(gold spans caught, gold spans, predicted spans right, predicted spans), by any overlap."""
-    caught = sum(any(_overlap((w["start"], w["end"]), p) for p in ps) for g, ps in zip(gold, predicted) for w in g)
-    right = sum(any(_overlap((w["start"], w["end"]), p) for w in g) for g, ps in zip(gold, predicted) for p in ps)
+    caught = sum(
+        any(_overlap((w["start"], w["end"]), p) for p in ps) for g, ps in zip(gold, predicted) for w in g
+    )
+    right = sum(
+        any(_overlap((w["start"], w["end"]), p) for w in g) for g, ps in zip(gold, predicted) for p in ps
+    )
     return caught, sum(len(g) for g in gold), right, sum(len(p) for p in predicted)
 
 
@@ -101,7 +117,12 @@ def previous_verdicts(analyzer: ResponseAnalyzer, answers: list[dict]) -> list[d
         spans = [c.text for s in split_sentences(a["response"]) for c in [s, *split_clauses(s)]]
         claims = [c["text"] for c in a["claims"]]
         sims = enc.encode(claims) @ enc.encode(spans).T if spans else np.zeros((len(claims), 1))
-        out.append({c["id"]: "found" if float(sims[i].max()) >= 0.75 else "missing" for i, c in enumerate(a["claims"])})
+        out.append(
+            {
+                c["id"]: "found" if float(sims[i].max()) >= 0.75 else "missing"
+                for i, c in enumerate(a["claims"])
+            }
+        )
     return out
 
 
@@ -112,9 +133,16 @@ def sleuth_verdicts(result) -> dict[str, str]:
 def report(name: str, answers: list[dict], results: list, previous: list[dict[str, str]]) -> dict:
     gold = [v for a in answers for v in (a["verdicts"][c["id"]] for c in a["claims"])]
     prev = [p.get(c["id"], "missing") for a, p in zip(answers, previous) for c in a["claims"]]
-    ours = [s.get(c["id"], "missing") for a, s in zip(answers, (sleuth_verdicts(r) for r in results)) for c in a["claims"]]
-    print(f"\n## {name}: {len(answers)} answers, {len(gold)} claims ("
-          + ", ".join(f"{v} {gold.count(v)}" for v in VERDICTS) + ")")
+    ours = [
+        s.get(c["id"], "missing")
+        for a, s in zip(answers, (sleuth_verdicts(r) for r in results))
+        for c in a["claims"]
+    ]
+    print(
+        f"\n## {name}: {len(answers)} answers, {len(gold)} claims ("
+        + ", ".join(f"{v} {gold.count(v)}" for v in VERDICTS)
+        + ")"
+    )
     header = f"{'analyzer':10s} {'agreement':>9s} " + " ".join(f"{'F1 ' + v:>15s}" for v in VERDICTS)
     print(header + "\n" + "-" * len(header))
     figures = {}
@@ -123,24 +151,33 @@ def report(name: str, answers: list[dict], results: list, previous: list[dict[st
         f1 = {v: _f1(gold, predicted, v) for v in VERDICTS}
         figures[label] = {"agreement": agreement, **{f"f1_{v}": f for v, f in f1.items()}}
         print(f"{label:10s} {agreement:9.3f} " + " ".join(f"{f1[v]:15.3f}" for v in VERDICTS))
-    predicted_spans = [[(c.position.start, c.position.end) for c in r.feedback.contradictions] for r in results]
+    predicted_spans = [
+        [(c.position.start, c.position.end) for c in r.feedback.contradictions] for r in results
+    ]
     caught, n_gold, right, n_pred = _spans([a["wrong_facts"] for a in answers], predicted_spans)
     recall = caught / n_gold if n_gold else float("nan")
     precision = right / n_pred if n_pred else float("nan")
-    print(f"wrong facts caught: {caught}/{n_gold} = {recall:.3f}; precision {right}/{n_pred} = {precision:.3f}")
+    print(
+        f"wrong facts caught: {caught}/{n_gold} = {recall:.3f}; precision {right}/{n_pred} = {precision:.3f}"
+    )
     correct = [not a["wrong_facts"] and all(v == "found" for v in a["verdicts"].values()) for a in answers]
     wrong = [bool(a["wrong_facts"]) for a in answers]
     idx = [i for i in range(len(answers)) if correct[i] or wrong[i]]
     scores = [r.scores.accuracy.score if r.scores.accuracy else 0.0 for r in results]
-    auc = mean_group_auc([answers[i]["question_id"] for i in idx], [int(correct[i]) for i in idx],
-                         [scores[i] for i in idx])
+    auc = mean_group_auc(
+        [answers[i]["question_id"] for i in idx], [int(correct[i]) for i in idx], [scores[i] for i in idx]
+    )
     good = [bool(r.scores.accuracy and r.scores.accuracy.tier in ("good", "excellent")) for r in results]
     correct_good = float(np.mean([good[i] for i in idx if correct[i]])) if any(correct) else float("nan")
     wrong_low = float(np.mean([not good[i] for i in idx if wrong[i]])) if any(wrong) else float("nan")
     print(f"accuracy AUC, fully correct vs wrong-fact answers, mean per question: {auc:.3f}")
-    print(f"fully correct answers at good/excellent: {correct_good:.0%} ({sum(correct)}); "
-          f"wrong-fact answers at fair/poor: {wrong_low:.0%} ({sum(wrong)})")
-    figures.update(recall=recall, precision=precision, auc=auc, correct_good=correct_good, wrong_low=wrong_low)
+    print(
+        f"fully correct answers at good/excellent: {correct_good:.0%} ({sum(correct)}); "
+        f"wrong-fact answers at fair/poor: {wrong_low:.0%} ({sum(wrong)})"
+    )
+    figures.update(
+        recall=recall, precision=precision, auc=auc, correct_good=correct_good, wrong_low=wrong_low
+    )
     return figures
 
 
@@ -148,16 +185,27 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--split", default="dev", choices=["dev", "train"])
     parser.add_argument("--sets", help="only these sets, comma-separated (e.g. sites-a,sites-b)")
-    parser.add_argument("--errors", help="write the answers whose verdicts differ from gold to this JSONL file")
+    parser.add_argument(
+        "--errors", help="write the answers whose verdicts differ from gold to this JSONL file"
+    )
     args = parser.parse_args()
     answers, pages = load(args.split)
     if args.sets:
         answers = [a for a in answers if a["set"] in args.sets.split(",")]
     if not answers:
         raise SystemExit(f"no verdict sets in {SETS}: run `python -m evals.build_verdicts` first")
-    records = [AIResponse(query_id=a["question_id"], domain=a["domain"], response=a["response"], query=a.get("query"),
-                          claims=a["claims"], expected_answer=a.get("expected_answer"), provider=a["set"])
-               for a in answers]
+    records = [
+        AIResponse(
+            query_id=a["question_id"],
+            domain=a["domain"],
+            response=a["response"],
+            query=a.get("query"),
+            claims=a["claims"],
+            expected_answer=a.get("expected_answer"),
+            provider=a["set"],
+        )
+        for a in answers
+    ]
     analyzer = ResponseAnalyzer()
     gts = analyzer.prepare_ground_truth(pages, {a["domain"] for a in answers})
     results = list(analyzer.iter_batch(records, gts))
@@ -167,7 +215,12 @@ def main() -> None:
     for i, a in enumerate(answers):
         groups[a["set"]].append(i)
     for name, idx in sorted(groups.items()):
-        report(f"{name} ({args.split})", [answers[i] for i in idx], [results[i] for i in idx], [previous[i] for i in idx])
+        report(
+            f"{name} ({args.split})",
+            [answers[i] for i in idx],
+            [results[i] for i in idx],
+            [previous[i] for i in idx],
+        )
     if len(groups) > 1:
         report(f"all sets ({args.split})", answers, results, previous)
     print("\n" + TARGETS)
@@ -175,14 +228,30 @@ def main() -> None:
         with open(args.errors, "w", encoding="utf-8") as f:
             for a, r in zip(answers, results):
                 ours = sleuth_verdicts(r)
-                spans = [(c.position.start, c.position.end, c.statement, c.detail) for c in r.feedback.contradictions]
-                if any(ours.get(k, "missing") != v for k, v in a["verdicts"].items()) or \
-                        bool(spans) != bool(a["wrong_facts"]):
-                    f.write(json.dumps({"set": a["set"], "question_id": a["question_id"], "response": a["response"],
-                                        "claims": a["claims"], "gold": a["verdicts"], "ours": ours,
-                                        "gold_wrong": a["wrong_facts"], "our_wrong": spans,
-                                        "accuracy": r.scores.accuracy.score if r.scores.accuracy else None},
-                                       ensure_ascii=False) + "\n")
+                spans = [
+                    (c.position.start, c.position.end, c.statement, c.detail)
+                    for c in r.feedback.contradictions
+                ]
+                if any(ours.get(k, "missing") != v for k, v in a["verdicts"].items()) or bool(spans) != bool(
+                    a["wrong_facts"]
+                ):
+                    f.write(
+                        json.dumps(
+                            {
+                                "set": a["set"],
+                                "question_id": a["question_id"],
+                                "response": a["response"],
+                                "claims": a["claims"],
+                                "gold": a["verdicts"],
+                                "ours": ours,
+                                "gold_wrong": a["wrong_facts"],
+                                "our_wrong": spans,
+                                "accuracy": r.scores.accuracy.score if r.scores.accuracy else None,
+                            },
+                            ensure_ascii=False,
+                        )
+                        + "\n"
+                    )
 
 
 if __name__ == "__main__":

@@ -11,26 +11,50 @@ from __future__ import annotations
 
 import json
 import math
-from datetime import datetime, timezone
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from prefect import flow, get_run_logger, task, unmapped
 from prefect.artifacts import create_progress_artifact, create_table_artifact, update_progress_artifact
 from prefect.cache_policies import NO_CACHE
-from prefect.task_runners import ThreadPoolTaskRunner
 from pydantic import BaseModel, Field
 
+from flows.runtime import (
+    FLOW_TIMEOUT_S,
+    FlowResult,
+    artifact_key,
+    begin_run,
+    publish_run_report,
+    retry_transient,
+    write_run,
+)
+from modules import programs as program_store
+from modules.lm import LMSettings
 from modules.response import AnalysisResult, AnalyzerConfig, ResponseAnalyzer, load_pages
 from modules.response.analyzer import record_from_result
 from modules.response.batch import analyze_to_rows, build_tables
+from modules.response.judge import LMJudge
 from modules.response.records import RecordError, load_records
-from flows.runtime import FLOW_TIMEOUT_S, TRANSIENT_IO, artifact_key, begin_run, publish_run_report, retry_on, write_run
 from modules.store import ParquetStore
+from modules.store.runs import RunKind
 
-ANALYSIS_TABLES = ("runs", "analyses", "summaries")
 
-_retry_transient = retry_on(*TRANSIENT_IO)
+@dataclass
+class AnalysisRun(FlowResult):
+    """What ``analyze-responses``, ``reanalyze-run`` return: the run, its tables and totals, and the
+    per-domain summary rows."""
+
+    run_id: str
+    data_dir: str
+    paths: dict[str, str]
+    total: int
+    succeeded: int
+    failed: int
+    flagged: int
+    fallback: int
+    summaries: list[dict]
 
 
 class JudgeOptions(BaseModel):
@@ -39,25 +63,34 @@ class JudgeOptions(BaseModel):
 
     lm: str | None = Field(None, description="DSPy/LiteLLM model string; default $SLEUTH_LM")
     lm_base_url: str | None = Field(None, description="OpenAI-compatible server; default $SLEUTH_LM_BASE_URL")
-    programs: str | None = Field(None, description="compiled programs folder (default modules/compiled); the newest judge program runs")
-    program: str = Field("latest", description="latest | a program file | baseline (the offline judge only); "
-                                               "after resolve(): the file, or 'uncompiled'")
+    programs: str | None = Field(
+        None, description="compiled programs folder (default modules/compiled); the newest judge program runs"
+    )
+    program: str = Field(
+        "latest",
+        description="latest | a program file | baseline (the offline judge only); "
+        "after resolve(): the file, or 'uncompiled'",
+    )
     retries: int = Field(2, ge=0)
     timeout_s: float = 60.0
     max_tokens: int = 3000
 
-    def resolve(self) -> "JudgeOptions | None":
+    def resolve(self) -> JudgeOptions | None:
         """The model (``$SLEUTH_LM`` when not given) and the program file that will judge, fixed once
         per run so that every batch uses the same; None when no LM judges."""
-        from modules import programs as program_store
-        from modules.research.nodes import LMSettings
-
         settings = LMSettings.from_env(self.lm, self.lm_base_url)
         if not settings.model or self.program == "baseline":
             return None
-        path = program_store.resolve("judge", None if self.program == "uncompiled" else self.program, self.programs)
-        return self.model_copy(update={"lm": settings.model, "lm_base_url": settings.base_url,
-                                       "program": str(path) if path else "uncompiled"})
+        path = program_store.resolve(
+            "judge", None if self.program == "uncompiled" else self.program, self.programs
+        )
+        return self.model_copy(
+            update={
+                "lm": settings.model,
+                "lm_base_url": settings.base_url,
+                "program": str(path) if path else "uncompiled",
+            }
+        )
 
     @property
     def version(self) -> str:
@@ -69,12 +102,13 @@ class JudgeOptions(BaseModel):
 
     def build(self, config: AnalyzerConfig):
         """The judge of a resolved spec (see :meth:`resolve`)."""
-        from modules import programs as program_store
-        from modules.research.nodes import LMSettings
-        from modules.response.judge import LMJudge
-
-        settings = LMSettings(model=self.lm, base_url=self.lm_base_url, retries=self.retries, timeout_s=self.timeout_s,
-                              max_tokens=self.max_tokens)
+        settings = LMSettings(
+            model=self.lm,
+            base_url=self.lm_base_url,
+            retries=self.retries,
+            timeout_s=self.timeout_s,
+            max_tokens=self.max_tokens,
+        )
         program = program_store.load("judge", self.program) if self.version != "uncompiled" else None
         return LMJudge(settings.build(), program, config=config, retries=self.retries, version=self.version)
 
@@ -94,40 +128,57 @@ def _task_options(config: AnalyzerConfig) -> dict[str, Any]:
     return {"retries": retries, "retry_delay_seconds": [2**i for i in range(max(retries, 1))]}
 
 
-@task(name="load-records", cache_policy=NO_CACHE, retry_condition_fn=_retry_transient)
+@task(name="load-records", cache_policy=NO_CACHE, retry_condition_fn=retry_transient)
 def load_records_task(input_path: str):
     return load_records(input_path)
 
 
-@task(name="load-ground-truth", cache_policy=NO_CACHE, retry_condition_fn=_retry_transient)
+@task(name="load-ground-truth", cache_policy=NO_CACHE, retry_condition_fn=retry_transient)
 def load_ground_truth_task(config: AnalyzerConfig, pages_path: str, domains: list[str]):
     analyzer = ResponseAnalyzer(config)
     return analyzer.prepare_ground_truth(load_pages(pages_path), domains), analyzer.embedder.name
 
 
-@task(name="analyze-batch", cache_policy=NO_CACHE, retry_condition_fn=_retry_transient)
-def analyze_batch_task(config: AnalyzerConfig, records, ground_truth, coerced_lines,
-                       judge: JudgeOptions | None = None) -> list[dict]:
+@task(name="analyze-batch", cache_policy=NO_CACHE, retry_condition_fn=retry_transient)
+def analyze_batch_task(
+    config: AnalyzerConfig, records, ground_truth, coerced_lines, judge: JudgeOptions | None = None
+) -> list[dict]:
     """A batch through the offline analyzer, then (with a resolved ``judge``) through the LM judge."""
     if judge is None:
         return analyze_to_rows(ResponseAnalyzer(config), records, ground_truth, coerced_lines)
     lm_judge = judge.build(config)
     rows = analyze_to_rows(ResponseAnalyzer(config), records, ground_truth, coerced_lines, judge=lm_judge)
-    get_run_logger().info("LM judge %s (%s): %d answers, %d fell back, %d tokens, $%.4f", judge.lm, judge.version,
-                          len(rows), sum("judge_fallback" in (r["flags"] or []) for r in rows),
-                          lm_judge.usage["tokens"], lm_judge.usage["cost_usd"])
+    get_run_logger().info(
+        "LM judge %s (%s): %d answers, %d fell back, %d tokens, $%.4f",
+        judge.lm,
+        judge.version,
+        len(rows),
+        sum("judge_fallback" in (r["flags"] or []) for r in rows),
+        lm_judge.usage["tokens"],
+        lm_judge.usage["cost_usd"],
+    )
     return rows
 
 
-def analyze_records(records, errors: list[RecordError], coerced: set[int], *, ground_truth: str,
-                    config: AnalyzerConfig, run_id: str, flow_name: str,
-                    judge: JudgeOptions | None = None) -> tuple[list[dict], dict, str]:
+def analyze_records(
+    records,
+    errors: list[RecordError],
+    coerced: set[int],
+    *,
+    ground_truth: str,
+    config: AnalyzerConfig,
+    run_id: str,
+    flow_name: RunKind,
+    judge: JudgeOptions | None = None,
+) -> tuple[list[dict], dict, str]:
     """Ground truth, then the records in parallel batch tasks: ``(analyses rows, ground truth,
     embedding model)``. Shared by ``analyze-responses``, ``reanalyze-run`` and ``monitor``.
     ``judge``: a resolved :class:`JudgeOptions` (``JudgeOptions.resolve()``), or None."""
     logger = get_run_logger()
     if errors and not config.batch.continue_on_error:
-        raise ValueError("malformed input (continue_on_error is false): " + "; ".join(e.error for e in errors[:10]))
+        raise ValueError(
+            "malformed input (continue_on_error is false): " + "; ".join(e.error for e in errors[:10])
+        )
     options = _task_options(config)
     domains = sorted({r.domain for r in records})
     gts, embedding_model = load_ground_truth_task.with_options(**options)(config, ground_truth, domains)
@@ -137,10 +188,14 @@ def analyze_records(records, errors: list[RecordError], coerced: set[int], *, gr
             raise ValueError(f"no ground truth pages for domain(s) {missing} (continue_on_error is false)")
     size = max(1, min(config.batch.batch_size, math.ceil(len(records) / config.batch.concurrency) or 1))
     batches = [records[i : i + size] for i in range(0, len(records), size)]
-    progress = create_progress_artifact(progress=0.0, key=artifact_key(flow_name, "progress", run_id),
-                                        description=f"run {run_id}: {len(records)} responses")
-    futures = analyze_batch_task.with_options(**options).map(unmapped(config), batches, unmapped(gts), unmapped(coerced),
-                                                             unmapped(judge))
+    progress = create_progress_artifact(
+        progress=0.0,
+        key=artifact_key(flow_name, "progress", run_id),
+        description=f"run {run_id}: {len(records)} responses",
+    )
+    futures = analyze_batch_task.with_options(**options).map(
+        unmapped(config), batches, unmapped(gts), unmapped(coerced), unmapped(judge)
+    )
     rows: list[dict] = []
     for done, future in enumerate(futures, 1):
         rows.extend(future.result())
@@ -149,87 +204,132 @@ def analyze_records(records, errors: list[RecordError], coerced: set[int], *, gr
     return rows, gts, embedding_model
 
 
-def summary_artifact(flow_name: str, run_id: str, summaries: list[dict]) -> None:
+def summary_artifact(flow_name: RunKind, run_id: str, summaries: list[dict]) -> None:
     create_table_artifact(
         key=artifact_key(flow_name, "summary", run_id),
-        table=[{k: v for k, v in r.items() if k.endswith(("_count", "_mean", "_delta", "_rate")) or k in ("domain", "query_set_id")}
-               for r in summaries],
+        table=[
+            {
+                k: v
+                for k, v in r.items()
+                if k.endswith(("_count", "_mean", "_delta", "_rate")) or k in ("domain", "query_set_id")
+            }
+            for r in summaries
+        ],
         description=f"Per-domain scores for run {run_id}",
     )
 
 
 def _analyze_and_store(
-    records, errors: list[RecordError], coerced: set[int], *, ground_truth: str, input_label: str,
-    run_id: str, data_dir: str | None, config: AnalyzerConfig, started_at: datetime, flow_name: str,
+    records,
+    errors: list[RecordError],
+    coerced: set[int],
+    *,
+    ground_truth: str,
+    input_label: str,
+    run_id: str,
+    data_dir: str | None,
+    config: AnalyzerConfig,
+    started_at: datetime,
+    flow_name: RunKind,
     judge: JudgeOptions | None = None,
-) -> dict[str, Any]:
+) -> AnalysisRun:
     store = ParquetStore(data_dir)
     judge = judge.resolve() if judge is not None else None
     rows, gts, embedding_model = analyze_records(
-        records, errors, coerced, ground_truth=ground_truth, config=config, run_id=run_id, flow_name=flow_name,
-        judge=judge)
+        records,
+        errors,
+        coerced,
+        ground_truth=ground_truth,
+        config=config,
+        run_id=run_id,
+        flow_name=flow_name,
+        judge=judge,
+    )
     tables = build_tables(
-        rows, errors, config=config, started_at=started_at,
-        previous_summaries=store.read("summaries"), input_path=input_label,
-        ground_truth_path=ground_truth, ground_truth=gts, embedding_model=embedding_model, flow=flow_name,
+        rows,
+        errors,
+        config=config,
+        started_at=started_at,
+        previous_summaries=store.read("summaries"),
+        input_path=input_label,
+        ground_truth_path=ground_truth,
+        ground_truth=gts,
+        embedding_model=embedding_model,
+        flow=flow_name,
     )
     paths = write_run.with_options(**_task_options(config))(
-        data_dir, run_id, {"analyses": tables.analyses, "summaries": tables.summaries,
-                           "runs": with_judge(tables.runs, judge)})
+        data_dir,
+        run_id,
+        {"analyses": tables.analyses, "summaries": tables.summaries, "runs": with_judge(tables.runs, judge)},
+    )
     summary_rows = tables.summaries.to_dicts()
     summary_artifact(flow_name, run_id, summary_rows)
     publish_run_report(flow_name, run_id, data_dir)
-    return {"run_id": run_id, "data_dir": store.root, "paths": paths, **tables.totals, "summaries": summary_rows}
-
-
-@flow(name="analyze-responses", timeout_seconds=FLOW_TIMEOUT_S["analyze"])
-def analyze_responses(
-    input_path: str, ground_truth: str, run_id: str | None = None, data_dir: str | None = None,
-    config: AnalyzerConfig | None = None, judge: JudgeOptions | None = None,
-) -> dict[str, Any]:
-    """Analyse a file of AI responses against ground-truth pages; write analyses, summaries, runs.
-
-    ``judge``: the LM judge of claim verdicts and wrong facts (none: the offline judge only)."""
-    started_at = datetime.now(timezone.utc)
-    config = config or AnalyzerConfig()
-    run_id = begin_run(run_id, data_dir, ANALYSIS_TABLES)
-    records, errors, coerced = load_records_task.with_options(**_task_options(config))(input_path)
-    return _analyze_and_store(
-        records, errors, coerced, ground_truth=ground_truth, input_label=input_path, run_id=run_id,
-        data_dir=data_dir, config=config, started_at=started_at, flow_name="analyze", judge=judge,
+    return AnalysisRun(
+        run_id=run_id, data_dir=store.root, paths=paths, **tables.totals, summaries=summary_rows
     )
 
 
-@flow(name="reanalyze-run", timeout_seconds=FLOW_TIMEOUT_S["analyze"])
+@flow(name="analyze-responses", timeout_seconds=FLOW_TIMEOUT_S[RunKind.ANALYZE])
+def analyze_responses(
+    input_path: str,
+    ground_truth: str,
+    run_id: str | None = None,
+    data_dir: str | None = None,
+    config: AnalyzerConfig | None = None,
+    judge: JudgeOptions | None = None,
+) -> AnalysisRun:
+    """Analyse a file of AI responses against ground-truth pages; write analyses, summaries, runs.
+
+    ``judge``: the LM judge of claim verdicts and wrong facts (none: the offline judge only)."""
+    started_at = datetime.now(UTC)
+    config = config or AnalyzerConfig()
+    run_id = begin_run(run_id, data_dir)
+    records, errors, coerced = load_records_task.with_options(**_task_options(config))(input_path)
+    return _analyze_and_store(
+        records,
+        errors,
+        coerced,
+        ground_truth=ground_truth,
+        input_label=input_path,
+        run_id=run_id,
+        data_dir=data_dir,
+        config=config,
+        started_at=started_at,
+        flow_name=RunKind.ANALYZE,
+        judge=judge,
+    )
+
+
+@flow(name="reanalyze-run", timeout_seconds=FLOW_TIMEOUT_S[RunKind.REANALYZE])
 def reanalyze_run(
-    previous_run_id: str, ground_truth: str, run_id: str | None = None, data_dir: str | None = None,
-    config: AnalyzerConfig | None = None, judge: JudgeOptions | None = None,
-) -> dict[str, Any]:
+    previous_run_id: str,
+    ground_truth: str,
+    run_id: str | None = None,
+    data_dir: str | None = None,
+    config: AnalyzerConfig | None = None,
+    judge: JudgeOptions | None = None,
+) -> AnalysisRun:
     """Re-score a stored run's responses against new ground truth, as a new run (``judge`` as for
     ``analyze-responses``)."""
-    started_at = datetime.now(timezone.utc)
+    started_at = datetime.now(UTC)
     config = config or AnalyzerConfig()
-    run_id = begin_run(run_id, data_dir, ANALYSIS_TABLES)
+    run_id = begin_run(run_id, data_dir)
     previous = ParquetStore(data_dir).read("analyses", previous_run_id)
     if previous.is_empty():
         raise ValueError(f"run {previous_run_id!r} has no analyses under {ParquetStore(data_dir).root}")
     stored = previous.filter(previous["result_json"].is_not_null())["result_json"].to_list()
     records = [record_from_result(AnalysisResult.model_validate_json(j)) for j in stored]
     return _analyze_and_store(
-        records, [], set(), ground_truth=ground_truth, input_label=f"run_id={previous_run_id}",
-        run_id=run_id, data_dir=data_dir, config=config, started_at=started_at, flow_name="reanalyze", judge=judge,
+        records,
+        [],
+        set(),
+        ground_truth=ground_truth,
+        input_label=f"run_id={previous_run_id}",
+        run_id=run_id,
+        data_dir=data_dir,
+        config=config,
+        started_at=started_at,
+        flow_name=RunKind.REANALYZE,
+        judge=judge,
     )
-
-
-def task_runner_for(spec: str, concurrency: int):
-    """``thread`` | ``dask`` (a local cluster) | ``dask://HOST:PORT`` (an existing scheduler)."""
-    if spec == "thread":
-        return ThreadPoolTaskRunner(max_workers=concurrency)
-    if spec == "dask" or spec.startswith("dask://"):
-        from prefect_dask import DaskTaskRunner
-
-        if spec == "dask":
-            return DaskTaskRunner(cluster_kwargs={"n_workers": concurrency, "threads_per_worker": 1,
-                                                  "dashboard_address": None})
-        return DaskTaskRunner(address="tcp://" + spec[len("dask://"):])
-    raise ValueError(f"unknown task runner {spec!r}: use thread, dask or dask://HOST:PORT")

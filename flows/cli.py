@@ -9,7 +9,6 @@ import sys
 from typing import Any
 
 
-
 def _parse_value(raw: str) -> Any:
     try:
         return json.loads(raw)
@@ -27,12 +26,15 @@ def _config(args: argparse.Namespace):
             raise SystemExit(f"sleuth: --set expects KEY=VALUE, got {item!r}")
         overrides[key.strip()] = _parse_value(value.strip())
     named = {
-        "accuracy.chunking_strategy": args.chunking, "accuracy.aggregation": args.aggregation,
+        "accuracy.chunking_strategy": args.chunking,
+        "accuracy.aggregation": args.aggregation,
         "accuracy.method": args.accuracy_method,
         "completeness.similarity_threshold": args.claim_threshold,
         "completeness.require_all_required": args.require_all_required or None,
-        "providers.embedding": args.embedding, "providers.embedding_model": args.embedding_model,
-        "batch.concurrency": args.concurrency, "batch.batch_size": args.batch_size,
+        "providers.embedding": args.embedding,
+        "providers.embedding_model": args.embedding_model,
+        "batch.concurrency": args.concurrency,
+        "batch.batch_size": args.batch_size,
         "batch.continue_on_error": False if args.stop_on_error else None,
     }
     overrides.update({k: v for k, v in named.items() if v is not None})
@@ -40,33 +42,65 @@ def _config(args: argparse.Namespace):
 
 
 def _add_analysis_options(p: argparse.ArgumentParser, ground_truth_required: bool = True) -> None:
-    p.add_argument("--ground-truth", required=ground_truth_required, metavar="PAGES",
-                   help="ground-truth pages: JSONL/Parquet of {url, text, title?, domain?} or a folder <domain>/**/*.{html,md,txt}"
-                        + ("" if ground_truth_required else "; with --resume, the resumed run's by default"))
+    p.add_argument(
+        "--ground-truth",
+        required=ground_truth_required,
+        metavar="PAGES",
+        help="ground-truth pages: JSONL/Parquet of {url, text, title?, domain?} or a folder <domain>/**/*.{html,md,txt}"
+        + ("" if ground_truth_required else "; with --resume, the resumed run's by default"),
+    )
     p.add_argument("--run-id", help="id of the new run (default: UTC timestamp + random suffix)")
-    p.add_argument("--data-dir", help="where tables go (default $SLEUTH_DATA_DIR or datasets/runs; s3://... works)")
+    p.add_argument(
+        "--data-dir", help="where tables go (default $SLEUTH_DATA_DIR or datasets/runs; s3://... works)"
+    )
     p.add_argument("--config", metavar="FILE", help="AnalyzerConfig as TOML (see README)")
-    p.add_argument("--set", action="append", metavar="SECTION.FIELD=VALUE", help="override any config field; repeatable")
+    p.add_argument(
+        "--set", action="append", metavar="SECTION.FIELD=VALUE", help="override any config field; repeatable"
+    )
     p.add_argument("--concurrency", type=int, help="parallel batch tasks (default 5)")
     p.add_argument("--batch-size", type=int, help="max responses per task (default 500)")
-    p.add_argument("--task-runner", default="thread", metavar="thread|dask|dask://HOST:PORT",
-                   help="where tasks run (default thread)")
-    p.add_argument("--chunking", choices=["none", "sentences", "paragraphs"], help="accuracy chunking strategy")
+    p.add_argument(
+        "--task-runner",
+        default="thread",
+        metavar="thread|dask|dask://HOST:PORT",
+        help="where tasks run (default thread)",
+    )
+    p.add_argument(
+        "--chunking", choices=["none", "sentences", "paragraphs"], help="accuracy chunking strategy"
+    )
     p.add_argument("--aggregation", choices=["max", "mean"], help="how chunk similarities combine")
-    p.add_argument("--accuracy-method", choices=["calibrated", "cosine"], help="accuracy score (default calibrated)")
-    p.add_argument("--claim-threshold", type=float, help="sentence similarity at which a claim whose wording is half there counts as found (default 0.75)")
-    p.add_argument("--require-all-required", action="store_true", help="completeness is 0 if any required claim is missing")
-    p.add_argument("--embedding", choices=["local", "openai"], help="embedding provider (default local MiniLM)")
+    p.add_argument(
+        "--accuracy-method", choices=["calibrated", "cosine"], help="accuracy score (default calibrated)"
+    )
+    p.add_argument(
+        "--claim-threshold",
+        type=float,
+        help="sentence similarity at which a claim whose wording is half there counts as found (default 0.75)",
+    )
+    p.add_argument(
+        "--require-all-required",
+        action="store_true",
+        help="completeness is 0 if any required claim is missing",
+    )
+    p.add_argument(
+        "--embedding", choices=["local", "openai"], help="embedding provider (default local MiniLM)"
+    )
     p.add_argument("--embedding-model", help="model path/name for the provider")
-    p.add_argument("--stop-on-error", action="store_true", help="fail on the first malformed record (continue_on_error=false)")
-    _add_lm_options(p, "compiled programs (default modules/compiled): the newest judge program runs with an LM")
+    p.add_argument(
+        "--stop-on-error",
+        action="store_true",
+        help="fail on the first malformed record (continue_on_error=false)",
+    )
+    _add_lm_options(
+        p, "compiled programs (default modules/compiled): the newest judge program runs with an LM"
+    )
     p.add_argument("--json", action="store_true", help="print the run summary as JSON")
 
 
 def _judge_options(args: argparse.Namespace):
     """``--lm`` (or $SLEUTH_LM) on analyze, reanalyze and monitor: the LM judge; None without one."""
     from flows.analyze import JudgeOptions
-    from modules.research.nodes import LMSettings
+    from modules.lm import LMSettings
 
     settings = LMSettings.from_env(args.lm, args.lm_base_url)
     if not settings.model:
@@ -91,39 +125,80 @@ def _points(delta: float | None) -> str:
     return "-" if delta is None else _fmt(100 * delta) + " pt"
 
 
-def print_summary(result: dict[str, Any]) -> None:
-    print(f"\nrun {result['run_id']}: {result['total']} responses, {result['succeeded']} analysed "
-          f"({result['flagged']} flagged), {result['failed']} errors, {result['fallback']} fallbacks (keyword matching or "
-          f"the offline judge)\n")
-    header = ["domain", "query set", "n", "accuracy", "complete", "attrib", "wrong facts", "Δacc", "Δcomp", "Δattr",
-              "Δwrong", "errors"]
-    rows = [[s["domain"], s["query_set_id"] or "-", s["query_count"], s["accuracy_mean"], s["completeness_mean"],
-             s["attribution_mean"], _percent(s.get("wrong_fact_rate")), s["accuracy_delta"], s["completeness_delta"],
-             s["attribution_delta"], _points(s.get("wrong_fact_rate_delta")), s["error_count"]] for s in result["summaries"]]
+def print_summary(result) -> None:
+    """The table of an ``AnalysisRun`` or a ``MonitorRun``."""
+    print(
+        f"\nrun {result.run_id}: {result.total} responses, {result.succeeded} analysed "
+        f"({result.flagged} flagged), {result.failed} errors, {result.fallback} fallbacks (keyword matching or "
+        f"the offline judge)\n"
+    )
+    header = [
+        "domain",
+        "query set",
+        "n",
+        "accuracy",
+        "complete",
+        "attrib",
+        "wrong facts",
+        "Δacc",
+        "Δcomp",
+        "Δattr",
+        "Δwrong",
+        "errors",
+    ]
+    rows = [
+        [
+            s["domain"],
+            s["query_set_id"] or "-",
+            s["query_count"],
+            s["accuracy_mean"],
+            s["completeness_mean"],
+            s["attribution_mean"],
+            _percent(s.get("wrong_fact_rate")),
+            s["accuracy_delta"],
+            s["completeness_delta"],
+            s["attribution_delta"],
+            _points(s.get("wrong_fact_rate_delta")),
+            s["error_count"],
+        ]
+        for s in result.summaries
+    ]
     cells = [header] + [[_fmt(v) for v in r] for r in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
     for i, r in enumerate(cells):
         print("  ".join(c.ljust(w) if j < 2 else c.rjust(w) for j, (c, w) in enumerate(zip(r, widths))))
         if i == 0:
             print("  ".join("-" * w for w in widths))
-    print("\nmean scores 0-100; wrong facts = share of answers stating something the claims or the pages "
-          "contradict;\nΔ = change against the previous run of the same domain and query set")
+    print(
+        "\nmean scores 0-100; wrong facts = share of answers stating something the claims or the pages "
+        "contradict;\nΔ = change against the previous run of the same domain and query set"
+    )
     print("\nParquet written to:")
-    for table, path in result["paths"].items():
+    for table, path in result.paths.items():
         print(f"  {table:18s} {path}")
+
+
+def _print_json(result) -> None:
+    print(json.dumps(result.as_dict(), default=str, indent=2))
 
 
 def _run_flow(args: argparse.Namespace, flow, *flow_args) -> int:
     """Run an analysis flow with the chosen task runner and print its summary."""
-    from flows.analyze import task_runner_for
-    from flows.runtime import local_run_settings
+    from flows.runtime import local_run_settings, task_runner_for
 
     config = _config(args)
     judge = _judge_options(args)
     flow = flow.with_options(task_runner=task_runner_for(args.task_runner, config.batch.concurrency))
     with local_run_settings():
-        result = flow(*flow_args, args.ground_truth, run_id=args.run_id, data_dir=args.data_dir, config=config, judge=judge)
-    print(json.dumps(result, default=str, indent=2)) if args.json else print_summary(result)
+        result = flow(
+            *flow_args,
+            args.ground_truth,
+            run_id=args.run_id,
+            data_dir=args.data_dir,
+            config=config,
+            judge=judge,
+        )
+    _print_json(result) if args.json else print_summary(result)
     return 0
 
 
@@ -141,14 +216,18 @@ def cmd_reanalyze(args: argparse.Namespace) -> int:
 
 def cmd_runs(args: argparse.Namespace) -> int:
     from modules.store import Checkpoint, ParquetStore
+    from modules.store.runs import is_committed
 
     store = ParquetStore(args.data_dir)
     if args.gc:
         removed = store.gc()
-        print("\n".join(f"removed {p}" for p in removed) or f"nothing left behind by crashed runs under {store.root}")
+        print(
+            "\n".join(f"removed {p}" for p in removed)
+            or f"nothing left behind by crashed runs under {store.root}"
+        )
         return 0
     runs = store.read("runs")
-    interrupted = [rid for rid in Checkpoint.run_ids(store) if not store.run_exists(rid)]
+    interrupted = [rid for rid in Checkpoint.run_ids(store) if not is_committed(store, rid)]
     if runs.is_empty() and not interrupted:
         print(f"no runs under {store.root}")
         return 0
@@ -158,33 +237,55 @@ def cmd_runs(args: argparse.Namespace) -> int:
     for rid in interrupted:
         checkpoint = store.checkpoint(rid)
         manifest = checkpoint.manifest() or {}
-        print(f"{rid}: {manifest.get('flow', '?')} running or interrupted, {len(checkpoint.items())} answers saved; "
-              f"if its process is gone, `sleuth {manifest.get('flow', 'collect')} --resume {rid}` asks the rest")
+        print(
+            f"{rid}: {manifest.get('flow', '?')} running or interrupted, {len(checkpoint.items())} answers saved; "
+            f"if its process is gone, `sleuth {manifest.get('flow', 'collect')} --resume {rid}` asks the rest"
+        )
     return 0
 
 
 def _research_options(args: argparse.Namespace):
     from modules.research.session import ResearchOptions
 
-    given = {"search": args.search, "corpus": args.corpus, "lm": args.lm, "lm_base_url": args.lm_base_url,
-             "max_steps": args.max_steps, "max_seconds": args.max_seconds, "max_tokens": args.max_tokens,
-             "programs": args.programs}
+    given = {
+        "search": args.search,
+        "corpus": args.corpus,
+        "lm": args.lm,
+        "lm_base_url": args.lm_base_url,
+        "max_steps": args.max_steps,
+        "max_seconds": args.max_seconds,
+        "max_tokens": args.max_tokens,
+        "programs": args.programs,
+    }
     return ResearchOptions(**{k: v for k, v in given.items() if v is not None})
 
 
 def _add_lm_options(p: argparse.ArgumentParser, programs_help: str) -> None:
     """--lm, --lm-base-url and --programs, the same on every command that can run DSPy programs."""
-    p.add_argument("--lm", metavar="MODEL", help="DSPy/LiteLLM model, e.g. openai/gpt-4o-mini (default $SLEUTH_LM; "
-                                                 "none: the baseline programs)")
-    p.add_argument("--lm-base-url", metavar="URL", help="OpenAI-compatible server (llama.cpp, vLLM, Ollama); "
-                                                       "default $SLEUTH_LM_BASE_URL")
+    p.add_argument(
+        "--lm",
+        metavar="MODEL",
+        help="DSPy/LiteLLM model, e.g. openai/gpt-4o-mini (default $SLEUTH_LM; none: the baseline programs)",
+    )
+    p.add_argument(
+        "--lm-base-url",
+        metavar="URL",
+        help="OpenAI-compatible server (llama.cpp, vLLM, Ollama); default $SLEUTH_LM_BASE_URL",
+    )
     p.add_argument("--programs", metavar="DIR", help=programs_help)
 
 
 def _add_research_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--search", choices=["local", "duckduckgo", "google", "searxng", "serper", "auto"],
-                   help="search engine (default local: the offline corpus); auto = the configured order, alternated")
-    p.add_argument("--corpus", metavar="PATH", help="local corpus, JSONL/Parquet of {url, title, text} (default $SLEUTH_CORPUS or the sample)")
+    p.add_argument(
+        "--search",
+        choices=["local", "duckduckgo", "google", "searxng", "serper", "auto"],
+        help="search engine (default local: the offline corpus); auto = the configured order, alternated",
+    )
+    p.add_argument(
+        "--corpus",
+        metavar="PATH",
+        help="local corpus, JSONL/Parquet of {url, title, text} (default $SLEUTH_CORPUS or the sample)",
+    )
     _add_lm_options(p, "compiled programs (default modules/compiled): the newest per node runs with an LM")
     p.add_argument("--max-steps", type=int, help="decision steps per question (default 8)")
     p.add_argument("--max-seconds", type=float, help="wall-clock limit per question (default 300)")
@@ -195,17 +296,17 @@ def _add_research_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-input", action="store_true", help="do not ask for feedback at the end")
 
 
-def _print_research(result: dict[str, Any], as_json: bool) -> None:
+def _print_research(result, as_json: bool) -> None:
     from modules.research.render import report_text
 
     if as_json:
-        print(json.dumps(result, default=str, indent=2))
+        _print_json(result)
         return
-    for report in result["reports"]:
+    for report in result.reports:
         print(report_text(report) + "\n")
-    print(f"run {result['run_id']}" + (f" (re-opened from {result['parent_run_id']})" if result.get("parent_run_id") else "")
-          + " written to:")
-    for table, path in result["paths"].items():
+    parent = getattr(result, "parent_run_id", None)
+    print(f"run {result.run_id}" + (f" (re-opened from {parent})" if parent else "") + " written to:")
+    for table, path in result.paths.items():
         print(f"  {table:9s} {path}")
 
 
@@ -216,25 +317,40 @@ def _ask_feedback(run_id: str, args: argparse.Namespace, options) -> None:
 
     while True:
         try:
-            choice = input("\nAccept this report? [a]ccept / [r]eject / a[d]d information / [q]uit: ").strip().lower()
+            choice = (
+                input("\nAccept this report? [a]ccept / [r]eject / a[d]d information / [q]uit: ")
+                .strip()
+                .lower()
+            )
         except EOFError:
             return
-        verdict = {"a": "accept", "accept": "accept", "r": "reject", "reject": "reject", "d": "add", "add": "add"}.get(choice)
+        verdict = {
+            "a": "accept",
+            "accept": "accept",
+            "r": "reject",
+            "reject": "reject",
+            "d": "add",
+            "add": "add",
+        }.get(choice)
         if verdict is None:
             return
         text = ""
         if verdict != "accept":
-            text = input("What is wrong with it?  " if verdict == "reject" else "What should the research know or consider?  ").strip()
+            text = input(
+                "What is wrong with it?  "
+                if verdict == "reject"
+                else "What should the research know or consider?  "
+            ).strip()
             if not text:
                 print("sleuth: feedback needs a text; nothing done")
                 continue
         with local_run_settings():
             result = research_feedback(run_id, verdict, text, options=options, data_dir=args.data_dir)
         if verdict == "accept":
-            print(f"accepted; recorded in {result['paths']['feedback']}")
+            print(f"accepted; recorded in {result.paths['feedback']}")
             return
         _print_research(result, False)
-        run_id = result["run_id"]
+        run_id = result.run_id
 
 
 def cmd_research(args: argparse.Namespace) -> int:
@@ -246,18 +362,22 @@ def cmd_research(args: argparse.Namespace) -> int:
     options = _research_options(args)
     options.engines()  # an unknown engine fails before any flow starts
     with local_run_settings():
-        result = research(args.question, options=options, run_id=args.run_id, data_dir=args.data_dir,
-                          question_id=args.question_id)
+        result = research(
+            args.question,
+            options=options,
+            run_id=args.run_id,
+            data_dir=args.data_dir,
+            question_id=args.question_id,
+        )
     _print_research(result, args.json)
     if not (args.no_input or args.json) and sys.stdin.isatty():
-        _ask_feedback(result["run_id"], args, options)
+        _ask_feedback(result.run_id, args, options)
     return 0
 
 
 def cmd_research_batch(args: argparse.Namespace) -> int:
-    from flows.analyze import task_runner_for
     from flows.research import research_batch
-    from flows.runtime import local_run_settings
+    from flows.runtime import local_run_settings, task_runner_for
     from modules.research.batch import load_questions
 
     questions = load_questions(args.file)
@@ -265,13 +385,15 @@ def cmd_research_batch(args: argparse.Namespace) -> int:
     options.engines()
     flow = research_batch.with_options(task_runner=task_runner_for(args.task_runner, args.concurrency))
     with local_run_settings():
-        result = flow(questions, options=options, run_id=args.run_id, data_dir=args.data_dir, input_label=args.file)
+        result = flow(
+            questions, options=options, run_id=args.run_id, data_dir=args.data_dir, input_label=args.file
+        )
     if args.json:
-        print(json.dumps(result, default=str, indent=2))
+        _print_json(result)
     else:
-        for r in result["reports"]:
+        for r in result.reports:
             print(f"{r['question_id']:>12s}  {r['status']:11s} {r['confidence']:.2f}  {r['question'][:80]}")
-        print(f"\nrun {result['run_id']}: {len(result['reports'])} questions; tables under {result['data_dir']}")
+        print(f"\nrun {result.run_id}: {len(result.reports)} questions; tables under {result.data_dir}")
     return 0
 
 
@@ -279,13 +401,26 @@ def cmd_feedback(args: argparse.Namespace) -> int:
     from flows.research import research_feedback
     from flows.runtime import local_run_settings
 
-    verdict, text = ("accept", "") if args.accept else ("reject", args.reject) if args.reject is not None else ("add", args.add)
+    verdict, text = (
+        ("accept", "")
+        if args.accept
+        else ("reject", args.reject)
+        if args.reject is not None
+        else ("add", args.add)
+    )
     options = _research_options(args)
     with local_run_settings():
-        result = research_feedback(args.run_id_to_reopen, verdict, text, options=options, run_id=args.run_id,
-                                   data_dir=args.data_dir, question_ids=args.question_id or None)
+        result = research_feedback(
+            args.run_id_to_reopen,
+            verdict,
+            text,
+            options=options,
+            run_id=args.run_id,
+            data_dir=args.data_dir,
+            question_ids=args.question_id or None,
+        )
     if verdict == "accept" and not args.json:
-        print(f"accepted run {args.run_id_to_reopen}; recorded in {result['paths']['feedback']}")
+        print(f"accepted run {args.run_id_to_reopen}; recorded in {result.paths['feedback']}")
         return 0
     _print_research(result, args.json)
     return 0
@@ -294,13 +429,20 @@ def cmd_feedback(args: argparse.Namespace) -> int:
 def _rerank_options(args: argparse.Namespace):
     from flows.relevance import RerankOptions
 
-    given: dict[str, Any] = {"threshold": args.threshold, "lm": args.lm, "lm_base_url": args.lm_base_url,
-                             "fallback": args.fallback, "programs": args.programs}
+    given: dict[str, Any] = {
+        "threshold": args.threshold,
+        "lm": args.lm,
+        "lm_base_url": args.lm_base_url,
+        "fallback": args.fallback,
+        "programs": args.programs,
+    }
     if args.weights:
         try:
             given["weights"] = tuple(float(x) for x in args.weights.split(","))
         except ValueError:
-            raise ValueError(f"--weights expects four numbers D,DEPTH,PLAN,UNEXPECTED, got {args.weights!r}") from None
+            raise ValueError(
+                f"--weights expects four numbers D,DEPTH,PLAN,UNEXPECTED, got {args.weights!r}"
+            ) from None
         if len(given["weights"]) != 4:
             raise ValueError(f"--weights expects four numbers, got {len(given['weights'])}")
     return RerankOptions(**{k: v for k, v in given.items() if v is not None})
@@ -309,9 +451,14 @@ def _rerank_options(args: argparse.Namespace):
 def _add_rerank_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--threshold", type=int, help="score a result needs to be kept (default 60)")
     p.add_argument("--weights", metavar="D,DEPTH,PLAN,UNEXP", help="criteria weights (default 40,30,20,10)")
-    _add_lm_options(p, "compiled programs (default modules/compiled): the newest relevance program runs with an LM")
-    p.add_argument("--fallback", choices=["baseline", "original"],
-                   help="after LM failure: score with the baseline (default) or return the original order unscored (the seed)")
+    _add_lm_options(
+        p, "compiled programs (default modules/compiled): the newest relevance program runs with an LM"
+    )
+    p.add_argument(
+        "--fallback",
+        choices=["baseline", "original"],
+        help="after LM failure: score with the baseline (default) or return the original order unscored (the seed)",
+    )
 
 
 def _read_json_file(path: str, what: str) -> Any:
@@ -349,25 +496,32 @@ def cmd_rerank(args: argparse.Namespace) -> int:
         if r.briefAnswer:
             print(f"     {r.briefAnswer}")
         if r.sentence:
-            print(f"     \"{r.sentence[:240]}\"")
+            print(f'     "{r.sentence[:240]}"')
     return 0
 
 
 def cmd_rerank_batch(args: argparse.Namespace) -> int:
-    from flows.analyze import task_runner_for
     from flows.relevance import rerank_batch
-    from flows.runtime import local_run_settings
+    from flows.runtime import local_run_settings, task_runner_for
 
     options = _rerank_options(args)
     flow = rerank_batch.with_options(task_runner=task_runner_for(args.task_runner, args.concurrency))
     with local_run_settings():
-        result = flow(args.input, args.out, options=options, run_id=args.run_id, data_dir=args.data_dir,
-                      batch_size=args.batch_size)
+        result = flow(
+            args.input,
+            args.out,
+            options=options,
+            run_id=args.run_id,
+            data_dir=args.data_dir,
+            batch_size=args.batch_size,
+        )
     if args.json:
-        print(json.dumps(result, default=str, indent=2))
+        _print_json(result)
     else:
-        print(f"run {result['run_id']}: {result['items']} items reranked ({result['fallback']} fell back); "
-              f"output {result['out_path']}; table {result['paths']['rerankings']}")
+        print(
+            f"run {result.run_id}: {result.items} items reranked ({result.fallback} fell back); "
+            f"output {result.out_path}; table {result.paths['rerankings']}"
+        )
     return 0
 
 
@@ -376,19 +530,27 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from flows.runtime import local_run_settings
 
     with local_run_settings():
-        result = evaluate_node(args.node, program=args.program, lm=args.lm, lm_base_url=args.lm_base_url, split=args.split,
-                               examples_path=args.examples, programs_dir=args.programs, data_dir=args.data_dir)
+        result = evaluate_node(
+            args.node,
+            program=args.program,
+            lm=args.lm,
+            lm_base_url=args.lm_base_url,
+            split=args.split,
+            examples_path=args.examples,
+            programs_dir=args.programs,
+            data_dir=args.data_dir,
+        )
     if args.json:
-        print(json.dumps(result, default=str, indent=2))
+        _print_json(result)
         return 0
-    print(f"{args.node}, {result['examples']} {args.split} examples (evals/sets):\n")
-    for program, metrics in result["metrics"].items():
+    print(f"{args.node}, {result.examples} {args.split} examples (evals/sets):\n")
+    for program, metrics in result.metrics.items():
         print(f"  {program}")
         for k, v in metrics.items():
             print(f"    {k:24s} {v}")
-    if len(result["scores"]) == 1 and args.program != "baseline":
+    if len(result.scores) == 1 and args.program != "baseline":
         print("\n  (a DSPy program needs an LM: --lm MODEL or SLEUTH_LM)")
-    print(f"\nrun {result['run_id']}: {result['paths']['evaluations']}")
+    print(f"\nrun {result.run_id}: {result.paths['evaluations']}")
     return 0
 
 
@@ -397,29 +559,43 @@ def cmd_optimize(args: argparse.Namespace) -> int:
     from flows.runtime import local_run_settings
 
     with local_run_settings():
-        result = optimize_node(args.node, optimizer=args.optimizer, lm=args.lm, lm_base_url=args.lm_base_url,
-                               teacher_lm=args.teacher_lm, trainset=args.trainset, devset=args.devset,
-                               programs_dir=args.programs, data_dir=args.data_dir, run_id=args.run_id,
-                               promote_if_better=args.promote_if_better, seed=args.seed)
+        result = optimize_node(
+            args.node,
+            optimizer=args.optimizer,
+            lm=args.lm,
+            lm_base_url=args.lm_base_url,
+            teacher_lm=args.teacher_lm,
+            trainset=args.trainset,
+            devset=args.devset,
+            programs_dir=args.programs,
+            data_dir=args.data_dir,
+            run_id=args.run_id,
+            promote_if_better=args.promote_if_better,
+            seed=args.seed,
+        )
     if args.json:
-        print(json.dumps(result, default=str, indent=2))
+        _print_json(result)
         return 0
-    print(f"{args.node} with {args.optimizer}: baseline dev {result['baseline_dev_score']:.3f}; "
-          f"DSPy program dev before {_fmt(result['dev_score_before'])}, after {_fmt(result['dev_score_after'])}")
-    print(f"program: {result['program'] or 'not promoted'}\nevaluations: {result['paths']['evaluations']}")
+    print(
+        f"{args.node} with {args.optimizer}: baseline dev {result.baseline_dev_score:.3f}; "
+        f"DSPy program dev before {_fmt(result.dev_score_before)}, after {_fmt(result.dev_score_after)}"
+    )
+    print(f"program: {result.program or 'not promoted'}\nevaluations: {result.paths['evaluations']}")
     return 0
 
 
 def cmd_queries_generate(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from modules.lm import LMSettings
     from modules.queries import write_query_set
     from modules.queries.generate import draft_query_set
-    from modules.research.nodes import LMSettings
     from modules.response import load_pages
 
     lm = LMSettings.from_env(args.lm, args.lm_base_url).build()
-    drafts = draft_query_set(load_pages(args.ground_truth), args.domain, n=args.n, query_set_id=args.query_set_id, lm=lm)
+    drafts = draft_query_set(
+        load_pages(args.ground_truth), args.domain, n=args.n, query_set_id=args.query_set_id, lm=lm
+    )
     if not drafts.queries:
         raise ValueError(f"no queries could be drafted from the pages of {args.domain}")
     out = Path(args.out or f"datasets/query_sets/{drafts.queries[0].query_set_id}.jsonl")
@@ -427,12 +603,16 @@ def cmd_queries_generate(args: argparse.Namespace) -> int:
         raise FileExistsError(f"{out} exists (it may hold reviewed work); pass --out elsewhere or --force")
     write_query_set(out, drafts.queries)
     for q in drafts.queries:
-        print(f"- [{q.query_id}] {q.query}\n    expected: {q.expected_answer}\n    claims: "
-              + "; ".join(f"({c.importance}) {c.text}" for c in q.claims))
+        print(
+            f"- [{q.query_id}] {q.query}\n    expected: {q.expected_answer}\n    claims: "
+            + "; ".join(f"({c.importance}) {c.text}" for c in q.claims)
+        )
     for note in drafts.notes:
         print(f"note: {note}")
-    print(f"\n{len(drafts.queries)} draft queries written to {out} (review: draft).\nReview and edit them, then "
-          f"`sleuth queries approve {out}`; collect and monitor refuse unreviewed drafts.")
+    print(
+        f"\n{len(drafts.queries)} draft queries written to {out} (review: draft).\nReview and edit them, then "
+        f"`sleuth queries approve {out}`; collect and monitor refuse unreviewed drafts."
+    )
     return 0
 
 
@@ -440,8 +620,10 @@ def cmd_queries_check(args: argparse.Namespace) -> int:
     from modules.queries import load_query_set
 
     qs = load_query_set(args.file)
-    print(f"{args.file}: query set {qs.query_set_id!r}, {len(qs.queries)} queries, {len(qs.drafts)} drafts, "
-          f"domains {', '.join(qs.domains)}, version {qs.version}")
+    print(
+        f"{args.file}: query set {qs.query_set_id!r}, {len(qs.queries)} queries, {len(qs.drafts)} drafts, "
+        f"domains {', '.join(qs.domains)}, version {qs.version}"
+    )
     return 0
 
 
@@ -455,50 +637,115 @@ def cmd_queries_approve(args: argparse.Namespace) -> int:
         raise ValueError(f"no such query_id in {args.file}: {sorted(unknown)}")
     queries = [q.model_copy(update={"review": "approved"}) if q.query_id in ids else q for q in qs.queries]
     write_query_set(args.file, queries)
-    print(f"{args.file}: {sum(q.query_id in ids and q.review == 'draft' for q in qs.queries)} drafts approved, "
-          f"{sum(q.review == 'draft' for q in queries)} still drafts")
+    print(
+        f"{args.file}: {sum(q.query_id in ids and q.review == 'draft' for q in qs.queries)} drafts approved, "
+        f"{sum(q.review == 'draft' for q in queries)} still drafts"
+    )
     return 0
 
 
 def _provider_defaults(args: argparse.Namespace) -> dict[str, Any]:
-    given = {"concurrency": args.provider_concurrency, "rpm": args.rpm, "timeout_s": args.timeout,
-             "retries": args.retries, "temperature": args.temperature, "max_tokens": args.max_tokens,
-             "system_prompt": args.system_prompt}
+    given = {
+        "concurrency": args.provider_concurrency,
+        "rpm": args.rpm,
+        "timeout_s": args.timeout,
+        "retries": args.retries,
+        "temperature": args.temperature,
+        "max_tokens": args.max_tokens,
+        "system_prompt": args.system_prompt,
+    }
     return {k: v for k, v in given.items() if v is not None}
 
 
 def _add_provider_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("query_set", metavar="QUERY_SET", nargs="?",
-                   help="query set (JSONL or Parquet; see `sleuth queries`); with --resume, the resumed run's by default")
-    p.add_argument("--provider", action="append", metavar="MODEL[,key=value...]",
-                   help="an AI assistant as a LiteLLM model string (openai/gpt-4o-mini, anthropic/..., ollama_chat/...); "
-                        "keys: base_url, label, api_key_env, temperature, max_tokens, concurrency, rpm, timeout, retries; "
-                        "repeatable")
-    p.add_argument("--provider-concurrency", type=int, metavar="N", help="calls in flight per provider (default 4)")
-    p.add_argument("--rpm", type=float, help="requests per minute per provider (default: no limit but the provider's 429s)")
-    p.add_argument("--timeout", type=float, metavar="S", help="deadline of each call, connect and whole answer (default 60)")
-    p.add_argument("--retries", type=int, help="retries of a transient failure: 429, timeout, 5xx (default 3)")
+    p.add_argument(
+        "query_set",
+        metavar="QUERY_SET",
+        nargs="?",
+        help="query set (JSONL or Parquet; see `sleuth queries`); with --resume, the resumed run's by default",
+    )
+    p.add_argument(
+        "--provider",
+        action="append",
+        metavar="MODEL[,key=value...]",
+        help="an AI assistant as a LiteLLM model string (openai/gpt-4o-mini, anthropic/..., ollama_chat/...); "
+        "keys: base_url, label, api_key_env, temperature, max_tokens, concurrency, rpm, timeout, retries; "
+        "repeatable",
+    )
+    p.add_argument(
+        "--provider-concurrency", type=int, metavar="N", help="calls in flight per provider (default 4)"
+    )
+    p.add_argument(
+        "--rpm",
+        type=float,
+        help="requests per minute per provider (default: no limit but the provider's 429s)",
+    )
+    p.add_argument(
+        "--timeout",
+        type=float,
+        metavar="S",
+        help="deadline of each call, connect and whole answer (default 60)",
+    )
+    p.add_argument(
+        "--retries", type=int, help="retries of a transient failure: 429, timeout, 5xx (default 3)"
+    )
     p.add_argument("--temperature", type=float, help="sampling temperature (default: the provider's own)")
     p.add_argument("--max-tokens", type=int, help="answer length limit (default 1024)")
-    p.add_argument("--system-prompt", help="a system message (default none: the query alone, as a user asks it)")
-    p.add_argument("--allow-drafts", action="store_true", help="use unreviewed draft queries (recorded in the run)")
-    p.add_argument("--max-seconds", type=float, metavar="S",
-                   help="stop asking after S seconds, as on SIGTERM: what was collected is written, the rest recorded "
-                        "as cancelled (default: no limit)")
-    p.add_argument("--resume", metavar="RUN_ID",
-                   help="a new run that keeps RUN_ID's answers and asks only the missing ones (errors, cancelled calls, "
-                        "or everything after a kill): same query set and providers, unless given again")
+    p.add_argument(
+        "--system-prompt", help="a system message (default none: the query alone, as a user asks it)"
+    )
+    p.add_argument(
+        "--allow-drafts", action="store_true", help="use unreviewed draft queries (recorded in the run)"
+    )
+    p.add_argument(
+        "--max-seconds",
+        type=float,
+        metavar="S",
+        help="stop asking after S seconds, as on SIGTERM: what was collected is written, the rest recorded "
+        "as cancelled (default: no limit)",
+    )
+    p.add_argument(
+        "--resume",
+        metavar="RUN_ID",
+        help="a new run that keeps RUN_ID's answers and asks only the missing ones (errors, cancelled calls, "
+        "or everything after a kill): same query set and providers, unless given again",
+    )
 
 
 def _print_collections(collections: list[dict]) -> None:
-    header = ["provider", "model", "status", "answered", "refusals", "empty", "errors", "tokens", "cost", "p50 s"]
-    rows = [[c["provider"], c["model"], c["status"], c["answered"], c["refusals"], c["empty"], c["errors"],
-             (c["prompt_tokens"] or 0) + (c["completion_tokens"] or 0), c["cost_usd"], c["latency_median_s"]]
-            for c in collections]
+    header = [
+        "provider",
+        "model",
+        "status",
+        "answered",
+        "refusals",
+        "empty",
+        "errors",
+        "tokens",
+        "cost",
+        "p50 s",
+    ]
+    rows = [
+        [
+            c["provider"],
+            c["model"],
+            c["status"],
+            c["answered"],
+            c["refusals"],
+            c["empty"],
+            c["errors"],
+            (c["prompt_tokens"] or 0) + (c["completion_tokens"] or 0),
+            c["cost_usd"],
+            c["latency_median_s"],
+        ]
+        for c in collections
+    ]
     _print_table(header, rows)
     for c in collections:
         if c["status"] != "ok":
-            print(f"! {c['provider']}/{c['model']} {c['status']}: {c['error']} (error types {c['error_types']})")
+            print(
+                f"! {c['provider']}/{c['model']} {c['status']}: {c['error']} (error types {c['error_types']})"
+            )
 
 
 def _print_table(header: list[str], rows: list[list[Any]]) -> None:
@@ -510,7 +757,7 @@ def _print_table(header: list[str], rows: list[list[Any]]) -> None:
             print("  ".join("-" * w for w in widths))
 
 
-def _collection_run(args: argparse.Namespace, run) -> tuple[dict[str, Any], int]:
+def _collection_run(args: argparse.Namespace, run) -> tuple[Any, int]:
     """The flow's result and the exit status: 0 when it ran to the end; 1 when no provider
     answered anything or the run's deadline stopped it, 128 + N when signal N did (the flow run
     ended Failed, its tables written)."""
@@ -529,57 +776,112 @@ def _collection_run(args: argparse.Namespace, run) -> tuple[dict[str, Any], int]
 def cmd_collect(args: argparse.Namespace) -> int:
     from flows.monitor import collect
 
-    result, status = _collection_run(args, lambda: collect(
-        args.query_set, args.provider, run_id=args.run_id, data_dir=args.data_dir,
-        defaults=_provider_defaults(args), allow_drafts=args.allow_drafts, resume=args.resume,
-        max_seconds=args.max_seconds))
+    result, status = _collection_run(
+        args,
+        lambda: collect(
+            args.query_set,
+            args.provider,
+            run_id=args.run_id,
+            data_dir=args.data_dir,
+            defaults=_provider_defaults(args),
+            allow_drafts=args.allow_drafts,
+            resume=args.resume,
+            max_seconds=args.max_seconds,
+        ),
+    )
     if args.json:
-        print(json.dumps(result, default=str, indent=2))
+        _print_json(result)
     else:
         _print_collection_run(result)
     return status
 
 
-def _print_collection_run(result: dict[str, Any]) -> None:
-    resumed = f", resuming run {result['resumed_from']}" if result.get("resumed_from") else ""
-    print(f"\nrun {result['run_id']}: query set {result['query_set_id']}{resumed}, {result['total']} calls, "
-          f"{result['failed']} without an answer\n")
-    _print_collections(result["collections"])
+def _print_collection_run(result) -> None:
+    """A ``CollectionRun``, or a ``MonitorRun`` stopped before its analysis."""
+    resumed = f", resuming run {result.resumed_from}" if result.resumed_from else ""
+    print(
+        f"\nrun {result.run_id}: query set {result.query_set_id}{resumed}, {result.total} calls, "
+        f"{result.failed} without an answer\n"
+    )
+    _print_collections(result.collections)
     print("\nParquet written to:")
-    for table, path in result["paths"].items():
+    for table, path in result.paths.items():
         print(f"  {table:18s} {path}")
 
 
 def cmd_monitor(args: argparse.Namespace) -> int:
-    from flows.analyze import task_runner_for
     from flows.monitor import monitor
+    from flows.runtime import task_runner_for
 
     config = _config(args)
     judge = _judge_options(args)
     flow = monitor.with_options(task_runner=task_runner_for(args.task_runner, config.batch.concurrency))
-    result, status = _collection_run(args, lambda: flow(
-        args.query_set, args.ground_truth, args.provider, run_id=args.run_id, data_dir=args.data_dir,
-        config=config, defaults=_provider_defaults(args), allow_drafts=args.allow_drafts, resume=args.resume,
-        max_seconds=args.max_seconds, judge=judge))
+    result, status = _collection_run(
+        args,
+        lambda: flow(
+            args.query_set,
+            args.ground_truth,
+            args.provider,
+            run_id=args.run_id,
+            data_dir=args.data_dir,
+            config=config,
+            defaults=_provider_defaults(args),
+            allow_drafts=args.allow_drafts,
+            resume=args.resume,
+            max_seconds=args.max_seconds,
+            judge=judge,
+        ),
+    )
     if args.json:
-        print(json.dumps(result, default=str, indent=2))
+        _print_json(result)
         return status
-    if "analyses" not in result["paths"]:  # stopped before the analysis
+    if "analyses" not in result.paths:  # stopped before the analysis
         _print_collection_run(result)
         return status
     print_summary(result)
     print("\nproviders side by side (Δ = change against the same provider's previous monitor run):\n")
-    cost = {(c["provider"], c["model"]): c["cost_usd"] for c in result["collections"]}
+    cost = {(c["provider"], c["model"]): c["cost_usd"] for c in result.collections}
     _print_table(
-        ["domain", "provider", "model", "rank", "accuracy", "complete", "attrib", "wrong facts", "mentioned+correct",
-         "Δacc", "Δcomp", "Δattr", "refusals", "errors", "cost"],
-        [[r["domain"], r["provider"], r["model"], r["accuracy_rank"], r["accuracy_mean"], r["completeness_mean"],
-          r["attribution_mean"], _percent(r.get("wrong_fact_rate")), _percent(r.get("correct_mention_rate")),
-          r["accuracy_delta"], r["completeness_delta"], r["attribution_delta"],
-          r["refusal_count"], r["error_count"], cost.get((r["provider"], r["model"]))] for r in result["provider_summaries"]],
+        [
+            "domain",
+            "provider",
+            "model",
+            "rank",
+            "accuracy",
+            "complete",
+            "attrib",
+            "wrong facts",
+            "mentioned+correct",
+            "Δacc",
+            "Δcomp",
+            "Δattr",
+            "refusals",
+            "errors",
+            "cost",
+        ],
+        [
+            [
+                r["domain"],
+                r["provider"],
+                r["model"],
+                r["accuracy_rank"],
+                r["accuracy_mean"],
+                r["completeness_mean"],
+                r["attribution_mean"],
+                _percent(r.get("wrong_fact_rate")),
+                _percent(r.get("correct_mention_rate")),
+                r["accuracy_delta"],
+                r["completeness_delta"],
+                r["attribution_delta"],
+                r["refusal_count"],
+                r["error_count"],
+                cost.get((r["provider"], r["model"])),
+            ]
+            for r in result.provider_summaries
+        ],
     )
     print()
-    _print_collections(result["collections"])
+    _print_collections(result.collections)
     return status
 
 
@@ -592,42 +894,65 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="sleuth", description="Evidence-based research and AI-answer auditing.")
-    parser.add_argument("--debug", action="store_true", help="show full tracebacks for input and option errors")
+    parser = argparse.ArgumentParser(
+        prog="sleuth", description="Evidence-based research and AI-answer auditing."
+    )
+    parser.add_argument(
+        "--debug", action="store_true", help="show full tracebacks for input and option errors"
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    p = sub.add_parser("analyze", help="audit AI responses against ground-truth pages (Prefect flow)",
-                       description="Score each AI response for accuracy, completeness and attribution; write "
-                                   "analyses, summaries and runs tables under the run id.")
-    p.add_argument("input", metavar="INPUT", help="JSONL or Parquet of responses (query_id, domain, response, ...)")
+    p = sub.add_parser(
+        "analyze",
+        help="audit AI responses against ground-truth pages (Prefect flow)",
+        description="Score each AI response for accuracy, completeness and attribution; write "
+        "analyses, summaries and runs tables under the run id.",
+    )
+    p.add_argument(
+        "input", metavar="INPUT", help="JSONL or Parquet of responses (query_id, domain, response, ...)"
+    )
     _add_analysis_options(p)
     p.set_defaults(func=cmd_analyze)
 
-    p = sub.add_parser("reanalyze", help="re-score a stored run against new ground truth, as a new run",
-                       description="Read a run's stored results and analyse the same responses again.")
+    p = sub.add_parser(
+        "reanalyze",
+        help="re-score a stored run against new ground truth, as a new run",
+        description="Read a run's stored results and analyse the same responses again.",
+    )
     p.add_argument("previous_run_id", metavar="RUN_ID", help="the run whose responses to re-score")
     _add_analysis_options(p)
     p.set_defaults(func=cmd_reanalyze)
 
-    p = sub.add_parser("research", help="research a question: search, read, analyse, report (Prefect flow)",
-                       description="Run the research agent on one question and print its report; tables reports, "
-                                   "steps, sources and memory go under the run id.")
+    p = sub.add_parser(
+        "research",
+        help="research a question: search, read, analyse, report (Prefect flow)",
+        description="Run the research agent on one question and print its report; tables reports, "
+        "steps, sources and memory go under the run id.",
+    )
     p.add_argument("question", metavar="QUESTION")
     p.add_argument("--question-id", default="q1", help="id of the question in the tables (default q1)")
     _add_research_options(p)
     p.set_defaults(func=cmd_research)
 
-    p = sub.add_parser("research-batch", help="research every question of a JSONL file, one thread each",
-                       description="Lines are {\"id\": ..., \"question\": ...}; one run, one report per question.")
+    p = sub.add_parser(
+        "research-batch",
+        help="research every question of a JSONL file, one thread each",
+        description='Lines are {"id": ..., "question": ...}; one run, one report per question.',
+    )
     p.add_argument("file", metavar="FILE", help="JSONL of {id, question}")
     _add_research_options(p)
     p.add_argument("--concurrency", type=int, default=2, help="threads researched at once (default 2)")
-    p.add_argument("--task-runner", default="thread", metavar="thread|dask|dask://HOST:PORT", help="where threads run")
+    p.add_argument(
+        "--task-runner", default="thread", metavar="thread|dask|dask://HOST:PORT", help="where threads run"
+    )
     p.set_defaults(func=cmd_research_batch)
 
-    p = sub.add_parser("feedback", help="accept a research report, or re-open it with a rejection or new information",
-                       description="--reject and --add re-open the run's threads as a child run (parent_run_id) that "
-                                   "reuses their memory and treats the feedback as constraints.")
+    p = sub.add_parser(
+        "feedback",
+        help="accept a research report, or re-open it with a rejection or new information",
+        description="--reject and --add re-open the run's threads as a child run (parent_run_id) that "
+        "reuses their memory and treats the feedback as constraints.",
+    )
     p.add_argument("run_id_to_reopen", metavar="RUN_ID", help="the research run the feedback is about")
     verdict = p.add_mutually_exclusive_group(required=True)
     verdict.add_argument("--accept", action="store_true", help="accept the report")
@@ -637,18 +962,30 @@ def build_parser() -> argparse.ArgumentParser:
     _add_research_options(p)
     p.set_defaults(func=cmd_feedback)
 
-    p = sub.add_parser("rerank", help="score, filter, anchor and highlight search results against a query and plan",
-                       description="Prints the results sorted by score (0-100), with brief answers and anchored sentences.")
+    p = sub.add_parser(
+        "rerank",
+        help="score, filter, anchor and highlight search results against a query and plan",
+        description="Prints the results sorted by score (0-100), with brief answers and anchored sentences.",
+    )
     p.add_argument("--query", required=True)
-    p.add_argument("--results", required=True, metavar="FILE.json", help="JSON list of {id?, title?, url?, text}")
-    p.add_argument("--plan", metavar="FILE", help="research plan: JSON {reasoning, assumptionsChallenged, queries, angles, surprises} or text")
+    p.add_argument(
+        "--results", required=True, metavar="FILE.json", help="JSON list of {id?, title?, url?, text}"
+    )
+    p.add_argument(
+        "--plan",
+        metavar="FILE",
+        help="research plan: JSON {reasoning, assumptionsChallenged, queries, angles, surprises} or text",
+    )
     p.add_argument("--json", action="store_true", help="print the seed's JSON")
     _add_rerank_options(p)
     p.set_defaults(func=cmd_rerank)
 
-    p = sub.add_parser("rerank-batch", help="rerank every line of a JSONL file (Prefect flow)",
-                       description="Input lines {id, query, plan?, results}; output lines {id, results, introduction, "
-                                   "semanticNote, fallback}; a rerankings table under the run id.")
+    p = sub.add_parser(
+        "rerank-batch",
+        help="rerank every line of a JSONL file (Prefect flow)",
+        description="Input lines {id, query, plan?, results}; output lines {id, results, introduction, "
+        "semanticNote, fallback}; a rerankings table under the run id.",
+    )
     p.add_argument("input", metavar="INPUT.jsonl")
     p.add_argument("--out", required=True, metavar="OUTPUT.jsonl")
     p.add_argument("--run-id")
@@ -661,11 +998,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_rerank_batch)
 
     nodes = ["decision", "analyzer", "relevance", "report", "judge"]
-    p = sub.add_parser("eval", help="a node's metrics on its labeled set: baseline and DSPy program side by side",
-                       description="Evaluates on evals/sets/<node>-<split>.jsonl (judge: the labeled verdict sets "
-                                   "evals/sets/verdicts-*-<split>.jsonl); writes an evaluations table.")
+    p = sub.add_parser(
+        "eval",
+        help="a node's metrics on its labeled set: baseline and DSPy program side by side",
+        description="Evaluates on evals/sets/<node>-<split>.jsonl (judge: the labeled verdict sets "
+        "evals/sets/verdicts-*-<split>.jsonl); writes an evaluations table.",
+    )
     p.add_argument("node", choices=nodes)
-    p.add_argument("--program", default="latest", metavar="PATH|latest|baseline", help="DSPy program to evaluate (default latest)")
+    p.add_argument(
+        "--program",
+        default="latest",
+        metavar="PATH|latest|baseline",
+        help="DSPy program to evaluate (default latest)",
+    )
     _add_lm_options(p, "compiled programs folder (default modules/compiled)")
     p.add_argument("--split", choices=["dev", "train"], default="dev")
     p.add_argument("--examples", metavar="FILE", help="another labeled JSONL set")
@@ -673,77 +1018,128 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_eval)
 
-    p = sub.add_parser("optimize", help="compile a node's DSPy program against its labeled set (Prefect flow)",
-                       description="Evaluates the current program on dev, compiles on train, evaluates again, saves "
-                                   "modules/compiled/<node>/<timestamp>-<hash>.json with metadata.")
+    p = sub.add_parser(
+        "optimize",
+        help="compile a node's DSPy program against its labeled set (Prefect flow)",
+        description="Evaluates the current program on dev, compiles on train, evaluates again, saves "
+        "modules/compiled/<node>/<timestamp>-<hash>.json with metadata.",
+    )
     p.add_argument("node", choices=nodes)
-    p.add_argument("--optimizer", choices=["labeled", "bootstrap", "random-search", "mipro", "gepa"], default="labeled")
+    p.add_argument(
+        "--optimizer", choices=["labeled", "bootstrap", "random-search", "mipro", "gepa"], default="labeled"
+    )
     _add_lm_options(p, "where programs are saved (default modules/compiled)")
-    p.add_argument("--teacher-lm", metavar="MODEL", help="LM that bootstraps demos / proposes and reflects on instructions")
-    p.add_argument("--trainset", metavar="FILE", help="default evals/sets/<node>-train.jsonl (judge: verdicts-*-train.jsonl)")
-    p.add_argument("--devset", metavar="FILE", help="default evals/sets/<node>-dev.jsonl (judge: verdicts-*-dev.jsonl)")
-    p.add_argument("--promote-if-better", action="store_true", help="save only when the dev score beats the current program")
+    p.add_argument(
+        "--teacher-lm",
+        metavar="MODEL",
+        help="LM that bootstraps demos / proposes and reflects on instructions",
+    )
+    p.add_argument(
+        "--trainset",
+        metavar="FILE",
+        help="default evals/sets/<node>-train.jsonl (judge: verdicts-*-train.jsonl)",
+    )
+    p.add_argument(
+        "--devset", metavar="FILE", help="default evals/sets/<node>-dev.jsonl (judge: verdicts-*-dev.jsonl)"
+    )
+    p.add_argument(
+        "--promote-if-better",
+        action="store_true",
+        help="save only when the dev score beats the current program",
+    )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--run-id")
     p.add_argument("--data-dir")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_optimize)
 
-    p = sub.add_parser("queries", help="draft, check and approve query sets",
-                       description="Query sets are JSONL/Parquet rows {query_set_id, query_id, query, domain, "
-                                   "expected_answer, claims [{id, text, importance}], brand_names, review?, source_urls?}.")
+    p = sub.add_parser(
+        "queries",
+        help="draft, check and approve query sets",
+        description="Query sets are JSONL/Parquet rows {query_set_id, query_id, query, domain, "
+        "expected_answer, claims [{id, text, importance}], brand_names, review?, source_urls?}.",
+    )
     qsub = p.add_subparsers(dest="queries_command", required=True, metavar="SUBCOMMAND")
-    q = qsub.add_parser("generate", help="draft a query set from a site's pages, for a person to review",
-                        description="Questions a user would ask an assistant about the site, with expected answers and "
-                                    "claims taken from the pages; written with review: draft.")
+    q = qsub.add_parser(
+        "generate",
+        help="draft a query set from a site's pages, for a person to review",
+        description="Questions a user would ask an assistant about the site, with expected answers and "
+        "claims taken from the pages; written with review: draft.",
+    )
     q.add_argument("--ground-truth", required=True, metavar="PAGES", help="the site's pages (as for analyze)")
     q.add_argument("--domain", required=True, help="the site's domain (its subdomains' pages count too)")
     q.add_argument("--n", type=int, default=20, help="how many queries (default 20)")
     q.add_argument("--query-set-id", help="default <domain>-<date>")
     q.add_argument("--out", metavar="FILE", help="default datasets/query_sets/<query_set_id>.jsonl")
     q.add_argument("--force", action="store_true", help="overwrite --out if it exists")
-    q.add_argument("--lm", metavar="MODEL", help="LM that drafts the queries (default $SLEUTH_LM; none: the offline baseline)")
+    q.add_argument(
+        "--lm",
+        metavar="MODEL",
+        help="LM that drafts the queries (default $SLEUTH_LM; none: the offline baseline)",
+    )
     q.add_argument("--lm-base-url", metavar="URL", help="OpenAI-compatible endpoint for --lm")
     q.set_defaults(func=cmd_queries_generate)
-    q = qsub.add_parser("check", help="validate a query set and print its version", description="Exit status 2 lists every problem by line.")
+    q = qsub.add_parser(
+        "check",
+        help="validate a query set and print its version",
+        description="Exit status 2 lists every problem by line.",
+    )
     q.add_argument("file", metavar="FILE")
     q.set_defaults(func=cmd_queries_check)
-    q = qsub.add_parser("approve", help="mark reviewed draft queries approved",
-                        description="Run this after reviewing (and editing) the drafts; rewrites the file.")
+    q = qsub.add_parser(
+        "approve",
+        help="mark reviewed draft queries approved",
+        description="Run this after reviewing (and editing) the drafts; rewrites the file.",
+    )
     q.add_argument("file", metavar="FILE")
     q.add_argument("--query-id", action="append", help="approve only this query; repeatable (default all)")
     q.set_defaults(func=cmd_queries_approve)
 
-    p = sub.add_parser("collect", help="ask each query of a query set of one or more AI providers (Prefect flow)",
-                       description="Writes responses (the analyze input format, plus how each answer was collected), "
-                                   "collections (one row per provider) and runs under the run id.")
+    p = sub.add_parser(
+        "collect",
+        help="ask each query of a query set of one or more AI providers (Prefect flow)",
+        description="Writes responses (the analyze input format, plus how each answer was collected), "
+        "collections (one row per provider) and runs under the run id.",
+    )
     _add_provider_options(p)
     p.add_argument("--run-id")
     p.add_argument("--data-dir")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_collect)
 
-    p = sub.add_parser("monitor", help="collect, analyze and summarise a query set with trends (Prefect flow)",
-                       description="The weekly audit: collect the providers' answers, analyse them in the same run, "
-                                   "and summarise per domain and per provider against the previous monitor run.")
+    p = sub.add_parser(
+        "monitor",
+        help="collect, analyze and summarise a query set with trends (Prefect flow)",
+        description="The weekly audit: collect the providers' answers, analyse them in the same run, "
+        "and summarise per domain and per provider against the previous monitor run.",
+    )
     _add_provider_options(p)
     _add_analysis_options(p, ground_truth_required=False)
     p.set_defaults(func=cmd_monitor)
 
-    p = sub.add_parser("report", help="a self-contained HTML report of any run (plots, highlights, tables)",
-                       description="Response analysis: per-domain distributions by tier, histograms, trends, providers, "
-                                   "the weakest answers with their highlights, flagged rows. Research: the answer with "
-                                   "numbered citations, the journey and its confidence curve, sources, conflicts. "
-                                   "Reranking: highlighted results with score breakdowns.")
+    p = sub.add_parser(
+        "report",
+        help="a self-contained HTML report of any run (plots, highlights, tables)",
+        description="Response analysis: per-domain distributions by tier, histograms, trends, providers, "
+        "the weakest answers with their highlights, flagged rows. Research: the answer with "
+        "numbered citations, the journey and its confidence curve, sources, conflicts. "
+        "Reranking: highlighted results with score breakdowns.",
+    )
     p.add_argument("run_id", metavar="RUN_ID")
     p.add_argument("--html", metavar="FILE", help="where to write it (default <data-dir>/html/<RUN_ID>.html)")
     p.add_argument("--data-dir", help="data dir (default $SLEUTH_DATA_DIR or datasets/runs)")
     p.set_defaults(func=cmd_report)
 
-    p = sub.add_parser("runs", help="list stored runs", description="List the runs recorded under the data dir.")
+    p = sub.add_parser(
+        "runs", help="list stored runs", description="List the runs recorded under the data dir."
+    )
     p.add_argument("--data-dir", help="data dir (default $SLEUTH_DATA_DIR or datasets/runs)")
-    p.add_argument("--gc", action="store_true", help="remove what runs that crashed mid-write left behind "
-                                                    "(staging folders, temporary files, commit locks) and list it")
+    p.add_argument(
+        "--gc",
+        action="store_true",
+        help="remove what runs that crashed mid-write left behind "
+        "(staging folders, temporary files, commit locks) and list it",
+    )
     p.set_defaults(func=cmd_runs)
     return parser
 

@@ -10,7 +10,8 @@ summaries with the previous ``monitor`` run of the same query set, per domain an
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 import polars as pl
@@ -19,18 +20,68 @@ from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.cache_policies import NO_CACHE
 
 from flows.analyze import JudgeOptions, analyze_records, summary_artifact, with_judge
-from flows.runtime import FLOW_TIMEOUT_S, IncompleteRun, artifact_key, begin_run, publish_run_report, stop_on_signals, write_run
+from flows.runtime import (
+    FLOW_TIMEOUT_S,
+    FlowResult,
+    IncompleteRun,
+    artifact_key,
+    begin_run,
+    publish_run_report,
+    stop_on_signals,
+    write_run,
+)
 from modules.providers import Cancellation, ProviderRun, ask_providers
-from modules.providers.plan import CollectionPlan, checkpoint_answer, plan_collection, specs_json, start_checkpoint
+from modules.providers.plan import (
+    CollectionPlan,
+    checkpoint_answer,
+    plan_collection,
+    specs_json,
+    start_checkpoint,
+)
 from modules.providers.tables import COLLECTIONS_SCHEMA, RESPONSES_SCHEMA, collection_row, response_rows
 from modules.response import AnalyzerConfig
 from modules.response.batch import build_tables
 from modules.response.records import parse_record
-from modules.response.tables import runs_frame, summarize_providers
+from modules.response.tables import summarize_providers
 from modules.store import Checkpoint, ParquetStore, frame
+from modules.store.runs import RunKind, read_of_kind, runs_frame
 
-COLLECT_TABLES = ("responses", "collections", "runs")
-MONITOR_TABLES = ("responses", "collections", "analyses", "summaries", "provider_summaries", "runs")
+
+@dataclass
+class CollectionRun(FlowResult):
+    """What ``collect-responses`` returns: the run, its tables, totals and one row per provider."""
+
+    run_id: str
+    data_dir: str
+    paths: dict[str, str]
+    total: int
+    succeeded: int
+    failed: int
+    flagged: int
+    fallback: int
+    query_set_id: str
+    resumed_from: str | None
+    collections: list[dict]
+
+
+@dataclass
+class MonitorRun(FlowResult):
+    """What ``monitor-domain`` returns: as :class:`CollectionRun`, with the per-domain and
+    per-provider summary rows (none when the run stopped before its analysis)."""
+
+    run_id: str
+    data_dir: str
+    paths: dict[str, str]
+    total: int
+    succeeded: int
+    failed: int
+    flagged: int
+    fallback: int
+    query_set_id: str
+    resumed_from: str | None
+    summaries: list[dict]
+    provider_summaries: list[dict]
+    collections: list[dict]
 
 
 class NoProviderAnswered(IncompleteRun):
@@ -43,14 +94,19 @@ class CollectionStopped(IncompleteRun):
     128 + the signal's number, or 1 for the deadline."""
 
 
-def _finish(result: dict[str, Any], cancellation: Cancellation, command: str) -> dict[str, Any]:
-    run_id, collections = result["run_id"], result["collections"]
+def _finish(
+    result: CollectionRun | MonitorRun, cancellation: Cancellation, command: str
+) -> CollectionRun | MonitorRun:
+    run_id, collections = result.run_id, result.collections
     if cancellation.cancelled:
         kept = sum(c["answered"] + c["refusals"] + c["empty"] for c in collections)
         cancelled = sum(json.loads(c["error_types"] or "{}").get("cancelled", 0) for c in collections)
-        raise CollectionStopped(f"run {run_id} stopped early ({cancellation.reason}): {kept} answers kept, "
-                                f"{cancelled} cancelled; `sleuth {command} --resume {run_id}` asks only what is missing",
-                                result, 128 + cancellation.signal if cancellation.signal else 1)
+        raise CollectionStopped(
+            f"run {run_id} stopped early ({cancellation.reason}): {kept} answers kept, "
+            f"{cancelled} cancelled; `sleuth {command} --resume {run_id}` asks only what is missing",
+            result,
+            128 + cancellation.signal if cancellation.signal else 1,
+        )
     if collections and all(c["status"] == "failed" for c in collections):
         reasons = "; ".join(f"{c['provider']}/{c['model']}: {c['error']}" for c in collections)
         raise NoProviderAnswered(f"run {run_id}: no provider answered ({reasons})", result)
@@ -58,27 +114,55 @@ def _finish(result: dict[str, Any], cancellation: Cancellation, command: str) ->
 
 
 @task(name="plan-collection", cache_policy=NO_CACHE)
-def plan_collection_task(query_set: str | None, providers: list[str | dict] | None, defaults: dict | None,
-                         allow_drafts: bool, ground_truth: str | None, resume: str | None,
-                         data_dir: str | None) -> CollectionPlan:
-    return plan_collection(query_set, providers, defaults=defaults, allow_drafts=allow_drafts,
-                           ground_truth=ground_truth, resume=resume, data_dir=data_dir)
+def plan_collection_task(
+    query_set: str | None,
+    providers: list[str | dict] | None,
+    defaults: dict | None,
+    allow_drafts: bool,
+    ground_truth: str | None,
+    resume: str | None,
+    data_dir: str | None,
+) -> CollectionPlan:
+    return plan_collection(
+        query_set,
+        providers,
+        defaults=defaults,
+        allow_drafts=allow_drafts,
+        ground_truth=ground_truth,
+        resume=resume,
+        data_dir=data_dir,
+    )
 
 
 @task(name="ask-providers", cache_policy=NO_CACHE, retries=0)
-def ask_providers_task(plan: CollectionPlan, cancellation: Cancellation, checkpoint: Checkpoint) -> list[ProviderRun]:
+def ask_providers_task(
+    plan: CollectionPlan, cancellation: Cancellation, checkpoint: Checkpoint
+) -> list[ProviderRun]:
     """Called inline, not submitted: the calls run in this process's threads, where a signal can
     stop them. Not retried: a retry would ask everything again and pay for it twice."""
     logger = get_run_logger()
     for spec in plan.specs:
-        logger.info("asking %s (%s) %d queries%s", spec.provider, spec.model, len(plan.query_set.queries),
-                    f", {len(plan.carried.get(spec.key, {}))} answers kept from run {plan.resumed_from}" if plan.resumed_from else "")
-    return ask_providers(plan.specs, plan.query_set.queries, cancellation=cancellation, carried=plan.carried,
-                         on_answer=lambda spec, answer: checkpoint_answer(checkpoint, spec, answer))
+        logger.info(
+            "asking %s (%s) %d queries%s",
+            spec.provider,
+            spec.model,
+            len(plan.query_set.queries),
+            f", {len(plan.carried.get(spec.key, {}))} answers kept from run {plan.resumed_from}"
+            if plan.resumed_from
+            else "",
+        )
+    return ask_providers(
+        plan.specs,
+        plan.query_set.queries,
+        cancellation=cancellation,
+        carried=plan.carried,
+        on_answer=lambda spec, answer: checkpoint_answer(checkpoint, spec, answer),
+    )
 
 
-def _collect(plan: CollectionPlan, flow_name: str, run_id: str, data_dir: str | None,
-             max_seconds: float | None) -> tuple[pl.DataFrame, pl.DataFrame, Cancellation]:
+def _collect(
+    plan: CollectionPlan, flow_name: RunKind, run_id: str, data_dir: str | None, max_seconds: float | None
+) -> tuple[pl.DataFrame, pl.DataFrame, Cancellation]:
     """Every provider's answers, checkpointed as they arrive; SIGINT/SIGTERM or ``max_seconds``
     stop the calls and the run goes on to write what it has."""
     query_set = plan.query_set
@@ -94,10 +178,22 @@ def _collect(plan: CollectionPlan, flow_name: str, run_id: str, data_dir: str | 
         logger.warning("collection stopped: %s", cancellation.reason)
     for c in collections.iter_rows(named=True):
         log = logger.warning if c["status"] != "ok" else logger.info
-        log("%s/%s: %s, %d answered, %d refusals, %d empty, %d errors%s", c["provider"], c["model"], c["status"],
-            c["answered"], c["refusals"], c["empty"], c["errors"], f" ({c['error']})" if c["error"] else "")
-    create_table_artifact(key=artifact_key(flow_name, "collections", run_id), table=collections.drop("parameters", "started_at", "completed_at").to_dicts(),
-                          description=f"Answers collected for query set {query_set.query_set_id}")
+        log(
+            "%s/%s: %s, %d answered, %d refusals, %d empty, %d errors%s",
+            c["provider"],
+            c["model"],
+            c["status"],
+            c["answered"],
+            c["refusals"],
+            c["empty"],
+            c["errors"],
+            f" ({c['error']})" if c["error"] else "",
+        )
+    create_table_artifact(
+        key=artifact_key(flow_name, "collections", run_id),
+        table=collections.drop("parameters", "started_at", "completed_at").to_dicts(),
+        description=f"Answers collected for query set {query_set.query_set_id}",
+    )
     return responses, collections, cancellation
 
 
@@ -117,40 +213,70 @@ def _collect_totals(collections: pl.DataFrame) -> dict[str, int]:
 
 def _run_fields(plan: CollectionPlan, cancellation: Cancellation) -> dict[str, Any]:
     query_set = plan.query_set
-    return {"input_path": query_set.path, "query_set_id": query_set.query_set_id, "query_set_version": query_set.version,
-            "providers": specs_json(plan.specs), "resumed_from": plan.resumed_from,
-            "stopped": cancellation.reason if cancellation.cancelled else None}
+    return {
+        "input_path": query_set.path,
+        "query_set_id": query_set.query_set_id,
+        "query_set_version": query_set.version,
+        "providers": specs_json(plan.specs),
+        "resumed_from": plan.resumed_from,
+        "stopped": cancellation.reason if cancellation.cancelled else None,
+    }
 
 
-@flow(name="collect-responses", timeout_seconds=FLOW_TIMEOUT_S["collect"])
-def collect(query_set: str | None = None, providers: list[str | dict] | None = None, run_id: str | None = None,
-            data_dir: str | None = None, defaults: dict | None = None, allow_drafts: bool = False,
-            resume: str | None = None, max_seconds: float | None = None) -> dict[str, Any]:
+@flow(name="collect-responses", timeout_seconds=FLOW_TIMEOUT_S[RunKind.COLLECT])
+def collect(
+    query_set: str | None = None,
+    providers: list[str | dict] | None = None,
+    run_id: str | None = None,
+    data_dir: str | None = None,
+    defaults: dict | None = None,
+    allow_drafts: bool = False,
+    resume: str | None = None,
+    max_seconds: float | None = None,
+) -> CollectionRun:
     """Ask every query of a query set of each provider; write ``responses``, ``collections``, ``runs``.
 
     ``resume``: the run whose missing answers to ask (its query set and providers by default).
     ``max_seconds``: stop asking then, as on SIGTERM. Ends Failed (tables written) when stopped
     early or when no provider answered anything."""
-    started_at = datetime.now(timezone.utc)
+    started_at = datetime.now(UTC)
     plan = plan_collection_task(query_set, providers, defaults, allow_drafts, None, resume, data_dir)
-    run_id = begin_run(run_id, data_dir, COLLECT_TABLES)
-    responses, collections, cancellation = _collect(plan, "collect", run_id, data_dir, max_seconds)
+    run_id = begin_run(run_id, data_dir)
+    responses, collections, cancellation = _collect(plan, RunKind.COLLECT, run_id, data_dir, max_seconds)
     totals = _collect_totals(collections)
-    runs = runs_frame("collect", started_at, **totals, **_run_fields(plan, cancellation))
+    runs = runs_frame(RunKind.COLLECT, started_at, **totals, **_run_fields(plan, cancellation))
     paths = write_run(data_dir, run_id, {"responses": responses, "collections": collections, "runs": runs})
     _checkpoints_done(plan, run_id, data_dir)
-    publish_run_report("collect", run_id, data_dir)
-    return _finish({
-        "run_id": run_id, "data_dir": ParquetStore(data_dir).root, "paths": paths, **totals,
-        "query_set_id": plan.query_set.query_set_id, "resumed_from": plan.resumed_from,
-        "collections": collections.to_dicts()}, cancellation, "collect")
+    publish_run_report(RunKind.COLLECT, run_id, data_dir)
+    return _finish(
+        CollectionRun(
+            run_id=run_id,
+            data_dir=ParquetStore(data_dir).root,
+            paths=paths,
+            **totals,
+            query_set_id=plan.query_set.query_set_id,
+            resumed_from=plan.resumed_from,
+            collections=collections.to_dicts(),
+        ),
+        cancellation,
+        RunKind.COLLECT,
+    )
 
 
-@flow(name="monitor-domain", timeout_seconds=FLOW_TIMEOUT_S["monitor"])
-def monitor(query_set: str | None = None, ground_truth: str | None = None, providers: list[str | dict] | None = None,
-            run_id: str | None = None, data_dir: str | None = None, config: AnalyzerConfig | None = None,
-            defaults: dict | None = None, allow_drafts: bool = False, resume: str | None = None,
-            max_seconds: float | None = None, judge: JudgeOptions | None = None) -> dict[str, Any]:
+@flow(name="monitor-domain", timeout_seconds=FLOW_TIMEOUT_S[RunKind.MONITOR])
+def monitor(
+    query_set: str | None = None,
+    ground_truth: str | None = None,
+    providers: list[str | dict] | None = None,
+    run_id: str | None = None,
+    data_dir: str | None = None,
+    config: AnalyzerConfig | None = None,
+    defaults: dict | None = None,
+    allow_drafts: bool = False,
+    resume: str | None = None,
+    max_seconds: float | None = None,
+    judge: JudgeOptions | None = None,
+) -> MonitorRun:
     """The weekly audit: collect the answers, analyse them in the same run, and summarise per
     domain and per provider with trends against the previous monitor run of the query set.
     ``judge``: the LM judge of claim verdicts and wrong facts (none: the offline judge only).
@@ -158,24 +284,43 @@ def monitor(query_set: str | None = None, ground_truth: str | None = None, provi
     ``resume`` / ``max_seconds`` as for ``collect``; a monitor stopped early writes what it
     collected and no analysis (its resume analyses everything). Ends Failed (tables written)
     when stopped early or when no provider answered anything."""
-    started_at = datetime.now(timezone.utc)
+    started_at = datetime.now(UTC)
     config = config or AnalyzerConfig()
     plan = plan_collection_task(query_set, providers, defaults, allow_drafts, ground_truth, resume, data_dir)
     if not plan.ground_truth:
         raise ValueError("monitor needs the site's pages: give --ground-truth")
-    run_id = begin_run(run_id, data_dir, MONITOR_TABLES)
+    run_id = begin_run(run_id, data_dir)
     store = ParquetStore(data_dir)
     qs = plan.query_set
-    responses, collections, cancellation = _collect(plan, "monitor", run_id, data_dir, max_seconds)
+    responses, collections, cancellation = _collect(plan, RunKind.MONITOR, run_id, data_dir, max_seconds)
     if cancellation.cancelled:
         totals = _collect_totals(collections)
-        runs = runs_frame("monitor", started_at, **totals, **_run_fields(plan, cancellation),
-                          ground_truth_path=plan.ground_truth)
-        paths = write_run(data_dir, run_id, {"responses": responses, "collections": collections, "runs": runs})
+        runs = runs_frame(
+            RunKind.MONITOR,
+            started_at,
+            **totals,
+            **_run_fields(plan, cancellation),
+            ground_truth_path=plan.ground_truth,
+        )
+        paths = write_run(
+            data_dir, run_id, {"responses": responses, "collections": collections, "runs": runs}
+        )
         _checkpoints_done(plan, run_id, data_dir)
-        return _finish({"run_id": run_id, "data_dir": store.root, "paths": paths, **totals, "query_set_id": qs.query_set_id,
-                        "resumed_from": plan.resumed_from, "summaries": [], "provider_summaries": [],
-                        "collections": collections.to_dicts()}, cancellation, "monitor")
+        return _finish(
+            MonitorRun(
+                run_id=run_id,
+                data_dir=store.root,
+                paths=paths,
+                **totals,
+                query_set_id=qs.query_set_id,
+                resumed_from=plan.resumed_from,
+                summaries=[],
+                provider_summaries=[],
+                collections=collections.to_dicts(),
+            ),
+            cancellation,
+            RunKind.MONITOR,
+        )
 
     records, errors = [], []
     for n, row in enumerate(responses.to_dicts(), 1):  # the same parsing as `sleuth analyze` input
@@ -185,47 +330,100 @@ def monitor(query_set: str | None = None, ground_truth: str | None = None, provi
         else:
             records.append(record)
     judge = judge.resolve() if judge is not None else None
-    rows, gts, embedding_model = analyze_records(records, errors, set(), ground_truth=plan.ground_truth,
-                                                 config=config, run_id=run_id, flow_name="monitor", judge=judge)
-    tables = build_tables(
-        rows, errors, config=config, started_at=started_at, previous_summaries=store.read_of_flow("summaries", "monitor"),
-        input_path=qs.path, ground_truth_path=plan.ground_truth, ground_truth=gts, embedding_model=embedding_model,
-        flow="monitor",
+    rows, gts, embedding_model = analyze_records(
+        records,
+        errors,
+        set(),
+        ground_truth=plan.ground_truth,
+        config=config,
+        run_id=run_id,
+        flow_name=RunKind.MONITOR,
+        judge=judge,
     )
-    provider_summaries = summarize_providers(tables.analyses, started_at, store.read_of_flow("provider_summaries", "monitor"))
+    tables = build_tables(
+        rows,
+        errors,
+        config=config,
+        started_at=started_at,
+        previous_summaries=read_of_kind(store, "summaries", RunKind.MONITOR),
+        input_path=qs.path,
+        ground_truth_path=plan.ground_truth,
+        ground_truth=gts,
+        embedding_model=embedding_model,
+        flow=RunKind.MONITOR,
+    )
+    provider_summaries = summarize_providers(
+        tables.analyses, started_at, read_of_kind(store, "provider_summaries", RunKind.MONITOR)
+    )
     runs = with_judge(tables.runs, judge).with_columns(
-        *(pl.lit(v, pl.String).alias(k) for k, v in _run_fields(plan, cancellation).items()))
-    paths = write_run(data_dir, run_id, {
-        "responses": responses, "collections": collections, "analyses": tables.analyses,
-        "summaries": tables.summaries, "provider_summaries": provider_summaries, "runs": runs,
-    })
+        *(pl.lit(v, pl.String).alias(k) for k, v in _run_fields(plan, cancellation).items())
+    )
+    paths = write_run(
+        data_dir,
+        run_id,
+        {
+            "responses": responses,
+            "collections": collections,
+            "analyses": tables.analyses,
+            "summaries": tables.summaries,
+            "provider_summaries": provider_summaries,
+            "runs": runs,
+        },
+    )
     _checkpoints_done(plan, run_id, data_dir)
     summary_rows, provider_rows = tables.summaries.to_dicts(), provider_summaries.to_dicts()
-    summary_artifact("monitor", run_id, summary_rows)
-    publish_run_report("monitor", run_id, data_dir)
-    create_markdown_artifact(key=artifact_key("monitor", "providers", run_id), markdown=provider_markdown(provider_rows, collections.to_dicts()),
-                             description=f"Providers side by side on {qs.query_set_id}, run {run_id}")
-    return _finish({
-        "run_id": run_id, "data_dir": store.root, "paths": paths, **tables.totals, "query_set_id": qs.query_set_id,
-        "resumed_from": plan.resumed_from, "summaries": summary_rows, "provider_summaries": provider_rows,
-        "collections": collections.to_dicts()}, cancellation, "monitor")
+    summary_artifact(RunKind.MONITOR, run_id, summary_rows)
+    publish_run_report(RunKind.MONITOR, run_id, data_dir)
+    create_markdown_artifact(
+        key=artifact_key(RunKind.MONITOR, "providers", run_id),
+        markdown=provider_markdown(provider_rows, collections.to_dicts()),
+        description=f"Providers side by side on {qs.query_set_id}, run {run_id}",
+    )
+    return _finish(
+        MonitorRun(
+            run_id=run_id,
+            data_dir=store.root,
+            paths=paths,
+            **tables.totals,
+            query_set_id=qs.query_set_id,
+            resumed_from=plan.resumed_from,
+            summaries=summary_rows,
+            provider_summaries=provider_rows,
+            collections=collections.to_dicts(),
+        ),
+        cancellation,
+        RunKind.MONITOR,
+    )
 
 
 def provider_markdown(provider_rows: list[dict], collections: list[dict]) -> str:
     """Providers side by side: mean scores, trend, refusals, errors, cost, wrong facts and answers
     mentioned and correct (shares of scored answers); a failed provider says why."""
     why = {(c["provider"], c["model"]): c for c in collections}
-    fmt = lambda v, d="": "-" if v is None else (f"{v:+.1f}" if d == "+" else f"{v:.1f}" if isinstance(v, float) else str(v))  # noqa: E731
-    pct = lambda v: "-" if v is None else f"{100 * v:.0f}%"  # noqa: E731
-    lines = ["| domain | provider | model | rank | accuracy | completeness | attribution | Δacc | refusals | errors | cost (USD) "
-             "| wrong facts | mentioned & correct |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+
+    def fmt(v, d=""):
+        return (
+            "-"
+            if v is None
+            else (f"{v:+.1f}" if d == "+" else f"{v:.1f}" if isinstance(v, float) else str(v))
+        )
+
+    def pct(v):
+        return "-" if v is None else f"{100 * v:.0f}%"
+
+    lines = [
+        "| domain | provider | model | rank | accuracy | completeness | attribution | Δacc | refusals | errors | cost (USD) "
+        "| wrong facts | mentioned & correct |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for r in provider_rows:
         c = why.get((r["provider"], r["model"]), {})
-        lines.append(f"| {r['domain']} | {r['provider']} | {r['model']} | {fmt(r['accuracy_rank'])} | {fmt(r['accuracy_mean'])} "
-                     f"| {fmt(r['completeness_mean'])} | {fmt(r['attribution_mean'])} | {fmt(r['accuracy_delta'], '+')} "
-                     f"| {r['refusal_count']} | {r['error_count']} | {fmt(c.get('cost_usd'))} "
-                     f"| {pct(r.get('wrong_fact_rate'))} | {pct(r.get('correct_mention_rate'))} |")
+        lines.append(
+            f"| {r['domain']} | {r['provider']} | {r['model']} | {fmt(r['accuracy_rank'])} | {fmt(r['accuracy_mean'])} "
+            f"| {fmt(r['completeness_mean'])} | {fmt(r['attribution_mean'])} | {fmt(r['accuracy_delta'], '+')} "
+            f"| {r['refusal_count']} | {r['error_count']} | {fmt(c.get('cost_usd'))} "
+            f"| {pct(r.get('wrong_fact_rate'))} | {pct(r.get('correct_mention_rate'))} |"
+        )
     failed = [c for c in collections if c["status"] == "failed"]
     for c in failed:
         lines.append(f"\n**{c['provider']}/{c['model']} failed entirely**: {c['error']}")

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import json
 import tempfile
-from datetime import datetime, timezone
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -19,12 +20,58 @@ import polars as pl
 from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
-from evals.nodes import (BaselineRunner, ProgramRunner, breakdown, evaluate, evaluations_frame, file_hash, load_examples,
-                         set_path)
-from flows.runtime import FLOW_TIMEOUT_S, begin_run, publish_run_report, retry_on, write_run
+from flows.runtime import (
+    FLOW_TIMEOUT_S,
+    FlowResult,
+    begin_run,
+    publish_run_report,
+    retry_transient,
+    write_run,
+)
 from modules import programs as program_store
-from modules.research.nodes import LMSettings
-from modules.response.tables import runs_frame
+from modules.evaluation.nodes import (
+    BaselineRunner,
+    ProgramRunner,
+    breakdown,
+    evaluate,
+    evaluations_frame,
+    file_hash,
+    load_examples,
+    set_path,
+)
+from modules.evaluation.optimize import compile_program
+from modules.lm import LMSettings
+from modules.store.runs import RunKind, runs_frame
+
+
+@dataclass
+class OptimizeRun(FlowResult):
+    """What ``optimize-node`` returns: the dev scores (baseline, the program before and after),
+    whether the compiled program was saved and where, and the ``evaluations`` table's path."""
+
+    run_id: str
+    node: str
+    optimizer: str
+    baseline_dev_score: float
+    dev_score_before: float | None
+    dev_score_after: float | None
+    promoted: bool
+    program: str | None
+    paths: dict[str, str]
+
+
+@dataclass
+class EvaluationRun(FlowResult):
+    """What ``evaluate-node`` returns: mean score and metric breakdown per program."""
+
+    run_id: str
+    node: str
+    split: str
+    examples: int
+    scores: dict[str, float]
+    metrics: dict[str, dict[str, float]]
+    paths: dict[str, str]
+
 
 def _lm(model: str | None, base_url: str | None):
     settings = LMSettings.from_env(model, base_url)
@@ -33,8 +80,16 @@ def _lm(model: str | None, base_url: str | None):
 
 
 @task(name="evaluate-program", cache_policy=NO_CACHE)
-def evaluate_task(node: str, label: str, version: str | None, program_path: str | None, examples, lm_model: str | None,
-                  lm_base_url: str | None, split: str) -> tuple[float, list[dict]]:
+def evaluate_task(
+    node: str,
+    label: str,
+    version: str | None,
+    program_path: str | None,
+    examples,
+    lm_model: str | None,
+    lm_base_url: str | None,
+    split: str,
+) -> tuple[float, list[dict]]:
     if label == "baseline":
         runner = BaselineRunner(node)
     else:
@@ -42,20 +97,29 @@ def evaluate_task(node: str, label: str, version: str | None, program_path: str 
         program = program_store.load(node, program_path) if program_path else program_store.new_program(node)
         runner = ProgramRunner(node, program, lm)
     mean, rows = evaluate(node, runner, examples)
-    return mean, [{"node": node, "program": label, "program_version": version, "split": split, **r} for r in rows]
+    return mean, [
+        {"node": node, "program": label, "program_version": version, "split": split, **r} for r in rows
+    ]
 
 
-@task(name="compile-program", cache_policy=NO_CACHE, retries=1, retry_delay_seconds=5,
-      retry_condition_fn=retry_on(TimeoutError, ConnectionError))
-def compile_task(node: str, optimizer: str, trainset, devset, lm_model, lm_base_url, teacher_model, seed: int):
-    from evals.optimize import compile_program
-
+@task(
+    name="compile-program",
+    cache_policy=NO_CACHE,
+    retries=1,
+    retry_delay_seconds=5,
+    retry_condition_fn=retry_transient,
+)
+def compile_task(
+    node: str, optimizer: str, trainset, devset, lm_model, lm_base_url, teacher_model, seed: int
+):
     lm, _ = _lm(lm_model, lm_base_url)
     teacher, _ = _lm(teacher_model, lm_base_url) if teacher_model else (None, None)
     return compile_program(node, optimizer, trainset, lm=lm, teacher_lm=teacher, devset=devset, seed=seed)
 
 
-def _write(flow_name: str, data_dir: str | None, run_id: str, rows: list[dict], runs: pl.DataFrame) -> dict[str, str]:
+def _write(
+    flow_name: RunKind, data_dir: str | None, run_id: str, rows: list[dict], runs: pl.DataFrame
+) -> dict[str, str]:
     paths = write_run(data_dir, run_id, {"evaluations": evaluations_frame(rows), "runs": runs})
     publish_run_report(flow_name, run_id, data_dir)
     return paths
@@ -67,18 +131,32 @@ def require_lm(optimizer: str, promote_if_better: bool, model: str | None) -> No
     if model:
         return
     if optimizer != "labeled":
-        raise ValueError(f"the {optimizer} optimizer runs the program: give an LM (--lm, or SLEUTH_LM on the worker)")
+        raise ValueError(
+            f"the {optimizer} optimizer runs the program: give an LM (--lm, or SLEUTH_LM on the worker)"
+        )
     if promote_if_better:
-        raise ValueError("promote_if_better compares the programs' dev scores, which needs an LM (--lm, or SLEUTH_LM on the worker)")
+        raise ValueError(
+            "promote_if_better compares the programs' dev scores, which needs an LM (--lm, or SLEUTH_LM on the worker)"
+        )
 
 
-@flow(name="optimize-node", timeout_seconds=FLOW_TIMEOUT_S["optimize"])
-def optimize_node(node: str, optimizer: str = "labeled", lm: str | None = None, lm_base_url: str | None = None,
-                  teacher_lm: str | None = None, trainset: str | None = None, devset: str | None = None,
-                  programs_dir: str | None = None, data_dir: str | None = None, run_id: str | None = None,
-                  promote_if_better: bool = False, seed: int = 0) -> dict[str, Any]:
+@flow(name="optimize-node", timeout_seconds=FLOW_TIMEOUT_S[RunKind.OPTIMIZE])
+def optimize_node(
+    node: str,
+    optimizer: str = "labeled",
+    lm: str | None = None,
+    lm_base_url: str | None = None,
+    teacher_lm: str | None = None,
+    trainset: str | None = None,
+    devset: str | None = None,
+    programs_dir: str | None = None,
+    data_dir: str | None = None,
+    run_id: str | None = None,
+    promote_if_better: bool = False,
+    seed: int = 0,
+) -> OptimizeRun:
     logger = get_run_logger()
-    started = datetime.now(timezone.utc)
+    started = datetime.now(UTC)
     model = LMSettings.from_env(lm, lm_base_url).model
     require_lm(optimizer, promote_if_better, model)
     run_id = begin_run(run_id, data_dir)
@@ -91,21 +169,41 @@ def optimize_node(node: str, optimizer: str = "labeled", lm: str | None = None, 
     rows += baseline_rows
     before = after = None
     if model:
-        before, before_rows = evaluate_task(node, "current", current_version, str(current_path) if current_path else None,
-                                            dev, lm, lm_base_url, "dev")
+        before, before_rows = evaluate_task(
+            node,
+            "current",
+            current_version,
+            str(current_path) if current_path else None,
+            dev,
+            lm,
+            lm_base_url,
+            "dev",
+        )
         rows += before_rows
     compiled = compile_task(node, optimizer, train, dev, lm, lm_base_url, teacher_lm, seed)
     saved = None
-    meta = {"optimizer": optimizer, "lm": model, "teacher_lm": teacher_lm, "trainset": train_path, "devset": dev_path,
-            "trainset_sha256_16": file_hash(train_path), "devset_sha256_16": file_hash(dev_path),
-            "dev_score_before": before, "baseline_dev_score": baseline_score, "previous_version": current_version,
-            "run_id": run_id, "seed": seed}
+    meta = {
+        "optimizer": optimizer,
+        "lm": model,
+        "teacher_lm": teacher_lm,
+        "trainset": train_path,
+        "devset": dev_path,
+        "trainset_sha256_16": file_hash(train_path),
+        "devset_sha256_16": file_hash(dev_path),
+        "dev_score_before": before,
+        "baseline_dev_score": baseline_score,
+        "previous_version": current_version,
+        "run_id": run_id,
+        "seed": seed,
+    }
     if model:
         # evaluate the compiled program before deciding whether it is promoted
         with tempfile.TemporaryDirectory() as tmp:
             probe = Path(tmp) / "candidate.json"
             compiled.save(str(probe))
-            after, after_rows = evaluate_task(node, "compiled", "candidate", str(probe), dev, lm, lm_base_url, "dev")
+            after, after_rows = evaluate_task(
+                node, "compiled", "candidate", str(probe), dev, lm, lm_base_url, "dev"
+            )
         meta["dev_score_after"] = after
     promote = not promote_if_better or (after is not None and (before is None or after > before))
     if promote:
@@ -115,20 +213,45 @@ def optimize_node(node: str, optimizer: str = "labeled", lm: str | None = None, 
         logger.info("not promoted: dev score %s does not beat %s", after, before)
     if model:
         rows += [{**r, "program_version": saved.stem if saved else "rejected"} for r in after_rows]
-    runs = runs_frame("optimize", started, input_path=train_path, total=len(dev), succeeded=len(dev), failed=0,
-                      flagged=0, fallback=0, config_json=json.dumps(meta, default=str))
-    paths = _write("optimize", data_dir, run_id, rows, runs)
-    return {"run_id": run_id, "node": node, "optimizer": optimizer, "baseline_dev_score": baseline_score,
-            "dev_score_before": before, "dev_score_after": after, "promoted": promote,
-            "program": str(saved) if saved else None, "paths": paths}
+    runs = runs_frame(
+        RunKind.OPTIMIZE,
+        started,
+        input_path=train_path,
+        total=len(dev),
+        succeeded=len(dev),
+        failed=0,
+        flagged=0,
+        fallback=0,
+        config_json=json.dumps(meta, default=str),
+    )
+    paths = _write(RunKind.OPTIMIZE, data_dir, run_id, rows, runs)
+    return OptimizeRun(
+        run_id=run_id,
+        node=node,
+        optimizer=optimizer,
+        baseline_dev_score=baseline_score,
+        dev_score_before=before,
+        dev_score_after=after,
+        promoted=promote,
+        program=str(saved) if saved else None,
+        paths=paths,
+    )
 
 
-@flow(name="evaluate-node", timeout_seconds=FLOW_TIMEOUT_S["evaluate"])
-def evaluate_node(node: str, program: str = "latest", lm: str | None = None, lm_base_url: str | None = None,
-                  split: str = "dev", examples_path: str | None = None, programs_dir: str | None = None,
-                  data_dir: str | None = None, run_id: str | None = None) -> dict[str, Any]:
+@flow(name="evaluate-node", timeout_seconds=FLOW_TIMEOUT_S[RunKind.EVALUATE])
+def evaluate_node(
+    node: str,
+    program: str = "latest",
+    lm: str | None = None,
+    lm_base_url: str | None = None,
+    split: str = "dev",
+    examples_path: str | None = None,
+    programs_dir: str | None = None,
+    data_dir: str | None = None,
+    run_id: str | None = None,
+) -> EvaluationRun:
     """The baseline program's metrics, and the DSPy program's beside them when an LM is given."""
-    started = datetime.now(timezone.utc)
+    started = datetime.now(UTC)
     run_id = begin_run(run_id, data_dir)
     path = examples_path or str(set_path(node, split))
     examples = load_examples(node, path)
@@ -140,12 +263,35 @@ def evaluate_node(node: str, program: str = "latest", lm: str | None = None, lm_
     if model and program != "baseline":
         program_path = program_store.resolve(node, program, programs_dir)
         version = program_path.stem if program_path else "uncompiled"
-        score, rows = evaluate_task(node, "dspy", version, str(program_path) if program_path else None, examples, lm,
-                                    lm_base_url, split)
+        score, rows = evaluate_task(
+            node,
+            "dspy",
+            version,
+            str(program_path) if program_path else None,
+            examples,
+            lm,
+            lm_base_url,
+            split,
+        )
         results[f"dspy ({version})"] = score
         all_rows += rows
-    runs = runs_frame("evaluate", started, input_path=path, total=len(examples), succeeded=len(examples), failed=0,
-                      flagged=0, fallback=0)
-    paths = _write("evaluate", data_dir, run_id, all_rows, runs)
-    return {"run_id": run_id, "node": node, "split": split, "examples": len(examples), "scores": results,
-            "metrics": breakdown(all_rows), "paths": paths}
+    runs = runs_frame(
+        RunKind.EVALUATE,
+        started,
+        input_path=path,
+        total=len(examples),
+        succeeded=len(examples),
+        failed=0,
+        flagged=0,
+        fallback=0,
+    )
+    paths = _write(RunKind.EVALUATE, data_dir, run_id, all_rows, runs)
+    return EvaluationRun(
+        run_id=run_id,
+        node=node,
+        split=split,
+        examples=len(examples),
+        scores=results,
+        metrics=breakdown(all_rows),
+        paths=paths,
+    )

@@ -5,59 +5,104 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from datetime import datetime, timezone
-from typing import Any
+from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from prefect import flow, task, unmapped
 from prefect.cache_policies import NO_CACHE
 from pydantic import BaseModel, Field
 
-from flows.runtime import FLOW_TIMEOUT_S, begin_run, publish_run_report, retry_on, write_run
+from flows.runtime import (
+    FLOW_TIMEOUT_S,
+    FlowResult,
+    begin_run,
+    publish_run_report,
+    retry_transient,
+    write_run,
+)
+from modules import programs as program_store
+from modules.lm import LMSettings, NodeRunner
 from modules.relevance.analyzer import RelevanceAnalyzer
 from modules.relevance.baseline import Weights
 from modules.relevance.batch import frame, load_items, output_line, rows
-from modules.research.nodes import LMSettings, NodeRunner
-from modules.response.tables import runs_frame
 from modules.store import ParquetStore
+from modules.store.runs import RunKind, runs_frame
 
 
 class RerankOptions(BaseModel):
     """How results are scored: weights, threshold, the LM (none: the baseline program) and the fallback."""
 
-    weights: tuple[float, float, float, float] = Field((40, 30, 20, 10), description="direct, depth, plan, unexpectedness")
+    weights: tuple[float, float, float, float] = Field(
+        (40, 30, 20, 10), description="direct, depth, plan, unexpectedness"
+    )
     threshold: int = Field(60, ge=0, le=100)
     lm: str | None = None
     lm_base_url: str | None = None
     lm_retries: int = 2
     lm_timeout_s: float = 60.0
-    fallback: str = Field("baseline", description="after LM failure: baseline (score offline) or original (the seed's unscored order)")
-    programs: str | None = Field(None, description="compiled programs folder (default modules/compiled); the newest relevance program runs")
+    fallback: str = Field(
+        "baseline",
+        description="after LM failure: baseline (score offline) or original (the seed's unscored order)",
+    )
+    programs: str | None = Field(
+        None,
+        description="compiled programs folder (default modules/compiled); the newest relevance program runs",
+    )
 
     def analyzer(self, embedder=None) -> RelevanceAnalyzer:
         settings = LMSettings.from_env(self.lm, self.lm_base_url)
         settings.retries, settings.timeout_s, settings.max_tokens = self.lm_retries, self.lm_timeout_s, 3000
-        from modules import programs as program_store
-
         d, p, pl_, u = self.weights
         lm = settings.build()
         path = program_store.resolve("relevance", "latest", self.programs) if lm is not None else None
-        return RelevanceAnalyzer(embedder=embedder, weights=Weights(d, p, pl_, u, self.threshold),
-                                 runner=NodeRunner(lm=lm, retries=settings.retries), fallback=self.fallback,
-                                 program=program_store.load("relevance", path) if path else None)
+        return RelevanceAnalyzer(
+            embedder=embedder,
+            weights=Weights(d, p, pl_, u, self.threshold),
+            runner=NodeRunner(lm=lm, retries=settings.retries),
+            fallback=self.fallback,
+            program=program_store.load("relevance", path) if path else None,
+        )
 
 
-@task(name="rerank-batch", cache_policy=NO_CACHE, retries=1, retry_delay_seconds=2,
-      retry_condition_fn=retry_on(TimeoutError, ConnectionError))
+@dataclass
+class RerankRun(FlowResult):
+    """What ``rerank-batch`` returns: the run, how many items were reranked (and fell back), the
+    output file and the table's path."""
+
+    run_id: str
+    data_dir: str
+    items: int
+    out_path: str | None
+    fallback: int
+    paths: dict[str, str]
+
+
+@task(
+    name="rerank-batch",
+    cache_policy=NO_CACHE,
+    retries=1,
+    retry_delay_seconds=2,
+    retry_condition_fn=retry_transient,
+)
 def rerank_items(items: list[dict], options: RerankOptions) -> list[dict]:
     analyzer = options.analyzer()
-    return [{"item": item, "reranking": analyzer.rerank(item["query"], item["plan"], item["results"])} for item in items]
+    return [
+        {"item": item, "reranking": analyzer.rerank(item["query"], item["plan"], item["results"])}
+        for item in items
+    ]
 
 
-@flow(name="rerank-batch", timeout_seconds=FLOW_TIMEOUT_S["rerank-batch"])
-def rerank_batch(input_path: str, out_path: str | None = None, options: RerankOptions | None = None,
-                 run_id: str | None = None, data_dir: str | None = None, batch_size: int = 50) -> dict[str, Any]:
+@flow(name="rerank-batch", timeout_seconds=FLOW_TIMEOUT_S[RunKind.RERANK_BATCH])
+def rerank_batch(
+    input_path: str,
+    out_path: str | None = None,
+    options: RerankOptions | None = None,
+    run_id: str | None = None,
+    data_dir: str | None = None,
+    batch_size: int = 50,
+) -> RerankRun:
     """Rerank every ``{id, query, plan?, results}`` line; write output lines and the ``rerankings`` table."""
-    started = datetime.now(timezone.utc)
+    started = datetime.now(UTC)
     options = options or RerankOptions()
     run_id = begin_run(run_id, data_dir)
     if out_path:
@@ -71,12 +116,27 @@ def rerank_batch(input_path: str, out_path: str | None = None, options: RerankOp
         _write_jsonl_atomically(out_path, lines)
     table = [row for d in done for row in rows(d["item"]["id"], d["item"]["query"], d["reranking"])]
     n_fallback = sum(d["reranking"].fallback for d in done)
-    runs = runs_frame("rerank-batch", started, input_path=input_path, total=len(items), succeeded=len(items) - n_fallback,
-                      failed=0, flagged=0, fallback=n_fallback, config_json=options.model_dump_json())
+    runs = runs_frame(
+        RunKind.RERANK_BATCH,
+        started,
+        input_path=input_path,
+        total=len(items),
+        succeeded=len(items) - n_fallback,
+        failed=0,
+        flagged=0,
+        fallback=n_fallback,
+        config_json=options.model_dump_json(),
+    )
     paths = write_run(data_dir, run_id, {"rerankings": frame(table), "runs": runs})
-    publish_run_report("rerank-batch", run_id, data_dir)
-    return {"run_id": run_id, "data_dir": store.root, "items": len(items), "out_path": out_path,
-            "fallback": n_fallback, "paths": paths}
+    publish_run_report(RunKind.RERANK_BATCH, run_id, data_dir)
+    return RerankRun(
+        run_id=run_id,
+        data_dir=store.root,
+        items=len(items),
+        out_path=out_path,
+        fallback=n_fallback,
+        paths=paths,
+    )
 
 
 def _check_writable_folder(path: str) -> None:

@@ -1,31 +1,61 @@
-"""Run policy shared by every flow: settings, retries, timeouts, the run's write, its trace in
-Prefect (tag, flow run id, deployment) and its artifacts."""
+"""Run policy shared by every flow: settings, retries, timeouts, the task runner, the start of a
+run and its write, its trace in Prefect (tag, flow run id, deployment), its artifacts and the
+typed result it returns.
+
+A flow is: ``begin_run`` (a fresh run id, refused when any table already has it), tasks retried
+by :data:`retry_transient`, one :func:`write_run` of all its tables (it returns the committed
+partition paths), :func:`publish_run_report`, and a :class:`FlowResult` dataclass."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import logging
 import re
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Callable, Iterator
+from typing import Any
 
 import polars as pl
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 from prefect.settings import PREFECT_API_URL, PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
+from prefect.task_runners import ThreadPoolTaskRunner
 
 from modules.providers import Cancellation
+from modules.reports import run_markdown, run_table
 from modules.store import ParquetStore, new_run_id, validate_run_id
+from modules.store.runs import RunKind
 
-#: I/O failures worth retrying (a bad record or a bug never is).
-TRANSIENT_IO = (TimeoutError, ConnectionError, BlockingIOError, InterruptedError)
+
+class TransientFailure(Exception):
+    """A failure a retry may fix that code finds in an outcome rather than an exception (a batch
+    whose items were rate limited or timed out): raise it, or a subclass, to be retried."""
+
+
+#: The one transient-error policy of every task: failures worth retrying (a bad record or a bug
+#: never is). Each task keeps its own number of retries and delays.
+TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (
+    TimeoutError,
+    ConnectionError,
+    BlockingIOError,
+    InterruptedError,
+    TransientFailure,
+)
 
 #: Flow timeouts (seconds): generous bounds that turn a hung run into a Failed one (and a
 #: notification) instead of a worker slot held forever. ``research`` includes its reviews.
-FLOW_TIMEOUT_S = {
-    "analyze": 4 * 3600, "collect": 6 * 3600, "monitor": 8 * 3600, "research": 48 * 3600,
-    "research-batch": 12 * 3600, "feedback": 4 * 3600, "rerank-batch": 4 * 3600, "optimize": 12 * 3600,
-    "evaluate": 4 * 3600,
+FLOW_TIMEOUT_S: dict[RunKind, int] = {
+    RunKind.ANALYZE: 4 * 3600,
+    RunKind.REANALYZE: 4 * 3600,
+    RunKind.COLLECT: 6 * 3600,
+    RunKind.MONITOR: 8 * 3600,
+    RunKind.RESEARCH: 48 * 3600,
+    RunKind.RESEARCH_BATCH: 12 * 3600,
+    RunKind.FEEDBACK: 4 * 3600,
+    RunKind.RERANK_BATCH: 4 * 3600,
+    RunKind.OPTIMIZE: 12 * 3600,
+    RunKind.EVALUATE: 4 * 3600,
 }
 
 
@@ -74,7 +104,7 @@ class IncompleteRun(RuntimeError):
     the flow run ends Failed (and Prefect's notifications fire). ``result`` is what the flow
     would have returned, ``exit_status`` what the CLI exits with."""
 
-    def __init__(self, message: str, result: dict, exit_status: int = 1):
+    def __init__(self, message: str, result: FlowResult, exit_status: int = 1):
         super().__init__(message)
         self.result, self.exit_status = result, exit_status
 
@@ -115,28 +145,60 @@ def retry_on(*exception_types: type[BaseException]) -> Callable[..., bool]:
     return condition
 
 
+#: A Prefect ``retry_condition_fn``: retry :data:`TRANSIENT_ERRORS` only.
+retry_transient = retry_on(*TRANSIENT_ERRORS)
+
+
+def task_runner_for(spec: str, concurrency: int):
+    """``thread`` | ``dask`` (a local cluster) | ``dask://HOST:PORT`` (an existing scheduler)."""
+    if spec == "thread":
+        return ThreadPoolTaskRunner(max_workers=concurrency)
+    if spec == "dask" or spec.startswith("dask://"):
+        from prefect_dask import DaskTaskRunner  # lazy: dask is heavy and only this runner needs it
+
+        if spec == "dask":
+            return DaskTaskRunner(
+                cluster_kwargs={"n_workers": concurrency, "threads_per_worker": 1, "dashboard_address": None}
+            )
+        return DaskTaskRunner(address="tcp://" + spec[len("dask://") :])
+    raise ValueError(f"unknown task runner {spec!r}: use thread, dask or dask://HOST:PORT")
+
+
+@dataclasses.dataclass
+class FlowResult:
+    """What a flow returns: a small dataclass per flow, its fields in the order of its JSON
+    (``sleuth ... --json`` prints :meth:`as_dict`)."""
+
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
 def prefect_run_fields() -> dict[str, str | None]:
     """The Prefect flow run and deployment this code runs in (None outside a flow run): they
     go into the ``runs`` row, so a sleuth run can be traced to the Prefect run that made it."""
     from prefect.runtime import deployment, flow_run
 
     run_id = flow_run.id
-    return {"flow_run_id": str(run_id) if run_id else None,
-            "deployment": deployment.name if run_id and deployment.id else None}
+    return {
+        "flow_run_id": str(run_id) if run_id else None,
+        "deployment": deployment.name if run_id and deployment.id else None,
+    }
 
 
-def begin_run(run_id: str | None, data_dir: str | None, tables: tuple[str, ...] = ("runs",)) -> str:
-    """The new run's id (the one given, or a new one), refused when it already has data in any of
-    ``tables`` or when the data dir cannot be written (before any work, not after it); the
+def begin_run(run_id: str | None, data_dir: str | None) -> str:
+    """The new run's id (the one given, or a new one), refused when any table already has data
+    under it or when the data dir cannot be written (before any work, not after it); the
     current flow run is tagged with it."""
     run_id = validate_run_id(run_id or new_run_id())
     store = ParquetStore(data_dir)
     store.check_writable()
-    if store.run_exists(run_id, tables):
+    if store.run_exists(run_id):
         raise FileExistsError(f"run {run_id!r} already exists under {store.root}; choose another --run-id")
     if store.checkpoint(run_id).exists():
-        raise FileExistsError(f"run {run_id!r} is running or was interrupted (it has a checkpoint under {store.root}); "
-                              f"resume it with --resume {run_id}, or choose another --run-id")
+        raise FileExistsError(
+            f"run {run_id!r} is running or was interrupted (it has a checkpoint under {store.root}); "
+            f"resume it with --resume {run_id}, or choose another --run-id"
+        )
     tag_flow_run(run_id)
     return run_id
 
@@ -158,8 +220,10 @@ def stop_on_signals(cancellation: Cancellation) -> Iterator[None]:
     def handler(signum: int, frame) -> None:
         for s in watched:
             signal.signal(s, previous[s])
-        _run_logger().warning("%s received: stopping the calls and writing what was collected "
-                              "(send it again to stop at once)", signal.Signals(signum).name)
+        _run_logger().warning(
+            "%s received: stopping the calls and writing what was collected (send it again to stop at once)",
+            signal.Signals(signum).name,
+        )
         cancellation.cancel(f"{signal.Signals(signum).name} received", signum)
 
     for s in watched:
@@ -198,22 +262,28 @@ def tag_flow_run(run_id: str) -> None:
     context.flow_run.tags = tags + [tag]
 
 
-@task(name="write-run", cache_policy=NO_CACHE, retries=2, retry_delay_seconds=[1, 4],
-      retry_condition_fn=retry_on(*TRANSIENT_IO))
+@task(
+    name="write-run",
+    cache_policy=NO_CACHE,
+    retries=2,
+    retry_delay_seconds=[1, 4],
+    retry_condition_fn=retry_transient,
+)
 def write_run(data_dir: str | None, run_id: str, tables: dict[str, pl.DataFrame]) -> dict[str, str]:
     """All of a run's tables, published together (``runs`` last); the ``runs`` row carries the
-    Prefect trace. Returns ``{table: partition path}``."""
+    Prefect trace. Returns what the commit published: ``{table: partition path}``."""
     tables = dict(tables)
     if "runs" in tables:
         tables["runs"] = tables["runs"].with_columns(
-            *(pl.lit(v, pl.String).alias(k) for k, v in prefect_run_fields().items()))
+            *(pl.lit(v, pl.String).alias(k) for k, v in prefect_run_fields().items())
+        )
     with ParquetStore(data_dir).run_writer(run_id) as writer:
         for name, table in tables.items():
             writer.write(name, table)
     return writer.published
 
 
-def artifact_key(flow: str, what: str, run_id: str) -> str:
+def artifact_key(flow: RunKind, what: str, run_id: str) -> str:
     """A Prefect artifact key unique to the flow kind and run (keys allow ``a-z``, digits, ``-``)."""
     key = re.sub(r"[^a-z0-9-]+", "-", f"{flow}-{what}-{run_id}".lower()).strip("-")
     if len(key) > 100:  # keep it unique when the run id is long
@@ -221,15 +291,17 @@ def artifact_key(flow: str, what: str, run_id: str) -> str:
     return key
 
 
-def publish_run_report(flow: str, run_id: str, data_dir: str | None) -> None:
+def publish_run_report(flow: RunKind, run_id: str, data_dir: str | None) -> None:
     """The run's summary as markdown and table artifacts: the figures of ``sleuth report RUN_ID``."""
     from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
-    from modules.reports.markdown import run_markdown, run_table
-
-    create_markdown_artifact(key=artifact_key(flow, "report", run_id), markdown=run_markdown(run_id, data_dir),
-                             description=f"Summary of run {run_id}; `sleuth report {run_id}` renders it as HTML with plots")
+    create_markdown_artifact(
+        key=artifact_key(flow, "report", run_id),
+        markdown=run_markdown(run_id, data_dir),
+        description=f"Summary of run {run_id}; `sleuth report {run_id}` renders it as HTML with plots",
+    )
     rows = run_table(run_id, data_dir)
     if rows:
-        create_table_artifact(key=artifact_key(flow, "figures", run_id), table=rows,
-                              description=f"Main figures of run {run_id}")
+        create_table_artifact(
+            key=artifact_key(flow, "figures", run_id), table=rows, description=f"Main figures of run {run_id}"
+        )

@@ -11,11 +11,15 @@ import hashlib
 import os
 import threading
 import time
+import zlib
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Protocol, Sequence
+from typing import Protocol
 
 import numpy as np
+
+from .text import STOPWORDS, stem, words
 
 
 class EmbeddingError(RuntimeError):
@@ -64,8 +68,11 @@ class LocalEmbedder:
         model = _load_sentence_transformer(self.path)
         with self.exclusive:
             vectors = model.encode(
-                list(texts), batch_size=self.batch_size, normalize_embeddings=True,
-                convert_to_numpy=True, show_progress_bar=False,
+                list(texts),
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
             )
         return np.asarray(vectors, dtype=np.float32).reshape(len(texts), -1)
 
@@ -172,10 +179,6 @@ class KeywordEmbedder:
     dim = 2048
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
-        import zlib
-
-        from .text import STOPWORDS, stem, words
-
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for i, text in enumerate(texts):
             for w in words(text):

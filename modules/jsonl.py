@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from .tables_io import json_lines
 
@@ -33,7 +33,11 @@ def read_validated(path: str | Path, validate: Callable[[object, int], dict], wh
         seen.add(item["id"])
         items.append(item)
     if problems:
-        raise ValueError(f"{path}: " + "; ".join(problems[:10]) + (f" (and {len(problems) - 10} more)" if len(problems) > 10 else ""))
+        raise ValueError(
+            f"{path}: "
+            + "; ".join(problems[:10])
+            + (f" (and {len(problems) - 10} more)" if len(problems) > 10 else "")
+        )
     if not items:
         raise ValueError(f"{path}: no {what}s")
     return items

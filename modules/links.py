@@ -19,8 +19,10 @@ def linkable_url(url: object) -> str | None:
     """The URL as a browser would read it, if it is an http(s) URL with a host; else None."""
     if not isinstance(url, str):
         return None
-    cleaned = _DROPPED.sub("", url).strip("\x00\x01\x02\x03\x04\x05\x06\x07\x08\x0b\x0c\x0e\x0f\x10\x11\x12\x13\x14"
-                                          "\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f\x20")
+    cleaned = _DROPPED.sub("", url).strip(
+        "\x00\x01\x02\x03\x04\x05\x06\x07\x08\x0b\x0c\x0e\x0f\x10\x11\x12\x13\x14"
+        "\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f\x20"
+    )
     try:
         parts = urlsplit(cleaned)
     except ValueError:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +21,13 @@ from .research.signatures import AnalyzeResults, DecideNextAction, WriteReport
 from .response.judge import JudgeClaims
 
 DEFAULT_DIR = Path(__file__).resolve().parent / "compiled"
-SIGNATURES = {"decision": DecideNextAction, "analyzer": AnalyzeResults, "report": WriteReport, "relevance": RankResults,
-              "judge": JudgeClaims}
+SIGNATURES = {
+    "decision": DecideNextAction,
+    "analyzer": AnalyzeResults,
+    "report": WriteReport,
+    "relevance": RankResults,
+    "judge": JudgeClaims,
+}
 
 
 def new_program(node: str) -> dspy.Module:
@@ -33,14 +38,16 @@ def new_program(node: str) -> dspy.Module:
         raise ValueError(f"unknown node {node!r}: use {', '.join(SIGNATURES)}") from None
 
 
-def save(node: str, program: dspy.Module, meta: dict[str, Any], root: str | os.PathLike | None = None) -> Path:
+def save(
+    node: str, program: dspy.Module, meta: dict[str, Any], root: str | os.PathLike | None = None
+) -> Path:
     """Write the program and its metadata atomically; returns the program's path."""
     folder = Path(root or DEFAULT_DIR) / node
     folder.mkdir(parents=True, exist_ok=True)
     tmp = folder / f".tmp-{os.getpid()}.json"
     program.save(str(tmp))
     digest = hashlib.sha256(tmp.read_bytes()).hexdigest()[:8]
-    name = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ") + f"-{digest}"
+    name = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ") + f"-{digest}"
     path = folder / f"{name}.json"
     meta_tmp = folder / f".tmp-{os.getpid()}.meta.json"
     meta_tmp.write_text(json.dumps({"node": node, "version": name, **meta}, indent=2, default=str) + "\n")
@@ -51,8 +58,15 @@ def save(node: str, program: dspy.Module, meta: dict[str, Any], root: str | os.P
 
 def versions(node: str, root: str | os.PathLike | None = None) -> list[Path]:
     folder = Path(root or DEFAULT_DIR) / node
-    return sorted(p for p in folder.glob("*.json") if not p.name.endswith(".meta.json") and not p.name.startswith(".")) \
-        if folder.exists() else []
+    return (
+        sorted(
+            p
+            for p in folder.glob("*.json")
+            if not p.name.endswith(".meta.json") and not p.name.startswith(".")
+        )
+        if folder.exists()
+        else []
+    )
 
 
 def resolve(node: str, spec: str | None, root: str | os.PathLike | None = None) -> Path | None:

@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -20,7 +21,11 @@ def _invalid_text(value: Any) -> str | None:
     """Why ``value`` (decoded JSON) holds text no file can store, or None."""
     if isinstance(value, str):
         m = _SURROGATE.search(value)
-        return f"invalid Unicode (lone surrogate \\u{ord(m.group()):04x} at character {m.start()})" if m else None
+        return (
+            f"invalid Unicode (lone surrogate \\u{ord(m.group()):04x} at character {m.start()})"
+            if m
+            else None
+        )
     if isinstance(value, dict):
         return next((w for w in map(_invalid_text, [*value.keys(), *value.values()]) if w), None)
     if isinstance(value, list):

@@ -21,9 +21,21 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 class FakeAssistant:
-    def __init__(self, answers: dict[str, str] | None = None, *, limit_first: int = 1, retry_after: float = 1,
-                 delay_s: float = 3.0, port: int = 0, latency_s: float = 0.0, drip_s: float = 0.5,
-                 error_rate: float = 0.0, rate_limit_rate: float = 0.0, seed: int = 0, keep_bodies: bool = True):
+    def __init__(
+        self,
+        answers: dict[str, str] | None = None,
+        *,
+        limit_first: int = 1,
+        retry_after: float = 1,
+        delay_s: float = 3.0,
+        port: int = 0,
+        latency_s: float = 0.0,
+        drip_s: float = 0.5,
+        error_rate: float = 0.0,
+        rate_limit_rate: float = 0.0,
+        seed: int = 0,
+        keep_bodies: bool = True,
+    ):
         self.answers = dict(answers or {})
         self.limit_first, self.retry_after, self.delay_s = limit_first, retry_after, delay_s
         self.latency_s = latency_s  # every answer takes this long, as a real model's would
@@ -41,12 +53,16 @@ class FakeAssistant:
                 data = json.dumps(payload).encode()
                 try:
                     self.send_response(status)
-                    for k, v in {"Content-Type": "application/json", "Content-Length": str(len(data)), **headers}.items():
+                    for k, v in {
+                        "Content-Type": "application/json",
+                        "Content-Length": str(len(data)),
+                        **headers,
+                    }.items():
                         self.send_header(k, v)
                     self.end_headers()
                     if body.get("model") == "drip":
                         for i in range(len(data)):
-                            self.wfile.write(data[i:i + 1])
+                            self.wfile.write(data[i : i + 1])
                             self.wfile.flush()
                             time.sleep(fake.drip_s)
                     else:
@@ -64,8 +80,15 @@ class FakeAssistant:
 
     def reply(self, body: dict) -> tuple[int, dict, dict]:
         model = str(body.get("model", ""))
-        query = next((m.get("content") for m in reversed(body.get("messages", [])) if m.get("role") == "user"), "")
-        record = {"model": model, "query": query, "at": time.monotonic(), "body": body if self.keep_bodies else None}
+        query = next(
+            (m.get("content") for m in reversed(body.get("messages", [])) if m.get("role") == "user"), ""
+        )
+        record = {
+            "model": model,
+            "query": query,
+            "at": time.monotonic(),
+            "body": body if self.keep_bodies else None,
+        }
         with self._lock:
             seen = sum(r["model"] == model for r in self.requests) if model == "ratelimited" else 0
             self.requests.append(record)
@@ -79,29 +102,61 @@ class FakeAssistant:
             if draw < self.error_rate:
                 return 500, {}, {"error": {"message": "upstream overloaded", "type": "server_error"}}
             if draw < self.error_rate + self.rate_limit_rate:
-                return 429, {"Retry-After": str(self.retry_after)}, {"error": {"message": "Rate limit reached",
-                                                                              "type": "rate_limit_error"}}
+                return (
+                    429,
+                    {"Retry-After": str(self.retry_after)},
+                    {"error": {"message": "Rate limit reached", "type": "rate_limit_error"}},
+                )
             time.sleep(self.latency_s * jitter)
         if model == "denied":
-            return 401, {}, {"error": {"message": "Incorrect API key provided", "type": "invalid_request_error",
-                                        "code": "invalid_api_key"}}
+            return (
+                401,
+                {},
+                {
+                    "error": {
+                        "message": "Incorrect API key provided",
+                        "type": "invalid_request_error",
+                        "code": "invalid_api_key",
+                    }
+                },
+            )
         if model == "broken":
             return 500, {}, {"error": {"message": "upstream exploded", "type": "server_error"}}
         if model == "ratelimited" and seen < self.limit_first:
-            return 429, {"Retry-After": str(self.retry_after)}, {"error": {"message": "Rate limit reached", "type": "rate_limit_error"}}
+            return (
+                429,
+                {"Retry-After": str(self.retry_after)},
+                {"error": {"message": "Rate limit reached", "type": "rate_limit_error"}},
+            )
         if model == "slow":
             time.sleep(self.delay_s)
         elif self.latency_s and not model.startswith("flaky"):
             time.sleep(self.latency_s)
         content = {"refuse": "I'm sorry, but I can't help with that request.", "empty": ""}.get(
-            model, self.answers.get(query, f"I am not sure about: {query}"))
-        return 200, {}, {
-            "id": f"chatcmpl-{len(self.requests)}", "object": "chat.completion", "created": int(time.time()),
-            "model": model, "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
-                                         "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 12, "completion_tokens": max(1, len(content.split())),
-                      "total_tokens": 12 + max(1, len(content.split()))},
-        }
+            model, self.answers.get(query, f"I am not sure about: {query}")
+        )
+        return (
+            200,
+            {},
+            {
+                "id": f"chatcmpl-{len(self.requests)}",
+                "object": "chat.completion",
+                "created": int(time.time()),
+                "model": model,
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": content},
+                        "finish_reason": "stop",
+                    }
+                ],
+                "usage": {
+                    "prompt_tokens": 12,
+                    "completion_tokens": max(1, len(content.split())),
+                    "total_tokens": 12 + max(1, len(content.split())),
+                },
+            },
+        )
 
     def times(self, model: str) -> list[float]:
         return [r["at"] for r in self.requests if r["model"] == model]
@@ -117,14 +172,21 @@ def main() -> None:
     import argparse
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--answers", default="datasets/samples/queries.jsonl", help="query set whose expected answers it gives")
+    parser.add_argument(
+        "--answers",
+        default="datasets/samples/queries.jsonl",
+        help="query set whose expected answers it gives",
+    )
     parser.add_argument("--port", type=int, default=8099)
     args = parser.parse_args()
     from modules.queries import load_query_set
 
     answers = {q.query: q.expected_answer or "" for q in load_query_set(args.answers).queries}
     fake = FakeAssistant(answers, port=args.port)
-    print(f"fake assistant on {fake.base_url} (models: good, refuse, empty, ratelimited, slow, denied, broken)", flush=True)
+    print(
+        f"fake assistant on {fake.base_url} (models: good, refuse, empty, ratelimited, slow, denied, broken)",
+        flush=True,
+    )
     threading.Event().wait()
 
 

@@ -54,21 +54,38 @@ def good_answer(node: str, messages: list[dict]) -> dict:
     user = " ".join(m.get("content") or "" for m in messages if m.get("role") == "user")
     if node == "decision":
         if "(no analysis yet)" in user:
-            return {"next_action": "search_local", "query_or_url": "Scott Derrickson nationality", "reasoning": "start broad"}
+            return {
+                "next_action": "search_local",
+                "query_or_url": "Scott Derrickson nationality",
+                "reasoning": "start broad",
+            }
         return {"next_action": "send_to_hitl", "query_or_url": None, "reasoning": "enough evidence"}
     if node == "analysis":
-        return {"extracted_info": ["Scott Derrickson is an American director, screenwriter and producer."],
-                "assessment": "The director's nationality is stated.", "confidence_score": 0.9,
-                "suggestions_for_next_step": ["Query appears answered"], "new_potential_urls": [],
-                "inconsistencies_found": None, "answered": True}
-    return {"answer": "Scott Derrickson is American [1].", "research_journey": "searched, read, answered",
-            "key_sources": [GOOD_CITATION, BAD_CITATION]}
+        return {
+            "extracted_info": ["Scott Derrickson is an American director, screenwriter and producer."],
+            "assessment": "The director's nationality is stated.",
+            "confidence_score": 0.9,
+            "suggestions_for_next_step": ["Query appears answered"],
+            "new_potential_urls": [],
+            "inconsistencies_found": None,
+            "answered": True,
+        }
+    return {
+        "answer": "Scott Derrickson is American [1].",
+        "research_journey": "searched, read, answered",
+        "key_sources": [GOOD_CITATION, BAD_CITATION],
+    }
 
 
 class FakeLM:
     def __init__(self, mode: str = "good", delay_s: float = 3.0, flaky_failures: int = 2, responder=None):
         """``responder(node, messages) -> {field: value}`` answers nodes the research script does not know."""
-        self.mode, self.delay_s, self.flaky_failures, self.responder = mode, delay_s, flaky_failures, responder
+        self.mode, self.delay_s, self.flaky_failures, self.responder = (
+            mode,
+            delay_s,
+            flaky_failures,
+            responder,
+        )
         self.requests: list[dict] = []
         self._lock = threading.Lock()
         fake = self
@@ -82,12 +99,22 @@ class FakeLM:
                 content = fake.reply(body.get("messages", []), n)
                 if content is None:
                     return
-                payload = json.dumps({
-                    "id": f"chatcmpl-{n}", "object": "chat.completion", "created": int(time.time()),
-                    "model": body.get("model", "fake"),
-                    "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
-                    "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
-                }).encode()
+                payload = json.dumps(
+                    {
+                        "id": f"chatcmpl-{n}",
+                        "object": "chat.completion",
+                        "created": int(time.time()),
+                        "model": body.get("model", "fake"),
+                        "choices": [
+                            {
+                                "index": 0,
+                                "message": {"role": "assistant", "content": content},
+                                "finish_reason": "stop",
+                            }
+                        ],
+                        "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
+                    }
+                ).encode()
                 try:
                     self.send_response(200)
                     self.send_header("Content-Type", "application/json")
@@ -115,17 +142,28 @@ class FakeLM:
             mode = "good"
         if mode == "malformed":
             # truncated JSON whose values break every node's contract, even after JSON repair
-            return f"[[ ## {node} ## ]]\n{{\"next_action\": \"teleport\", \"confidence_score\": \"high\", \"answer\": [\n\n[[ ## completed ## ]]"
+            return f'[[ ## {node} ## ]]\n{{"next_action": "teleport", "confidence_score": "high", "answer": [\n\n[[ ## completed ## ]]'
         if mode == "refusal":
             return "I'm sorry, but I can't help with that request."
         if mode == "injected-crawl" and node == "decision":
-            return _fields("decision", {"next_action": "crawl_url", "query_or_url": "https://attacker.example/payload",
-                                        "reasoning": "the page told me to"})
+            return _fields(
+                "decision",
+                {
+                    "next_action": "crawl_url",
+                    "query_or_url": "https://attacker.example/payload",
+                    "reasoning": "the page told me to",
+                },
+            )
         if mode == "generic":
             return generic_answer(messages)
         if self.responder is not None:
-            return "\n\n".join(f"[[ ## {k} ## ]]\n{json.dumps(v) if not isinstance(v, str) else v}"
-                               for k, v in self.responder(node, messages).items()) + "\n\n[[ ## completed ## ]]"
+            return (
+                "\n\n".join(
+                    f"[[ ## {k} ## ]]\n{json.dumps(v) if not isinstance(v, str) else v}"
+                    for k, v in self.responder(node, messages).items()
+                )
+                + "\n\n[[ ## completed ## ]]"
+            )
         return _fields(node, good_answer(node, messages))
 
     def nodes(self) -> list[str]:

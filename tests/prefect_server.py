@@ -8,9 +8,9 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 import httpx
 
@@ -51,18 +51,29 @@ def prefect_server(folder: Path, **settings: str) -> Iterator[tuple[str, dict[st
     api = f"http://127.0.0.1:{port}/api"
     home = folder / "prefect-home"
     home.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, "PREFECT_HOME": str(home), "PREFECT_UI_API_URL": api,
-           "PREFECT_SERVER_ANALYTICS_ENABLED": "false", **settings}
+    env = {
+        **os.environ,
+        "PREFECT_HOME": str(home),
+        "PREFECT_UI_API_URL": api,
+        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+        **settings,
+    }
     env.pop("PREFECT_API_URL", None)
     log_path = folder / "server.log"
     with open(log_path, "w") as log:
-        proc = subprocess.Popen([sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1",
-                                 "--port", str(port)], env=env, stdout=log, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1", "--port", str(port)],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
     try:
         deadline = time.time() + 120
         while time.time() < deadline:
             if proc.poll() is not None:
-                raise RuntimeError(f"the Prefect server exited ({proc.returncode}): {log_path.read_text()[-3000:]}")
+                raise RuntimeError(
+                    f"the Prefect server exited ({proc.returncode}): {log_path.read_text()[-3000:]}"
+                )
             try:
                 if httpx.get(f"{api}/health", timeout=2).status_code == 200:
                     break

@@ -1,21 +1,32 @@
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from modules.embeddings import KeywordEmbedder, VectorCache
 from modules.response import AIResponse, AnalyzerConfig, ResponseAnalyzer, StoredPage
 
 PAGES = [
-    StoredPage(url="https://acme.example/pricing", title="Pricing | Acme Cloud",
-               text="Acme Cloud costs $10 per month for the starter plan. The pro plan costs $30 per month and includes single sign-on."),
-    StoredPage(url="https://docs.acme.example/sso", title="SSO | Acme Cloud",
-               text="Single sign-on is available on the pro plan. Administrators configure SAML in the admin console."),
+    StoredPage(
+        url="https://acme.example/pricing",
+        title="Pricing | Acme Cloud",
+        text="Acme Cloud costs $10 per month for the starter plan. The pro plan costs $30 per month and includes single sign-on.",
+    ),
+    StoredPage(
+        url="https://docs.acme.example/sso",
+        title="SSO | Acme Cloud",
+        text="Single sign-on is available on the pro plan. Administrators configure SAML in the admin console.",
+    ),
 ]
 
 
 def record(response, **kw):
-    base = dict(query_id="q1", domain="acme.example", query="How much does Acme Cloud cost?",
-                expected_answer="The starter plan costs $10 per month and the pro plan costs $30 per month.")
+    base = dict(
+        query_id="q1",
+        domain="acme.example",
+        query="How much does Acme Cloud cost?",
+        expected_answer="The starter plan costs $10 per month and the pro plan costs $30 per month.",
+    )
     return AIResponse(response=response, **{**base, **kw})
 
 
@@ -28,7 +39,9 @@ def test_right_answer_beats_wrong_answer(analyzer):
 
 
 def test_cosine_method_is_the_seeds_similarity(analyzer):
-    cosine = ResponseAnalyzer(AnalyzerConfig.load(None, {"accuracy.method": "cosine", "accuracy.chunking_strategy": "none"}))
+    cosine = ResponseAnalyzer(
+        AnalyzerConfig.load(None, {"accuracy.method": "cosine", "accuracy.chunking_strategy": "none"})
+    )
     r = cosine.analyze(record("The starter plan is $10 a month."), PAGES)
     assert r.scores.accuracy.score == pytest.approx(100 * r.scores.accuracy.similarity, abs=0.01)
 
@@ -38,7 +51,11 @@ def test_chunking_and_aggregation(analyzer):
     results = {}
     for strategy in ("none", "sentences", "paragraphs"):
         for agg in ("max", "mean"):
-            a = ResponseAnalyzer(AnalyzerConfig.load(None, {"accuracy.chunking_strategy": strategy, "accuracy.aggregation": agg}))
+            a = ResponseAnalyzer(
+                AnalyzerConfig.load(
+                    None, {"accuracy.chunking_strategy": strategy, "accuracy.aggregation": agg}
+                )
+            )
             results[strategy, agg] = a.analyze(record(text), PAGES).scores.accuracy
     assert len(results["none", "max"].matched_chunks) == 1
     assert len(results["sentences", "max"].matched_chunks) == 2
@@ -46,7 +63,7 @@ def test_chunking_and_aggregation(analyzer):
     assert results["sentences", "mean"].score < results["sentences", "max"].score
     for acc in results.values():
         for m in acc.matched_chunks:
-            assert text[m.position.start:m.position.end] == m.response_segment
+            assert text[m.position.start : m.position.end] == m.response_segment
             assert m.ground_truth_chunk_id is not None
 
 
@@ -58,31 +75,43 @@ def test_without_expected_answer_accuracy_measures_grounding(analyzer):
 
 def test_claims_found_missing_with_positions(analyzer):
     text = "Acme's starter plan costs $10 per month. Bananas grow on trees in warm places."
-    r = analyzer.analyze(record(text, claims=[
-        {"id": "a", "text": "The starter plan costs $10 per month"},
-        {"id": "b", "text": "The pro plan includes single sign-on", "importance": "required"},
-        {"id": "c", "text": "SAML is configured in the admin console", "importance": "optional"},
-    ]), PAGES)
+    r = analyzer.analyze(
+        record(
+            text,
+            claims=[
+                {"id": "a", "text": "The starter plan costs $10 per month"},
+                {"id": "b", "text": "The pro plan includes single sign-on", "importance": "required"},
+                {"id": "c", "text": "SAML is configured in the admin console", "importance": "optional"},
+            ],
+        ),
+        PAGES,
+    )
     comp = r.scores.completeness
     assert [m.claim.id for m in comp.claims_found] == ["a"]
     assert {c.id for c in comp.claims_missing} == {"b", "c"}
     assert comp.total_required == 2 and comp.total_found == 1 and comp.score == 50
     m = comp.claims_found[0]
-    assert text[m.position.start:m.position.end] == m.matched_text
+    assert text[m.position.start : m.position.end] == m.matched_text
     assert {x.importance for x in r.feedback.claims.missing} == {"required", "optional"}
     unsupported = r.feedback.claims.not_in_ground_truth
     assert [u.statement for u in unsupported] == ["Bananas grow on trees in warm places."]
-    assert text[unsupported[0].position.start:unsupported[0].position.end] == unsupported[0].statement
+    assert text[unsupported[0].position.start : unsupported[0].position.end] == unsupported[0].statement
 
 
 def test_claim_with_wrong_number_is_not_found(analyzer):
-    r = analyzer.analyze(record("The starter plan costs $12 per month.", claims=["The starter plan costs $10 per month"]), PAGES)
+    r = analyzer.analyze(
+        record("The starter plan costs $12 per month.", claims=["The starter plan costs $10 per month"]),
+        PAGES,
+    )
     assert r.scores.completeness.total_found == 0
 
 
 def test_claim_verdicts_are_found_missing_or_contradicted(analyzer):
-    claims = ["The starter plan costs $10 per month", "The pro plan includes single sign-on",
-              "Administrators configure SAML in the admin console"]
+    claims = [
+        "The starter plan costs $10 per month",
+        "The pro plan includes single sign-on",
+        "Administrators configure SAML in the admin console",
+    ]
     response = "The starter plan costs $12 per month. The pro plan does not include single sign-on."
     r = analyzer.analyze(record(response, claims=claims), PAGES)
     fb = r.feedback.claims
@@ -91,25 +120,39 @@ def test_claim_verdicts_are_found_missing_or_contradicted(analyzer):
     assert by_id[claims[0]].evidence == "$10 per month (claim) vs $12 per month (response)"
     assert "negated in the response" in by_id[claims[1]].evidence
     for c in fb.contradicted:  # the statement is where the response says it
-        assert response[c.position.start:c.position.end] == c.statement
-    assert r.scores.completeness.total_found == 0 and len(r.scores.completeness.claims_missing) == 3  # seed: not found
+        assert response[c.position.start : c.position.end] == c.statement
+    assert (
+        r.scores.completeness.total_found == 0 and len(r.scores.completeness.claims_missing) == 3
+    )  # seed: not found
     assert '"contradicted"' in r.model_dump_json(by_alias=True)
     accuracy = r.scores.accuracy  # a wrong fact holds accuracy below good, and says why
     assert accuracy.tier not in ("good", "excellent") and accuracy.components.wrong_facts == 2
     assert "$10 per month (claim) vs $12 per month (response)" in accuracy.components.capped_by
 
-    reworded = analyzer.analyze(record("Starter is 10 dollars a month, and SSO comes with pro: the pro plan includes "
-                                       "single sign-on.", claims=claims[:2]), PAGES)
+    reworded = analyzer.analyze(
+        record(
+            "Starter is 10 dollars a month, and SSO comes with pro: the pro plan includes single sign-on.",
+            claims=claims[:2],
+        ),
+        PAGES,
+    )
     assert not reworded.feedback.claims.contradicted and reworded.scores.accuracy.components.wrong_facts == 0
-    unrelated_negation = analyzer.analyze(record("The pro plan includes single sign-on, so nobody needs another "
-                                                 "password.", claims=claims[1:2]), PAGES)
+    unrelated_negation = analyzer.analyze(
+        record("The pro plan includes single sign-on, so nobody needs another password.", claims=claims[1:2]),
+        PAGES,
+    )
     assert not unrelated_negation.feedback.claims.contradicted  # "nobody" negates another clause
 
 
 def test_require_all_required(analyzer):
     strict = ResponseAnalyzer(AnalyzerConfig.load(None, {"completeness.require_all_required": True}))
-    r = strict.analyze(record("The starter plan costs $10 per month.", claims=[
-        "The starter plan costs $10 per month", "The pro plan includes single sign-on"]), PAGES)
+    r = strict.analyze(
+        record(
+            "The starter plan costs $10 per month.",
+            claims=["The starter plan costs $10 per month", "The pro plan includes single sign-on"],
+        ),
+        PAGES,
+    )
     assert r.scores.completeness.score == 0 and r.status == "flagged" and "missing_required_claims" in r.flags
 
 
@@ -120,7 +163,7 @@ def test_highlights_map_to_ground_truth_chunks(analyzer):
     hl = h.highlights[0]
     assert hl.ground_truth_source.page_url == "https://acme.example/pricing"
     assert hl.ground_truth_source.matched_text in PAGES[0].text
-    assert text[hl.response_range.start:hl.response_range.end] == hl.response_text
+    assert text[hl.response_range.start : hl.response_range.end] == hl.response_text
     assert [u.text for u in h.unmatched_segments] == ["My cat likes fish."]
     assert h.coverage_percent == pytest.approx(100 * len(hl.response_text) / (len(text) - 1), abs=0.01)
 
@@ -172,7 +215,9 @@ def test_embedding_failure_retries_then_falls_back_to_keywords(tmp_path):
 
 
 def test_overlong_response_is_truncated_and_chunked_and_noted():
-    a = ResponseAnalyzer(AnalyzerConfig.load(None, {"batch.max_response_chars": 3000, "accuracy.chunking_strategy": "none"}))
+    a = ResponseAnalyzer(
+        AnalyzerConfig.load(None, {"batch.max_response_chars": 3000, "accuracy.chunking_strategy": "none"})
+    )
     r = a.analyze(record("The starter plan costs $10 per month. " * 200), PAGES)
     assert {"response_truncated", "response_chunked"} <= set(r.flags)
     assert len(r.scores.accuracy.matched_chunks) >= 3
@@ -190,7 +235,9 @@ def test_ground_truth_cache_reused(tmp_path, analyzer):
 
 def test_reanalyze_uses_new_ground_truth(analyzer):
     first = analyzer.analyze(record("Enterprise plans include audit logs."), PAGES)
-    new_pages = PAGES + [StoredPage(url="https://acme.example/enterprise", text="Enterprise plans include audit logs and SSO.")]
+    new_pages = PAGES + [
+        StoredPage(url="https://acme.example/enterprise", text="Enterprise plans include audit logs and SSO.")
+    ]
     again = analyzer.reanalyze(first, new_pages)
     assert again.ground_truth_version != first.ground_truth_version
     assert again.feedback.highlights.coverage_percent > first.feedback.highlights.coverage_percent
@@ -198,12 +245,30 @@ def test_reanalyze_uses_new_ground_truth(analyzer):
 
 
 _keyword = ResponseAnalyzer(embedder=KeywordEmbedder())
-_words = st.sampled_from(["plan", "costs", "$10", "not", "month", "Acme", "acme.example", "https://acme.example/x", ".", "\n\n", "SSO", "and"])
+_words = st.sampled_from(
+    [
+        "plan",
+        "costs",
+        "$10",
+        "not",
+        "month",
+        "Acme",
+        "acme.example",
+        "https://acme.example/x",
+        ".",
+        "\n\n",
+        "SSO",
+        "and",
+    ]
+)
 
 
 @settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow], deadline=None)
-@given(st.lists(_words, max_size=40).map(" ".join), st.lists(st.lists(_words, min_size=1, max_size=8).map(" ".join), max_size=3),
-       st.sampled_from(["none", "sentences", "paragraphs"]))
+@given(
+    st.lists(_words, max_size=40).map(" ".join),
+    st.lists(st.lists(_words, min_size=1, max_size=8).map(" ".join), max_size=3),
+    st.sampled_from(["none", "sentences", "paragraphs"]),
+)
 def test_scores_in_range_and_positions_inside_text(response, claims, strategy):
     _keyword.config = AnalyzerConfig.load(None, {"accuracy.chunking_strategy": strategy})
     r = _keyword.analyze(record(response, claims=claims), PAGES)
@@ -217,5 +282,5 @@ def test_scores_in_range_and_positions_inside_text(response, claims, strategy):
     spans += [(h.response_range, h.response_text) for h in r.feedback.highlights.highlights]
     spans += [(u.position, u.text) for u in r.feedback.highlights.unmatched_segments]
     for pos, t in spans:
-        assert 0 <= pos.start <= pos.end <= len(text) and text[pos.start:pos.end] == t
+        assert 0 <= pos.start <= pos.end <= len(text) and text[pos.start : pos.end] == t
     assert 0 <= r.feedback.highlights.coverage_percent <= 100

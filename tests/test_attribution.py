@@ -1,5 +1,6 @@
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from modules.response.attribution import find_mentions, normalize_domain, score_attribution
 from modules.response.config import AttributionConfig, TierConfig
@@ -9,7 +10,9 @@ def kinds(text, domain="example.com", brands=()):
     return [(m.type, m.matched_text) for m in find_mentions(text, domain, list(brands))]
 
 
-@pytest.mark.parametrize("raw", ["https://www.Example.com/a?b=1", "example.com", "WWW.EXAMPLE.COM.", "http://example.com:8080"])
+@pytest.mark.parametrize(
+    "raw", ["https://www.Example.com/a?b=1", "example.com", "WWW.EXAMPLE.COM.", "http://example.com:8080"]
+)
 def test_domain_variants_normalise(raw):
     assert normalize_domain(raw) == "example.com"
 
@@ -17,15 +20,24 @@ def test_domain_variants_normalise(raw):
 def test_url_domain_and_brand_detection():
     text = "See https://docs.example.com/guide. Also www.example.com, info@example.com and Example Corp."
     assert kinds(text, brands=["Example Corp"]) == [
-        ("url", "https://docs.example.com/guide"), ("domain", "www.example.com"),
-        ("domain", "example.com"), ("brand", "Example Corp"),
+        ("url", "https://docs.example.com/guide"),
+        ("domain", "www.example.com"),
+        ("domain", "example.com"),
+        ("brand", "Example Corp"),
     ]
 
 
-@pytest.mark.parametrize("text", [
-    "counterexample.com.au is a different site", "see example.com.au", "myexample.com",
-    "https://notexample.com/x", "example.community", "example-com",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "counterexample.com.au is a different site",
+        "see example.com.au",
+        "myexample.com",
+        "https://notexample.com/x",
+        "example.community",
+        "example-com",
+    ],
+)
 def test_word_and_host_boundaries(text):
     assert kinds(text) == []
 
@@ -49,8 +61,16 @@ def test_scores_and_bonus_cap():
     assert r.score == 100 and r.has_url_citation and len(r.mentions) == 5
 
 
-@given(st.lists(st.sampled_from(["https://example.com/x", "example.com", "Acme", "filler words", "counterexample.com.au", "\n"]), max_size=30),
-       st.floats(0, 100), st.floats(0, 50))
+@given(
+    st.lists(
+        st.sampled_from(
+            ["https://example.com/x", "example.com", "Acme", "filler words", "counterexample.com.au", "\n"]
+        ),
+        max_size=30,
+    ),
+    st.floats(0, 100),
+    st.floats(0, 50),
+)
 def test_attribution_score_bounded_and_positions_valid(parts, cap, bonus):
     text = " ".join(parts)
     cfg = AttributionConfig(max_score=cap, multi_mention_bonus=bonus)

@@ -18,7 +18,8 @@ import pytest
 from modules.reports import write_run_report
 from modules.store import ParquetStore
 from tests.conftest import ROOT, SAMPLES
-from tests.prefect_server import api_call, prefect_server as real_prefect_server
+from tests.prefect_server import api_call
+from tests.prefect_server import prefect_server as real_prefect_server
 
 QUESTION = "Were Scott Derrickson and Ed Wood of the same nationality?"
 ADDED = "Say which country each man was from."
@@ -30,8 +31,11 @@ def _chromium() -> str:
         return found
     if shutil.which("apt-get") and hasattr(os, "geteuid") and os.geteuid() == 0:
         env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-        for step in (["apt-get", "install", "-y", "-q", "chromium"], ["apt-get", "update", "-q"],
-                     ["apt-get", "install", "-y", "-q", "chromium"]):
+        for step in (
+            ["apt-get", "install", "-y", "-q", "chromium"],
+            ["apt-get", "update", "-q"],
+            ["apt-get", "install", "-y", "-q", "chromium"],
+        ):
             done = subprocess.run(step, env=env, capture_output=True, timeout=900)
             if step[1] == "install" and done.returncode == 0:
                 break
@@ -63,7 +67,12 @@ def prefect_server(tmp_path_factory):
 
 
 def _runs(api: str, state: str) -> list[dict]:
-    body = {"flow_runs": {"state": {"type": {"any_": [state]}}}, "limit": 50, "offset": 0, "sort": "START_TIME_DESC"}
+    body = {
+        "flow_runs": {"state": {"type": {"any_": [state]}}},
+        "limit": 50,
+        "offset": 0,
+        "sort": "START_TIME_DESC",
+    }
     return api_call("POST", f"{api}/flow_runs/filter", json=body).json()
 
 
@@ -74,7 +83,9 @@ def _wait_paused(api: str, exclude: set[str], proc: subprocess.Popen, timeout: f
         if paused:
             return paused[0]
         if proc.poll() is not None:
-            pytest.fail(f"the research flow exited ({proc.returncode}) before pausing: {proc.stdout.read()[-3000:]}")
+            pytest.fail(
+                f"the research flow exited ({proc.returncode}) before pausing: {proc.stdout.read()[-3000:]}"
+            )
         time.sleep(1)
     pytest.fail("no paused research run")
 
@@ -90,12 +101,20 @@ def _save(page, tmp_path: Path, name: str, full_page: bool = False) -> Path:
 
 def test_report_and_review_form_in_a_browser(browser, prefect_server, tmp_path):
     api, data = prefect_server, str(tmp_path / "data")
-    script = ("from flows.research import research\nfrom modules.research.session import ResearchOptions\n"
-              f"research({QUESTION!r}, options=ResearchOptions(corpus={str(SAMPLES / 'corpus.jsonl')!r}, max_steps=4), "
-              f"run_id='reviewed', data_dir={data!r}, review=True, review_timeout_s=600)\n")
+    script = (
+        "from flows.research import research\nfrom modules.research.session import ResearchOptions\n"
+        f"research({QUESTION!r}, options=ResearchOptions(corpus={str(SAMPLES / 'corpus.jsonl')!r}, max_steps=4), "
+        f"run_id='reviewed', data_dir={data!r}, review=True, review_timeout_s=600)\n"
+    )
     env = {**os.environ, "PREFECT_API_URL": api, "HF_HUB_OFFLINE": "1"}
-    proc = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         flow_run = _wait_paused(api, set(), proc)
 
@@ -128,10 +147,14 @@ def test_report_and_review_form_in_a_browser(browser, prefect_server, tmp_path):
 
         # answering re-opened the thread as a child run, then paused for its review: accept it
         store, deadline = ParquetStore(data), time.time() + 300
-        while not store.run_exists("reviewed", ("feedback",)) and time.time() < deadline and proc.poll() is None:
+        while (
+            not store.run_exists("reviewed", ("feedback",)) and time.time() < deadline and proc.poll() is None
+        ):
             time.sleep(1)
         child_pause = _wait_paused(api, set(), proc)
-        resumed = api_call("POST", f"{api}/flow_runs/{child_pause}/resume", json={"run_input": {"verdict": "accept"}})
+        resumed = api_call(
+            "POST", f"{api}/flow_runs/{child_pause}/resume", json={"run_input": {"verdict": "accept"}}
+        )
         assert resumed.status_code in (200, 201), resumed.text
         assert proc.wait(timeout=300) == 0, proc.stdout.read()[-3000:]
     finally:

@@ -21,13 +21,18 @@ CHALLENGE = "<html><head><title>Just a moment...</title></head><body><div id='cf
 CAPTCHA = "<html><head><title>Verify</title></head><body><p>Please verify you are a human.</p><div class='g-recaptcha'></div></body></html>"
 JS_SHELL = "<html><head><title>App</title><script src='/bundle.js'></script></head><body><div id='root'></div><noscript>You need to enable JavaScript to run this app.</noscript></body></html>"
 MALFORMED = "<html><body><p>Unclosed paragraph about <b>volcanoes <i>and lava flows that reach the sea<p>Second <div>broken</span> content about basalt"
+
+
 def make_pdf(text: str) -> bytes:
     """A minimal valid one-page PDF showing ``text`` (objects, xref table, trailer)."""
     stream = f"BT /F1 18 Tf 20 80 Td ({text}) Tj ET".encode()
-    objects = [b"<</Type/Catalog/Pages 2 0 R>>", b"<</Type/Pages/Kids[3 0 R]/Count 1>>",
-               b"<</Type/Page/Parent 2 0 R/MediaBox[0 0 300 144]/Contents 4 0 R/Resources<</Font<</F1 5 0 R>>>>>>",
-               b"<</Length %d>>stream\n" % len(stream) + stream + b"\nendstream",
-               b"<</Type/Font/Subtype/Type1/BaseFont/Helvetica>>"]
+    objects = [
+        b"<</Type/Catalog/Pages 2 0 R>>",
+        b"<</Type/Pages/Kids[3 0 R]/Count 1>>",
+        b"<</Type/Page/Parent 2 0 R/MediaBox[0 0 300 144]/Contents 4 0 R/Resources<</Font<</F1 5 0 R>>>>>>",
+        b"<</Length %d>>stream\n" % len(stream) + stream + b"\nendstream",
+        b"<</Type/Font/Subtype/Type1/BaseFont/Helvetica>>",
+    ]
     out, offsets = bytearray(b"%PDF-1.4\n"), []
     for n, obj in enumerate(objects, 1):
         offsets.append(len(out))
@@ -51,7 +56,9 @@ class Site:
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self):
-                site.hits.append((self.path, time.monotonic(), self.headers.get("User-Agent"), self.headers.get("Host")))
+                site.hits.append(
+                    (self.path, time.monotonic(), self.headers.get("User-Agent"), self.headers.get("Host"))
+                )
                 status, headers, body, delay = site.routes.get(self.path, (404, {}, b"not found", 0))
                 if delay:
                     time.sleep(delay)
@@ -101,11 +108,18 @@ ROUTES = {
     "/captcha": page(CAPTCHA),
     "/app": page(JS_SHELL),
     "/empty": page("<html><body></body></html>"),
-    "/article-with-captcha-form": page(ARTICLE.replace("</article>", "</article><form><div class='g-recaptcha'></div><textarea name='comment'></textarea></form>")),
+    "/article-with-captcha-form": page(
+        ARTICLE.replace(
+            "</article>",
+            "</article><form><div class='g-recaptcha'></div><textarea name='comment'></textarea></form>",
+        )
+    ),
     "/gone": page("gone", 404),
     "/down": page("try later", 503),
 }
-LOOPBACK = CrawlConfig(allow_networks=("127.0.0.0/8",), per_host_delay_s=0, read_timeout_s=0.3, max_bytes=100_000)
+LOOPBACK = CrawlConfig(
+    allow_networks=("127.0.0.0/8",), per_host_delay_s=0, read_timeout_s=0.3, max_bytes=100_000
+)
 
 
 @pytest.fixture(scope="module")
@@ -138,9 +152,20 @@ def test_redirect_to_private_or_metadata_address_is_refused(site, path, address)
     assert p.outcome == "refused" and address in p.error
 
 
-@pytest.mark.parametrize("url", ["http://127.0.0.1:9/x", "http://localhost:9/", "http://[::1]:9/", "http://169.254.169.254/",
-                                 "http://10.1.2.3/", "http://192.168.0.1/", "http://[::ffff:127.0.0.1]:9/", "file:///etc/passwd",
-                                 "ftp://example.com/x"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1:9/x",
+        "http://localhost:9/",
+        "http://[::1]:9/",
+        "http://169.254.169.254/",
+        "http://10.1.2.3/",
+        "http://192.168.0.1/",
+        "http://[::ffff:127.0.0.1]:9/",
+        "file:///etc/passwd",
+        "ftp://example.com/x",
+    ],
+)
 def test_non_public_addresses_refused_by_default(url):
     p = fetch(url, CrawlConfig(per_host_delay_s=0))
     assert p.outcome == "refused"
@@ -153,8 +178,17 @@ def test_robots_disallow_and_override(site):
 
 
 def test_crawl_delay_spaces_requests():
-    s = Site({"/robots.txt": page("User-agent: *\nCrawl-delay: 0.4\nDisallow: /nothing\n", headers={"Content-Type": "text/plain"}),
-              "/a": page(ARTICLE), "/b": page(ARTICLE), "/c": page(ARTICLE)})
+    s = Site(
+        {
+            "/robots.txt": page(
+                "User-agent: *\nCrawl-delay: 0.4\nDisallow: /nothing\n",
+                headers={"Content-Type": "text/plain"},
+            ),
+            "/a": page(ARTICLE),
+            "/b": page(ARTICLE),
+            "/c": page(ARTICLE),
+        }
+    )
     try:
         pages = fetch_all([s.base + p for p in ("/a", "/b", "/c")], LOOPBACK)
         assert [p.outcome for p in pages] == ["ok"] * 3
@@ -176,7 +210,10 @@ def test_timeout_size_cap_and_content_types(site):
     slow = fetch(site.base + "/slow", LOOPBACK)
     assert slow.outcome == "timeout" and slow.transient
     assert fetch(site.base + "/huge", LOOPBACK).outcome == "too_large"
-    assert fetch(site.base + "/huge-chunked", CrawlConfig(**{**LOOPBACK.__dict__, "max_bytes": 5})).outcome == "too_large"
+    assert (
+        fetch(site.base + "/huge-chunked", CrawlConfig(**{**LOOPBACK.__dict__, "max_bytes": 5})).outcome
+        == "too_large"
+    )
     png = fetch(site.base + "/image.png", LOOPBACK)
     assert png.outcome == "unsupported_content" and "image/png" in png.error
     pdf = fetch(site.base + "/doc.pdf", LOOPBACK)
@@ -239,7 +276,9 @@ def test_hosts_sharing_an_address_get_their_own_connections(site):
 
     async def run():
         async with Crawler(both) as crawler:
-            pages = await crawler.fetch_all([f"http://127.0.0.1:{port}/article.html", f"http://localhost:{port}/article.html"])
+            pages = await crawler.fetch_all(
+                [f"http://127.0.0.1:{port}/article.html", f"http://localhost:{port}/article.html"]
+            )
             return pages, sorted(crawler._clients)
 
     pages, clients = asyncio.run(run())

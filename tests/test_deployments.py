@@ -12,7 +12,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -31,9 +31,17 @@ SCHEDULED = sorted(name for name, d in DEPLOYMENTS.items() if d.get("schedules")
 
 
 def _cli(env: dict, *args: str, cwd: Path = ROOT, timeout: float = 240) -> str:
-    done = subprocess.run([sys.executable, "-m", "prefect", "--no-prompt", *args], cwd=cwd, env={**env, "COLUMNS": "300"},
-                          capture_output=True, text=True, timeout=timeout)
-    assert done.returncode == 0, f"prefect {' '.join(args)} exited {done.returncode}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    done = subprocess.run(
+        [sys.executable, "-m", "prefect", "--no-prompt", *args],
+        cwd=cwd,
+        env={**env, "COLUMNS": "300"},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    assert done.returncode == 0, (
+        f"prefect {' '.join(args)} exited {done.returncode}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    )
     return done.stdout
 
 
@@ -47,7 +55,9 @@ def _runs(api: str, deployment_id: str, states: list[str] | None = None) -> list
     flow_runs: dict = {"deployment_id": {"any_": [deployment_id]}}
     if states:
         flow_runs["state"] = {"type": {"any_": states}}
-    return _post(api, "/flow_runs/filter", {"flow_runs": flow_runs, "limit": 200, "sort": "EXPECTED_START_TIME_ASC"})
+    return _post(
+        api, "/flow_runs/filter", {"flow_runs": flow_runs, "limit": 200, "sort": "EXPECTED_START_TIME_ASC"}
+    )
 
 
 def _wait_for(what: str, check, timeout: float, logs: list[Path]):
@@ -82,43 +92,77 @@ def test_deployments_schedule_run_and_review_under_a_real_server(tmp_path):
             got = deployments[name]
             assert (got["global_concurrency_limit"] or {}).get("limit") == spec.get("concurrency_limit"), name
             step = got["pull_steps"][0]["prefect.deployments.steps.set_working_directory"]
-            assert Path(step["directory"]) == ROOT.resolve(), name  # recorded at deploy time, no shell variable
+            assert Path(step["directory"]) == ROOT.resolve(), (
+                name
+            )  # recorded at deploy time, no shell variable
 
         # the scheduler creates the scheduled deployments' runs (SQLAlchemy 2.1 broke this)
-        _wait_for("scheduled runs for every scheduled deployment",
-                  lambda: all(_runs(api, deployments[n]["id"], ["SCHEDULED"]) for n in SCHEDULED), 90, [server_log])
+        _wait_for(
+            "scheduled runs for every scheduled deployment",
+            lambda: all(_runs(api, deployments[n]["id"], ["SCHEDULED"]) for n in SCHEDULED),
+            90,
+            [server_log],
+        )
         assert "bulk DML" not in server_log.read_text()
 
         # a worker started in another folder runs deployments end to end
         data_dir = tmp_path / "worker-data"
         elsewhere = tmp_path / "elsewhere"
         elsewhere.mkdir()
-        worker_env = {**env, "SLEUTH_DATA_DIR": str(data_dir), "PREFECT_WORKER_QUERY_SECONDS": "2",
-                      "PREFECT_WORKER_PREFETCH_SECONDS": "5", "HF_HUB_OFFLINE": "1"}
+        worker_env = {
+            **env,
+            "SLEUTH_DATA_DIR": str(data_dir),
+            "PREFECT_WORKER_QUERY_SECONDS": "2",
+            "PREFECT_WORKER_PREFETCH_SECONDS": "5",
+            "HF_HUB_OFFLINE": "1",
+        }
         worker_log = tmp_path / "worker.log"
         # a near-term schedule: the scheduler makes the run, the worker picks it up when it is due
         on_demand = deployments["response-analysis-on-demand"]["id"]
-        soon = (datetime.now(timezone.utc) + timedelta(seconds=8)).isoformat()
-        _post(api, f"/deployments/{on_demand}/schedules", [{"schedule": {"interval": 3600, "anchor_date": soon}, "active": True}])
-        analysis = _wait_for("the scheduler to schedule the near-term run",
-                             lambda: next(iter(_runs(api, on_demand, ["SCHEDULED"])), None), 60, [server_log])
+        soon = (datetime.now(UTC) + timedelta(seconds=8)).isoformat()
+        _post(
+            api,
+            f"/deployments/{on_demand}/schedules",
+            [{"schedule": {"interval": 3600, "anchor_date": soon}, "active": True}],
+        )
+        analysis = _wait_for(
+            "the scheduler to schedule the near-term run",
+            lambda: next(iter(_runs(api, on_demand, ["SCHEDULED"])), None),
+            60,
+            [server_log],
+        )
         assert analysis["auto_scheduled"]
-        review = _post(api, f"/deployments/{deployments['research-with-review']['id']}/create_flow_run",
-                       {"parameters": {"options": {"max_steps": 2}}})
+        review = _post(
+            api,
+            f"/deployments/{deployments['research-with-review']['id']}/create_flow_run",
+            {"parameters": {"options": {"max_steps": 2}}},
+        )
         with open(worker_log, "w") as log:
-            worker = subprocess.Popen([sys.executable, "-m", "prefect", "worker", "start", "--pool", "local"],
-                                      cwd=elsewhere, env=worker_env, stdout=log, stderr=subprocess.STDOUT)
+            worker = subprocess.Popen(
+                [sys.executable, "-m", "prefect", "worker", "start", "--pool", "local"],
+                cwd=elsewhere,
+                env=worker_env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
         logs = [worker_log, server_log]
         try:
+
             def state_of(flow_run: dict) -> str:
                 return api_call("GET", f"{api}/flow_runs/{flow_run['id']}").json()["state"]["type"]
 
-            final = _wait_for("the analysis run to finish", lambda: state_of(analysis) in ("COMPLETED", "FAILED", "CRASHED")
-                              and state_of(analysis), 400, logs)
+            final = _wait_for(
+                "the analysis run to finish",
+                lambda: state_of(analysis) in ("COMPLETED", "FAILED", "CRASHED") and state_of(analysis),
+                400,
+                logs,
+            )
             assert final == "COMPLETED", worker_log.read_text()[-4000:]
             store = ParquetStore(str(data_dir))
             runs = store.read("runs")
-            row = runs.filter(runs["flow_run_id"] == analysis["id"]).row(0, named=True)  # traced to its flow run
+            row = runs.filter(runs["flow_run_id"] == analysis["id"]).row(
+                0, named=True
+            )  # traced to its flow run
             assert row["flow"] == "analyze" and row["deployment"] == "response-analysis-on-demand"
             assert store.read("analyses", row["run_id"]).height == 15
             assert (data_dir / "analyses" / f"run_id={row['run_id']}").is_dir()
@@ -132,15 +176,24 @@ def test_deployments_schedule_run_and_review_under_a_real_server(tmp_path):
                     resume_flow_run(review["id"], run_input={"verdict": "reject", "text": ""})
                 assert state_of(review) == "PAUSED"
                 resume_flow_run(review["id"], run_input={"verdict": "accept"})
-            final = _wait_for("the review run to finish", lambda: state_of(review) in ("COMPLETED", "FAILED", "CRASHED")
-                              and state_of(review), 120, logs)
+            final = _wait_for(
+                "the review run to finish",
+                lambda: state_of(review) in ("COMPLETED", "FAILED", "CRASHED") and state_of(review),
+                120,
+                logs,
+            )
             assert final == "COMPLETED", worker_log.read_text()[-4000:]
             runs = store.read("runs")
             reviewed = runs.filter(runs["flow_run_id"] == review["id"]).row(0, named=True)
             assert reviewed["deployment"] == "research-with-review"
             assert store.read("feedback", reviewed["run_id"])["verdict"].to_list() == ["accept"]
-            artifacts = _post(api, "/artifacts/filter", {"flow_runs": {"id": {"any_": [analysis["id"], review["id"]]}}})
+            artifacts = _post(
+                api, "/artifacts/filter", {"flow_runs": {"id": {"any_": [analysis["id"], review["id"]]}}}
+            )
             keys = {a["key"] for a in artifacts}
-            assert f"analyze-report-{row['run_id'].lower()}" in keys and f"research-report-{reviewed['run_id'].lower()}" in keys
+            assert (
+                f"analyze-report-{row['run_id'].lower()}" in keys
+                and f"research-report-{reviewed['run_id'].lower()}" in keys
+            )
         finally:
             stop(worker)

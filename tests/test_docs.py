@@ -5,12 +5,19 @@ import re
 import polars as pl
 import pytest
 
-from evals.nodes import EVALUATIONS_SCHEMA
-from modules.relevance.batch import RERANKINGS_SCHEMA
-from modules.research.tables import FEEDBACK_SCHEMA, MEMORY_SCHEMA, REPORTS_SCHEMA, SOURCES_SCHEMA, STEPS_SCHEMA
+from modules.evaluation.nodes import EVALUATIONS_SCHEMA
 from modules.providers.tables import COLLECTIONS_SCHEMA, RESPONSES_SCHEMA
 from modules.queries.queryset import QUERY_SET_SCHEMA
-from modules.response.tables import ANALYSES_SCHEMA, PROVIDER_SUMMARY_SCHEMA, RUNS_SCHEMA, SUMMARY_SCHEMA
+from modules.relevance.batch import RERANKINGS_SCHEMA
+from modules.research.tables import (
+    FEEDBACK_SCHEMA,
+    MEMORY_SCHEMA,
+    REPORTS_SCHEMA,
+    SOURCES_SCHEMA,
+    STEPS_SCHEMA,
+)
+from modules.response.tables import ANALYSES_SCHEMA, PROVIDER_SUMMARY_SCHEMA, SUMMARY_SCHEMA
+from modules.store.runs import RUNS_SCHEMA
 from tests.conftest import ROOT
 
 TYPES = {pl.String: "string", pl.Int64: "int64", pl.Float64: "double", pl.Boolean: "bool"}
@@ -22,12 +29,24 @@ def documented(table: str) -> dict[str, str]:
     return dict(re.findall(r"^\| `(\w+)` \| ([^|]+?) \|", section, re.MULTILINE))
 
 
-@pytest.mark.parametrize("table, schema", [
-    ("analyses", ANALYSES_SCHEMA), ("summaries", SUMMARY_SCHEMA), ("runs", RUNS_SCHEMA), ("reports", REPORTS_SCHEMA),
-    ("steps", STEPS_SCHEMA), ("sources", SOURCES_SCHEMA), ("memory", MEMORY_SCHEMA), ("feedback", FEEDBACK_SCHEMA),
-    ("rerankings", RERANKINGS_SCHEMA), ("evaluations", EVALUATIONS_SCHEMA), ("responses", RESPONSES_SCHEMA),
-    ("collections", COLLECTIONS_SCHEMA), ("provider_summaries", PROVIDER_SUMMARY_SCHEMA),
-])
+@pytest.mark.parametrize(
+    "table, schema",
+    [
+        ("analyses", ANALYSES_SCHEMA),
+        ("summaries", SUMMARY_SCHEMA),
+        ("runs", RUNS_SCHEMA),
+        ("reports", REPORTS_SCHEMA),
+        ("steps", STEPS_SCHEMA),
+        ("sources", SOURCES_SCHEMA),
+        ("memory", MEMORY_SCHEMA),
+        ("feedback", FEEDBACK_SCHEMA),
+        ("rerankings", RERANKINGS_SCHEMA),
+        ("evaluations", EVALUATIONS_SCHEMA),
+        ("responses", RESPONSES_SCHEMA),
+        ("collections", COLLECTIONS_SCHEMA),
+        ("provider_summaries", PROVIDER_SUMMARY_SCHEMA),
+    ],
+)
 def test_every_column_documented_with_its_type(table, schema):
     docs = documented(table)
     assert docs.pop("run_id") == "string (partition)"
@@ -55,7 +74,7 @@ def test_query_set_format_documented():
 def test_readme_test_command_is_what_ci_runs():
     readme = (ROOT / "README.md").read_text()
     ci = (ROOT / ".ci" / "run").read_text()
-    command = "python3 -m venv .venv && .venv/bin/pip install torch==2.13.0 -e '.[test]' -c constraints.txt && .venv/bin/pytest"
+    command = "python3 -m venv .venv && .venv/bin/pip install torch==2.13.0 -e '.[test]' -c constraints.txt && .venv/bin/ruff format --check . && .venv/bin/ruff check . && .venv/bin/pytest"
     assert command in readme and command in ci
     assert ".venv/bin/pip install torch==2.13.0 -e . -c constraints.txt && .venv/bin/sleuth analyze" in readme
 
@@ -78,7 +97,9 @@ def test_constraints_pin_every_installed_distribution_and_honour_the_known_break
             pins[canonicalize_name(req.name)] = spec.version
     assert Version(pins["sqlalchemy"]) < Version("2.1") and Version(pins["fastapi"]) < Version("0.151")
     installed = {canonicalize_name(d.metadata["Name"]): d.version for d in distributions()}
-    installed = {k: v for k, v in installed.items() if k not in ("sleuth", "torch", "pip", "setuptools", "wheel")}
+    installed = {
+        k: v for k, v in installed.items() if k not in ("sleuth", "torch", "pip", "setuptools", "wheel")
+    }
     unpinned = sorted(set(installed) - set(pins))
     assert not unpinned, f"installed but not in constraints.txt: {unpinned} (README: Dependency versions)"
     drifted = {k: (v, pins[k]) for k, v in installed.items() if Version(v) != Version(pins[k])}

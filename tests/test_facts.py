@@ -2,43 +2,63 @@
 size, date or count), and the paraphrases it should not be fooled by ("$6/mo" = "6 dollars a month")."""
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from modules.response.facts import compare_values, values
 
 
-@pytest.mark.parametrize("claim, text, verdict", [
-    ("The Plus plan costs $6 per month", "Nimbus Notes Plus costs $6 per month when billed annually", "agree"),
-    ("The Plus plan costs $6 per month", "Plus is 6 dollars a month", "agree"),
-    ("The Plus plan costs $6 per month", "Plus costs $72 a year", "agree"),
-    ("The Plus plan costs $6 per month", "Plus is $9.99 per month", "conflict"),
-    ("Plus includes 100 GB of storage", "and comes with 100GB of storage", "agree"),
-    ("Plus includes 100 GB of storage", "includes 1 TB of storage", "conflict"),
-    ("Pro includes 1 TB", "Pro includes 1,024 GB", "agree"),
-    ("Sync works on 3 devices", "you can sync up to three of your devices", "agree"),
-    ("Sync works on 3 devices", "sync on 5 devices", "conflict"),
-    ("Mount Everest is 8,849 metres tall", "Mount Everest is 9,100 metres tall", "conflict"),
-    ("Mount Everest is 8,849 metres tall", "Everest rises 29,032 ft", "agree"),
-    ("It was founded in 2021", "Founded on March 5, 2021", "agree"),
-    ("It was founded in 2021", "It was founded in 2019", "conflict"),
-    ("A 15% discount applies", "a 15 percent discount", "agree"),
-    ("Plus is billed annually", "billing is yearly", "agree"),  # no values: nothing to disagree on
-    ("The Team plan costs $12 per user", "Team is affordable", "absent"),
-    ("Starter costs $10 per month and pro costs $30 per month", "Starter is $10 a month.", "absent"),  # half said
-    ("Starter costs $10 per month and pro costs $30 per month", "Starter is $10 and pro $45 a month.", "conflict"),
-    # a period written before or after the price; another period is another fact, not a rival
-    ("Plus costs $59.99 per year", "Annual: **$59.99**", "agree"),
-    ("Plus costs $59.99 per year", "Monthly: **$7.99**", "absent"),
-    ("Plus costs $60 per year", "or $66 if you pay yearly", "conflict"),
-    # nothing is nothing in any currency; "free" agrees with $0 and rivals no price
-    ("The Free plan costs $0", "the Sandbox plan is free and permanent", "agree"),
-    ("There is no application fee", "it costs nothing to apply", "agree"),
-    ("Children under 12 go free", "An adult ticket is £145", "absent"),
-    ("Scale covers up to $2 million", "Premier $1M", "conflict"),  # a cap is an amount; "$1M" a million
-    ("It fully charges in 70 minutes", "to 100% in about an hour and ten minutes", "agree"),
-    ("It opens from 10:00 to 17:00", "between 10 in the morning and 5 in the afternoon", "agree"),
-    ("The show is Salt & Steam: Herring Fleets 1850-1950", "running until 2 November 2025", "agree"),  # a title's years: no values
-])
+@pytest.mark.parametrize(
+    "claim, text, verdict",
+    [
+        (
+            "The Plus plan costs $6 per month",
+            "Nimbus Notes Plus costs $6 per month when billed annually",
+            "agree",
+        ),
+        ("The Plus plan costs $6 per month", "Plus is 6 dollars a month", "agree"),
+        ("The Plus plan costs $6 per month", "Plus costs $72 a year", "agree"),
+        ("The Plus plan costs $6 per month", "Plus is $9.99 per month", "conflict"),
+        ("Plus includes 100 GB of storage", "and comes with 100GB of storage", "agree"),
+        ("Plus includes 100 GB of storage", "includes 1 TB of storage", "conflict"),
+        ("Pro includes 1 TB", "Pro includes 1,024 GB", "agree"),
+        ("Sync works on 3 devices", "you can sync up to three of your devices", "agree"),
+        ("Sync works on 3 devices", "sync on 5 devices", "conflict"),
+        ("Mount Everest is 8,849 metres tall", "Mount Everest is 9,100 metres tall", "conflict"),
+        ("Mount Everest is 8,849 metres tall", "Everest rises 29,032 ft", "agree"),
+        ("It was founded in 2021", "Founded on March 5, 2021", "agree"),
+        ("It was founded in 2021", "It was founded in 2019", "conflict"),
+        ("A 15% discount applies", "a 15 percent discount", "agree"),
+        ("Plus is billed annually", "billing is yearly", "agree"),  # no values: nothing to disagree on
+        ("The Team plan costs $12 per user", "Team is affordable", "absent"),
+        (
+            "Starter costs $10 per month and pro costs $30 per month",
+            "Starter is $10 a month.",
+            "absent",
+        ),  # half said
+        (
+            "Starter costs $10 per month and pro costs $30 per month",
+            "Starter is $10 and pro $45 a month.",
+            "conflict",
+        ),
+        # a period written before or after the price; another period is another fact, not a rival
+        ("Plus costs $59.99 per year", "Annual: **$59.99**", "agree"),
+        ("Plus costs $59.99 per year", "Monthly: **$7.99**", "absent"),
+        ("Plus costs $60 per year", "or $66 if you pay yearly", "conflict"),
+        # nothing is nothing in any currency; "free" agrees with $0 and rivals no price
+        ("The Free plan costs $0", "the Sandbox plan is free and permanent", "agree"),
+        ("There is no application fee", "it costs nothing to apply", "agree"),
+        ("Children under 12 go free", "An adult ticket is £145", "absent"),
+        ("Scale covers up to $2 million", "Premier $1M", "conflict"),  # a cap is an amount; "$1M" a million
+        ("It fully charges in 70 minutes", "to 100% in about an hour and ten minutes", "agree"),
+        ("It opens from 10:00 to 17:00", "between 10 in the morning and 5 in the afternoon", "agree"),
+        (
+            "The show is Salt & Steam: Herring Fleets 1850-1950",
+            "running until 2 November 2025",
+            "agree",
+        ),  # a title's years: no values
+    ],
+)
 def test_values_compare_as_a_reader_would(claim, text, verdict):
     assert compare_values(claim, text)[0] == verdict
 
@@ -46,27 +66,48 @@ def test_values_compare_as_a_reader_would(claim, text, verdict):
 def test_values_are_typed_and_placed():
     text = "Plus is $9.99/mo with 1 TB, since March 5, 2021, for 3 users and 1.2 million notes"
     found = [(v.kind, v.text) for v in values(text)]
-    assert found == [("money", "$9.99/mo"), ("quantity", "1 TB"), ("date", "March 5, 2021"), ("quantity", "3 users"),
-                     ("number", "1.2 million")]
+    assert found == [
+        ("money", "$9.99/mo"),
+        ("quantity", "1 TB"),
+        ("date", "March 5, 2021"),
+        ("quantity", "3 users"),
+        ("number", "1.2 million"),
+    ]
     assert all(v.kind != "quantity" for v in values("the 1990s, the 2nd edition, 5 in a row"))
 
 
-_TEMPLATES = ["Plan {name} costs ${n} per month", "{name} stores {n} GB", "{name} opened in {year}",
-              "{name} supports {n} users", "{name} is {n} metres tall", "{name} grew {n}% last year"]
+_TEMPLATES = [
+    "Plan {name} costs ${n} per month",
+    "{name} stores {n} GB",
+    "{name} opened in {year}",
+    "{name} supports {n} users",
+    "{name} is {n} metres tall",
+    "{name} grew {n}% last year",
+]
 
 
-@given(template=st.sampled_from(_TEMPLATES), n=st.integers(1, 5000), year=st.integers(1600, 2090),
-       name=st.sampled_from(["Plus", "Team", "Basic", "Everest"]), text_before=st.text(max_size=30))
+@given(
+    template=st.sampled_from(_TEMPLATES),
+    n=st.integers(1, 5000),
+    year=st.integers(1600, 2090),
+    name=st.sampled_from(["Plus", "Team", "Basic", "Everest"]),
+    text_before=st.text(max_size=30),
+)
 def test_a_verbatim_statement_agrees_and_values_lie_inside_the_text(template, n, year, name, text_before):
     claim = template.format(n=n, year=year, name=name)
     response = f"{text_before} {claim}."
     assert compare_values(claim, response)[0] == "agree"
     for v in values(response):
-        assert response[v.start:v.end] == v.text and 0 <= v.start < v.end <= len(response)
+        assert response[v.start : v.end] == v.text and 0 <= v.start < v.end <= len(response)
 
 
-@given(template=st.sampled_from(_TEMPLATES), n=st.integers(1, 5000), year=st.integers(1600, 2050),
-       delta=st.integers(1, 400), name=st.sampled_from(["Plus", "Team", "Basic", "Everest"]))
+@given(
+    template=st.sampled_from(_TEMPLATES),
+    n=st.integers(1, 5000),
+    year=st.integers(1600, 2050),
+    delta=st.integers(1, 400),
+    name=st.sampled_from(["Plus", "Team", "Basic", "Everest"]),
+)
 def test_a_changed_value_conflicts(template, n, year, delta, name):
     claim = template.format(n=n, year=year, name=name)
     changed = template.format(n=n + delta * 10, year=year + delta % 40 + 1, name=name)  # beyond any tolerance

@@ -7,6 +7,7 @@ import os
 import stat
 import subprocess
 import sys
+from datetime import UTC
 
 import pytest
 
@@ -18,14 +19,32 @@ def test_an_unusable_data_dir_fails_before_any_work(prefect_harness, tmp_path, c
     a_file = tmp_path / "file"
     a_file.write_text("not a folder")
     for data_dir in (a_file, a_file / "below"):
-        args = ["analyze", str(SAMPLES / "responses.jsonl"), "--ground-truth", str(SAMPLES / "pages.jsonl"),
-                "--data-dir", str(data_dir)]
+        args = [
+            "analyze",
+            str(SAMPLES / "responses.jsonl"),
+            "--ground-truth",
+            str(SAMPLES / "pages.jsonl"),
+            "--data-dir",
+            str(data_dir),
+        ]
         assert main(args) == 2
         err = capsys.readouterr().err
         assert f"sleuth: error: data dir {data_dir} is not usable" in err
     items = tmp_path / "items.jsonl"
     items.write_text((SAMPLES / "rerank.jsonl").read_text().splitlines()[0] + "\n")
-    assert main(["rerank-batch", str(items), "--out", str(a_file / "out.jsonl"), "--data-dir", str(tmp_path / "d")]) == 2
+    assert (
+        main(
+            [
+                "rerank-batch",
+                str(items),
+                "--out",
+                str(a_file / "out.jsonl"),
+                "--data-dir",
+                str(tmp_path / "d"),
+            ]
+        )
+        == 2
+    )
     assert "cannot write --out" in capsys.readouterr().err
 
 
@@ -43,14 +62,24 @@ def test_a_user_error_is_one_line_not_a_traceback(tmp_path):
     """As a user runs it: no PREFECT_API_URL, a temporary server; ``--debug`` shows the traceback."""
     env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
     env["PREFECT_HOME"] = str(tmp_path / "home")
-    args = [sys.executable, "-m", "flows.cli", "analyze", str(tmp_path / "missing.jsonl"), "--ground-truth",
-            str(SAMPLES / "pages.jsonl"), "--data-dir", str(tmp_path / "d")]
+    args = [
+        sys.executable,
+        "-m",
+        "flows.cli",
+        "analyze",
+        str(tmp_path / "missing.jsonl"),
+        "--ground-truth",
+        str(SAMPLES / "pages.jsonl"),
+        "--data-dir",
+        str(tmp_path / "d"),
+    ]
     done = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     output = done.stdout + done.stderr
     assert done.returncode == 2 and "sleuth: error: input not found" in done.stderr
     assert "Traceback" not in output and "Failed to send telemetry" not in output
-    debug = subprocess.run(args[:3] + ["--debug"] + args[3:], cwd=ROOT, env=env, capture_output=True, text=True,
-                           timeout=300)
+    debug = subprocess.run(
+        args[:3] + ["--debug"] + args[3:], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+    )
     assert debug.returncode != 0 and "Traceback" in debug.stderr and "FileNotFoundError" in debug.stderr
 
 
@@ -60,9 +89,11 @@ def test_a_data_dir_that_is_a_file_is_refused_by_every_run_command(prefect_harne
     a_file.write_text("x")
     questions = tmp_path / "q.jsonl"
     questions.write_text(json.dumps({"id": "1", "question": "Who directed Ed Wood?"}) + "\n")
-    commands = [["research", "Who directed Ed Wood?", "--corpus", str(SAMPLES / "corpus.jsonl")],
-                ["research-batch", str(questions), "--corpus", str(SAMPLES / "corpus.jsonl")],
-                ["collect", str(SAMPLES / "queries.jsonl"), "--provider", "openai/x,base_url=http://127.0.0.1:9"]]
+    commands = [
+        ["research", "Who directed Ed Wood?", "--corpus", str(SAMPLES / "corpus.jsonl")],
+        ["research-batch", str(questions), "--corpus", str(SAMPLES / "corpus.jsonl")],
+        ["collect", str(SAMPLES / "queries.jsonl"), "--provider", "openai/x,base_url=http://127.0.0.1:9"],
+    ]
     for command in commands:
         assert main(command + [flag, str(a_file)]) == 2, command
         assert "is not usable" in capsys.readouterr().err, command
@@ -74,12 +105,23 @@ def test_inputs_of_the_wrong_shape_are_one_line_errors(prefect_harness, tmp_path
     (tmp_path / "empty").mkdir()
     q42, nan = tmp_path / "q.jsonl", tmp_path / "items.jsonl"
     q42.write_text('{"id": "1", "question": 42}\n')
-    nan.write_text('{"id": "1", "query": NaN, "results": [{"title": "a", "url": "http://a.example", "text": "b"}]}\n')
+    nan.write_text(
+        '{"id": "1", "query": NaN, "results": [{"title": "a", "url": "http://a.example", "text": "b"}]}\n'
+    )
     cases = [
-        (["analyze", str(not_parquet), "--ground-truth", str(SAMPLES / "pages.jsonl")], "not a readable Parquet file"),
-        (["analyze", str(tmp_path / "empty"), "--ground-truth", str(SAMPLES / "pages.jsonl")], "no Parquet files"),
+        (
+            ["analyze", str(not_parquet), "--ground-truth", str(SAMPLES / "pages.jsonl")],
+            "not a readable Parquet file",
+        ),
+        (
+            ["analyze", str(tmp_path / "empty"), "--ground-truth", str(SAMPLES / "pages.jsonl")],
+            "no Parquet files",
+        ),
         (["research-batch", str(q42)], 'line 1: "question" must be text, not int'),
-        (["rerank-batch", str(nan), "--out", str(tmp_path / "o.jsonl")], 'line 1: needs a non-empty "query" string (got nan)'),
+        (
+            ["rerank-batch", str(nan), "--out", str(tmp_path / "o.jsonl")],
+            'line 1: needs a non-empty "query" string (got nan)',
+        ),
         (["collect", str(not_parquet), "--provider", "openai/x"], "not a readable Parquet file"),
     ]
     for args, message in cases:
@@ -94,13 +136,26 @@ def test_empty_input_is_refused_and_a_zero_delta_has_no_sign(prefect_harness, tm
 
     empty = tmp_path / "empty.jsonl"
     empty.write_text("\n")
-    assert main(["analyze", str(empty), "--ground-truth", str(SAMPLES / "pages.jsonl"), "--data-dir", str(tmp_path)]) == 2
+    assert (
+        main(
+            [
+                "analyze",
+                str(empty),
+                "--ground-truth",
+                str(SAMPLES / "pages.jsonl"),
+                "--data-dir",
+                str(tmp_path),
+            ]
+        )
+        == 2
+    )
     assert "no records" in capsys.readouterr().err.strip().splitlines()[-1]
     assert [_fmt(v) for v in (-0.0, -0.04, 0.04, -0.06, None)] == ["0.0", "0.0", "0.0", "-0.1", "-"]
     assert ">0.0<" in delta(-0.01) and ">-1.0<" in delta(-1.0) and ">+1.0<" in delta(1.0)
 
 
 # --- collections: stopped, killed, resumed --------------------------------------------------
+
 
 def _queries():
     from modules.queries import load_query_set
@@ -139,8 +194,18 @@ def test_cancellation_abandons_calls_in_flight_and_marks_the_rest_cancelled():
 
 
 def _collect_cli(fake, data_dir, *extra, concurrency=1):
-    return [sys.executable, "-m", "flows.cli", "collect", str(SAMPLES / "queries.jsonl"), "--provider",
-            f"openai/good,base_url={fake.base_url},concurrency={concurrency}", "--data-dir", str(data_dir), *extra]
+    return [
+        sys.executable,
+        "-m",
+        "flows.cli",
+        "collect",
+        str(SAMPLES / "queries.jsonl"),
+        "--provider",
+        f"openai/good,base_url={fake.base_url},concurrency={concurrency}",
+        "--data-dir",
+        str(data_dir),
+        *extra,
+    ]
 
 
 def _wait_for_requests(fake, n, proc, timeout=120):
@@ -154,7 +219,9 @@ def _wait_for_requests(fake, n, proc, timeout=120):
 
 
 @pytest.mark.parametrize("signum", ["SIGTERM", "SIGINT"])
-def test_a_signal_mid_collection_writes_what_was_collected_and_resume_asks_the_rest(prefect_harness, tmp_path, signum):
+def test_a_signal_mid_collection_writes_what_was_collected_and_resume_asks_the_rest(
+    prefect_harness, tmp_path, signum
+):
     import signal
 
     import polars as pl
@@ -168,11 +235,20 @@ def test_a_signal_mid_collection_writes_what_was_collected_and_resume_asks_the_r
     if signum == "SIGTERM":  # as `kill` or a Prefect cancellation sends it: to the process, under a server
         env, session = os.environ | {"PREFECT_API_URL": PREFECT_API_URL.value()}, False
     else:  # as Ctrl-C at a terminal sends it: to the whole process group, the temporary server's too
-        env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"} | {"PREFECT_HOME": str(tmp_path / "home")}
+        env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"} | {
+            "PREFECT_HOME": str(tmp_path / "home")
+        }
         session = True
     try:
-        proc = subprocess.Popen(_collect_cli(fake, tmp_path, "--run-id", "stopped"), cwd=ROOT, env=env,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=session)
+        proc = subprocess.Popen(
+            _collect_cli(fake, tmp_path, "--run-id", "stopped"),
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=session,
+        )
         _wait_for_requests(fake, 2, proc)
         if session:
             os.killpg(proc.pid, signal.SIGINT)
@@ -187,19 +263,28 @@ def test_a_signal_mid_collection_writes_what_was_collected_and_resume_asks_the_r
         assert len(responses) == 5 and 1 <= len(kept) <= 2
         assert set(responses.filter(pl.col("status") != "answered")["error_type"]) == {"cancelled"}
         run = store.read("runs", "stopped").row(0, named=True)
-        assert run["stopped"] == f"{signum} received" and store.read("collections", "stopped")["status"][0] == "cancelled"
+        assert (
+            run["stopped"] == f"{signum} received"
+            and store.read("collections", "stopped")["status"][0] == "cancelled"
+        )
         assert store.checkpoint("stopped").items() == []  # committed: the checkpoint is gone
 
         asked_before = len(fake.requests)
-        assert main(["collect", "--resume", "stopped", "--run-id", "resumed", "--data-dir", str(tmp_path)]) == 0
+        assert (
+            main(["collect", "--resume", "stopped", "--run-id", "resumed", "--data-dir", str(tmp_path)]) == 0
+        )
         assert len(fake.requests) - asked_before == 5 - len(kept)  # only the missing ones
         resumed = store.read("responses", "resumed").sort("query_id")
         assert resumed["status"].to_list() == ["answered"] * 5
         carried = resumed.filter(pl.col("query_id").is_in(kept["query_id"].to_list()))
         assert carried["response"].to_list() == kept.sort("query_id")["response"].to_list()
-        assert carried["asked_at"].to_list() == kept.sort("query_id")["asked_at"].to_list()  # when they were asked
+        assert (
+            carried["asked_at"].to_list() == kept.sort("query_id")["asked_at"].to_list()
+        )  # when they were asked
         assert store.read("runs", "resumed")["resumed_from"][0] == "stopped"
-        assert main(["collect", "--resume", "resumed", "--data-dir", str(tmp_path)]) == 2  # nothing left to ask
+        assert (
+            main(["collect", "--resume", "resumed", "--data-dir", str(tmp_path)]) == 2
+        )  # nothing left to ask
     finally:
         fake.close()
 
@@ -217,8 +302,14 @@ def test_a_killed_collection_loses_no_answer(prefect_harness, tmp_path, capsys):
     fake = FakeAssistant({q.query: q.expected_answer for q in queries}, latency_s=0.6)
     env = os.environ | {"PREFECT_API_URL": PREFECT_API_URL.value()}
     try:
-        proc = subprocess.Popen(_collect_cli(fake, tmp_path, "--run-id", "killed"), cwd=ROOT, env=env,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            _collect_cli(fake, tmp_path, "--run-id", "killed"),
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         _wait_for_requests(fake, 3, proc)
         proc.send_signal(signal.SIGKILL)
         proc.communicate(timeout=60)
@@ -227,17 +318,34 @@ def test_a_killed_collection_loses_no_answer(prefect_harness, tmp_path, capsys):
         saved = store.checkpoint("killed").items()
         assert len(saved) >= 2 and {s["status"] for s in saved} == {"answered"}  # ...but every answer is kept
 
-        assert main(["collect", str(SAMPLES / "queries.jsonl"), "--provider", f"openai/good,base_url={fake.base_url}",
-                     "--run-id", "killed", "--data-dir", str(tmp_path)]) == 2
+        assert (
+            main(
+                [
+                    "collect",
+                    str(SAMPLES / "queries.jsonl"),
+                    "--provider",
+                    f"openai/good,base_url={fake.base_url}",
+                    "--run-id",
+                    "killed",
+                    "--data-dir",
+                    str(tmp_path),
+                ]
+            )
+            == 2
+        )
         assert "--resume killed" in capsys.readouterr().err  # the interrupted run's id is not reused
 
         asked_before = len(fake.requests)
-        assert main(["collect", "--resume", "killed", "--run-id", "after-kill", "--data-dir", str(tmp_path)]) == 0
+        assert (
+            main(["collect", "--resume", "killed", "--run-id", "after-kill", "--data-dir", str(tmp_path)])
+            == 0
+        )
         assert len(fake.requests) - asked_before == 5 - len(saved)
         responses = store.read("responses", "after-kill")
         assert responses["status"].to_list() == ["answered"] * 5 and responses["response"].null_count() == 0
-        assert set(responses.filter(pl.col("query_id").is_in([s["query_id"] for s in saved]))["response"]) == {
-            s["response"] for s in saved}
+        assert set(
+            responses.filter(pl.col("query_id").is_in([s["query_id"] for s in saved]))["response"]
+        ) == {s["response"] for s in saved}
         assert not store.checkpoint("killed").exists() and not store.checkpoint("after-kill").exists()
     finally:
         fake.close()
@@ -250,19 +358,51 @@ def test_a_resume_refuses_a_changed_query_set_or_other_providers(prefect_harness
     changed = tmp_path / "queries.jsonl"
     changed.write_text((SAMPLES / "queries.jsonl").read_text())
     try:
-        assert main(["collect", str(changed), "--provider", f"openai/refuse,base_url={fake.base_url}",
-                     "--provider", f"openai/broken,base_url={fake.base_url}", "--retries", "0",
-                     "--run-id", "first", "--data-dir", str(tmp_path / "d")]) == 0
+        assert (
+            main(
+                [
+                    "collect",
+                    str(changed),
+                    "--provider",
+                    f"openai/refuse,base_url={fake.base_url}",
+                    "--provider",
+                    f"openai/broken,base_url={fake.base_url}",
+                    "--retries",
+                    "0",
+                    "--run-id",
+                    "first",
+                    "--data-dir",
+                    str(tmp_path / "d"),
+                ]
+            )
+            == 0
+        )
         changed.write_text(changed.read_text().replace("Nimbus", "Nimbvs", 1))
         assert main(["collect", "--resume", "first", "--data-dir", str(tmp_path / "d")]) == 2
         assert "changed since run first" in capsys.readouterr().err
         changed.write_text((SAMPLES / "queries.jsonl").read_text())
-        assert main(["collect", "--resume", "first", "--provider", f"openai/other,base_url={fake.base_url}",
-                     "--data-dir", str(tmp_path / "d")]) == 2
+        assert (
+            main(
+                [
+                    "collect",
+                    "--resume",
+                    "first",
+                    "--provider",
+                    f"openai/other,base_url={fake.base_url}",
+                    "--data-dir",
+                    str(tmp_path / "d"),
+                ]
+            )
+            == 2
+        )
         assert "a resume asks the same providers the same way" in capsys.readouterr().err
         asked_before = len(fake.requests)
-        assert main(["collect", "--resume", "first", "--data-dir", str(tmp_path / "d")]) == 0  # the errors, again
-        assert {r["model"] for r in fake.requests[asked_before:]} == {"broken"} and len(fake.requests) - asked_before == 5
+        assert (
+            main(["collect", "--resume", "first", "--data-dir", str(tmp_path / "d")]) == 0
+        )  # the errors, again
+        assert {r["model"] for r in fake.requests[asked_before:]} == {"broken"} and len(
+            fake.requests
+        ) - asked_before == 5
     finally:
         fake.close()
 
@@ -270,7 +410,7 @@ def test_a_resume_refuses_a_changed_query_set_or_other_providers(prefect_harness
 def test_trend_deltas_follow_start_order_whatever_the_finishing_order(tmp_path):
     """A (started first) finishes after B: B compares with the run before both and says so; A
     compares with that run too (B started later); reading by start time gives the whole series."""
-    from datetime import datetime, timedelta, timezone
+    from datetime import datetime, timedelta
 
     import duckdb
     import polars as pl
@@ -279,12 +419,18 @@ def test_trend_deltas_follow_start_order_whatever_the_finishing_order(tmp_path):
     from modules.store import ParquetStore
 
     def analyses(score):
-        return pl.DataFrame({"domain": ["d.example"] * 2, "query_set_id": ["qs"] * 2, "status": ["ok"] * 2,
-                             **{f"{m}_score": [score, score] for m in ("accuracy", "completeness", "attribution")},
-                             **{f"{m}_tier": ["good"] * 2 for m in ("accuracy", "completeness", "attribution")}})
+        return pl.DataFrame(
+            {
+                "domain": ["d.example"] * 2,
+                "query_set_id": ["qs"] * 2,
+                "status": ["ok"] * 2,
+                **{f"{m}_score": [score, score] for m in ("accuracy", "completeness", "attribution")},
+                **{f"{m}_tier": ["good"] * 2 for m in ("accuracy", "completeness", "attribution")},
+            }
+        )
 
     store = ParquetStore(tmp_path)
-    t = datetime(2026, 11, 1, tzinfo=timezone.utc)
+    t = datetime(2026, 11, 1, tzinfo=UTC)
 
     def commit(run_id, score, started_at):
         with store.run_writer(run_id) as w:
@@ -295,8 +441,14 @@ def test_trend_deltas_follow_start_order_whatever_the_finishing_order(tmp_path):
     commit("B", 80.0, t + timedelta(hours=2))  # started last, finishes first
     commit("A", 60.0, t + timedelta(hours=1))
     rows = {r["run_id"]: r for r in store.read("summaries").to_dicts()}
-    assert (rows["A"]["previous_run_id"], rows["A"]["accuracy_delta"]) == ("P", 10.0)  # not B: B started later
-    assert (rows["B"]["previous_run_id"], rows["B"]["accuracy_delta"]) == ("P", 30.0)  # A did not exist yet: said so
+    assert (rows["A"]["previous_run_id"], rows["A"]["accuracy_delta"]) == (
+        "P",
+        10.0,
+    )  # not B: B started later
+    assert (rows["B"]["previous_run_id"], rows["B"]["accuracy_delta"]) == (
+        "P",
+        30.0,
+    )  # A did not exist yet: said so
     by_start = duckdb.sql(f"""
         SELECT run_id, accuracy_mean - lag(accuracy_mean) OVER w AS d
         FROM read_parquet('{tmp_path}/summaries/**/*.parquet', hive_partitioning = true)

@@ -1,7 +1,13 @@
 import pytest
 
 from modules.response.groundtruth import (
-    brands_from_titles, build_ground_truth, chunk_page, content_version, load_pages, pages_for, group_by_domain,
+    brands_from_titles,
+    build_ground_truth,
+    chunk_page,
+    content_version,
+    group_by_domain,
+    load_pages,
+    pages_for,
 )
 from modules.response.schema import StoredPage
 
@@ -18,7 +24,11 @@ def test_page_folder_html_md_txt(tmp_path):
     (site / "docs" / "limits.md").write_text("# Limits\n\nUploads are limited to 5 GB per file.")
     (site / "docs" / "notes.txt").write_text("Support answers within one business day.")
     pages = {p.url: p for p in load_pages(tmp_path)}
-    assert set(pages) == {"https://acme.example/", "https://acme.example/docs/limits.md", "https://acme.example/docs/notes.txt"}
+    assert set(pages) == {
+        "https://acme.example/",
+        "https://acme.example/docs/limits.md",
+        "https://acme.example/docs/notes.txt",
+    }
     home = pages["https://acme.example/"]
     assert home.title == "Home | Acme Cloud" and "thirty days" in home.text and "not content" not in home.text
     assert all(p.domain == "acme.example" for p in pages.values())
@@ -47,7 +57,9 @@ def test_version_is_content_hash_independent_of_order():
 
 
 def test_chunks_are_sentence_groups_with_stable_ids():
-    page = StoredPage(url="https://a.example", text=" ".join(f"Sentence number {i} is here." for i in range(60)))
+    page = StoredPage(
+        url="https://a.example", text=" ".join(f"Sentence number {i} is here." for i in range(60))
+    )
     chunks = chunk_page(page)
     assert len(chunks) > 1 and all(len(c.text) <= 400 for c in chunks)
     assert [c.id for c in chunks] == [c.id for c in chunk_page(page)]
@@ -55,10 +67,15 @@ def test_chunks_are_sentence_groups_with_stable_ids():
 
 
 def test_brands_and_subdomains():
-    pages = [StoredPage(url="https://acme.example/a", title="Pricing | Acme Cloud", text="x"),
-             StoredPage(url="https://docs.acme.example/b", title="Docs - Acme Cloud", text="y"),
-             StoredPage(url="https://other.example/c", title="Other", text="z")]
+    pages = [
+        StoredPage(url="https://acme.example/a", title="Pricing | Acme Cloud", text="x"),
+        StoredPage(url="https://docs.acme.example/b", title="Docs - Acme Cloud", text="y"),
+        StoredPage(url="https://other.example/c", title="Other", text="z"),
+    ]
     assert brands_from_titles(pages[:2]) == ["Acme Cloud"]
     assert brands_from_titles([pages[0]]) == ["Acme Cloud"]
-    assert [p.url for p in pages_for("www.acme.example", group_by_domain(pages))] == [pages[0].url, pages[1].url]
+    assert [p.url for p in pages_for("www.acme.example", group_by_domain(pages))] == [
+        pages[0].url,
+        pages[1].url,
+    ]
     assert build_ground_truth("acme.example", pages[:2]).brand_names == ["Acme Cloud"]

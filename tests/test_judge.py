@@ -3,58 +3,109 @@ through the fake OpenAI-compatible server, its fallback to the offline verdicts,
 flow's --lm wiring, and `sleuth eval judge` on a tiny labeled set."""
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import dspy
 import polars as pl
 import pytest
 
 from modules import programs as program_store
-from modules.research.nodes import LMSettings
+from modules.lm import LMSettings
 from modules.response.judge import LMJudge, PageExcerpt, locate_quote
 from modules.response.schema import (
-    AccuracyResult, AnalysisResult, ClaimFeedback, ClaimMatch, CompletenessResult, ExpectedClaim, Feedback, FoundClaim,
-    MissingClaim, Scores, TextPosition,
+    AccuracyResult,
+    AnalysisResult,
+    ClaimFeedback,
+    ClaimMatch,
+    CompletenessResult,
+    ExpectedClaim,
+    Feedback,
+    FoundClaim,
+    MissingClaim,
+    Scores,
+    TextPosition,
 )
 from tests.conftest import SAMPLES, write_jsonl
 from tests.fake_lm import FakeLM
 
 ANSWER = "No, SSO is only on Driftnote Enterprise. Team is $11 per user per month, billed annually."
 PRICING = "https://driftnote.example/pricing"
-CLAIMS = [ExpectedClaim(id="sso", text="The Driftnote Team plan includes single sign-on (SSO) via SAML"),
-          ExpectedClaim(id="price", text="The Driftnote Team plan costs $11 per user per month when billed annually"),
-          ExpectedClaim(id="minimum", text="The Driftnote Team plan requires a minimum of 3 users", importance="expected")]
-EXCERPTS = [PageExcerpt(url=PRICING, text="Team — $11 per user per month, billed annually ($13 per user billed monthly). "
-                                          "Includes single sign-on (SSO) via SAML 2.0.")]
+CLAIMS = [
+    ExpectedClaim(id="sso", text="The Driftnote Team plan includes single sign-on (SSO) via SAML"),
+    ExpectedClaim(
+        id="price", text="The Driftnote Team plan costs $11 per user per month when billed annually"
+    ),
+    ExpectedClaim(
+        id="minimum", text="The Driftnote Team plan requires a minimum of 3 users", importance="expected"
+    ),
+]
+EXCERPTS = [
+    PageExcerpt(
+        url=PRICING,
+        text="Team — $11 per user per month, billed annually ($13 per user billed monthly). "
+        "Includes single sign-on (SSO) via SAML 2.0.",
+    )
+]
 
 
 def _offline() -> AnalysisResult:
     """An offline result as the analyzer gives it: price found, the rest missing, accuracy good."""
     price = TextPosition(start=41, end=len(ANSWER))
     return AnalysisResult(
-        id="r1", query_id="driftnote-team-sso", query="Does Driftnote's Team plan support SSO?", domain="driftnote.example",
-        response=ANSWER, analyzed_at=datetime.now(timezone.utc), analyzer_version="test", ground_truth_version="sha256:x",
+        id="r1",
+        query_id="driftnote-team-sso",
+        query="Does Driftnote's Team plan support SSO?",
+        domain="driftnote.example",
+        response=ANSWER,
+        analyzed_at=datetime.now(UTC),
+        analyzer_version="test",
+        ground_truth_version="sha256:x",
         expected_claims=CLAIMS,
-        scores=Scores(accuracy=AccuracyResult(score=77.5, tier="good", similarity=0.7),
-                      completeness=CompletenessResult(score=50.0, tier="fair", total_required=2, total_found=1,
-                                                      claims_found=[ClaimMatch(claim=CLAIMS[1], matched_text=ANSWER[41:],
-                                                                               similarity=0.81, position=price)],
-                                                      claims_missing=[CLAIMS[0], CLAIMS[2]]),
-                      attribution=None),
-        feedback=Feedback(claims=ClaimFeedback(found=[FoundClaim(claim=CLAIMS[1], evidence=ANSWER[41:], confidence=1.0)],
-                                               missing=[MissingClaim(claim=c, importance=c.importance) for c in (CLAIMS[0], CLAIMS[2])])),
+        scores=Scores(
+            accuracy=AccuracyResult(score=77.5, tier="good", similarity=0.7),
+            completeness=CompletenessResult(
+                score=50.0,
+                tier="fair",
+                total_required=2,
+                total_found=1,
+                claims_found=[
+                    ClaimMatch(claim=CLAIMS[1], matched_text=ANSWER[41:], similarity=0.81, position=price)
+                ],
+                claims_missing=[CLAIMS[0], CLAIMS[2]],
+            ),
+            attribution=None,
+        ),
+        feedback=Feedback(
+            claims=ClaimFeedback(
+                found=[FoundClaim(claim=CLAIMS[1], evidence=ANSWER[41:], confidence=1.0)],
+                missing=[MissingClaim(claim=c, importance=c.importance) for c in (CLAIMS[0], CLAIMS[2])],
+            )
+        ),
     )
 
 
 GOOD = {
     "reasoning": "The answer denies SSO on Team; the price is right; the minimum is not mentioned.",
-    "verdicts": [{"claim_id": "sso", "verdict": "contradicted", "quote": "no,  sso is only on Driftnote Enterprise."},
-                 {"claim_id": "price", "verdict": "found", "quote": "Team is $11 per user per month"},
-                 {"claim_id": "minimum", "verdict": "missing", "quote": ""}],
-    "wrong_facts": [{"quote": "SSO is only on Driftnote Enterprise", "kind": "negation",
-                     "evidence": "Includes single sign-on (SSO) via SAML 2.0.", "page_url": PRICING},
-                    {"quote": "Team costs $99 a month", "kind": "money", "evidence": "Team — $11 per user", "page_url": PRICING},
-                    {"quote": "billed annually", "kind": "other", "evidence": "billed monthly", "page_url": PRICING}],
+    "verdicts": [
+        {"claim_id": "sso", "verdict": "contradicted", "quote": "no,  sso is only on Driftnote Enterprise."},
+        {"claim_id": "price", "verdict": "found", "quote": "Team is $11 per user per month"},
+        {"claim_id": "minimum", "verdict": "missing", "quote": ""},
+    ],
+    "wrong_facts": [
+        {
+            "quote": "SSO is only on Driftnote Enterprise",
+            "kind": "negation",
+            "evidence": "Includes single sign-on (SSO) via SAML 2.0.",
+            "page_url": PRICING,
+        },
+        {
+            "quote": "Team costs $99 a month",
+            "kind": "money",
+            "evidence": "Team — $11 per user",
+            "page_url": PRICING,
+        },
+        {"quote": "billed annually", "kind": "other", "evidence": "billed monthly", "page_url": PRICING},
+    ],
 }
 
 
@@ -63,7 +114,11 @@ def test_quotes_are_placed_exactly_then_ignoring_case_spacing_and_quote_marks():
     assert locate_quote(text, "costs $6 a month") == (5, 21)
     start, end = locate_quote(text, '"it\'s billed ANNUALLY"')
     assert text[start:end] == "It’s  billed annually"
-    assert locate_quote(text, "costs $9.99") is None and locate_quote(text, "") is None and locate_quote(text, None) is None
+    assert (
+        locate_quote(text, "costs $9.99") is None
+        and locate_quote(text, "") is None
+        and locate_quote(text, None) is None
+    )
 
 
 def test_good_lm_output_replaces_the_offline_verdicts():
@@ -71,12 +126,20 @@ def test_good_lm_output_replaces_the_offline_verdicts():
     out = LMJudge(lm).judge(_offline(), EXCERPTS)
     assert not out.fallback and "judge_fallback" not in out.flags and out.error is None
     claims = out.feedback.claims
-    assert [c.claim.id for c in claims.found] == ["price"] and claims.found[0].evidence == "Team is $11 per user per month"
+    assert [c.claim.id for c in claims.found] == ["price"] and claims.found[
+        0
+    ].evidence == "Team is $11 per user per month"
     [found] = out.scores.completeness.claims_found
-    assert ANSWER[found.position.start:found.position.end] == "Team is $11 per user per month"
+    assert ANSWER[found.position.start : found.position.end] == "Team is $11 per user per month"
     [contradicted] = claims.contradicted
-    assert contradicted.claim.id == "sso" and (contradicted.position.start, contradicted.position.end) == (0, 40)
-    assert contradicted.statement == "No, SSO is only on Driftnote Enterprise." and contradicted.kind == "negation"
+    assert contradicted.claim.id == "sso" and (contradicted.position.start, contradicted.position.end) == (
+        0,
+        40,
+    )
+    assert (
+        contradicted.statement == "No, SSO is only on Driftnote Enterprise."
+        and contradicted.kind == "negation"
+    )
     assert [m.claim.id for m in claims.missing] == ["minimum"]
     # a contradicted claim counts as not found: 1 of the 2 required claims
     assert out.scores.completeness.score == 50.0 and out.scores.completeness.total_found == 1
@@ -84,8 +147,10 @@ def test_good_lm_output_replaces_the_offline_verdicts():
     # the claim's contradiction, then the page's (the $99 quote is not in the answer: dropped; the
     # SSO one overlaps the claim's contradiction: one wrong fact per stretch)
     sources = [(c.source, c.statement, c.page_url) for c in out.feedback.contradictions]
-    assert sources == [("claim", "No, SSO is only on Driftnote Enterprise.", None),
-                       ("ground_truth", "billed annually", PRICING)]
+    assert sources == [
+        ("claim", "No, SSO is only on Driftnote Enterprise.", None),
+        ("ground_truth", "billed annually", PRICING),
+    ]
     accuracy = out.scores.accuracy
     assert accuracy.score == 69.99 and accuracy.tier == "fair" and accuracy.components.wrong_facts == 2
     assert "LM judge" in accuracy.components.capped_by
@@ -97,7 +162,11 @@ def test_a_verdict_list_missing_a_claim_falls_back_to_the_offline_result():
     partial = {**GOOD, "verdicts": GOOD["verdicts"][1:2]}
     offline = _offline()
     out = LMJudge(dspy.utils.DummyLM({"Driftnote": partial})).judge(offline, EXCERPTS)
-    assert out.fallback and out.flags == ["judge_fallback"] and "no verdict for claim(s) sso, minimum" in out.error
+    assert (
+        out.fallback
+        and out.flags == ["judge_fallback"]
+        and "no verdict for claim(s) sso, minimum" in out.error
+    )
     assert out.scores == offline.scores and out.feedback == offline.feedback
 
 
@@ -124,10 +193,15 @@ def _verdicts_for(node, messages):
     """A fake judge: every claim of the prompt found, quoting the answer's first sentence."""
     user = messages[-1]["content"]
     answer = user.split("[[ ## answer ## ]]", 1)[1].split("[[ ## claims ## ]]", 1)[0].strip()
-    claims = json.loads(user.split("[[ ## claims ## ]]", 1)[1].split("[[ ## page_excerpts ## ]]", 1)[0].strip())
+    claims = json.loads(
+        user.split("[[ ## claims ## ]]", 1)[1].split("[[ ## page_excerpts ## ]]", 1)[0].strip()
+    )
     first = answer.split(". ")[0]
-    return {"reasoning": "all stated", "verdicts": [{"claim_id": c["id"], "verdict": "found", "quote": first} for c in claims],
-            "wrong_facts": []}
+    return {
+        "reasoning": "all stated",
+        "verdicts": [{"claim_id": c["id"], "verdict": "found", "quote": first} for c in claims],
+        "wrong_facts": [],
+    }
 
 
 @pytest.mark.slow
@@ -138,12 +212,29 @@ def test_analyze_with_lm_judges_every_answer_and_records_the_lm(tmp_path, monkey
     for var in ("SLEUTH_LM", "SLEUTH_LM_BASE_URL"):
         monkeypatch.delenv(var, raising=False)
     lines = (SAMPLES / "responses.jsonl").read_text().splitlines()
-    records = write_jsonl(tmp_path / "two.jsonl", [l for l in lines if json.loads(l)["response"].strip()][:2])
+    records = write_jsonl(
+        tmp_path / "two.jsonl", [line for line in lines if json.loads(line)["response"].strip()][:2]
+    )
     fake = FakeLM(responder=_verdicts_for)
     try:
-        code = main(["analyze", str(records), "--ground-truth", str(SAMPLES / "pages.jsonl"), "--data-dir", str(tmp_path / "data"),
-                     "--run-id", "judged", "--lm", "openai/fake-model", "--lm-base-url", fake.base_url,
-                     "--programs", str(tmp_path / "none")])
+        code = main(
+            [
+                "analyze",
+                str(records),
+                "--ground-truth",
+                str(SAMPLES / "pages.jsonl"),
+                "--data-dir",
+                str(tmp_path / "data"),
+                "--run-id",
+                "judged",
+                "--lm",
+                "openai/fake-model",
+                "--lm-base-url",
+                fake.base_url,
+                "--programs",
+                str(tmp_path / "none"),
+            ]
+        )
     finally:
         fake.close()
     assert code == 0 and len(fake.requests) == 2
@@ -151,24 +242,33 @@ def test_analyze_with_lm_judges_every_answer_and_records_the_lm(tmp_path, monkey
     for row in analyses.iter_rows(named=True):
         result = AnalysisResult.model_validate_json(row["result_json"])
         assert not result.fallback and "judge_fallback" not in result.flags
-        assert result.feedback.claims.found and not result.feedback.claims.missing and not result.feedback.contradictions
+        assert (
+            result.feedback.claims.found
+            and not result.feedback.claims.missing
+            and not result.feedback.contradictions
+        )
         assert row["completeness_score"] == 100.0
     runs = pl.read_parquet(f"{tmp_path}/data/runs/**/*.parquet", hive_partitioning=True).row(0, named=True)
-    assert json.loads(runs["config_json"])["judge"] == {"lm": "openai/fake-model", "lm_base_url": fake.base_url,
-                                                        "program": "uncompiled"}
+    assert json.loads(runs["config_json"])["judge"] == {
+        "lm": "openai/fake-model",
+        "lm_base_url": fake.base_url,
+        "program": "uncompiled",
+    }
 
 
 @pytest.mark.slow
 @pytest.mark.usefixtures("prefect_harness")
 def test_eval_judge_without_an_lm_reports_the_baseline(tmp_path, capsys, monkeypatch):
-    from evals.nodes import SETS
     from flows.cli import main
+    from modules.evaluation import SETS
 
     for var in ("SLEUTH_LM", "SLEUTH_LM_BASE_URL"):
         monkeypatch.delenv(var, raising=False)
     tiny = tmp_path / "verdicts-sites-a-dev.jsonl"  # its pages are found under evals/sets by the set's name
     tiny.write_text("\n".join((SETS / "verdicts-sites-a-dev.jsonl").read_text().splitlines()[:3]) + "\n")
-    assert main(["eval", "judge", "--examples", str(tiny), "--data-dir", str(tmp_path / "data"), "--json"]) == 0
+    assert (
+        main(["eval", "judge", "--examples", str(tiny), "--data-dir", str(tmp_path / "data"), "--json"]) == 0
+    )
     result = json.loads(capsys.readouterr().out)
     assert result["examples"] == 3 and set(result["scores"]) == {"baseline"}
     metrics = result["metrics"]["baseline"]
@@ -178,21 +278,29 @@ def test_eval_judge_without_an_lm_reports_the_baseline(tmp_path, capsys, monkeyp
 @pytest.mark.slow
 @pytest.mark.usefixtures("prefect_harness")
 def test_labeled_optimization_saves_a_judge_program_that_the_flows_pick_up(tmp_path, monkeypatch):
-    from evals.nodes import SETS
     from flows.analyze import JudgeOptions
     from flows.optimize import optimize_node
+    from modules.evaluation import SETS
 
     for var in ("SLEUTH_LM", "SLEUTH_LM_BASE_URL"):
         monkeypatch.delenv(var, raising=False)
     sets = {}
     for part, n in (("train", 5), ("dev", 2)):
         sets[part] = tmp_path / f"verdicts-sites-b-{part}.jsonl"
-        sets[part].write_text("\n".join((SETS / f"verdicts-sites-b-{part}.jsonl").read_text().splitlines()[:n]) + "\n")
+        sets[part].write_text(
+            "\n".join((SETS / f"verdicts-sites-b-{part}.jsonl").read_text().splitlines()[:n]) + "\n"
+        )
     programs = tmp_path / "compiled"
-    result = optimize_node("judge", optimizer="labeled", programs_dir=str(programs), data_dir=str(tmp_path / "data"),
-                           trainset=str(sets["train"]), devset=str(sets["dev"]))
+    result = optimize_node(
+        "judge",
+        optimizer="labeled",
+        programs_dir=str(programs),
+        data_dir=str(tmp_path / "data"),
+        trainset=str(sets["train"]),
+        devset=str(sets["dev"]),
+    )
     [saved] = program_store.versions("judge", programs)
-    assert result["program"] == str(saved) and 0 < result["baseline_dev_score"] <= 1
+    assert result.program == str(saved) and 0 < result.baseline_dev_score <= 1
     assert program_store.metadata(saved)["optimizer"] == "labeled"
     loaded = program_store.load("judge", saved)
     assert len(loaded.demos) == 4 and loaded.demos[0]["verdicts"]
@@ -200,4 +308,6 @@ def test_labeled_optimization_saves_a_judge_program_that_the_flows_pick_up(tmp_p
     assert spec.version == saved.stem and spec.record()["program"] == saved.stem
     lm = dspy.utils.DummyLM([GOOD])
     out = LMJudge(lm, loaded).judge(_offline(), EXCERPTS)
-    assert not out.fallback and json.dumps(loaded.demos[0]["answer"])[1:30] in json.dumps(lm.history[-1]["messages"])
+    assert not out.fallback and json.dumps(loaded.demos[0]["answer"])[1:30] in json.dumps(
+        lm.history[-1]["messages"]
+    )

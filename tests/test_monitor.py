@@ -34,7 +34,9 @@ def assistant(queries):
 
 
 def spec(fake, model, **kw):
-    return parse_provider(f"openai/{model},base_url={fake.base_url}", **{"timeout_s": 5, "backoff_s": 0.05, **kw})
+    return parse_provider(
+        f"openai/{model},base_url={fake.base_url}", **{"timeout_s": 5, "backoff_s": 0.05, **kw}
+    )
 
 
 def test_answers_are_recorded_with_tokens_and_cost(assistant, queries):
@@ -43,9 +45,13 @@ def test_answers_are_recorded_with_tokens_and_cost(assistant, queries):
     assert [a.query.query_id for a in run.answers] == [q.query_id for q in queries]  # query order kept
     assert all(a.response == q.expected_answer for a, q in zip(run.answers, queries))
     stats = run.stats()
-    assert stats["prompt_tokens"] == 60 and stats["completion_tokens"] == sum(len(q.expected_answer.split()) for q in queries)
+    assert stats["prompt_tokens"] == 60 and stats["completion_tokens"] == sum(
+        len(q.expected_answer.split()) for q in queries
+    )
     assert stats["cost_usd"] > 0  # a model LiteLLM has a price for
-    assert ask_provider(spec(assistant, "good"), queries[:1]).stats()["cost_usd"] is None  # no price: unknown, not 0
+    assert (
+        ask_provider(spec(assistant, "good"), queries[:1]).stats()["cost_usd"] is None
+    )  # no price: unknown, not 0
 
 
 def test_rate_limit_waits_for_retry_after(queries):
@@ -91,7 +97,9 @@ def test_refusals_and_empty_answers_are_told_apart(assistant, queries):
 
 def test_server_errors_are_retried_and_a_bad_key_stops_the_provider(assistant, queries):
     broken = ask_provider(spec(assistant, "broken", retries=2), queries[:2])
-    assert {a.error_type for a in broken.answers} == {"server_error"} and {a.attempts for a in broken.answers} == {3}
+    assert {a.error_type for a in broken.answers} == {"server_error"} and {
+        a.attempts for a in broken.answers
+    } == {3}
     denied = ask_provider(spec(assistant, "denied", concurrency=1, abort_after=2), queries)
     assert [a.error_type for a in denied.answers] == ["auth", "auth", "skipped", "skipped", "skipped"]
     assert len(assistant.times("denied")) == 2  # the rest were never sent
@@ -118,8 +126,16 @@ def test_provider_errors_are_classified():
 
     cases = [
         (litellm.AuthenticationError("Incorrect API key provided", "openai", "m"), "permanent", "auth"),
-        (litellm.InternalServerError("Missing credentials. Please pass an `api_key`", "openai", "m"), "permanent", "auth"),
-        (ValueError("The api_key client option must be set either by passing api_key to the client"), "permanent", "auth"),
+        (
+            litellm.InternalServerError("Missing credentials. Please pass an `api_key`", "openai", "m"),
+            "permanent",
+            "auth",
+        ),
+        (
+            ValueError("The api_key client option must be set either by passing api_key to the client"),
+            "permanent",
+            "auth",
+        ),
         (litellm.NotFoundError("model not found", "openai", "m"), "permanent", "not_found"),
         (litellm.BadRequestError("context length exceeded", "openai", "m"), "permanent", "bad_request"),
         (litellm.RateLimitError("slow down", "openai", "m"), "transient", "rate_limited"),
@@ -139,7 +155,9 @@ def test_a_provider_that_drips_its_answer_is_cut_at_the_deadline(queries):
         run = ask_provider(spec(fake, "drip", timeout_s=1, retries=1), queries[:2])
     finally:
         fake.close()
-    assert [a.error_type for a in run.answers] == ["timeout", "timeout"] and {a.attempts for a in run.answers} == {2}
+    assert [a.error_type for a in run.answers] == ["timeout", "timeout"] and {
+        a.attempts for a in run.answers
+    } == {2}
     assert "deadline on the whole call" in run.answers[0].error  # the wall-clock deadline, not a read timeout
 
 
@@ -149,8 +167,12 @@ def test_a_closed_port_is_a_connection_failure(queries):
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    run = ask_provider(parse_provider(f"openai/x,base_url=http://127.0.0.1:{port}/v1", retries=1, backoff_s=0.01,
-                                      timeout_s=5), queries[:1])
+    run = ask_provider(
+        parse_provider(
+            f"openai/x,base_url=http://127.0.0.1:{port}/v1", retries=1, backoff_s=0.01, timeout_s=5
+        ),
+        queries[:1],
+    )
     assert run.answers[0].error_type == "connection" and run.answers[0].attempts == 2  # transient: retried
 
 
@@ -176,14 +198,29 @@ def monitored(prefect_harness, tmp_path_factory, queries):
     ``good-a`` provider gets worse and ``good-b`` better."""
     fake = FakeAssistant({q.query: q.expected_answer for q in queries})
     data_dir = str(tmp_path_factory.mktemp("monitor"))
-    providers = [f"openai/{m},base_url={fake.base_url},label=fake" for m in ("good-a", "good-b", "refuse", "denied")]
+    providers = [
+        f"openai/{m},base_url={fake.base_url},label=fake" for m in ("good-a", "good-b", "refuse", "denied")
+    ]
     good = dict(fake.answers)
     fake.answers = {**good, **{q.query: "I am not sure, maybe ask support." for q in queries[1:]}}
-    week1 = monitor(QUERY_SET, PAGES, providers[:1] + providers[2:], run_id="w1", data_dir=data_dir,
-                    defaults={"timeout_s": 5, "backoff_s": 0.05})
+    week1 = monitor(
+        QUERY_SET,
+        PAGES,
+        providers[:1] + providers[2:],
+        run_id="w1",
+        data_dir=data_dir,
+        defaults={"timeout_s": 5, "backoff_s": 0.05},
+    )
     between = collect(QUERY_SET, providers[:1], run_id="c1", data_dir=data_dir)
     fake.answers = good
-    week2 = monitor(QUERY_SET, PAGES, providers, run_id="w2", data_dir=data_dir, defaults={"timeout_s": 5, "backoff_s": 0.05})
+    week2 = monitor(
+        QUERY_SET,
+        PAGES,
+        providers,
+        run_id="w2",
+        data_dir=data_dir,
+        defaults={"timeout_s": 5, "backoff_s": 0.05},
+    )
     yield data_dir, week1, between, week2
     fake.close()
 
@@ -196,10 +233,16 @@ def test_monitor_writes_every_table_under_the_run(monitored):
     responses = store.read("responses", "w2")
     assert responses.height == 4 * 5 and set(responses["status"]) == {"answered", "refusal", "error"}
     runs = store.read("runs", "w2").row(0, named=True)
-    assert runs["flow"] == "monitor" and runs["query_set_id"] == "nimbus-2026-11" and runs["query_set_version"].startswith("sha256:")
+    assert (
+        runs["flow"] == "monitor"
+        and runs["query_set_id"] == "nimbus-2026-11"
+        and runs["query_set_version"].startswith("sha256:")
+    )
     con = duckdb.connect()
-    ranks = con.execute(f"select model, accuracy_rank, failed from read_parquet('{data_dir}/provider_summaries/**/*.parquet',"
-                        " hive_partitioning=true) where run_id = 'w2' order by model").fetchall()
+    ranks = con.execute(
+        f"select model, accuracy_rank, failed from read_parquet('{data_dir}/provider_summaries/**/*.parquet',"
+        " hive_partitioning=true) where run_id = 'w2' order by model"
+    ).fetchall()
     assert ranks[0] == ("denied", None, True) and ranks[-1][0] == "refuse" and ranks[-1][1] == 3
 
 
@@ -213,63 +256,82 @@ def test_a_failed_provider_is_reported_not_missing(monitored):
     assert all("no_answer" in f for f in analyses["flags"]) and analyses["accuracy_score"].null_count() == 5
     refusals = store.read("analyses", "w2").filter(pl.col("model") == "refuse")
     assert all("refusal" in f for f in refusals["flags"]) and set(refusals["status"]) == {"flagged"}
-    summary = next(r for r in week2["provider_summaries"] if r["model"] == "denied")
+    summary = next(r for r in week2.provider_summaries if r["model"] == "denied")
     assert summary["failed"] and summary["error_count"] == 5
 
 
 def test_trends_compare_with_the_previous_monitor_run(monitored):
     _, week1, _, week2 = monitored
-    by_model = {r["model"]: r for r in week2["provider_summaries"]}
+    by_model = {r["model"]: r for r in week2.provider_summaries}
     a = by_model["good-a"]
     assert a["previous_run_id"] == "w1"  # not the collect run in between
     assert a["accuracy_delta"] > 30 and a["completeness_delta"] > 30  # answers improved in week 2
     assert by_model["good-b"]["previous_run_id"] is None  # a new provider has no trend yet
     assert by_model["refuse"]["accuracy_delta"] == pytest.approx(0, abs=1e-6)
-    domain = week2["summaries"][0]
+    domain = week2.summaries[0]
     assert domain["previous_run_id"] == "w1" and domain["accuracy_delta"] is not None
-    assert week1["provider_summaries"][0]["previous_run_id"] is None
-    before = {r["model"]: r for r in week1["provider_summaries"]}
-    assert a["wrong_fact_rate_delta"] == pytest.approx(a["wrong_fact_rate"] - before["good-a"]["wrong_fact_rate"], abs=1e-4)
+    assert week1.provider_summaries[0]["previous_run_id"] is None
+    before = {r["model"]: r for r in week1.provider_summaries}
+    assert a["wrong_fact_rate_delta"] == pytest.approx(
+        a["wrong_fact_rate"] - before["good-a"]["wrong_fact_rate"], abs=1e-4
+    )
     assert by_model["good-b"]["wrong_fact_rate"] == 0 and by_model["good-b"]["wrong_fact_rate_delta"] is None
-    assert by_model["denied"]["wrong_fact_rate"] is None and by_model["denied"]["correct_mention_rate"] is None
-    assert domain["wrong_fact_rate_delta"] == pytest.approx(domain["wrong_fact_rate"] - week1["summaries"][0]["wrong_fact_rate"], abs=1e-4)
+    assert (
+        by_model["denied"]["wrong_fact_rate"] is None and by_model["denied"]["correct_mention_rate"] is None
+    )
+    assert domain["wrong_fact_rate_delta"] == pytest.approx(
+        domain["wrong_fact_rate"] - week1.summaries[0]["wrong_fact_rate"], abs=1e-4
+    )
 
 
 def test_mentioned_and_correct_per_provider(monitored):
     data_dir, _, _, week2 = monitored
     analyses = ParquetStore(data_dir).read("analyses", "w2").filter(pl.col("status") != "error")
-    for r in week2["provider_summaries"]:
+    for r in week2.provider_summaries:
         mine = analyses.filter(pl.col("model") == r["model"])
         if mine.is_empty():
             continue
         named = mine["has_url_citation"] | mine["has_domain_mention"] | mine["has_brand_mention"]
         assert r["correct_mention_rate"] == pytest.approx((named & ~mine["has_wrong_fact"]).mean(), abs=1e-4)
         assert r["wrong_fact_rate"] == pytest.approx(mine["has_wrong_fact"].mean(), abs=1e-4)
-    good = next(r for r in week2["provider_summaries"] if r["model"] == "good-b")
-    assert good["correct_mention_rate"] == pytest.approx(0.2)  # of the five expected answers, one names "Nimbus Notes"
+    good = next(r for r in week2.provider_summaries if r["model"] == "good-b")
+    assert good["correct_mention_rate"] == pytest.approx(
+        0.2
+    )  # of the five expected answers, one names "Nimbus Notes"
 
 
 def test_responses_are_sleuth_analyze_input_as_they_are(monitored, tmp_path):
     data_dir, _, between, _ = monitored
-    partition = between["paths"]["responses"]
+    partition = between.paths["responses"]
     records, errors, _ = load_records(partition)
     assert len(records) == 5 and not errors
     assert {r.provider for r in records} == {"fake"} and all(r.claims and r.query_set_id for r in records)
-    assert main(["analyze", partition, "--ground-truth", PAGES, "--data-dir", str(tmp_path), "--run-id", "re"]) == 0
+    assert (
+        main(["analyze", partition, "--ground-truth", PAGES, "--data-dir", str(tmp_path), "--run-id", "re"])
+        == 0
+    )
     assert ParquetStore(str(tmp_path)).read("analyses", "re").height == 5
 
 
 def test_a_monitor_where_every_provider_failed_ends_failed_with_its_tables(prefect_harness, tmp_path):
     fake = FakeAssistant({})
     try:
-        state = monitor(QUERY_SET, PAGES, [f"openai/denied,base_url={fake.base_url}"], run_id="all-failed",
-                        data_dir=str(tmp_path), return_state=True)
+        state = monitor(
+            QUERY_SET,
+            PAGES,
+            [f"openai/denied,base_url={fake.base_url}"],
+            run_id="all-failed",
+            data_dir=str(tmp_path),
+            return_state=True,
+        )
     finally:
         fake.close()
-    assert state.is_failed() and "no provider answered" in state.message and "Incorrect API key" in state.message
+    assert (
+        state.is_failed() and "no provider answered" in state.message and "Incorrect API key" in state.message
+    )
     with pytest.raises(NoProviderAnswered) as raised:
         state.result()
-    assert raised.value.result["run_id"] == "all-failed"
+    assert raised.value.result.run_id == "all-failed"
     store = ParquetStore(str(tmp_path))
     assert store.read("collections", "all-failed")["status"].to_list() == ["failed"]  # written all the same
     assert store.read("runs", "all-failed")["failed"].to_list() == [5]
@@ -278,7 +340,14 @@ def test_a_monitor_where_every_provider_failed_ends_failed_with_its_tables(prefe
 def test_cli_collect_exits_1_when_every_provider_fails(prefect_harness, tmp_path, capsys):
     fake = FakeAssistant({})
     try:
-        args = ["collect", QUERY_SET, "--provider", f"openai/denied,base_url={fake.base_url}", "--data-dir", str(tmp_path)]
+        args = [
+            "collect",
+            QUERY_SET,
+            "--provider",
+            f"openai/denied,base_url={fake.base_url}",
+            "--data-dir",
+            str(tmp_path),
+        ]
         assert main(args) == 1
         captured = capsys.readouterr()
         assert "denied failed" in captured.out and "Incorrect API key" in captured.out
@@ -294,9 +363,24 @@ def test_cli_collect_exits_1_when_every_provider_fails(prefect_harness, tmp_path
 def test_cli_monitor_prints_providers_side_by_side(prefect_harness, tmp_path, capsys, queries):
     fake = FakeAssistant({q.query: q.expected_answer for q in queries})
     try:
-        args = ["monitor", QUERY_SET, "--ground-truth", PAGES, "--data-dir", str(tmp_path), "--run-id", "cli-1",
-                "--provider", f"openai/good,base_url={fake.base_url},label=fake", "--provider",
-                f"openai/refuse,base_url={fake.base_url},label=fake", "--provider-concurrency", "2", "--rpm", "600"]
+        args = [
+            "monitor",
+            QUERY_SET,
+            "--ground-truth",
+            PAGES,
+            "--data-dir",
+            str(tmp_path),
+            "--run-id",
+            "cli-1",
+            "--provider",
+            f"openai/good,base_url={fake.base_url},label=fake",
+            "--provider",
+            f"openai/refuse,base_url={fake.base_url},label=fake",
+            "--provider-concurrency",
+            "2",
+            "--rpm",
+            "600",
+        ]
         assert main(args) == 0
         out = capsys.readouterr().out
         assert "providers side by side" in out and "provider_summaries" in out

@@ -25,8 +25,13 @@ def s3():
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
     host, port = server.get_host_and_port()
-    env = {"AWS_ENDPOINT_URL": f"http://{host}:{port}", "AWS_ACCESS_KEY_ID": "testing",
-           "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1", "AWS_ALLOW_HTTP": "true"}
+    env = {
+        "AWS_ENDPOINT_URL": f"http://{host}:{port}",
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "AWS_ALLOW_HTTP": "true",
+    }
     saved = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
     import fsspec
@@ -74,10 +79,17 @@ def test_dask_worker_processes_commit_to_s3(s3):
     from distributed import Client, LocalCluster
 
     data_dir = f"s3://{BUCKET}/dask"
-    with LocalCluster(n_workers=2, threads_per_worker=2, processes=True, dashboard_address=None) as cluster, \
-            Client(cluster) as client:
-        futures = client.map(commit_run, [data_dir] * 6, ["shared"] * 3 + ["r1", "r2", "r3"],
-                             [f"w{i}" for i in range(6)], pure=False)
+    with (
+        LocalCluster(n_workers=2, threads_per_worker=2, processes=True, dashboard_address=None) as cluster,
+        Client(cluster) as client,
+    ):
+        futures = client.map(
+            commit_run,
+            [data_dir] * 6,
+            ["shared"] * 3 + ["r1", "r2", "r3"],
+            [f"w{i}" for i in range(6)],
+            pure=False,
+        )
         outcomes = client.gather(futures)
         pids = set(client.run(os.getpid).values())
     assert outcomes[:3].count("ok") == 1 and outcomes[3:] == ["ok"] * 3 and os.getpid() not in pids
@@ -113,16 +125,57 @@ def test_analyze_and_a_resumed_collection_on_s3_read_by_polars_and_duckdb(prefec
     from tests.fake_assistant import FakeAssistant
 
     data_dir = f"s3://{BUCKET}/team"
-    assert main(["analyze", str(SAMPLES / "responses.jsonl"), "--ground-truth", str(SAMPLES / "pages.jsonl"),
-                 "--run-id", "a1", "--data-dir", data_dir]) == 0
-    assert main(["analyze", str(SAMPLES / "responses.jsonl"), "--ground-truth", str(SAMPLES / "pages.jsonl"),
-                 "--run-id", "a1", "--data-dir", data_dir]) == 2  # the id is taken
+    assert (
+        main(
+            [
+                "analyze",
+                str(SAMPLES / "responses.jsonl"),
+                "--ground-truth",
+                str(SAMPLES / "pages.jsonl"),
+                "--run-id",
+                "a1",
+                "--data-dir",
+                data_dir,
+            ]
+        )
+        == 0
+    )
+    assert (
+        main(
+            [
+                "analyze",
+                str(SAMPLES / "responses.jsonl"),
+                "--ground-truth",
+                str(SAMPLES / "pages.jsonl"),
+                "--run-id",
+                "a1",
+                "--data-dir",
+                data_dir,
+            ]
+        )
+        == 2
+    )  # the id is taken
 
     fake = FakeAssistant({}, delay_s=20)
     try:
         provider = f"openai/slow,base_url={fake.base_url},concurrency=5"
-        assert main(["collect", str(SAMPLES / "queries.jsonl"), "--provider", provider, "--max-seconds", "3",
-                     "--run-id", "c1", "--data-dir", data_dir]) == 1
+        assert (
+            main(
+                [
+                    "collect",
+                    str(SAMPLES / "queries.jsonl"),
+                    "--provider",
+                    provider,
+                    "--max-seconds",
+                    "3",
+                    "--run-id",
+                    "c1",
+                    "--data-dir",
+                    data_dir,
+                ]
+            )
+            == 1
+        )
         fake.delay_s = 0
         assert main(["collect", "--resume", "c1", "--run-id", "c2", "--data-dir", data_dir]) == 0
     finally:
@@ -131,10 +184,19 @@ def test_analyze_and_a_resumed_collection_on_s3_read_by_polars_and_duckdb(prefec
     assert store.read("responses", "c2")["status"].to_list() == ["answered"] * 5
     assert not store.checkpoint("c1").exists() and not store.checkpoint("c2").exists()
 
-    options = {"aws_endpoint_url": s3["AWS_ENDPOINT_URL"], "aws_access_key_id": "testing",
-               "aws_secret_access_key": "testing", "aws_region": "us-east-1", "aws_allow_http": "true"}
-    analyses = pl.read_parquet(f"{data_dir}/analyses/**/*.parquet", hive_partitioning=True, storage_options=options)
-    assert analyses["run_id"].unique().to_list() == ["a1"] and analyses.height == store.read("analyses").height
+    options = {
+        "aws_endpoint_url": s3["AWS_ENDPOINT_URL"],
+        "aws_access_key_id": "testing",
+        "aws_secret_access_key": "testing",
+        "aws_region": "us-east-1",
+        "aws_allow_http": "true",
+    }
+    analyses = pl.read_parquet(
+        f"{data_dir}/analyses/**/*.parquet", hive_partitioning=True, storage_options=options
+    )
+    assert (
+        analyses["run_id"].unique().to_list() == ["a1"] and analyses.height == store.read("analyses").height
+    )
 
     con = duckdb.connect()
     con.register_filesystem(_s3_fs())

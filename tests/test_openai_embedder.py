@@ -16,9 +16,18 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         self.requests.append((self.path, body))
-        data = [{"object": "embedding", "index": i, "embedding": [float(len(t)), 1.0, 0.0]} for i, t in enumerate(body["input"])]
-        payload = json.dumps({"object": "list", "data": list(reversed(data)), "model": body["model"],
-                              "usage": {"prompt_tokens": 1, "total_tokens": 1}}).encode()
+        data = [
+            {"object": "embedding", "index": i, "embedding": [float(len(t)), 1.0, 0.0]}
+            for i, t in enumerate(body["input"])
+        ]
+        payload = json.dumps(
+            {
+                "object": "list",
+                "data": list(reversed(data)),
+                "model": body["model"],
+                "usage": {"prompt_tokens": 1, "total_tokens": 1},
+            }
+        ).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(payload)))

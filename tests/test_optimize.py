@@ -7,10 +7,18 @@ import json
 import dspy
 import pytest
 
-from evals.nodes import METRICS, BaselineRunner, answer_scores, evaluate, load_examples, query_retrieves_gold, set_path
 from flows.optimize import evaluate_node, optimize_node
 from flows.research import research
 from modules import programs as program_store
+from modules.evaluation.nodes import (
+    METRICS,
+    BaselineRunner,
+    answer_scores,
+    evaluate,
+    load_examples,
+    query_retrieves_gold,
+    set_path,
+)
 from modules.research.schema import Decision
 from modules.research.session import ResearchOptions
 from modules.store import ParquetStore
@@ -35,12 +43,21 @@ def test_sets_are_split_by_question():
 
 
 def test_metrics_score_and_explain():
-    assert answer_scores("Chief of Protocol", "She was Chief of Protocol.") == {"exact_match": 0.0, "f1": 0.75, "containment": 1.0}
+    assert answer_scores("Chief of Protocol", "She was Chief of Protocol.") == {
+        "exact_match": 0.0,
+        "f1": 0.75,
+        "containment": 1.0,
+    }
     assert answer_scores("the Yes", "yes")["exact_match"] == 1.0
     ex = load_examples("decision", part="dev")
     search = next(e for e in ex if e.row["gold_action"] == "search")
-    crawl = dspy.Example(row={**search.row, "gold_action": "crawl_url", "acceptable": search.row["gold_urls"][:1]})
-    good = METRICS["decision"](crawl, dspy.Prediction(decision=Decision(next_action="crawl_url", query_or_url=crawl.row["acceptable"][0])))
+    crawl = dspy.Example(
+        row={**search.row, "gold_action": "crawl_url", "acceptable": search.row["gold_urls"][:1]}
+    )
+    good = METRICS["decision"](
+        crawl,
+        dspy.Prediction(decision=Decision(next_action="crawl_url", query_or_url=crawl.row["acceptable"][0])),
+    )
     wrong = METRICS["decision"](crawl, dspy.Prediction(decision=Decision(next_action="send_to_hitl")))
     assert good.score == 1.0 and wrong.score == 0.0 and "expected crawl_url" in wrong.feedback
     title = search.row["acceptable"][0]
@@ -56,27 +73,46 @@ def test_every_baseline_runs_on_its_dev_set(node):
 
 def test_labeled_compilation_offline_and_the_program_loads_into_the_flow(prefect_harness, tmp_path):
     programs = tmp_path / "compiled"
-    result = optimize_node("report", optimizer="labeled", programs_dir=str(programs), data_dir=str(tmp_path / "data"),
-                           trainset=_subset(tmp_path, "report", "train", 8), devset=_subset(tmp_path, "report", "dev", 4))
+    result = optimize_node(
+        "report",
+        optimizer="labeled",
+        programs_dir=str(programs),
+        data_dir=str(tmp_path / "data"),
+        trainset=_subset(tmp_path, "report", "train", 8),
+        devset=_subset(tmp_path, "report", "dev", 4),
+    )
     saved = program_store.versions("report", programs)
-    assert len(saved) == 1 and result["program"] == str(saved[0]) and result["dev_score_before"] is None
+    assert len(saved) == 1 and result.program == str(saved[0]) and result.dev_score_before is None
     meta = program_store.metadata(saved[0])
-    assert meta["optimizer"] == "labeled" and len(meta["trainset_sha256_16"]) == 16 and meta["baseline_dev_score"] > 0
+    assert (
+        meta["optimizer"] == "labeled"
+        and len(meta["trainset_sha256_16"]) == 16
+        and meta["baseline_dev_score"] > 0
+    )
     loaded = program_store.load("report", saved[0])
     first_answer = loaded.demos[0]["report"]["answer"]
     assert len(loaded.demos) == 6 and first_answer
-    evaluations = ParquetStore(str(tmp_path / "data")).read("evaluations", result["run_id"])
+    evaluations = ParquetStore(str(tmp_path / "data")).read("evaluations", result.run_id)
     assert set(evaluations["program"]) == {"baseline"} and evaluations.height == 4
 
     fake = FakeLM("good")
     try:
-        options = ResearchOptions(corpus=str(SAMPLES / "corpus.jsonl"), lm="openai/fake-model", lm_base_url=fake.base_url,
-                                  max_steps=1, programs=str(programs))
-        out = research("Were Scott Derrickson and Ed Wood of the same nationality?", options=options, run_id="with-program",
-                       data_dir=str(tmp_path / "data"))
+        options = ResearchOptions(
+            corpus=str(SAMPLES / "corpus.jsonl"),
+            lm="openai/fake-model",
+            lm_base_url=fake.base_url,
+            max_steps=1,
+            programs=str(programs),
+        )
+        out = research(
+            "Were Scott Derrickson and Ed Wood of the same nationality?",
+            options=options,
+            run_id="with-program",
+            data_dir=str(tmp_path / "data"),
+        )
     finally:
         fake.close()
-    assert json.loads(out["reports"][0]["programs"])["report"] == saved[0].stem
+    assert json.loads(out.reports[0]["programs"])["report"] == saved[0].stem
     report_prompts = [r for r in fake.requests if "`report`" in json.dumps(r["messages"][0])]
     assert report_prompts and json.dumps(first_answer)[1:-1] in json.dumps(report_prompts[0]["messages"])
 
@@ -85,39 +121,54 @@ def test_labeled_compilation_offline_and_the_program_loads_into_the_flow(prefect
 def test_lm_optimizers_run_end_to_end_against_a_fake_server(prefect_harness, tmp_path, optimizer):
     fake = FakeLM("generic")
     try:
-        result = optimize_node("report", optimizer=optimizer, lm="openai/fake-model", lm_base_url=fake.base_url,
-                               programs_dir=str(tmp_path / "compiled"), data_dir=str(tmp_path / "data"),
-                               trainset=_subset(tmp_path, "report", "train", 4), devset=_subset(tmp_path, "report", "dev", 3))
+        result = optimize_node(
+            "report",
+            optimizer=optimizer,
+            lm="openai/fake-model",
+            lm_base_url=fake.base_url,
+            programs_dir=str(tmp_path / "compiled"),
+            data_dir=str(tmp_path / "data"),
+            trainset=_subset(tmp_path, "report", "train", 4),
+            devset=_subset(tmp_path, "report", "dev", 3),
+        )
     finally:
         fake.close()
-    assert fake.requests and result["dev_score_before"] is not None and result["dev_score_after"] is not None
-    assert result["program"] and program_store.metadata(result["program"])["optimizer"] == optimizer
-    programs = set(ParquetStore(str(tmp_path / "data")).read("evaluations", result["run_id"])["program"])
+    assert fake.requests and result.dev_score_before is not None and result.dev_score_after is not None
+    assert result.program and program_store.metadata(result.program)["optimizer"] == optimizer
+    programs = set(ParquetStore(str(tmp_path / "data")).read("evaluations", result.run_id)["program"])
     assert programs == {"baseline", "current", "compiled"}
 
 
 def test_promotion_only_when_better(prefect_harness, tmp_path):
     fake = FakeLM("generic")
     try:
-        kwargs = dict(lm="openai/fake-model", lm_base_url=fake.base_url, programs_dir=str(tmp_path / "compiled"),
-                      data_dir=str(tmp_path / "data"), trainset=_subset(tmp_path, "report", "train", 4),
-                      devset=_subset(tmp_path, "report", "dev", 3), promote_if_better=True)
+        kwargs = dict(
+            lm="openai/fake-model",
+            lm_base_url=fake.base_url,
+            programs_dir=str(tmp_path / "compiled"),
+            data_dir=str(tmp_path / "data"),
+            trainset=_subset(tmp_path, "report", "train", 4),
+            devset=_subset(tmp_path, "report", "dev", 3),
+            promote_if_better=True,
+        )
         first = optimize_node("report", optimizer="labeled", **kwargs)
         second = optimize_node("report", optimizer="labeled", **kwargs)
     finally:
         fake.close()
     # the fake answers every prompt alike: the same score is not an improvement
-    assert first["dev_score_after"] == second["dev_score_after"] and not second["promoted"]
+    assert first.dev_score_after == second.dev_score_after and not second.promoted
 
 
 def test_eval_flow_prints_baseline_metrics(prefect_harness, tmp_path):
     result = evaluate_node("report", program="baseline", data_dir=str(tmp_path))
-    assert set(result["scores"]) == {"baseline"} and {"f1", "containment", "exact_match"} <= set(result["metrics"]["baseline"])
+    assert set(result.scores) == {"baseline"} and {"f1", "containment", "exact_match"} <= set(
+        result.metrics["baseline"]
+    )
     from modules.reports import render_run_report
 
-    html = render_run_report(result["run_id"], str(tmp_path))
+    html = render_run_report(result.run_id, str(tmp_path))
     assert "sleuth · program evaluation" in html and "<td>report</td><td>baseline</td>" in html
-    assert f"{result['scores']['baseline']:.3f}" in html
+    assert f"{result.scores['baseline']:.3f}" in html
 
 
 def test_a_run_that_needs_an_lm_fails_before_any_work_without_one(prefect_harness, tmp_path, monkeypatch):
@@ -125,8 +176,15 @@ def test_a_run_that_needs_an_lm_fails_before_any_work_without_one(prefect_harnes
     for var in ("SLEUTH_LM", "SLEUTH_LM_BASE_URL"):
         monkeypatch.delenv(var, raising=False)
     data = str(tmp_path / "data")
-    for kwargs in ({"optimizer": "mipro", "promote_if_better": True}, {"optimizer": "gepa"},
-                   {"optimizer": "labeled", "promote_if_better": True}):
-        state = optimize_node("analyzer", data_dir=data, programs_dir=str(tmp_path / "compiled"), return_state=True, **kwargs)
-        assert state.is_failed() and ("needs an LM" in state.message or "give an LM" in state.message), state.message
+    for kwargs in (
+        {"optimizer": "mipro", "promote_if_better": True},
+        {"optimizer": "gepa"},
+        {"optimizer": "labeled", "promote_if_better": True},
+    ):
+        state = optimize_node(
+            "analyzer", data_dir=data, programs_dir=str(tmp_path / "compiled"), return_state=True, **kwargs
+        )
+        assert state.is_failed() and ("needs an LM" in state.message or "give an LM" in state.message), (
+            state.message
+        )
     assert ParquetStore(data).run_ids() == [] and not (tmp_path / "compiled").exists()

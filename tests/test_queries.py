@@ -5,7 +5,8 @@ import re
 
 import dspy
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from flows.cli import main
 from modules.queries import QuerySetError, load_query_set, write_query_set
@@ -13,9 +14,15 @@ from modules.queries.generate import MAX_CLAIMS, atomic_claims, atomic_facts, dr
 from modules.text import content_terms, split_sentences
 from tests.conftest import SAMPLES, write_jsonl
 
-GOOD = {"query_set_id": "s1", "query_id": "q1", "query": "How much does Plus cost?", "domain": "nimbusnotes.example",
-        "expected_answer": "$6 a month.", "claims": [{"id": "p", "text": "Plus costs $6 per month", "importance": "required"}],
-        "brand_names": ["Nimbus Notes"]}
+GOOD = {
+    "query_set_id": "s1",
+    "query_id": "q1",
+    "query": "How much does Plus cost?",
+    "domain": "nimbusnotes.example",
+    "expected_answer": "$6 a month.",
+    "claims": [{"id": "p", "text": "Plus costs $6 per month", "importance": "required"}],
+    "brand_names": ["Nimbus Notes"],
+}
 
 
 def test_sample_query_set_loads_and_its_version_ignores_review(tmp_path):
@@ -28,23 +35,33 @@ def test_sample_query_set_loads_and_its_version_ignores_review(tmp_path):
 
 
 def test_every_problem_is_reported_by_line(tmp_path):
-    path = write_jsonl(tmp_path / "bad.jsonl", [
-        GOOD,
-        "{not json",
-        {**GOOD, "query_id": "q2", "query": ""},
-        {**GOOD, "query_id": "q1"},
-        {**GOOD, "query_id": "q3", "query_set_id": "other"},
-        {**GOOD, "query_id": "q4", "expected_anwser": "typo"},
-        {**GOOD, "query_id": "q5", "claims": [{"id": "a", "text": "x", "importance": "vital"}]},
-        {**GOOD, "query_id": "q6", "claims": [{"id": "a", "text": "x"}, {"id": "a", "text": "y"}]},
-        [1, 2],
-    ])
+    path = write_jsonl(
+        tmp_path / "bad.jsonl",
+        [
+            GOOD,
+            "{not json",
+            {**GOOD, "query_id": "q2", "query": ""},
+            {**GOOD, "query_id": "q1"},
+            {**GOOD, "query_id": "q3", "query_set_id": "other"},
+            {**GOOD, "query_id": "q4", "expected_anwser": "typo"},
+            {**GOOD, "query_id": "q5", "claims": [{"id": "a", "text": "x", "importance": "vital"}]},
+            {**GOOD, "query_id": "q6", "claims": [{"id": "a", "text": "x"}, {"id": "a", "text": "y"}]},
+            [1, 2],
+        ],
+    )
     with pytest.raises(QuerySetError) as err:
         load_query_set(path)
     msg = str(err.value)
-    for expected in ("line 2: not valid JSON", "line 3: query:", "line 4: duplicate query_id 'q1' (first on line 1)",
-                     "line 5: query_set_id 'other' differs", "line 6: expected_anwser: unknown field",
-                     "line 7: claims.0.importance", "line 8: claim ids repeat", "line 9: expected a JSON object"):
+    for expected in (
+        "line 2: not valid JSON",
+        "line 3: query:",
+        "line 4: duplicate query_id 'q1' (first on line 1)",
+        "line 5: query_set_id 'other' differs",
+        "line 6: expected_anwser: unknown field",
+        "line 7: claims.0.importance",
+        "line 8: claim ids repeat",
+        "line 9: expected a JSON object",
+    ):
         assert expected in msg, expected
     with pytest.raises(QuerySetError, match="no queries"):
         load_query_set(write_jsonl(tmp_path / "empty.jsonl", []))
@@ -89,57 +106,132 @@ TEAM = "The Team plan costs $12 per user per month and adds shared workspaces, a
 
 
 def test_a_claim_is_one_fact_with_its_subject():
-    assert atomic_facts(TEAM) == ["The Team plan costs $12 per user per month", "The Team plan adds shared workspaces",
-                                  "The Team plan adds admin controls", "The Team plan adds single sign-on (SSO)"]
+    assert atomic_facts(TEAM) == [
+        "The Team plan costs $12 per user per month",
+        "The Team plan adds shared workspaces",
+        "The Team plan adds admin controls",
+        "The Team plan adds single sign-on (SSO)",
+    ]
     offline = "Nimbus Notes works offline on desktop and mobile; edits sync automatically when you reconnect."
-    assert atomic_facts(offline) == ["Nimbus Notes works offline on desktop", "Nimbus Notes works offline on mobile",
-                                     "Edits sync automatically when you reconnect"]
+    assert atomic_facts(offline) == [
+        "Nimbus Notes works offline on desktop",
+        "Nimbus Notes works offline on mobile",
+        "Edits sync automatically when you reconnect",
+    ]
     assert atomic_facts("All notes are encrypted in transit with TLS 1.3 and at rest with AES-256.") == [
-        "All notes are encrypted in transit with TLS 1.3", "All notes are encrypted at rest with AES-256"]
-    assert atomic_facts("The Plus plan costs $6 per month, billed annually, and includes 100 GB of storage.") == [
-        "The Plus plan costs $6 per month, billed annually", "The Plus plan includes 100 GB of storage"]
-    assert atomic_facts("Notes you edit offline are stored on the device and synced automatically when you "
-                        "reconnect.") == ["Notes you edit offline are stored on the device",
-                                          "Notes you edit offline are synced automatically when you reconnect"]
+        "All notes are encrypted in transit with TLS 1.3",
+        "All notes are encrypted at rest with AES-256",
+    ]
+    assert atomic_facts(
+        "The Plus plan costs $6 per month, billed annually, and includes 100 GB of storage."
+    ) == ["The Plus plan costs $6 per month, billed annually", "The Plus plan includes 100 GB of storage"]
+    assert atomic_facts(
+        "Notes you edit offline are stored on the device and synced automatically when you reconnect."
+    ) == [
+        "Notes you edit offline are stored on the device",
+        "Notes you edit offline are synced automatically when you reconnect",
+    ]
     # the first fact and the valued ones are required, the rest expected; ids in page order
     claims = atomic_claims([TEAM])
-    assert [(c.id, c.importance) for c in claims] == [("c1", "required"), ("c2", "expected"), ("c3", "expected"),
-                                                      ("c4", "expected")]
+    assert [(c.id, c.importance) for c in claims] == [
+        ("c1", "required"),
+        ("c2", "expected"),
+        ("c3", "expected"),
+        ("c4", "expected"),
+    ]
 
 
-@pytest.mark.parametrize("sentence", [
-    "The Team plan supports between 5 and 10 users.",
-    "Nimbus Notes was acquired by Procter and Gamble in 2020.",
-    "Nimbus Notes invests in research and development.",
-    "You must accept the terms and conditions before you sign up.",
-    "Nimbus Notes grants read and write access to shared notebooks.",
-    "Marie Curie was a physicist and chemist.",
-    "The country is divided among the Alps, the Plateau and the Jura.",
-    'She won the prize "for the discovery of radium and polonium".',
-    "Maria Curie, better known as Marie Curie, was a Polish and French physicist and chemist.",
-])
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The Team plan supports between 5 and 10 users.",
+        "Nimbus Notes was acquired by Procter and Gamble in 2020.",
+        "Nimbus Notes invests in research and development.",
+        "You must accept the terms and conditions before you sign up.",
+        "Nimbus Notes grants read and write access to shared notebooks.",
+        "Marie Curie was a physicist and chemist.",
+        "The country is divided among the Alps, the Plateau and the Jura.",
+        'She won the prize "for the discovery of radium and polonium".',
+        "Maria Curie, better known as Marie Curie, was a Polish and French physicist and chemist.",
+    ],
+)
 def test_ranges_names_and_fixed_pairs_are_not_split(sentence):
     assert atomic_facts(sentence) == [sentence.rstrip(".")]
 
 
 def test_a_list_with_more_than_max_claims_is_cut_preferring_valued_facts():
-    facts = atomic_claims(["Nimbus Notes supports Markdown, tables, tags, backlinks, templates and reminders.",
-                           "It costs $6 per month and includes 100 GB of storage."], max_claims=4)
-    assert [c.text for c in facts] == ["Nimbus Notes supports Markdown", "Nimbus Notes supports tables",
-                                       "It costs $6 per month", "It includes 100 GB of storage"]
+    facts = atomic_claims(
+        [
+            "Nimbus Notes supports Markdown, tables, tags, backlinks, templates and reminders.",
+            "It costs $6 per month and includes 100 GB of storage.",
+        ],
+        max_claims=4,
+    )
+    assert [c.text for c in facts] == [
+        "Nimbus Notes supports Markdown",
+        "Nimbus Notes supports tables",
+        "It costs $6 per month",
+        "It includes 100 GB of storage",
+    ]
     assert [c.importance for c in facts] == ["required", "expected", "required", "required"]
 
 
-_WORDS = ["The Team plan", "Nimbus Notes", "it", "Notes", "costs", "adds", "includes", "is", "are", "can", "works",
-          "stored", "synced", "offline", "on", "in", "with", "desktop", "mobile", "$12", "5", "10", "between", "and",
-          "and", "or", "such as", "shared", "workspaces", "admin", "controls", "Procter", "Gamble", "research",
-          "development", "when", "which", "the", "a", "(SSO)", '"quoted', 'text"', "both", "others", "ß", "é"]
+_WORDS = [
+    "The Team plan",
+    "Nimbus Notes",
+    "it",
+    "Notes",
+    "costs",
+    "adds",
+    "includes",
+    "is",
+    "are",
+    "can",
+    "works",
+    "stored",
+    "synced",
+    "offline",
+    "on",
+    "in",
+    "with",
+    "desktop",
+    "mobile",
+    "$12",
+    "5",
+    "10",
+    "between",
+    "and",
+    "and",
+    "or",
+    "such as",
+    "shared",
+    "workspaces",
+    "admin",
+    "controls",
+    "Procter",
+    "Gamble",
+    "research",
+    "development",
+    "when",
+    "which",
+    "the",
+    "a",
+    "(SSO)",
+    '"quoted',
+    'text"',
+    "both",
+    "others",
+    "ß",
+    "é",
+]
 _SEPARATORS = [" ", " ", " ", ", ", "; ", ", and ", " and "]
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(_WORDS), st.sampled_from(_SEPARATORS)), min_size=1, max_size=30),
-       st.text(max_size=60))
+@given(
+    st.lists(st.tuples(st.sampled_from(_WORDS), st.sampled_from(_SEPARATORS)), min_size=1, max_size=30),
+    st.text(max_size=60),
+)
 def test_every_atomic_fact_is_made_of_its_sentence_words(parts, noise):
     for sentence in ("".join(w + s for w, s in parts).strip() + ".", noise):
         facts = atomic_facts(sentence)
@@ -167,16 +259,26 @@ def test_encyclopedia_questions_are_about_the_topic_not_the_site(pages):
 
 
 def test_unknown_domain_is_a_clear_error(pages):
-    with pytest.raises(ValueError, match="no ground-truth pages for domain 'example.org'.*nimbusnotes.example"):
+    with pytest.raises(
+        ValueError, match="no ground-truth pages for domain 'example.org'.*nimbusnotes.example"
+    ):
         draft_query_set(pages, "example.org")
 
 
 def test_lm_drafts_keep_only_claims_the_page_supports(pages):
-    good = {"query": "What does Nimbus Notes Plus cost?", "expected_answer": "$6 per month, billed annually.",
-            "claims": [{"text": "The Plus plan costs $6 per month", "importance": "required"},
-                       {"text": "Plus includes a free pony with every subscription", "importance": "optional"}]}
-    invented = {"query": "Does Nimbus Notes run on the Moon?", "expected_answer": "Yes.",
-                "claims": [{"text": "Nimbus Notes has a data centre on the Moon"}]}
+    good = {
+        "query": "What does Nimbus Notes Plus cost?",
+        "expected_answer": "$6 per month, billed annually.",
+        "claims": [
+            {"text": "The Plus plan costs $6 per month", "importance": "required"},
+            {"text": "Plus includes a free pony with every subscription", "importance": "optional"},
+        ],
+    }
+    invented = {
+        "query": "Does Nimbus Notes run on the Moon?",
+        "expected_answer": "Yes.",
+        "claims": [{"text": "Nimbus Notes has a data centre on the Moon"}],
+    }
     lm = dspy.utils.DummyLM([{"reasoning": "r", "queries": json.dumps([good, invented])}] * 3)
     pricing = [p for p in pages if p.url.endswith("/pricing")]
     drafts = draft_query_set(pricing, "nimbusnotes.example", n=2, lm=lm)
@@ -187,14 +289,20 @@ def test_lm_drafts_keep_only_claims_the_page_supports(pages):
 
 def test_unparseable_lm_output_falls_back_to_the_baseline(pages):
     lm = dspy.utils.DummyLM([{"reasoning": "r", "queries": "not a list at all"}] * 10)
-    drafts = draft_query_set([p for p in pages if p.url.endswith("/pricing")], "nimbusnotes.example", n=2, lm=lm)
+    drafts = draft_query_set(
+        [p for p in pages if p.url.endswith("/pricing")], "nimbusnotes.example", n=2, lm=lm
+    )
     assert drafts.fallback_pages == ["https://nimbusnotes.example/pricing"] and drafts.queries
     assert "baseline drafts used" in drafts.notes[0]
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.text(alphabet=st.characters(codec="utf-8", categories=["L", "N", "P", "Zs"]), max_size=200),
-       st.text(min_size=1, max_size=30), st.sampled_from([None, "Nimbus Notes"]), st.booleans())
+@given(
+    st.text(alphabet=st.characters(codec="utf-8", categories=["L", "N", "P", "Zs"]), max_size=200),
+    st.text(min_size=1, max_size=30),
+    st.sampled_from([None, "Nimbus Notes"]),
+    st.booleans(),
+)
 def test_question_rules_never_crash_and_always_ask(sentence, topic, site, person):
     q = question_for(sentence, topic, site, person, sentence)
     assert q is None or (q.endswith("?") and len(q.split()) >= 2)
@@ -202,8 +310,18 @@ def test_question_rules_never_crash_and_always_ask(sentence, topic, site, person
 
 def test_cli_generate_check_approve(tmp_path, capsys):
     out = tmp_path / "drafts.jsonl"
-    args = ["queries", "generate", "--ground-truth", str(SAMPLES / "pages.jsonl"), "--domain", "nimbusnotes.example",
-            "--n", "4", "--out", str(out)]
+    args = [
+        "queries",
+        "generate",
+        "--ground-truth",
+        str(SAMPLES / "pages.jsonl"),
+        "--domain",
+        "nimbusnotes.example",
+        "--n",
+        "4",
+        "--out",
+        str(out),
+    ]
     assert main(args) == 0 and "sleuth queries approve" in capsys.readouterr().out
     assert main(args) == 2 and "exists" in capsys.readouterr().err  # reviewed work is never overwritten
     assert main(["queries", "check", str(out)]) == 0 and "4 drafts" in capsys.readouterr().out

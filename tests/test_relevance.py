@@ -13,12 +13,12 @@ from hypothesis import strategies as st
 from flows.cli import main
 from flows.relevance import RerankOptions, rerank_batch
 from modules.embeddings import LocalEmbedder
+from modules.lm import LMSettings, NodeRunner
 from modules.relevance.analyzer import RelevanceAnalyzer
 from modules.relevance.anchor import anchors_of, locate
 from modules.relevance.baseline import Weights
 from modules.relevance.highlight import highlight, strip_tags
 from modules.relevance.schema import ResearchPlan, SubScores
-from modules.research.nodes import LMSettings, NodeRunner
 from modules.store import ParquetStore
 from modules.text import Span, split_sentences
 from tests.conftest import write_jsonl
@@ -26,19 +26,35 @@ from tests.fake_lm import FakeLM
 
 QUERY = "What gas do plants release during photosynthesis?"
 RESULTS = [
-    {"id": "a", "title": "Volcano", "url": "https://example.org/volcano",
-     "text": "A volcano is a rupture in the crust of a planet. Lava and gases escape from a magma chamber below the surface."},
-    {"id": "b", "title": "Photosynthesis", "url": "https://example.org/photosynthesis",
-     "text": "Photosynthesis is how plants turn light into chemical energy. During photosynthesis, plants release oxygen "
-             "as a by-product of splitting water. The oxygen in the air comes mostly from this process."},
-    {"id": "c", "title": "Leaf <script>alert(1)</script>", "url": "https://example.org/leaf",
-     "text": "Leaves hold the chloroplasts where photosynthesis happens. Stomata let carbon dioxide in & oxygen out."},
+    {
+        "id": "a",
+        "title": "Volcano",
+        "url": "https://example.org/volcano",
+        "text": "A volcano is a rupture in the crust of a planet. Lava and gases escape from a magma chamber below the surface.",
+    },
+    {
+        "id": "b",
+        "title": "Photosynthesis",
+        "url": "https://example.org/photosynthesis",
+        "text": "Photosynthesis is how plants turn light into chemical energy. During photosynthesis, plants release oxygen "
+        "as a by-product of splitting water. The oxygen in the air comes mostly from this process.",
+    },
+    {
+        "id": "c",
+        "title": "Leaf <script>alert(1)</script>",
+        "url": "https://example.org/leaf",
+        "text": "Leaves hold the chloroplasts where photosynthesis happens. Stomata let carbon dioxide in & oxygen out.",
+    },
 ]
 
 words = st.text(alphabet=st.characters(whitelist_categories=("Lu", "Ll", "Nd")), min_size=1, max_size=8)
 sentence = st.lists(words, min_size=2, max_size=12).map(lambda ws: " ".join(ws) + ".")
-PERTURB = [lambda s: s, lambda s: "  " + s.replace(" ", "\n  ") + " ", lambda s: s.replace(" ", "\u00a0\t"),
-           lambda s: s.replace("'", "’").replace('"', "“")]
+PERTURB = [
+    lambda s: s,
+    lambda s: "  " + s.replace(" ", "\n  ") + " ",
+    lambda s: s.replace(" ", "\u00a0\t"),
+    lambda s: s.replace("'", "’").replace('"', "“"),
+]
 
 
 @settings(max_examples=200, deadline=None)
@@ -53,11 +69,11 @@ def test_any_sentence_is_found_from_its_own_first_and_last_words(sentences, data
     assume(not any(o.lower().startswith(start.lower()) and o.lower().endswith(end.lower()) for o in others))
     found = locate(text, data.draw(st.sampled_from(PERTURB))(start), data.draw(st.sampled_from(PERTURB))(end))
     assert found is not None and found.placed
-    assert found.span.text == target.text and text[found.span.start:found.span.end] == found.span.text
+    assert found.span.text == target.text and text[found.span.start : found.span.end] == found.span.text
 
 
 def test_anchors_survive_quote_dash_and_small_rephrasing():
-    text = 'He said “the plan – as drafted – works.” Then he left the room quietly.'
+    text = "He said “the plan – as drafted – works.” Then he left the room quietly."
     assert locate(text, '"the plan - as', 'drafted - works."').span.text == "“the plan – as drafted – works.”"
     fuzzy = locate(text, "Then he leaves the", "the room quietly.")
     assert fuzzy.method == "fuzzy" and fuzzy.span.text == "Then he left the room quietly."
@@ -101,8 +117,11 @@ def analyzer():
 
 
 def test_baseline_ranks_scores_filters_and_anchors(analyzer):
-    out = analyzer.rerank(QUERY, {"queries": [{"query": "photosynthesis oxygen", "mode": "hybrid"}],
-                                  "angles": ["plant biology"]}, RESULTS)
+    out = analyzer.rerank(
+        QUERY,
+        {"queries": [{"query": "photosynthesis oxygen", "mode": "hybrid"}], "angles": ["plant biology"]},
+        RESULTS,
+    )
     assert [r.id for r in out.results][0] == "b" and out.results[-1].id == "a"
     assert not out.fallback and out.program == "baseline"
     scores = [r.score for r in out.results]
@@ -117,15 +136,28 @@ def test_baseline_ranks_scores_filters_and_anchors(analyzer):
     leaf = next(r for r in out.results if r.id == "c")
     assert "<script>" not in leaf.highlighted and "&amp;" in leaf.highlighted
     assert out.introduction and "Photosynthesis" in out.introduction
-    strict = RelevanceAnalyzer(embedder=analyzer.embedder, weights=Weights(threshold=101)).rerank(QUERY, None, RESULTS)
+    strict = RelevanceAnalyzer(embedder=analyzer.embedder, weights=Weights(threshold=101)).rerank(
+        QUERY, None, RESULTS
+    )
     assert not any(r.kept for r in strict.results) and "None of the 3" in strict.introduction
 
 
 def test_plans_parse_from_text_and_structures():
     assert ResearchPlan.parse("look for oxygen").reasoning == "look for oxygen"
-    plan = ResearchPlan.parse({"reasoning": "r", "assumptionsChallenged": "CO2", "queries": ["q1", {"query": "q2", "mode": "semantic"}],
-                               "traditions": ["botany"], "surprises": ["water splitting"]})
-    assert plan.assumptions == ["CO2"] and [q.query for q in plan.queries] == ["q1", "q2"] and plan.angles == ["botany"]
+    plan = ResearchPlan.parse(
+        {
+            "reasoning": "r",
+            "assumptionsChallenged": "CO2",
+            "queries": ["q1", {"query": "q2", "mode": "semantic"}],
+            "traditions": ["botany"],
+            "surprises": ["water splitting"],
+        }
+    )
+    assert (
+        plan.assumptions == ["CO2"]
+        and [q.query for q in plan.queries] == ["q1", "q2"]
+        and plan.angles == ["botany"]
+    )
     assert "Surprises to watch for" in plan.as_text()
     with pytest.raises(ValueError):
         ResearchPlan.parse(42)
@@ -133,21 +165,37 @@ def test_plans_parse_from_text_and_structures():
 
 def _lm_analyzer(fake: FakeLM, embedder, fallback="baseline") -> RelevanceAnalyzer:
     settings = LMSettings(model="openai/fake-model", base_url=fake.base_url, timeout_s=1.0, retries=1)
-    return RelevanceAnalyzer(embedder=embedder, runner=NodeRunner(lm=settings.build(), retries=1), fallback=fallback)
+    return RelevanceAnalyzer(
+        embedder=embedder, runner=NodeRunner(lm=settings.build(), retries=1), fallback=fallback
+    )
 
 
 def _ranking(i, direct, start, end):
-    return {"originalIndex": i, "directRelevance": direct, "depth": 50, "planAlignment": 50, "unexpectedness": 50,
-            "briefAnswer": "Plants release oxygen", "sentenceStart": start, "sentenceEnd": end,
-            "coreTerms": ["oxygen", "plants"], "relevanceNote": "answers it"}
+    return {
+        "originalIndex": i,
+        "directRelevance": direct,
+        "depth": 50,
+        "planAlignment": 50,
+        "unexpectedness": 50,
+        "briefAnswer": "Plants release oxygen",
+        "sentenceStart": start,
+        "sentenceEnd": end,
+        "coreTerms": ["oxygen", "plants"],
+        "relevanceNote": "answers it",
+    }
 
 
 def test_lm_ranking_through_a_fake_server_with_imperfect_anchors(analyzer):
     def respond(node, messages):
-        return {"rankings": [_ranking(1, 100, "during photosynthesis, plants", "splitting water."),
-                             _ranking(2, 60, "Stomata let carbon", "dioxide in and oxygen out."),  # '&' paraphrased
-                             _ranking(7, 99, "invented", "index.")],  # an index the LM made up
-                "introduction": "Two results explain it.", "semantic_note": "null"}
+        return {
+            "rankings": [
+                _ranking(1, 100, "during photosynthesis, plants", "splitting water."),
+                _ranking(2, 60, "Stomata let carbon", "dioxide in and oxygen out."),  # '&' paraphrased
+                _ranking(7, 99, "invented", "index."),
+            ],  # an index the LM made up
+            "introduction": "Two results explain it.",
+            "semantic_note": "null",
+        }
 
     fake = FakeLM(responder=respond)
     try:
@@ -182,10 +230,21 @@ def test_failures_fall_back_without_losing_a_result(analyzer, mode, policy):
 
 
 def test_dspy_module_logic_with_dummy_lm(analyzer):
-    lm = DummyLM([{"rankings": json.dumps([_ranking(2, 90, "Leaves hold the", "photosynthesis happens.")]),
-                   "introduction": "One result.", "semantic_note": "null"}])
-    out = RelevanceAnalyzer(embedder=analyzer.embedder, runner=NodeRunner(lm=lm)).rerank(QUERY, "plan text", RESULTS)
-    assert [r.id for r in out.results] == ["c", "a", "b"] and out.results[0].sentence.startswith("Leaves hold")
+    lm = DummyLM(
+        [
+            {
+                "rankings": json.dumps([_ranking(2, 90, "Leaves hold the", "photosynthesis happens.")]),
+                "introduction": "One result.",
+                "semantic_note": "null",
+            }
+        ]
+    )
+    out = RelevanceAnalyzer(embedder=analyzer.embedder, runner=NodeRunner(lm=lm)).rerank(
+        QUERY, "plan text", RESULTS
+    )
+    assert [r.id for r in out.results] == ["c", "a", "b"] and out.results[0].sentence.startswith(
+        "Leaves hold"
+    )
     assert [r.score is None for r in out.results] == [False, True, True]
 
 
@@ -194,9 +253,18 @@ def test_bad_input_gets_a_clear_error(analyzer, tmp_path):
         analyzer.rerank("  ", None, RESULTS)
     with pytest.raises(ValueError):
         analyzer.rerank(QUERY, None, [{"title": "no text"}])
-    bad = write_jsonl(tmp_path / "bad.jsonl", [{"id": 1, "query": "q", "results": []}, "{oops", {"id": 2, "results": []},
-                                               {"id": 3, "query": "q", "results": [{"title": "t"}]}])
-    assert main(["rerank-batch", str(bad), "--out", str(tmp_path / "o.jsonl"), "--data-dir", str(tmp_path)]) == 2
+    bad = write_jsonl(
+        tmp_path / "bad.jsonl",
+        [
+            {"id": 1, "query": "q", "results": []},
+            "{oops",
+            {"id": 2, "results": []},
+            {"id": 3, "query": "q", "results": [{"title": "t"}]},
+        ],
+    )
+    assert (
+        main(["rerank-batch", str(bad), "--out", str(tmp_path / "o.jsonl"), "--data-dir", str(tmp_path)]) == 2
+    )
     assert not (tmp_path / "o.jsonl").exists()
 
 
@@ -208,20 +276,41 @@ def test_cli_rerank_json(tmp_path, capsys):
     assert main(["rerank", "--query", QUERY, "--results", str(results), "--plan", str(plan), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["id"] == "query" and out["fallback"] is False and len(out["results"]) == 3
-    assert {"originalIndex", "score", "kept", "briefAnswer", "sentenceStart", "sentenceEnd", "sentence", "coreTerms",
-            "relevanceNote", "highlighted"} <= set(out["results"][0])
+    assert {
+        "originalIndex",
+        "score",
+        "kept",
+        "briefAnswer",
+        "sentenceStart",
+        "sentenceEnd",
+        "sentence",
+        "coreTerms",
+        "relevanceNote",
+        "highlighted",
+    } <= set(out["results"][0])
     assert main(["rerank", "--query", QUERY, "--results", str(results), "--threshold", "0"]) == 0
     assert "kept" in capsys.readouterr().out
 
 
 def test_batch_flow_writes_output_lines_and_the_table(prefect_harness, tmp_path):
-    items = write_jsonl(tmp_path / "in.jsonl", [{"id": "p", "query": QUERY, "results": RESULTS},
-                                                {"id": "empty", "query": "anything", "results": []}])
-    result = rerank_batch(str(items), str(tmp_path / "out.jsonl"), options=RerankOptions(), run_id="rr-1",
-                          data_dir=str(tmp_path / "data"), batch_size=1)
+    items = write_jsonl(
+        tmp_path / "in.jsonl",
+        [
+            {"id": "p", "query": QUERY, "results": RESULTS},
+            {"id": "empty", "query": "anything", "results": []},
+        ],
+    )
+    result = rerank_batch(
+        str(items),
+        str(tmp_path / "out.jsonl"),
+        options=RerankOptions(),
+        run_id="rr-1",
+        data_dir=str(tmp_path / "data"),
+        batch_size=1,
+    )
     lines = [json.loads(x) for x in (tmp_path / "out.jsonl").read_text().splitlines()]
     assert [x["id"] for x in lines] == ["p", "empty"] and lines[0]["results"][0]["id"] == "b"
     assert set(lines[0]) == {"id", "results", "introduction", "semanticNote", "fallback", "error"}
     table = ParquetStore(str(tmp_path / "data")).read("rerankings", "rr-1")
     assert table.height == 3 and table.filter(pl.col("rank") == 1)["result_id"].to_list() == ["b"]
-    assert result["items"] == 2
+    assert result.items == 2

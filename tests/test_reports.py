@@ -5,7 +5,8 @@ import json
 import re
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from flows.analyze import analyze_responses
 from flows.cli import main
@@ -13,17 +14,23 @@ from flows.monitor import collect, monitor
 from flows.relevance import RerankOptions, rerank_batch
 from flows.research import research
 from modules.queries import load_query_set
-from modules.reports import render_run_report
+from modules.reports import render_run_report, run_markdown
 from modules.reports.html import marked, safe_highlight
-from modules.reports.markdown import run_markdown
 from modules.research.session import ResearchOptions
 from tests.conftest import SAMPLES, write_jsonl
 from tests.fake_assistant import FakeAssistant
 
 SCRIPT = "<script>alert('x')</script>"
 WRONG = 'Plus is $9.99 per month <b>"only"</b> & includes 1 TB of storage.'  # two wrong facts, with markup
-SCRIPT_URLS = ["javascript:alert(1)", "JaVaScRiPt:alert(2)", "data:text/html,<script>alert(3)</script>",
-               "java\tscript:alert(4)", " \x01javascript:alert(5)", "vbscript:msgbox(6)", "//evil.example/x"]
+SCRIPT_URLS = [
+    "javascript:alert(1)",
+    "JaVaScRiPt:alert(2)",
+    "data:text/html,<script>alert(3)</script>",
+    "java\tscript:alert(4)",
+    " \x01javascript:alert(5)",
+    "vbscript:msgbox(6)",
+    "//evil.example/x",
+]
 
 
 @pytest.fixture(scope="module")
@@ -31,40 +38,71 @@ def runs(prefect_harness, tmp_path_factory):
     d = tmp_path_factory.mktemp("reports")
     data = str(d / "data")
     responses = [json.loads(x) for x in (SAMPLES / "responses.jsonl").read_text().splitlines()]
-    responses.append({**responses[0], "query_id": "injected", "provider": "evil", "response": f"{SCRIPT} no idea"})
+    responses.append(
+        {**responses[0], "query_id": "injected", "provider": "evil", "response": f"{SCRIPT} no idea"}
+    )
     responses.append({**responses[2], "query_id": "injected-wrong", "provider": "evil", "response": WRONG})
-    analyze_responses(str(write_jsonl(d / "responses.jsonl", responses)), str(SAMPLES / "pages.jsonl"),
-                      run_id="an-1", data_dir=data)
+    analyze_responses(
+        str(write_jsonl(d / "responses.jsonl", responses)),
+        str(SAMPLES / "pages.jsonl"),
+        run_id="an-1",
+        data_dir=data,
+    )
     queries = load_query_set(SAMPLES / "queries.jsonl").queries
     fake = FakeAssistant({q.query: q.expected_answer for q in queries})
-    providers = [f"openai/good,base_url={fake.base_url},label=a", f"openai/denied,base_url={fake.base_url},label=c"]
+    providers = [
+        f"openai/good,base_url={fake.base_url},label=a",
+        f"openai/denied,base_url={fake.base_url},label=c",
+    ]
     fake.answers = {q.query: "Probably free." for q in queries}
-    monitor(str(SAMPLES / "queries.jsonl"), str(SAMPLES / "pages.jsonl"), providers, run_id="mo-1", data_dir=data)
+    monitor(
+        str(SAMPLES / "queries.jsonl"), str(SAMPLES / "pages.jsonl"), providers, run_id="mo-1", data_dir=data
+    )
     fake.answers = {q.query: q.expected_answer for q in queries}
-    monitor(str(SAMPLES / "queries.jsonl"), str(SAMPLES / "pages.jsonl"), providers, run_id="mo-2", data_dir=data)
+    monitor(
+        str(SAMPLES / "queries.jsonl"), str(SAMPLES / "pages.jsonl"), providers, run_id="mo-2", data_dir=data
+    )
     collect(str(SAMPLES / "queries.jsonl"), providers[:1], run_id="co-1", data_dir=data)
     fake.close()
-    research("Were Scott Derrickson and Ed Wood of the same nationality?",
-             options=ResearchOptions(corpus=str(SAMPLES / "corpus.jsonl"), max_steps=5), run_id="rs-1", data_dir=data)
+    research(
+        "Were Scott Derrickson and Ed Wood of the same nationality?",
+        options=ResearchOptions(corpus=str(SAMPLES / "corpus.jsonl"), max_steps=5),
+        run_id="rs-1",
+        data_dir=data,
+    )
     items = [json.loads(x) for x in (SAMPLES / "rerank.jsonl").read_text().splitlines()][:1]
     items[0]["results"][0]["text"] += f" {SCRIPT} and <b>raw bold</b>."
     for result, url in zip(items[0]["results"][1:], SCRIPT_URLS):  # any search result can carry one
         result["url"] = url
-    rerank_batch(str(write_jsonl(d / "items.jsonl", items)), str(d / "out.jsonl"), options=RerankOptions(),
-                 run_id="rr-1", data_dir=data)
+    rerank_batch(
+        str(write_jsonl(d / "items.jsonl", items)),
+        str(d / "out.jsonl"),
+        options=RerankOptions(),
+        run_id="rr-1",
+        data_dir=data,
+    )
     return data
 
 
 def no_live_markup(html: str) -> None:
     assert "<script" not in html.lower() and "javascript:" not in html.lower()
-    assert "<link" not in html and "src=\"http" not in html  # self-contained: nothing fetched
+    assert "<link" not in html and 'src="http' not in html  # self-contained: nothing fetched
 
 
 def test_response_report(runs):
     html = render_run_report("an-1", runs)
     no_live_markup(html)
-    for text in ("Per-domain scores", "en.wikipedia.org", "nimbusnotes.example", "Tiers per domain",
-                 "Score distributions", "Trends across runs", "weakest answers", "Flagged and error rows", "empty_response"):
+    for text in (
+        "Per-domain scores",
+        "en.wikipedia.org",
+        "nimbusnotes.example",
+        "Tiers per domain",
+        "Score distributions",
+        "Trends across runs",
+        "weakest answers",
+        "Flagged and error rows",
+        "empty_response",
+    ):
         assert text in html, text
     assert html.count("<svg") >= 5  # tiers, histograms, two trends, providers
     assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in html  # the injected answer, shown as text
@@ -82,18 +120,33 @@ def test_wrong_facts_in_the_analyses_and_summaries(runs):
     analyses = store.read("analyses", "an-1")
     columns = [c for c in analyses.columns if c != "run_id"]
     assert columns == list(ANALYSES_SCHEMA)
-    assert columns[columns.index("result_json") + 1:] == ["claims_contradicted", "contradiction_count", "has_wrong_fact"]
+    assert columns[columns.index("result_json") + 1 :] == [
+        "claims_contradicted",
+        "contradiction_count",
+        "has_wrong_fact",
+    ]
     price = {r["provider"]: r for r in analyses.filter(pl.col("query_id") == "nimbus-price-plus").to_dicts()}
     wrong = price["perplexity"]  # "Plus is $9.99 per month and includes 1 TB of storage."
-    assert (wrong["claims_contradicted"], wrong["contradiction_count"], wrong["has_wrong_fact"]) == (2, 2, True)
+    assert (wrong["claims_contradicted"], wrong["contradiction_count"], wrong["has_wrong_fact"]) == (
+        2,
+        2,
+        True,
+    )
     result = json.loads(wrong["result_json"])
     assert len(result["feedback"]["claims"]["contradicted"]) == len(result["feedback"]["contradictions"]) == 2
     assert result["scores"]["accuracy"]["components"]["wrongFacts"] == 2
     right = price["openai"]
-    assert (right["claims_contradicted"], right["contradiction_count"], right["has_wrong_fact"]) == (0, 0, False)
+    assert (right["claims_contradicted"], right["contradiction_count"], right["has_wrong_fact"]) == (
+        0,
+        0,
+        False,
+    )
 
     summaries = store.read("summaries", "an-1")
-    assert [c for c in summaries.columns if c != "run_id"][-2:] == ["wrong_fact_rate", "wrong_fact_rate_delta"]
+    assert [c for c in summaries.columns if c != "run_id"][-2:] == [
+        "wrong_fact_rate",
+        "wrong_fact_rate_delta",
+    ]
     for s in summaries.to_dicts():
         scored = analyses.filter((pl.col("domain") == s["domain"]) & (pl.col("status") != "error"))
         assert s["wrong_fact_rate"] == pytest.approx(scored["has_wrong_fact"].mean(), abs=1e-4)
@@ -101,16 +154,28 @@ def test_wrong_facts_in_the_analyses_and_summaries(runs):
 
     week1, week2 = (store.read("provider_summaries", r) for r in ("mo-1", "mo-2"))
     assert [c for c in week2.columns if c != "run_id"] == list(PROVIDER_SUMMARY_SCHEMA)
-    assert list(PROVIDER_SUMMARY_SCHEMA)[-3:] == ["wrong_fact_rate", "wrong_fact_rate_delta", "correct_mention_rate"]
+    assert list(PROVIDER_SUMMARY_SCHEMA)[-3:] == [
+        "wrong_fact_rate",
+        "wrong_fact_rate_delta",
+        "correct_mention_rate",
+    ]
     assert list(SUMMARY_SCHEMA)[-2:] == ["wrong_fact_rate", "wrong_fact_rate_delta"]
     good = week2.filter(pl.col("model") == "good").row(0, named=True)
-    answers = store.read("analyses", "mo-2").filter((pl.col("model") == "good") & (pl.col("status") != "error"))
+    answers = store.read("analyses", "mo-2").filter(
+        (pl.col("model") == "good") & (pl.col("status") != "error")
+    )
     mentioned = answers["has_url_citation"] | answers["has_domain_mention"] | answers["has_brand_mention"]
-    assert good["correct_mention_rate"] == pytest.approx((mentioned & ~answers["has_wrong_fact"]).mean(), abs=1e-4)
-    assert good["wrong_fact_rate"] == 0 and 0 < good["correct_mention_rate"] < 1  # one expected answer names the brand
+    assert good["correct_mention_rate"] == pytest.approx(
+        (mentioned & ~answers["has_wrong_fact"]).mean(), abs=1e-4
+    )
+    assert (
+        good["wrong_fact_rate"] == 0 and 0 < good["correct_mention_rate"] < 1
+    )  # one expected answer names the brand
     before = week1.filter(pl.col("model") == "good").row(0, named=True)
     assert good["previous_run_id"] == "mo-1"
-    assert good["wrong_fact_rate_delta"] == pytest.approx(good["wrong_fact_rate"] - before["wrong_fact_rate"], abs=1e-4)
+    assert good["wrong_fact_rate_delta"] == pytest.approx(
+        good["wrong_fact_rate"] - before["wrong_fact_rate"], abs=1e-4
+    )
     denied = week2.filter(pl.col("model") == "denied").row(0, named=True)
     assert denied["failed"] and denied["wrong_fact_rate"] is None and denied["correct_mention_rate"] is None
 
@@ -130,26 +195,41 @@ def test_report_shows_wrong_facts_escaped_and_linked_only_when_safe(runs):
     assert html.count("<h3>Wrong facts</h3>") == sum(bool(fb["contradictions"]) for fb in shown)
     for fb in shown:
         for w in fb["contradictions"]:
-            assert f'<mark class="wrong">{esc(w["statement"])}</mark> &rarr; the site says: &ldquo;{esc(w["evidence"])}' in html
+            assert (
+                f'<mark class="wrong">{esc(w["statement"])}</mark> &rarr; the site says: &ldquo;{esc(w["evidence"])}'
+                in html
+            )
         for c in fb["claims"]["contradicted"]:
             assert f'&#9888; <span class="badge bad">contradicted</span> {esc(c["claim"]["text"])}' in html
     assert "<th>wrong facts</th><th>Δ wrong facts</th>" in html
     for s in store.read("summaries", "an-1").to_dicts():
         assert f"<td>{percent(s['wrong_fact_rate'])}</td>" in html
     mo = render_run_report("mo-2", runs)
-    assert "<th>mentioned &amp; correct</th><th>wrong facts</th>" in mo and "answers mentioned and correct" in mo
+    assert (
+        "<th>mentioned &amp; correct</th><th>wrong facts</th>" in mo and "answers mentioned and correct" in mo
+    )
 
     row = store.read("analyses", "an-1").filter(pl.col("query_id") == "injected-wrong").row(0, named=True)
     shown = _answer(row)
     assert "<h3>Wrong facts</h3>" in shown
-    assert "&lt;b&gt;&quot;only&quot;&lt;/b&gt;" in shown and '<b>"only"' not in shown  # the statement, escaped
+    assert (
+        "&lt;b&gt;&quot;only&quot;&lt;/b&gt;" in shown and '<b>"only"' not in shown
+    )  # the statement, escaped
     assert "$6 per month (claim) vs $9.99 per month (response)" in shown
 
     result = json.loads(row["result_json"])
     fact = result["feedback"]["contradictions"][0]
     result["feedback"]["contradictions"] = [
-        {**fact, "statement": SCRIPT, "source": "ground_truth", "pageUrl": url, "evidence": f"page says {SCRIPT}",
-         "detail": "<i>x</i>"} for url in [*SCRIPT_URLS, "https://nimbusnotes.example/pricing"]]
+        {
+            **fact,
+            "statement": SCRIPT,
+            "source": "ground_truth",
+            "pageUrl": url,
+            "evidence": f"page says {SCRIPT}",
+            "detail": "<i>x</i>",
+        }
+        for url in [*SCRIPT_URLS, "https://nimbusnotes.example/pricing"]
+    ]
     shown = _answer({**row, "result_json": json.dumps(result)})
     assert "<script" not in shown.lower()  # a page URL that may not be a link is shown as text (html.link)
     assert _hrefs(shown) == ["https://nimbusnotes.example/pricing"]  # only an http(s) page becomes a link
@@ -160,9 +240,15 @@ def test_report_shows_wrong_facts_escaped_and_linked_only_when_safe(runs):
 def _weakest(analyses, n=5):
     import polars as pl
 
-    return (analyses.filter(pl.col("status") != "error")
-            .with_columns(pl.mean_horizontal("accuracy_score", "completeness_score", "attribution_score").alias("_m"))
-            .sort("_m").head(n).to_dicts())
+    return (
+        analyses.filter(pl.col("status") != "error")
+        .with_columns(
+            pl.mean_horizontal("accuracy_score", "completeness_score", "attribution_score").alias("_m")
+        )
+        .sort("_m")
+        .head(n)
+        .to_dicts()
+    )
 
 
 def test_markdown_summary_has_the_wrong_fact_rate(runs):
@@ -174,7 +260,11 @@ def test_markdown_summary_has_the_wrong_fact_rate(runs):
     assert "| wrong facts | Δ wrong facts |" in md
     for s in store.read("summaries", "an-1").to_dicts():
         assert f"| {percent(s['wrong_fact_rate'])} | - |" in md  # no earlier run: no trend
-    wrong = [w for r in _weakest(store.read("analyses", "an-1")) for w in json.loads(r["result_json"])["feedback"]["contradictions"]]
+    wrong = [
+        w
+        for r in _weakest(store.read("analyses", "an-1"))
+        for w in json.loads(r["result_json"])["feedback"]["contradictions"]
+    ]
     assert wrong and all(f"{w['statement']} ({w.get('detail') or w['evidence']})" in md for w in wrong)
     mo = run_markdown("mo-2", runs)
     assert "| wrong facts | mentioned & correct |" in mo
@@ -197,7 +287,13 @@ def test_research_report(runs):
     assert "Were Scott Derrickson and Ed Wood of the same nationality?" in html
     assert 'href="#q-q1-src-1">[1]</a>' in html and 'id="q-q1-src-1"' in html  # numbered citations link
     assert "https://en.wikipedia.org/wiki/Scott_Derrickson" in html
-    for text in ("Research journey", "confidence after each analysis", "Sources:", "Conflicting facts", "search_local"):
+    for text in (
+        "Research journey",
+        "confidence after each analysis",
+        "Sources:",
+        "Conflicting facts",
+        "search_local",
+    ):
         assert text in html, text
 
 
@@ -205,7 +301,9 @@ def test_rerank_report_keeps_only_its_own_highlighting(runs):
     html = render_run_report("rr-1", runs)
     no_live_markup(html)
     assert "<mark>" in html and "<b>" in html and 'class="bar"' in html
-    assert "&lt;script&gt;" in html and "&lt;b&gt;raw bold&lt;/b&gt;" in html  # a result's own markup stays text
+    assert (
+        "&lt;script&gt;" in html and "&lt;b&gt;raw bold&lt;/b&gt;" in html
+    )  # a result's own markup stays text
     assert "10 results, " in html and "kept (score &ge; 60)" in html
 
 
@@ -218,17 +316,38 @@ def test_every_flow_publishes_the_markdown_summary(runs):
     import httpx
     from prefect.settings import PREFECT_API_URL
 
-    expected = {"an-1": "analyze", "mo-1": "monitor", "mo-2": "monitor", "co-1": "collect", "rs-1": "research",
-                "rr-1": "rerank-batch"}
+    expected = {
+        "an-1": "analyze",
+        "mo-1": "monitor",
+        "mo-2": "monitor",
+        "co-1": "collect",
+        "rs-1": "research",
+        "rr-1": "rerank-batch",
+    }
     keys = {f"{flow}-{kind}-{run}" for run, flow in expected.items() for kind in ("report", "figures")}
-    artifacts = httpx.post(f"{PREFECT_API_URL.value()}/artifacts/filter", json={
-        "artifacts": {"key": {"any_": sorted(keys)}}, "limit": 200, "offset": 0, "sort": "CREATED_DESC"}).json()
+    artifacts = httpx.post(
+        f"{PREFECT_API_URL.value()}/artifacts/filter",
+        json={
+            "artifacts": {"key": {"any_": sorted(keys)}},
+            "limit": 200,
+            "offset": 0,
+            "sort": "CREATED_DESC",
+        },
+    ).json()
     by_key = {a["key"]: a for a in artifacts}
     assert set(by_key) == keys  # one of each per run: keys are unique to the flow kind and run
-    assert all(by_key[f"{f}-report-{r}"]["type"] == "markdown" and by_key[f"{f}-figures-{r}"]["type"] == "table"
-               and r in by_key[f"{f}-report-{r}"]["description"] for r, f in expected.items())
+    assert all(
+        by_key[f"{f}-report-{r}"]["type"] == "markdown"
+        and by_key[f"{f}-figures-{r}"]["type"] == "table"
+        and r in by_key[f"{f}-report-{r}"]["description"]
+        for r, f in expected.items()
+    )
     md = run_markdown("mo-2", runs)
-    assert "## Providers side by side" in md and "c/denied failed entirely" in md and "| a | good | ok | 1 |" in md
+    assert (
+        "## Providers side by side" in md
+        and "c/denied failed entirely" in md
+        and "| a | good | ok | 1 |" in md
+    )
 
 
 def test_cli_report(runs, capsys):
@@ -270,7 +389,10 @@ def test_script_urls_are_never_links_in_any_report(runs):
     assert autolinks == ["https://en.wikipedia.org/wiki/Ed_Wood"] and "`` javascript:alert(1) ``" in md
 
 
-@given(st.text(max_size=40), st.sampled_from(["", "http://", "https://", "javascript:", "data:", " ", "\t", "HTTP://"]))
+@given(
+    st.text(max_size=40),
+    st.sampled_from(["", "http://", "https://", "javascript:", "data:", " ", "\t", "HTTP://"]),
+)
 def test_a_link_is_made_only_of_an_http_url(text, prefix):
     from modules.reports.html import link
 
@@ -278,3 +400,10 @@ def test_a_link_is_made_only_of_an_http_url(text, prefix):
     for href in _hrefs(html):
         assert href.lower().startswith(("http://", "https://"))
     assert html.count("<") == html.count(">") and len(re.findall(r"<(?!/?a[ >])", html)) == 0
+
+
+def test_every_run_kind_has_a_report_layout():
+    from modules.reports.layouts import LAYOUTS
+    from modules.store.runs import RunKind
+
+    assert set(LAYOUTS) == set(RunKind)

@@ -17,9 +17,32 @@ from tests.fake_lm import BAD_CITATION, GOOD_CITATION, FakeLM
 
 QUESTION = "Were Scott Derrickson and Ed Wood of the same nationality?"
 CONTRACT = {
-    "reports": ["question_id", "question", "answer", "confidence", "status", "stop_reason", "journey", "cited_urls"],
-    "steps": ["question_id", "step", "node", "action", "query_or_url", "engine", "outcome", "reasoning", "n_results",
-              "new_facts", "confidence", "fallback", "tokens", "duration_ms"],
+    "reports": [
+        "question_id",
+        "question",
+        "answer",
+        "confidence",
+        "status",
+        "stop_reason",
+        "journey",
+        "cited_urls",
+    ],
+    "steps": [
+        "question_id",
+        "step",
+        "node",
+        "action",
+        "query_or_url",
+        "engine",
+        "outcome",
+        "reasoning",
+        "n_results",
+        "new_facts",
+        "confidence",
+        "fallback",
+        "tokens",
+        "duration_ms",
+    ],
     "sources": ["question_id", "url", "title", "engine", "rank", "step", "analyzed", "cited"],
     "memory": ["question_id", "fact_id", "text", "quote", "source_url", "step", "confidence", "status"],
 }
@@ -40,19 +63,31 @@ def test_baseline_flow_writes_the_contract_tables(baseline_run):
         assert frame.columns[: len(columns)] == columns and "run_id" in frame.columns, table
         assert frame.height, table
     con = duckdb.connect()
-    n = con.execute(f"select count(*) from read_parquet('{data_dir}/steps/**/*.parquet', hive_partitioning=true) "
-                    "where run_id = 'r-base'").fetchone()[0]
+    n = con.execute(
+        f"select count(*) from read_parquet('{data_dir}/steps/**/*.parquet', hive_partitioning=true) "
+        "where run_id = 'r-base'"
+    ).fetchone()[0]
     assert n == store.read("steps", "r-base").height
     report = store.read("reports", "r-base").row(0, named=True)
     sources = store.read("sources", "r-base")
     analyzed = set(sources.filter(pl.col("analyzed"))["url"])
     assert set(report["cited_urls"]) <= analyzed
     assert set(sources.filter(pl.col("cited"))["url"]) == set(report["cited_urls"])
-    assert {"https://en.wikipedia.org/wiki/Scott_Derrickson", "https://en.wikipedia.org/wiki/Ed_Wood"} <= analyzed
+    assert {
+        "https://en.wikipedia.org/wiki/Scott_Derrickson",
+        "https://en.wikipedia.org/wiki/Ed_Wood",
+    } <= analyzed
     memory = store.read("memory", "r-base")
-    assert set(memory["source_url"]) <= analyzed and set(memory["status"]) <= {"supported", "conflicting", "unverified"}
-    assert report["status"] in {"answered", "handed_over", "incomplete"} and "Stopped because" in report["journey"]
-    assert result["reports"][0]["answer"] == report["answer"]
+    assert set(memory["source_url"]) <= analyzed and set(memory["status"]) <= {
+        "supported",
+        "conflicting",
+        "unverified",
+    }
+    assert (
+        report["status"] in {"answered", "handed_over", "incomplete"}
+        and "Stopped because" in report["journey"]
+    )
+    assert result.reports[0]["answer"] == report["answer"]
     runs = store.read("runs", "r-base").row(0, named=True)
     assert runs["flow"] == "research" and runs["total"] == 1
 
@@ -61,8 +96,15 @@ def test_baseline_flow_writes_the_contract_tables(baseline_run):
 def test_flow_through_a_fake_openai_compatible_server(prefect_harness, tmp_path, mode):
     fake = FakeLM(mode, delay_s=2.5)
     try:
-        options = OFFLINE.model_copy(update={"lm": "openai/fake-model", "lm_base_url": fake.base_url, "max_steps": 2,
-                                             "lm_retries": 1, "lm_timeout_s": 1.0})
+        options = OFFLINE.model_copy(
+            update={
+                "lm": "openai/fake-model",
+                "lm_base_url": fake.base_url,
+                "max_steps": 2,
+                "lm_retries": 1,
+                "lm_timeout_s": 1.0,
+            }
+        )
         research(QUESTION, options=options, run_id=f"r-{mode}", data_dir=str(tmp_path))
     finally:
         fake.close()
@@ -88,7 +130,9 @@ def test_flow_through_a_fake_openai_compatible_server(prefect_harness, tmp_path,
 def test_flaky_output_is_retried_without_falling_back(prefect_harness, tmp_path):
     fake = FakeLM("flaky", flaky_failures=2)
     try:
-        options = OFFLINE.model_copy(update={"lm": "openai/fake-model", "lm_base_url": fake.base_url, "max_steps": 2})
+        options = OFFLINE.model_copy(
+            update={"lm": "openai/fake-model", "lm_base_url": fake.base_url, "max_steps": 2}
+        )
         research(QUESTION, options=options, run_id="r-flaky", data_dir=str(tmp_path))
     finally:
         fake.close()
@@ -101,9 +145,15 @@ def test_feedback_reopens_the_thread_with_its_memory(baseline_run):
     _, data_dir = baseline_run
     store = ParquetStore(data_dir)
     parent_memory = set(store.read("memory", "r-base")["fact_id"])
-    child = research_feedback("r-base", "add", "Say which country each man was born in.", options=OFFLINE,
-                              run_id="r-child", data_dir=data_dir)
-    assert child["parent_run_id"] == "r-base"
+    child = research_feedback(
+        "r-base",
+        "add",
+        "Say which country each man was born in.",
+        options=OFFLINE,
+        run_id="r-child",
+        data_dir=data_dir,
+    )
+    assert child.parent_run_id == "r-base"
     report = store.read("reports", "r-child").row(0, named=True)
     parent = store.read("reports", "r-base").row(0, named=True)
     assert report["parent_run_id"] == "r-base" and report["thread_id"] == parent["thread_id"]
@@ -112,10 +162,18 @@ def test_feedback_reopens_the_thread_with_its_memory(baseline_run):
     feedback = store.read("feedback", "r-base").row(0, named=True)  # stored under the reviewed run
     assert feedback["verdict"] == "add" and feedback["child_run_id"] == "r-child"
 
-    rejected = research_feedback("r-child", "reject", "It never says whether they share a nationality.",
-                                 options=OFFLINE, run_id="r-grandchild", data_dir=data_dir)
-    constraints = rejected["reports"][0]["constraints"]
-    assert constraints[0] == "Say which country each man was born in." and constraints[1].startswith("The previous answer was rejected")
+    rejected = research_feedback(
+        "r-child",
+        "reject",
+        "It never says whether they share a nationality.",
+        options=OFFLINE,
+        run_id="r-grandchild",
+        data_dir=data_dir,
+    )
+    constraints = rejected.reports[0]["constraints"]
+    assert constraints[0] == "Say which country each man was born in." and constraints[1].startswith(
+        "The previous answer was rejected"
+    )
 
     research_feedback("r-grandchild", "accept", options=OFFLINE, data_dir=data_dir)
     accepted = store.read("feedback", "r-grandchild").row(0, named=True)
@@ -127,12 +185,21 @@ def test_feedback_reopens_the_thread_with_its_memory(baseline_run):
 
 
 def test_batch_runs_each_question_as_its_own_thread(prefect_harness, tmp_path):
-    questions = [{"id": "derrickson", "question": QUESTION},
-                 {"id": "archer", "question": "What government position was held by the woman who portrayed Corliss Archer in the film Kiss and Tell?"}]
-    result = research_batch(questions, options=OFFLINE.model_copy(update={"max_steps": 3}), run_id="r-batch",
-                            data_dir=str(tmp_path))
+    questions = [
+        {"id": "derrickson", "question": QUESTION},
+        {
+            "id": "archer",
+            "question": "What government position was held by the woman who portrayed Corliss Archer in the film Kiss and Tell?",
+        },
+    ]
+    result = research_batch(
+        questions,
+        options=OFFLINE.model_copy(update={"max_steps": 3}),
+        run_id="r-batch",
+        data_dir=str(tmp_path),
+    )
     reports = ParquetStore(str(tmp_path)).read("reports", "r-batch")
-    assert sorted(reports["question_id"]) == ["archer", "derrickson"] and len(result["reports"]) == 2
+    assert sorted(reports["question_id"]) == ["archer", "derrickson"] and len(result.reports) == 2
     assert reports["thread_id"].n_unique() == 2
     steps = ParquetStore(str(tmp_path)).read("steps", "r-batch")
     assert set(steps["question_id"]) == {"archer", "derrickson"}
@@ -143,11 +210,17 @@ def test_batch_runs_each_question_as_its_own_thread(prefect_harness, tmp_path):
 def test_question_files_are_validated(tmp_path):
     good = write_jsonl(tmp_path / "q.jsonl", [{"id": 1, "question": "Who?"}, "", {"question": "What?"}])
     assert load_questions(good) == [{"id": "1", "question": "Who?"}, {"id": "line-3", "question": "What?"}]
-    bad = write_jsonl(tmp_path / "bad.jsonl", [{"id": 1, "question": "Who?"}, "{not json", {"id": 1, "question": "Again"},
-                                               {"id": 2}])
+    bad = write_jsonl(
+        tmp_path / "bad.jsonl",
+        [{"id": 1, "question": "Who?"}, "{not json", {"id": 1, "question": "Again"}, {"id": 2}],
+    )
     with pytest.raises(ValueError) as err:
         load_questions(bad)
-    assert "line 2: not valid JSON" in str(err.value) and "duplicate id '1'" in str(err.value) and "line 4" in str(err.value)
+    assert (
+        "line 2: not valid JSON" in str(err.value)
+        and "duplicate id '1'" in str(err.value)
+        and "line 4" in str(err.value)
+    )
 
 
 def test_cli_research_and_feedback(prefect_harness, tmp_path, capsys):
@@ -178,22 +251,38 @@ def test_review_pauses_for_a_reviewer_and_resumes_with_their_input(baseline_run)
 
     _, data_dir = baseline_run
     outcome = {}
-    worker = threading.Thread(target=lambda: outcome.update(research(
-        QUESTION, options=OFFLINE.model_copy(update={"max_steps": 2}), run_id="r-review", data_dir=data_dir,
-        review=True, review_timeout_s=120)))
+    worker = threading.Thread(
+        target=lambda: outcome.update(
+            result=research(
+                QUESTION,
+                options=OFFLINE.model_copy(update={"max_steps": 2}),
+                run_id="r-review",
+                data_dir=data_dir,
+                review=True,
+                review_timeout_s=120,
+            )
+        )
+    )
     worker.start()
     paused = None
     with get_client(sync_client=True) as client:
         for _ in range(240):
-            runs = client.read_flow_runs(flow_run_filter=FlowRunFilter(
-                state=FlowRunFilterState(type=FlowRunFilterStateType(any_=[StateType.PAUSED]))),
-                limit=50, sort=FlowRunSort.ID_DESC)
+            runs = client.read_flow_runs(
+                flow_run_filter=FlowRunFilter(
+                    state=FlowRunFilterState(type=FlowRunFilterStateType(any_=[StateType.PAUSED]))
+                ),
+                limit=50,
+                sort=FlowRunSort.ID_DESC,
+            )
             paused = next((r for r in runs if r.parameters.get("run_id") == "r-review"), None)
             if paused or not worker.is_alive():
                 break
             time.sleep(0.5)
     assert paused is not None, "the flow never paused for review"
-    for invalid in ({"verdict": "reject", "text": "  "}, {"verdict": "add"}):  # the form's schema says: a reason
+    for invalid in (
+        {"verdict": "reject", "text": "  "},
+        {"verdict": "add"},
+    ):  # the form's schema says: a reason
         with pytest.raises(RuntimeError, match="text"):
             resume_flow_run(paused.id, run_input=invalid)
     with get_client(sync_client=True) as client:
@@ -202,28 +291,48 @@ def test_review_pauses_for_a_reviewer_and_resumes_with_their_input(baseline_run)
     resume_flow_run(paused.id, run_input={"verdict": "add", "text": "Name their professions."})
     for _ in range(240):  # the re-opened thread pauses again for its own review
         with get_client(sync_client=True) as client:
-            again = [r for r in client.read_flow_runs(flow_run_filter=FlowRunFilter(
-                state=FlowRunFilterState(type=FlowRunFilterStateType(any_=[StateType.PAUSED]))), limit=50,
-                sort=FlowRunSort.ID_DESC) if r.id == paused.id]
+            again = [
+                r
+                for r in client.read_flow_runs(
+                    flow_run_filter=FlowRunFilter(
+                        state=FlowRunFilterState(type=FlowRunFilterStateType(any_=[StateType.PAUSED]))
+                    ),
+                    limit=50,
+                    sort=FlowRunSort.ID_DESC,
+                )
+                if r.id == paused.id
+            ]
         if again and again[0].state.state_details.pause_key != paused.state.state_details.pause_key:
             break
         time.sleep(0.5)
     resume_flow_run(paused.id, run_input={"verdict": "accept"})
     worker.join(timeout=120)
-    assert outcome["parent_run_id"] == "r-review"
+    assert outcome["result"].parent_run_id == "r-review"
     store = ParquetStore(data_dir)
     assert store.read("feedback", "r-review")["verdict"].to_list() == ["add"]
-    assert store.read("feedback", outcome["run_id"])["verdict"].to_list() == ["accept"]
+    assert store.read("feedback", outcome["result"].run_id)["verdict"].to_list() == ["accept"]
 
 
 def test_a_failing_thread_is_an_error_row_that_keeps_its_memory(baseline_run, monkeypatch):
-    for var in ("SLEUTH_GOOGLE_API_KEY", "GOOGLE_API_KEY", "SLEUTH_GOOGLE_CSE_ID", "GOOGLE_CSE_ID", "SLEUTH_CONFIG"):
+    for var in (
+        "SLEUTH_GOOGLE_API_KEY",
+        "GOOGLE_API_KEY",
+        "SLEUTH_GOOGLE_CSE_ID",
+        "GOOGLE_CSE_ID",
+        "SLEUTH_CONFIG",
+    ):
         monkeypatch.delenv(var, raising=False)
     _, data_dir = baseline_run
     store = ParquetStore(data_dir)
-    result = research_feedback("r-base", "add", "Use Google.", options=ResearchOptions(search="google"),
-                               run_id="r-failed", data_dir=data_dir)
-    report = result["reports"][0]
+    result = research_feedback(
+        "r-base",
+        "add",
+        "Use Google.",
+        options=ResearchOptions(search="google"),
+        run_id="r-failed",
+        data_dir=data_dir,
+    )
+    report = result.reports[0]
     assert report["status"] == "error" and "GOOGLE" in report["error"].upper()
     assert report["constraints"] == ["Use Google."]
     assert set(store.read("memory", "r-failed")["fact_id"]) == set(store.read("memory", "r-base")["fact_id"])
@@ -231,24 +340,38 @@ def test_a_failing_thread_is_an_error_row_that_keeps_its_memory(baseline_run, mo
 
 def test_an_unanswered_review_is_recorded_and_the_run_completes(baseline_run):
     _, data_dir = baseline_run
-    state = research(QUESTION, options=OFFLINE.model_copy(update={"max_steps": 1}), run_id="r-unreviewed",
-                     data_dir=data_dir, review=True, review_timeout_s=2, return_state=True)
+    state = research(
+        QUESTION,
+        options=OFFLINE.model_copy(update={"max_steps": 1}),
+        run_id="r-unreviewed",
+        data_dir=data_dir,
+        review=True,
+        review_timeout_s=2,
+        return_state=True,
+    )
     assert state.is_completed(), state.message
-    assert state.result()["review"] == "unreviewed"
+    assert state.result().review == "unreviewed"
     feedback = ParquetStore(data_dir).read("feedback", "r-unreviewed").row(0, named=True)
     assert feedback["verdict"] == "unreviewed" and "no verdict within 2 s" in feedback["text"]
 
 
-def test_the_review_form_states_its_rule_and_an_answer_it_let_through_is_asked_again(prefect_harness, monkeypatch):
+def test_the_review_form_states_its_rule_and_an_answer_it_let_through_is_asked_again(
+    prefect_harness, monkeypatch
+):
     from prefect import flow
     from prefect._internal.pydantic.v2_schema import create_v2_schema
-    from prefect.utilities.schema_tools import ValidationError as SchemaError, validate
+    from prefect.utilities.schema_tools import ValidationError as SchemaError
+    from prefect.utilities.schema_tools import validate
 
     import flows.research as research_flows
-    from flows.research import Feedback, await_review
+    from flows.research import Feedback, ResearchRun, await_review
 
     schema = create_v2_schema("Feedback", model_base=Feedback)  # as Prefect stores it for the form
-    for answer in ({"verdict": "reject", "text": ""}, {"verdict": "add", "text": " \n"}, {"verdict": "reject"}):
+    for answer in (
+        {"verdict": "reject", "text": ""},
+        {"verdict": "add", "text": " \n"},
+        {"verdict": "reject"},
+    ):
         with pytest.raises(SchemaError):
             validate(answer, schema, raise_on_error=True)
         with pytest.raises(ValueError, match="say why"):
@@ -266,6 +389,6 @@ def test_the_review_form_states_its_rule_and_an_answer_it_let_through_is_asked_a
         return Feedback(verdict="add", text="Say which country.")
 
     monkeypatch.setattr(research_flows, "pause_flow_run", pause)
-    got = flow(name="review-probe")(lambda: await_review({"run_id": "r-x", "reports": []}, 600))()
+    got = flow(name="review-probe")(lambda: await_review(ResearchRun("r-x", "", None, {}, []), 600))()
     assert got.verdict == "add" and len(forms) == 2
     assert "not taken" not in forms[0] and "Your last answer was not taken: Value error, say why" in forms[1]

@@ -11,7 +11,16 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from modules.tools.engines import make_backend, search
-from modules.tools.search import AutoSearch, DuckDuckGo, GoogleCustomSearch, RetryPolicy, SearchResults, SearXNG, Serper, Spacing
+from modules.tools.search import (
+    AutoSearch,
+    DuckDuckGo,
+    GoogleCustomSearch,
+    RetryPolicy,
+    SearchResults,
+    SearXNG,
+    Serper,
+    Spacing,
+)
 from modules.tools.settings import MissingSetting
 
 NO_WAIT = RetryPolicy(retries=2, backoff_s=0, sleep=lambda s: None)
@@ -75,8 +84,12 @@ def fake_api():
 def google_route(total):
     def route(method, path, q, body):
         start, num = int(q["start"]), int(q["num"])
-        items = [{"title": f"T{i}", "link": f"https://e.example/{i}", "snippet": f"s{i}"} for i in range(start, min(start + num, total + 1))]
+        items = [
+            {"title": f"T{i}", "link": f"https://e.example/{i}", "snippet": f"s{i}"}
+            for i in range(start, min(start + num, total + 1))
+        ]
         return 200, ({"items": items} if items else {})
+
     return route
 
 
@@ -88,10 +101,16 @@ def test_google_pages_and_ranks(fake_api):
     assert r[0].engine == "google" and r[0].url == "https://e.example/1" and r[0].retrieved_at.tzinfo
 
 
-@pytest.mark.parametrize("status, reason, outcome", [
-    (429, "rateLimitExceeded", "rate_limited"), (403, "dailyLimitExceeded", "rate_limited"),
-    (403, "accessNotConfigured", "blocked"), (400, "invalid", "error"), (500, "backendError", "error"),
-])
+@pytest.mark.parametrize(
+    "status, reason, outcome",
+    [
+        (429, "rateLimitExceeded", "rate_limited"),
+        (403, "dailyLimitExceeded", "rate_limited"),
+        (403, "accessNotConfigured", "blocked"),
+        (400, "invalid", "error"),
+        (500, "backendError", "error"),
+    ],
+)
 def test_google_errors_map_to_outcomes(fake_api, status, reason, outcome):
     api = fake_api(lambda *a: (status, {"error": {"code": status, "errors": [{"reason": reason}]}}))
     r = GoogleCustomSearch("k", "cx", endpoint=api.url, retry=NO_WAIT).search("q")
@@ -114,8 +133,13 @@ def test_timeout_is_retried_then_reported(fake_api):
 def test_serper_request_and_paging(fake_api):
     def route(method, path, q, body):
         start = (body["page"] - 1) * body["num"]
-        return 200, {"organic": [{"title": f"T{i}", "link": f"https://s.example/{i}", "snippet": "x", "position": i}
-                                 for i in range(start, min(start + body["num"], 15))]}
+        return 200, {
+            "organic": [
+                {"title": f"T{i}", "link": f"https://s.example/{i}", "snippet": "x", "position": i}
+                for i in range(start, min(start + body["num"], 15))
+            ]
+        }
+
     api = fake_api(route)
     r = Serper("secret", endpoint=api.url + "/search", gl="us", retry=NO_WAIT).search("who", 10)
     assert r.outcome == "ok" and len(r) == 10
@@ -125,12 +149,28 @@ def test_serper_request_and_paging(fake_api):
 
 
 def test_searxng_options_and_json_disabled(fake_api):
-    api = fake_api(lambda m, p, q, b: (200, {"results": [{"url": "https://x.example/a", "title": "A", "content": "c", "engine": "brave"},
-                                                         {"url": "https://x.example/a", "title": "dup", "content": ""}]}))
-    r = SearXNG(api.url + "/", engines=["brave", "mojeek"], categories=["general"], time_range="year", retry=NO_WAIT).search("q", 1)
+    api = fake_api(
+        lambda m, p, q, b: (
+            200,
+            {
+                "results": [
+                    {"url": "https://x.example/a", "title": "A", "content": "c", "engine": "brave"},
+                    {"url": "https://x.example/a", "title": "dup", "content": ""},
+                ]
+            },
+        )
+    )
+    r = SearXNG(
+        api.url + "/", engines=["brave", "mojeek"], categories=["general"], time_range="year", retry=NO_WAIT
+    ).search("q", 1)
     assert r.outcome == "ok" and [x.url for x in r] == ["https://x.example/a"]
     q = api.calls[0][2]
-    assert (q["format"], q["engines"], q["categories"], q["time_range"]) == ("json", "brave,mojeek", "general", "year")
+    assert (q["format"], q["engines"], q["categories"], q["time_range"]) == (
+        "json",
+        "brave,mojeek",
+        "general",
+        "year",
+    )
 
     refused = fake_api(lambda *a: (403, "Forbidden"))
     r = SearXNG(refused.url, retry=NO_WAIT).search("q")
@@ -163,8 +203,13 @@ class Stub:
 
     def search(self, query, max_results=10):
         self.calls += 1
-        return SearchResults([] if self.outcome != "ok" else ["r"], query=query, engine=self.name,
-                             outcome=self.outcome, error=None if self.outcome in ("ok", "no_results") else "boom")
+        return SearchResults(
+            [] if self.outcome != "ok" else ["r"],
+            query=query,
+            engine=self.name,
+            outcome=self.outcome,
+            error=None if self.outcome in ("ok", "no_results") else "boom",
+        )
 
 
 def test_auto_falls_through_failures_only():
@@ -180,7 +225,11 @@ def test_local_is_the_offline_default(monkeypatch):
     monkeypatch.delenv("SLEUTH_SEARCH_ENGINE", raising=False)
     monkeypatch.delenv("SLEUTH_CONFIG", raising=False)
     r = search("highest mountain on Earth above sea level", 3)
-    assert r.outcome == "ok" and r[0].url == "https://en.wikipedia.org/wiki/Mount_Everest" and r[0].engine == "local"
+    assert (
+        r.outcome == "ok"
+        and r[0].url == "https://en.wikipedia.org/wiki/Mount_Everest"
+        and r[0].engine == "local"
+    )
     assert "highest mountain" in r[0].snippet
 
 
@@ -219,6 +268,7 @@ class FakePrimp:
             status_code = value[0] if kind == "status" else 200
             text = value[1] if kind == "status" else value
             content = text.encode()
+
         return Resp()
 
 
@@ -231,19 +281,25 @@ def ddg(monkeypatch):
     return DuckDuckGo(retry=NO_WAIT, spacing=Spacing(0, 0), timelimit="m", region="uk-en")
 
 
-@pytest.mark.parametrize("behaviour, outcome, calls", [
-    (("ok", DDG_HTML), "ok", 1),
-    (("ok", "<html><body>nothing</body></html>"), "no_results", 1),
-    (("status", (202, "")), "no_results", 1),  # ddgs reports a non-200 page as "No results found."
-    (("timeout", None), "timeout", 3),
-    (("connect", None), "error", 1),
-])
+@pytest.mark.parametrize(
+    "behaviour, outcome, calls",
+    [
+        (("ok", DDG_HTML), "ok", 1),
+        (("ok", "<html><body>nothing</body></html>"), "no_results", 1),
+        (("status", (202, "")), "no_results", 1),  # ddgs reports a non-200 page as "No results found."
+        (("timeout", None), "timeout", 3),
+        (("connect", None), "error", 1),
+    ],
+)
 def test_ddgs_exceptions_map_to_outcomes(ddg, behaviour, outcome, calls):
     FakePrimp.behaviour = behaviour
     r = ddg.search("test query", 5)
     assert r.outcome == outcome and FakePrimp.calls == calls
     if outcome == "ok":
-        assert [(x.title, x.url, x.rank) for x in r] == [("First result", "https://a.example/1", 1), ("Second", "https://b.example/2", 2)]
+        assert [(x.title, x.url, x.rank) for x in r] == [
+            ("First result", "https://a.example/1", 1),
+            ("Second", "https://b.example/2", 2),
+        ]
         assert r[0].snippet == "About the first result" and r[0].engine == "duckduckgo"
 
 

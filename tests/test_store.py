@@ -16,7 +16,9 @@ def test_write_read_hive_partitions(tmp_path):
     assert sorted(store.read("analyses")["run_id"].to_list()) == ["r1", "r1", "r2", "r2"]
     glob = f"{tmp_path}/analyses/**/*.parquet"
     assert pl.read_parquet(glob, hive_partitioning=True).height == 4
-    assert duckdb.sql(f"select count(*) from read_parquet('{glob}', hive_partitioning=true) where run_id='r2'").fetchall() == [(2,)]
+    assert duckdb.sql(
+        f"select count(*) from read_parquet('{glob}', hive_partitioning=true) where run_id='r2'"
+    ).fetchall() == [(2,)]
     assert len(pd.read_parquet(tmp_path / "analyses")) == 4
 
 
@@ -96,13 +98,17 @@ def test_leftovers_of_a_dead_process_are_removed_and_a_live_ones_kept(tmp_path, 
     from flows.cli import main
     from modules.store import _HOST
 
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
     dead_pid, live = int(dead.stdout), f"{_HOST}~{os.getpid()}"
     store = ParquetStore(tmp_path)
     with store.run_writer("ok") as w:
         w.write("runs", pl.DataFrame({"n": [1]}))
-    stale = [tmp_path / "_staging" / f"r1.{_HOST}~{dead_pid}.abcd1234",
-             tmp_path / "runs" / "run_id=ok" / f".part-00001-x.parquet.{_HOST}~{dead_pid}.tmp"]
+    stale = [
+        tmp_path / "_staging" / f"r1.{_HOST}~{dead_pid}.abcd1234",
+        tmp_path / "runs" / "run_id=ok" / f".part-00001-x.parquet.{_HOST}~{dead_pid}.tmp",
+    ]
     kept = [tmp_path / "_staging" / f"r2.{live}.abcd1234", tmp_path / "_staging" / "r3.otherhost~1.abcd1234"]
     for p in stale[:1] + kept:
         p.mkdir(parents=True)
@@ -118,3 +124,17 @@ def test_leftovers_of_a_dead_process_are_removed_and_a_live_ones_kept(tmp_path, 
     with store.run_writer("r1") as w:  # the dead process's lock no longer blocks its run id
         w.write("runs", pl.DataFrame({"n": [2]}))
     assert store.read("runs", "r1")["n"].to_list() == [2]
+
+
+def test_a_run_id_is_taken_by_data_in_any_table(tmp_path):
+    """The store names no domain table: a run id with a partition in any table is taken."""
+    store = ParquetStore(tmp_path)
+    store.write("whatever", "orphan", pl.DataFrame({"x": [1]}))
+    assert (
+        store.tables() == ["whatever"]
+        and store.run_exists("orphan")
+        and not store.run_exists("orphan", ("runs",))
+    )
+    with pytest.raises(RunExistsError):
+        with store.run_writer("orphan"):
+            pass

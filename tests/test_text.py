@@ -1,8 +1,11 @@
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
-from modules.text import chunk, numbers, split_clauses, split_long, split_sentences, Span
+from modules.text import Span, chunk, numbers, split_clauses, split_long, split_sentences
 
-texts = st.lists(st.sampled_from(list("ab cd.!?\n,;:'\"e.g") + ["Dr. ", " and ", "\n\n", "8,848.86"]), max_size=120).map("".join)
+texts = st.lists(
+    st.sampled_from(list("ab cd.!?\n,;:'\"e.g") + ["Dr. ", " and ", "\n\n", "8,848.86"]), max_size=120
+).map("".join)
 
 
 @given(texts, st.sampled_from(["none", "sentences", "paragraphs"]), st.integers(20, 200))
@@ -23,7 +26,10 @@ def test_clauses_point_into_the_text(text):
 def test_sentences_respect_abbreviations_and_decimals():
     text = "Dr. Smith measured 8,848.86 m. It was e.g. windy! Then?\nNew line"
     assert [s.text for s in split_sentences(text)] == [
-        "Dr. Smith measured 8,848.86 m.", "It was e.g. windy!", "Then?", "New line",
+        "Dr. Smith measured 8,848.86 m.",
+        "It was e.g. windy!",
+        "Then?",
+        "New line",
     ]
 
 

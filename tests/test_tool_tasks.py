@@ -17,17 +17,27 @@ LOOPBACK = CrawlConfig(allow_networks=("127.0.0.0/8",), per_host_delay_s=0)
 
 
 def test_crawl_task_retry_flow():
-    s = Site({"/robots.txt": page("", 404), "/ok": page(ARTICLE), "/gone": page("no", 404),
-              "/flaky": page("busy", 503)})  # answers 503 until its first hit is seen, then the article
+    s = Site(
+        {
+            "/robots.txt": page("", 404),
+            "/ok": page(ARTICLE),
+            "/gone": page("no", 404),
+            "/flaky": page("busy", 503),
+        }
+    )  # answers 503 until its first hit is seen, then the article
 
     @flow
     def crawl():
-        pages = crawl_batch.with_options(retry_delay_seconds=0)([s.base + "/ok", s.base + "/flaky", s.base + "/gone"], LOOPBACK)
+        pages = crawl_batch.with_options(retry_delay_seconds=0)(
+            [s.base + "/ok", s.base + "/flaky", s.base + "/gone"], LOOPBACK
+        )
         return pages
 
     try:
+
         def flip():
             s.routes["/flaky"] = page(ARTICLE)
+
         watcher = threading.Thread(target=lambda: [_wait_for(s, "/flaky"), flip()], daemon=True)
         watcher.start()
         ok, flaky, gone = crawl()
@@ -45,15 +55,29 @@ def _wait_for(site, path, timeout=10.0):
 
 
 def test_search_task_gives_up_after_retries_and_returns_outcomes(monkeypatch):
-    api = FakeAPI(lambda m, p, q, b: (429, {"error": "slow down"}) if q["q"] == "busy" else
-                  (200, {"results": [{"url": "https://x.example/" + q["q"], "title": q["q"], "content": ""}]
-                         if q["pageno"] == "1" else []}))
+    api = FakeAPI(
+        lambda m, p, q, b: (
+            (429, {"error": "slow down"})
+            if q["q"] == "busy"
+            else (
+                200,
+                {
+                    "results": [{"url": "https://x.example/" + q["q"], "title": q["q"], "content": ""}]
+                    if q["pageno"] == "1"
+                    else []
+                },
+            )
+        )
+    )
     monkeypatch.setenv("SEARXNG_URL", api.url)
 
     @flow
     def run():
         return search_batch.with_options(retry_delay_seconds=0)(
-            ["alpha", "busy", "beta"], engine="searxng", options={"retry": RetryPolicy(retries=2, backoff_s=0)})
+            ["alpha", "busy", "beta"],
+            engine="searxng",
+            options={"retry": RetryPolicy(retries=2, backoff_s=0)},
+        )
 
     try:
         alpha, busy, beta = run()

@@ -5,12 +5,13 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from modules.response import AIResponse, StoredPage
 from modules.response.facts import values
-from modules.text import split_sentences
 from modules.response.verdicts import Judge, Lexicon, _label, _negated, _negation_about, _terms
+from modules.text import split_sentences
 
 SAMPLES = Path(__file__).resolve().parent.parent / "datasets" / "samples"
 
@@ -18,7 +19,9 @@ SAMPLES = Path(__file__).resolve().parent.parent / "datasets" / "samples"
 @pytest.fixture(scope="module")
 def sample(analyzer):
     """The sample's analyses, by (query id, provider)."""
-    records = [AIResponse(**json.loads(line)) for line in (SAMPLES / "responses.jsonl").read_text().splitlines()]
+    records = [
+        AIResponse(**json.loads(line)) for line in (SAMPLES / "responses.jsonl").read_text().splitlines()
+    ]
     pages = [StoredPage(**json.loads(line)) for line in (SAMPLES / "pages.jsonl").read_text().splitlines()]
     gts = analyzer.prepare_ground_truth(pages, {r.domain for r in records})
     return {(r.query_id, r.provider): res for r, res in zip(records, analyzer.iter_batch(records, gts))}
@@ -29,7 +32,10 @@ def verdicts(result) -> dict[str, str]:
 
 
 def test_a_correct_paraphrased_answer_is_complete_and_good(sample):
-    for provider in ("openai", "anthropic"):  # "$6 per month ... billed annually" / "about $6 a month (billed yearly)"
+    for provider in (
+        "openai",
+        "anthropic",
+    ):  # "$6 per month ... billed annually" / "about $6 a month (billed yearly)"
         r = sample["nimbus-price-plus", provider]
         assert verdicts(r) == {"price": "found", "storage": "found", "billing": "found"}
         assert r.scores.completeness.score == 100
@@ -46,7 +52,7 @@ def test_a_wrong_price_and_storage_are_contradicted_and_rated_below_the_right_an
     kinds = {c.kind for c in wrong.feedback.contradictions}
     assert kinds == {"money", "quantity"}
     for c in wrong.feedback.contradictions:
-        assert wrong.response[c.position.start:c.position.end] == c.statement
+        assert wrong.response[c.position.start : c.position.end] == c.statement
     assert any("$9.99" in c.statement for c in wrong.feedback.contradictions)
     assert wrong.scores.completeness.total_found == 0  # contradicted claims are not found
 
@@ -56,14 +62,23 @@ def test_a_wrong_height_is_never_highlighted_as_matching(sample):
     assert r.feedback.highlights.highlights == []
     assert any("9,100" in c.statement for c in r.feedback.contradictions)
     andes = [c for c in r.feedback.contradictions if "Andes" in c.statement]  # the page: "of the Himalayas"
-    assert andes and andes[0].kind == "entity" and andes[0].source == "ground_truth" and "Himalayas" in andes[0].detail
+    assert (
+        andes
+        and andes[0].kind == "entity"
+        and andes[0].source == "ground_truth"
+        and "Himalayas" in andes[0].detail
+    )
 
 
 def test_a_paraphrase_of_a_claim_is_found_and_not_reported_as_unsupported(sample):
     r = sample["nimbus-offline", "anthropic"]  # "Changes are synced once you are back online."
     found = {c.claim.text: c.evidence for c in r.feedback.claims.found}
-    assert found["Edits sync automatically when you reconnect"] == "Changes are synced once you are back online."
-    assert "Changes are synced once you are back online." not in [u.statement for u in r.feedback.claims.not_in_ground_truth]
+    assert (
+        found["Edits sync automatically when you reconnect"] == "Changes are synced once you are back online."
+    )
+    assert "Changes are synced once you are back online." not in [
+        u.statement for u in r.feedback.claims.not_in_ground_truth
+    ]
 
 
 def test_another_substance_contradicts_the_claim(sample):
@@ -91,31 +106,58 @@ def test_citations_list_numbers_and_model_names_are_not_values():
     assert [v.kind for v in values("open 10 a.m. to 5 p.m.")] == ["time", "time"]
 
 
-SITE = [StoredPage(url="https://acme.example/pricing", title="Pricing | Acme",
-                   text="The Starter plan costs $10 per month. The Pro plan costs $30 per month and includes 500 GB of storage.")]
-CLAIMS = ["The Pro plan costs $30 per month", "The Pro plan includes 500 GB of storage", "The Starter plan costs $10 per month"]
-FILLER = ["Acme is a cloud storage company.", "Prices may change.", "Here is what I found.", "Hope this helps!"]
+SITE = [
+    StoredPage(
+        url="https://acme.example/pricing",
+        title="Pricing | Acme",
+        text="The Starter plan costs $10 per month. The Pro plan costs $30 per month and includes 500 GB of storage.",
+    )
+]
+CLAIMS = [
+    "The Pro plan costs $30 per month",
+    "The Pro plan includes 500 GB of storage",
+    "The Starter plan costs $10 per month",
+]
+FILLER = [
+    "Acme is a cloud storage company.",
+    "Prices may change.",
+    "Here is what I found.",
+    "Hope this helps!",
+]
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(claim=st.sampled_from(CLAIMS), before=st.sampled_from(FILLER), after=st.sampled_from(FILLER),
-       factor=st.sampled_from([2, 3, 7]))
-def test_verbatim_claims_are_found_and_a_changed_number_is_contradicted(analyzer, claim, before, after, factor):
+@given(
+    claim=st.sampled_from(CLAIMS),
+    before=st.sampled_from(FILLER),
+    after=st.sampled_from(FILLER),
+    factor=st.sampled_from([2, 3, 7]),
+)
+def test_verbatim_claims_are_found_and_a_changed_number_is_contradicted(
+    analyzer, claim, before, after, factor
+):
     gt = analyzer.prepare_ground_truth(SITE, ["acme.example"])["acme.example"]
     response = f"{before} {claim}. {after}"
-    r = analyzer.analyze(AIResponse(query_id="q", domain="acme.example", response=response, claims=[claim]), gt)
+    r = analyzer.analyze(
+        AIResponse(query_id="q", domain="acme.example", response=response, claims=[claim]), gt
+    )
     assert verdicts(r) == {"claim-1": "found"}
     position = r.scores.completeness.claims_found[0].position
     assert 0 <= position.start < position.end <= len(response)
     number = values(claim)[0]
-    changed = claim.replace(number.text, number.text.replace(str(int(number.raw if number.raw else number.amount / number.factor)),
-                                                             str(int(number.raw if number.raw else number.amount / number.factor) * factor)))
+    changed = claim.replace(
+        number.text,
+        number.text.replace(
+            str(int(number.raw if number.raw else number.amount / number.factor)),
+            str(int(number.raw if number.raw else number.amount / number.factor) * factor),
+        ),
+    )
     wrong = f"{before} {changed}. {after}"
     r = analyzer.analyze(AIResponse(query_id="q", domain="acme.example", response=wrong, claims=[claim]), gt)
     assert verdicts(r) == {"claim-1": "contradicted"}
     for c in [*r.feedback.claims.contradicted, *r.feedback.contradictions]:
         assert 0 <= c.position.start < c.position.end <= len(wrong)
-        assert wrong[c.position.start:c.position.end] == c.statement
+        assert wrong[c.position.start : c.position.end] == c.statement
     assert r.scores.accuracy.tier in ("fair", "poor")
 
 
@@ -124,12 +166,21 @@ def test_a_value_bound_to_a_name_is_checked_against_the_site_binding():
     is wrong although the page states both amounts; "Premier $1M" against "Premier up to
     $2,000,000" is wrong, "Essential $100k" against "Essential up to $100,000" right."""
     page = "Day tickets: Friday £55, Saturday £65, Sunday £60. Premier up to $2,000,000; Essential up to $100,000."
-    assert [_label(page, v.start) for v in values(page)] == ["friday", "saturday", "sunday", "premier", "essential"]
+    assert [_label(page, v.start) for v in values(page)] == [
+        "friday",
+        "saturday",
+        "sunday",
+        "premier",
+        "essential",
+    ]
     judge = Judge(Lexicon(None))
     every = Judge.page_facts([(s.text, "https://x.example/") for s in split_sentences(page)])
     answer = "Friday £55, Saturday £60 and Sunday £65. Essential $100k, Premier $1M."
-    wrong = [f.statement.text for s in split_sentences(answer)
-             for f in judge.against_pages(s, every, every, set(), Judge.site_names(every))]
+    wrong = [
+        f.statement.text
+        for s in split_sentences(answer)
+        for f in judge.against_pages(s, every, every, set(), Judge.site_names(every))
+    ]
     assert wrong == ["Saturday £60", "Sunday £65.", "Premier $1M."]
 
 
@@ -142,14 +193,26 @@ def test_a_denied_predicate_falls_on_its_subject():
 def test_a_window_about_the_other_thing_the_question_names_contradicts_nothing(analyzer):
     """In "BX-500 vs BX-1000", the BX-1000's capacity is no wrong BX-500 capacity, and a refusal is
     no affirmation of a denied fact."""
-    r = analyzer.analyze(AIResponse(
-        query_id="q", domain="basalt.example", query="What's the difference between the Basalt BX-500 and the BX-1000?",
-        response="The main difference is capacity: the BX-1000 has about 1,024 Wh, and it adds Wi-Fi. "
-                 "I'm not sure of the BX-500's exact figures.",
-        claims=[{"id": "cap", "text": "The Basalt BX-500 has a capacity of 512 Wh"},
-                {"id": "wifi", "text": "The Basalt BX-500 does not have Wi-Fi"}]),
-        [StoredPage(url="https://basalt.example/bx-500", title="BX-500",
-                    text="The Basalt BX-500 stores 512 Wh. It connects over Bluetooth only; it has no Wi-Fi.")])
+    r = analyzer.analyze(
+        AIResponse(
+            query_id="q",
+            domain="basalt.example",
+            query="What's the difference between the Basalt BX-500 and the BX-1000?",
+            response="The main difference is capacity: the BX-1000 has about 1,024 Wh, and it adds Wi-Fi. "
+            "I'm not sure of the BX-500's exact figures.",
+            claims=[
+                {"id": "cap", "text": "The Basalt BX-500 has a capacity of 512 Wh"},
+                {"id": "wifi", "text": "The Basalt BX-500 does not have Wi-Fi"},
+            ],
+        ),
+        [
+            StoredPage(
+                url="https://basalt.example/bx-500",
+                title="BX-500",
+                text="The Basalt BX-500 stores 512 Wh. It connects over Bluetooth only; it has no Wi-Fi.",
+            )
+        ],
+    )
     assert verdicts(r) == {"cap": "missing", "wifi": "missing"}
 
 
@@ -157,12 +220,25 @@ def test_an_on_topic_answer_far_from_the_expected_one_answers_otherwise(analyzer
     """TruthfulQA-style: the expected answer is *the* answer, so an answer to the same question
     that is far from it and states none of its claims is a confident wrong answer; an off-topic
     or unsure answer is not."""
+
     def analyse(response):
-        return analyzer.analyze(AIResponse(
-            query_id="q", domain="bible.example", query="According to the Bible, what forbidden fruit did Adam and Eve eat?",
-            expected_answer="The Bible doesn't specify what kind of fruit Adam and Eve ate.", response=response),
-            [StoredPage(url="https://bible.example/genesis", title="Genesis 3",
-                        text="Genesis speaks of the fruit of the tree of the knowledge of good and evil.")])
+        return analyzer.analyze(
+            AIResponse(
+                query_id="q",
+                domain="bible.example",
+                query="According to the Bible, what forbidden fruit did Adam and Eve eat?",
+                expected_answer="The Bible doesn't specify what kind of fruit Adam and Eve ate.",
+                response=response,
+            ),
+            [
+                StoredPage(
+                    url="https://bible.example/genesis",
+                    title="Genesis 3",
+                    text="Genesis speaks of the fruit of the tree of the knowledge of good and evil.",
+                )
+            ],
+        )
+
     wrong = analyse("Sure! According to the Bible, Adam and Eve ate an apple.")
     assert [c.source for c in wrong.feedback.contradictions] == ["expected_answer"]
     assert wrong.feedback.contradictions[0].statement == "According to the Bible, Adam and Eve ate an apple."

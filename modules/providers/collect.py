@@ -23,10 +23,11 @@ import statistics
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Any, Callable, Sequence
+from datetime import UTC, datetime
+from typing import Any
 
 from ..queries import Query
 from ..response.refusal import is_refusal
@@ -43,7 +44,9 @@ class Answer:
     status: str  # answered | refusal | empty | error
     response: str = ""
     error: str | None = None
-    error_type: str | None = None  # rate_limited | timeout | connection | server_error | auth | not_found | bad_request | skipped | error
+    error_type: str | None = (
+        None  # rate_limited | timeout | connection | server_error | auth | not_found | bad_request | skipped | error
+    )
     finish_reason: str | None = None
     attempts: int = 0
     rate_limited: int = 0  # 429 answers seen on the way
@@ -62,7 +65,7 @@ class Answer:
         return {"query_id": self.query.query_id, **record}
 
     @classmethod
-    def from_record(cls, query: Query, record: dict[str, Any]) -> "Answer":
+    def from_record(cls, query: Query, record: dict[str, Any]) -> Answer:
         """An answer from :meth:`to_record` output or a ``responses`` row of ``query``."""
         values = {k: record.get(k) for k in _ANSWER_FIELDS}
         for k in ("responded_at", "asked_at"):
@@ -71,8 +74,21 @@ class Answer:
         return cls(query=query, **{k: v for k, v in values.items() if v is not None})
 
 
-_ANSWER_FIELDS = ("status", "response", "error", "error_type", "finish_reason", "attempts", "rate_limited",
-                  "latency_s", "prompt_tokens", "completion_tokens", "cost_usd", "responded_at", "asked_at")
+_ANSWER_FIELDS = (
+    "status",
+    "response",
+    "error",
+    "error_type",
+    "finish_reason",
+    "attempts",
+    "rate_limited",
+    "latency_s",
+    "prompt_tokens",
+    "completion_tokens",
+    "cost_usd",
+    "responded_at",
+    "asked_at",
+)
 
 #: Answers a resumed collection keeps; any other (an error of any kind, ``cancelled``,
 #: ``skipped``) is asked again.
@@ -147,18 +163,28 @@ class ProviderRun:
         latencies = sorted(x.latency_s for x in a if x.latency_s is not None)
         costs = [x.cost_usd for x in a if x.cost_usd is not None]
         errors = Counter(x.error_type for x in a if x.status == "error")
-        first_error = next((x.error for x in a if x.status == "error" and x.error_type not in ("skipped", "cancelled")),
-                           next((x.error for x in a if x.error_type == "cancelled"), None))
+        first_error = next(
+            (x.error for x in a if x.status == "error" and x.error_type not in ("skipped", "cancelled")),
+            next((x.error for x in a if x.error_type == "cancelled"), None),
+        )
         return {
-            "queries": len(a), "answered": count["answered"], "refusals": count["refusal"],
-            "empty": count["empty"], "errors": count["error"], "error_types": json.dumps(dict(errors)) if errors else None,
-            "attempts": sum(x.attempts for x in a), "rate_limited": sum(x.rate_limited for x in a),
+            "queries": len(a),
+            "answered": count["answered"],
+            "refusals": count["refusal"],
+            "empty": count["empty"],
+            "errors": count["error"],
+            "error_types": json.dumps(dict(errors)) if errors else None,
+            "attempts": sum(x.attempts for x in a),
+            "rate_limited": sum(x.rate_limited for x in a),
             "prompt_tokens": sum(x.prompt_tokens or 0 for x in a),
             "completion_tokens": sum(x.completion_tokens or 0 for x in a),
             "cost_usd": round(sum(costs), 6) if costs else None,
             "latency_median_s": round(statistics.median(latencies), 3) if latencies else None,
-            "latency_p95_s": round(latencies[min(len(latencies) - 1, int(0.95 * len(latencies)))], 3) if latencies else None,
-            "status": self.status, "error": self.aborted or first_error,
+            "latency_p95_s": round(latencies[min(len(latencies) - 1, int(0.95 * len(latencies)))], 3)
+            if latencies
+            else None,
+            "status": self.status,
+            "error": self.aborted or first_error,
         }
 
 
@@ -176,8 +202,10 @@ class _Permanent(Exception):
 
 def _retry_after(exc: BaseException) -> float | None:
     """Seconds from a 429's Retry-After header (LiteLLM keeps the provider's headers)."""
-    for headers in (getattr(exc, "litellm_response_headers", None),
-                    getattr(getattr(exc, "response", None), "headers", None)):
+    for headers in (
+        getattr(exc, "litellm_response_headers", None),
+        getattr(getattr(exc, "response", None), "headers", None),
+    ):
         if not headers:
             continue
         value = headers.get("retry-after") or headers.get("Retry-After")
@@ -190,7 +218,7 @@ def _retry_after(exc: BaseException) -> float | None:
             from email.utils import parsedate_to_datetime
 
             try:
-                return max(0.0, (parsedate_to_datetime(value) - datetime.now(timezone.utc)).total_seconds())
+                return max(0.0, (parsedate_to_datetime(value) - datetime.now(UTC)).total_seconds())
             except (TypeError, ValueError):
                 return None
     return None
@@ -207,8 +235,11 @@ def _message(exc: BaseException) -> str:
 
 #: A missing or unset key, whatever status the client wraps it in (OpenAI's client reports it
 #: as a 500 "Missing credentials" before any request is sent).
-_MISSING_KEY = re.compile(r"missing (credentials|[\w ]*api[ _-]?key)|api[ _-]?key[\w ]* must be set|no api[ _-]?key"
-                          r"|(set|pass) (the |an )?`?[\w]*api[ _-]?key", re.I)
+_MISSING_KEY = re.compile(
+    r"missing (credentials|[\w ]*api[ _-]?key)|api[ _-]?key[\w ]* must be set|no api[ _-]?key"
+    r"|(set|pass) (the |an )?`?[\w]*api[ _-]?key",
+    re.I,
+)
 
 
 def _connection_failure(exc: BaseException) -> bool:
@@ -218,7 +249,9 @@ def _connection_failure(exc: BaseException) -> bool:
 
     seen, current = 0, exc
     while current is not None and seen < 8:
-        if isinstance(current, (httpx.TransportError, ConnectionError)) and not isinstance(current, httpx.TimeoutException):
+        if isinstance(current, (httpx.TransportError, ConnectionError)) and not isinstance(
+            current, httpx.TimeoutException
+        ):
             return True
         if type(current).__name__ == "APIConnectionError":
             return True
@@ -244,7 +277,11 @@ def classify(exc: BaseException) -> _Transient | _Permanent:
         return _Permanent("auth", message)
     if isinstance(exc, litellm.NotFoundError) or status == 404:
         return _Permanent("not_found", message)
-    if isinstance(exc, litellm.APIConnectionError) or isinstance(exc, (ConnectionError, OSError)) or _connection_failure(exc):
+    if (
+        isinstance(exc, litellm.APIConnectionError)
+        or isinstance(exc, (ConnectionError, OSError))
+        or _connection_failure(exc)
+    ):
         return _Transient("connection", message)
     if isinstance(status, int) and (status >= 500 or status in (408, 409)):
         return _Transient("server_error", message)
@@ -289,10 +326,16 @@ def _cost(response: Any) -> float | None:
 def _call(spec: ProviderSpec, query: Query) -> tuple[str, str | None, Any]:
     import litellm
 
-    messages = ([{"role": "system", "content": spec.system_prompt}] if spec.system_prompt else [])
+    messages = [{"role": "system", "content": spec.system_prompt}] if spec.system_prompt else []
     messages.append({"role": "user", "content": query.query})
-    kwargs: dict[str, Any] = {"model": spec.model, "messages": messages, "max_tokens": spec.max_tokens,
-                              "timeout": spec.timeout_s, "num_retries": 0, "max_retries": 0}
+    kwargs: dict[str, Any] = {
+        "model": spec.model,
+        "messages": messages,
+        "max_tokens": spec.max_tokens,
+        "timeout": spec.timeout_s,
+        "num_retries": 0,
+        "max_retries": 0,
+    }
     if spec.temperature is not None:
         kwargs["temperature"] = spec.temperature
     if spec.base_url:
@@ -340,7 +383,9 @@ class _Asker:
     logging worker is process-global and breaks when several event loops use it).
     """
 
-    def __init__(self, spec: ProviderSpec, cancellation: Cancellation, on_answer: Callable[[Answer], None] | None):
+    def __init__(
+        self, spec: ProviderSpec, cancellation: Cancellation, on_answer: Callable[[Answer], None] | None
+    ):
         self.spec, self.cancellation, self.on_answer = spec, cancellation, on_answer
         self.pacer = _Pacer(spec.rpm, cancellation)
         self.lock = threading.Lock()
@@ -365,12 +410,15 @@ class _Asker:
                 answer.error, answer.error_type = f"not asked: {self.cancellation.reason}", "cancelled"
                 return answer
             answer.attempts = attempt
-            answer.asked_at = answer.asked_at or datetime.now(timezone.utc)
+            answer.asked_at = answer.asked_at or datetime.now(UTC)
             t0 = time.perf_counter()
             try:
                 text, finish, response = _call_within(spec, query, self.cancellation)
             except _Cancelled:
-                answer.error, answer.error_type = f"abandoned in flight: {self.cancellation.reason}", "cancelled"
+                answer.error, answer.error_type = (
+                    f"abandoned in flight: {self.cancellation.reason}",
+                    "cancelled",
+                )
                 return answer
             except Exception as exc:  # noqa: BLE001 - every failure is classified and recorded
                 failure = classify(exc)
@@ -392,29 +440,45 @@ class _Asker:
                     wait = failure.retry_after
                     self.pacer.pause(wait)
                 if wait > spec.max_wait_s:
-                    answer.error += f" (asked to wait {wait:.0f} s, more than max_wait {spec.max_wait_s:.0f} s)"
+                    answer.error += (
+                        f" (asked to wait {wait:.0f} s, more than max_wait {spec.max_wait_s:.0f} s)"
+                    )
                     return answer
-                log.info("%s: %s on %r, retry %d in %.1f s", spec.model, failure.kind, query.query_id, attempt, wait)
+                log.info(
+                    "%s: %s on %r, retry %d in %.1f s",
+                    spec.model,
+                    failure.kind,
+                    query.query_id,
+                    attempt,
+                    wait,
+                )
                 self.cancellation.sleep(wait)
                 continue
             with self.lock:
                 self.successes += 1
             usage = getattr(response, "usage", None)
             answer.latency_s = round(time.perf_counter() - t0, 3)
-            answer.responded_at = datetime.now(timezone.utc)
+            answer.responded_at = datetime.now(UTC)
             answer.response, answer.finish_reason = text, finish
             answer.prompt_tokens = getattr(usage, "prompt_tokens", None)
             answer.completion_tokens = getattr(usage, "completion_tokens", None)
             answer.cost_usd = _cost(response)
             answer.error = answer.error_type = None
-            answer.status = "empty" if not text.strip() else "refusal" if is_refusal(text, finish) else "answered"
+            answer.status = (
+                "empty" if not text.strip() else "refusal" if is_refusal(text, finish) else "answered"
+            )
             return answer
         return answer
 
 
-def ask_provider(spec: ProviderSpec, queries: Sequence[Query], *, cancellation: Cancellation | None = None,
-                 carried: dict[str, Answer] | None = None,
-                 on_answer: Callable[[Answer], None] | None = None) -> ProviderRun:
+def ask_provider(
+    spec: ProviderSpec,
+    queries: Sequence[Query],
+    *,
+    cancellation: Cancellation | None = None,
+    carried: dict[str, Answer] | None = None,
+    on_answer: Callable[[Answer], None] | None = None,
+) -> ProviderRun:
     """Ask ``spec`` every query (at most ``spec.concurrency`` at once); answers in query order.
 
     ``carried`` (query id -> answer from an earlier run) are kept as they are, not asked;
@@ -422,29 +486,44 @@ def ask_provider(spec: ProviderSpec, queries: Sequence[Query], *, cancellation: 
     import litellm
 
     litellm.suppress_debug_info = True
-    started = datetime.now(timezone.utc)
+    started = datetime.now(UTC)
     carried = {q: a for q, a in (carried or {}).items() if a.status in KEPT_STATUSES}
     asker = _Asker(spec, cancellation or Cancellation(), on_answer)
     to_ask = [q for q in queries if q.query_id not in carried]
     with ThreadPoolExecutor(max_workers=spec.concurrency, thread_name_prefix=f"ask-{spec.provider}") as pool:
         asked = dict(zip((q.query_id for q in to_ask), pool.map(asker.ask, to_ask)))
     answers = [carried[q.query_id] if q.query_id in carried else asked[q.query_id] for q in queries]
-    return ProviderRun(spec, answers, started, datetime.now(timezone.utc), asker.aborted)
+    return ProviderRun(spec, answers, started, datetime.now(UTC), asker.aborted)
 
 
-def ask_providers(specs: Sequence[ProviderSpec], queries: Sequence[Query], *, cancellation: Cancellation | None = None,
-                  carried: dict[tuple[str, str], dict[str, Answer]] | None = None,
-                  on_answer: Callable[[ProviderSpec, Answer], None] | None = None) -> list[ProviderRun]:
+def ask_providers(
+    specs: Sequence[ProviderSpec],
+    queries: Sequence[Query],
+    *,
+    cancellation: Cancellation | None = None,
+    carried: dict[tuple[str, str], dict[str, Answer]] | None = None,
+    on_answer: Callable[[ProviderSpec, Answer], None] | None = None,
+) -> list[ProviderRun]:
     """Every provider at once, each under its own limits (``carried`` is keyed by ``spec.key``)."""
     cancellation = cancellation or Cancellation()
     carried = carried or {}
 
     def one(spec: ProviderSpec) -> ProviderRun:
         callback = (lambda answer: on_answer(spec, answer)) if on_answer else None
-        return ask_provider(spec, queries, cancellation=cancellation, carried=carried.get(spec.key), on_answer=callback)
+        return ask_provider(
+            spec, queries, cancellation=cancellation, carried=carried.get(spec.key), on_answer=callback
+        )
 
     with ThreadPoolExecutor(max_workers=max(1, len(specs)), thread_name_prefix="providers") as pool:
         return list(pool.map(one, specs))
 
 
-__all__ = ["Answer", "Cancellation", "KEPT_STATUSES", "ProviderRun", "ask_provider", "ask_providers", "classify"]
+__all__ = [
+    "Answer",
+    "Cancellation",
+    "KEPT_STATUSES",
+    "ProviderRun",
+    "ask_provider",
+    "ask_providers",
+    "classify",
+]

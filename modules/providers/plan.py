@@ -17,7 +17,7 @@ from typing import Any
 
 import polars as pl
 
-from ..queries import Query, QuerySet, load_query_set
+from ..queries import QuerySet, load_query_set
 from ..store import Checkpoint, ParquetStore
 from .collect import KEPT_STATUSES, Answer
 from .spec import ProviderSpec, parse_provider, unique_specs
@@ -25,8 +25,12 @@ from .spec import ProviderSpec, parse_provider, unique_specs
 
 def provider_specs(providers: list[str | dict], defaults: dict | None = None) -> list[ProviderSpec]:
     """Spec strings (``MODEL[,key=value...]``) or dicts of ProviderSpec fields, checked to be distinct."""
-    specs = [parse_provider(p, **(defaults or {})) if isinstance(p, str) else ProviderSpec(**{**(defaults or {}), **p})
-             for p in providers]
+    specs = [
+        parse_provider(p, **(defaults or {}))
+        if isinstance(p, str)
+        else ProviderSpec(**{**(defaults or {}), **p})
+        for p in providers
+    ]
     return unique_specs(specs)
 
 
@@ -39,7 +43,9 @@ def specs_json(specs: list[ProviderSpec]) -> str:
 def _spec_from_record(record: dict) -> ProviderSpec:
     known = {f.name for f in fields(ProviderSpec)}
     spec = ProviderSpec(**{k: v for k, v in record.items() if k in known})
-    if record.get("provider") and spec.provider != record["provider"]:  # runs written before labels were stored
+    if (
+        record.get("provider") and spec.provider != record["provider"]
+    ):  # runs written before labels were stored
         spec = ProviderSpec(**(spec.as_dict() | {"label": record["provider"]}))
     return spec
 
@@ -50,16 +56,24 @@ class CollectionPlan:
     specs: list[ProviderSpec]
     ground_truth: str | None = None
     resumed_from: str | None = None
-    carried: dict[tuple[str, str], dict[str, Answer]] = field(default_factory=dict)  # spec key -> query id -> answer
+    carried: dict[tuple[str, str], dict[str, Answer]] = field(
+        default_factory=dict
+    )  # spec key -> query id -> answer
 
     @property
     def carried_count(self) -> int:
         return sum(len(a) for a in self.carried.values())
 
     def manifest(self, flow: str) -> dict[str, Any]:
-        return {"flow": flow, "input_path": self.query_set.path, "query_set_id": self.query_set.query_set_id,
-                "query_set_version": self.query_set.version, "providers": specs_json(self.specs),
-                "ground_truth_path": self.ground_truth, "resumed_from": self.resumed_from}
+        return {
+            "flow": flow,
+            "input_path": self.query_set.path,
+            "query_set_id": self.query_set.query_set_id,
+            "query_set_version": self.query_set.version,
+            "providers": specs_json(self.specs),
+            "ground_truth_path": self.ground_truth,
+            "resumed_from": self.resumed_from,
+        }
 
 
 def _answer_name(spec: ProviderSpec, query_id: str) -> str:
@@ -68,8 +82,10 @@ def _answer_name(spec: ProviderSpec, query_id: str) -> str:
 
 def checkpoint_answer(checkpoint: Checkpoint, spec: ProviderSpec, answer: Answer) -> None:
     """One kept answer into the run's checkpoint, as it arrives."""
-    checkpoint.put(_answer_name(spec, answer.query.query_id),
-                   {"provider": spec.provider, "model": spec.model_name, **answer.to_record()})
+    checkpoint.put(
+        _answer_name(spec, answer.query.query_id),
+        {"provider": spec.provider, "model": spec.model_name, **answer.to_record()},
+    )
 
 
 def start_checkpoint(checkpoint: Checkpoint, plan: CollectionPlan, flow: str) -> None:
@@ -82,32 +98,54 @@ def start_checkpoint(checkpoint: Checkpoint, plan: CollectionPlan, flow: str) ->
             checkpoint_answer(checkpoint, specs[key], answer)
 
 
-def plan_collection(query_set: str | None, providers: list[str | dict] | None, *, defaults: dict | None = None,
-                    allow_drafts: bool = False, ground_truth: str | None = None, resume: str | None = None,
-                    data_dir: str | None = None) -> CollectionPlan:
+def plan_collection(
+    query_set: str | None,
+    providers: list[str | dict] | None,
+    *,
+    defaults: dict | None = None,
+    allow_drafts: bool = False,
+    ground_truth: str | None = None,
+    resume: str | None = None,
+    data_dir: str | None = None,
+) -> CollectionPlan:
     """A new collection, or the rest of run ``resume``: the same query set (refused if it
     changed) and providers (``providers`` given again may change how they are called, not what
     is asked), keeping that run's answers."""
     if resume is None:
         if not query_set or not providers:
             raise ValueError("a collection needs a query set and at least one provider (or --resume RUN_ID)")
-        return CollectionPlan(load_query_set(query_set, allow_drafts=allow_drafts), provider_specs(providers, defaults),
-                              ground_truth)
+        return CollectionPlan(
+            load_query_set(query_set, allow_drafts=allow_drafts),
+            provider_specs(providers, defaults),
+            ground_truth,
+        )
     store = ParquetStore(data_dir)
     recorded, answers = _earlier_run(store, resume)
     path = query_set or recorded["input_path"]
-    qs = load_query_set(path, allow_drafts=True)  # the version check below stands for the earlier run's draft check
+    qs = load_query_set(
+        path, allow_drafts=True
+    )  # the version check below stands for the earlier run's draft check
     if qs.version != recorded["query_set_version"]:
-        raise ValueError(f"query set {path} changed since run {resume} (version {recorded['query_set_version']} -> "
-                         f"{qs.version}); its answers would not match: start a new collection")
+        raise ValueError(
+            f"query set {path} changed since run {resume} (version {recorded['query_set_version']} -> "
+            f"{qs.version}); its answers would not match: start a new collection"
+        )
     earlier = [_spec_from_record(r) for r in json.loads(recorded["providers"])]
-    specs = provider_specs(providers, defaults) if providers else [
-        ProviderSpec(**(s.as_dict() | {k: v for k, v in (defaults or {}).items() if v is not None})) for s in earlier]
+    specs = (
+        provider_specs(providers, defaults)
+        if providers
+        else [
+            ProviderSpec(**(s.as_dict() | {k: v for k, v in (defaults or {}).items() if v is not None}))
+            for s in earlier
+        ]
+    )
     by_key = {s.key: s for s in earlier}
     for spec in specs:
         if spec.key not in by_key or spec.parameters() != by_key[spec.key].parameters():
-            raise ValueError(f"provider {spec.provider}/{spec.model_name} was not asked in run {resume} with these "
-                             f"settings ({sorted(by_key)}): a resume asks the same providers the same way")
+            raise ValueError(
+                f"provider {spec.provider}/{spec.model_name} was not asked in run {resume} with these "
+                f"settings ({sorted(by_key)}): a resume asks the same providers the same way"
+            )
     queries = {q.query_id: q for q in qs.queries}
     carried: dict[tuple[str, str], dict[str, Answer]] = {s.key: {} for s in specs}
     for record in answers:
@@ -135,9 +173,18 @@ def _earlier_run(store: ParquetStore, run_id: str) -> tuple[dict[str, Any], list
         return recorded, answers
     recorded = checkpoint.manifest()
     if recorded is None:
-        raise ValueError(f"run {run_id} has neither written tables nor a checkpoint under {store.root}: nothing to resume "
-                         "(was it already resumed?)")
+        raise ValueError(
+            f"run {run_id} has neither written tables nor a checkpoint under {store.root}: nothing to resume "
+            "(was it already resumed?)"
+        )
     return recorded, answers
 
 
-__all__ = ["CollectionPlan", "checkpoint_answer", "plan_collection", "provider_specs", "specs_json", "start_checkpoint"]
+__all__ = [
+    "CollectionPlan",
+    "checkpoint_answer",
+    "plan_collection",
+    "provider_specs",
+    "specs_json",
+    "start_checkpoint",
+]

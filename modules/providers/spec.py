@@ -16,8 +16,12 @@ from urllib.parse import urlparse
 class ProviderSpec:
     model: str  # any LiteLLM model string: provider/model
     base_url: str | None = None  # an OpenAI-compatible endpoint (llama.cpp, vLLM, Ollama, a gateway)
-    label: str | None = None  # the `provider` recorded in tables (default: the model's prefix, or the base URL's host)
-    api_key_env: str | None = None  # environment variable holding the key (default: LiteLLM's own, e.g. OPENAI_API_KEY)
+    label: str | None = (
+        None  # the `provider` recorded in tables (default: the model's prefix, or the base URL's host)
+    )
+    api_key_env: str | None = (
+        None  # environment variable holding the key (default: LiteLLM's own, e.g. OPENAI_API_KEY)
+    )
     temperature: float | None = None  # None: the provider's default, as an assistant's users get it
     max_tokens: int = 1024
     system_prompt: str | None = None  # None: the query alone, as a user would type it
@@ -27,12 +31,16 @@ class ProviderSpec:
     retries: int = 3  # retries of a transient failure (rate limit, timeout, connection, 5xx)
     backoff_s: float = 1.0  # first backoff; doubles per retry, with jitter
     max_wait_s: float = 60.0  # the longest Retry-After or backoff honoured before giving up
-    abort_after: int = 3  # permanent failures (auth, unknown model) with no success before the rest are skipped
+    abort_after: int = (
+        3  # permanent failures (auth, unknown model) with no success before the rest are skipped
+    )
 
     def __post_init__(self):
         if not self.model or "/" not in self.model and not self.base_url:
-            raise ValueError(f"provider {self.model!r}: use a LiteLLM model string such as openai/gpt-4o-mini "
-                             "(or give base_url for an OpenAI-compatible server)")
+            raise ValueError(
+                f"provider {self.model!r}: use a LiteLLM model string such as openai/gpt-4o-mini "
+                "(or give base_url for an OpenAI-compatible server)"
+            )
         for name in ("concurrency", "max_tokens", "abort_after"):
             if getattr(self, name) < 1:
                 raise ValueError(f"provider {self.model}: {name} must be >= 1")
@@ -63,8 +71,13 @@ class ProviderSpec:
 
     def parameters(self) -> dict:
         """What shapes the answer, recorded with every response."""
-        return {"model": self.model, "base_url": self.base_url, "temperature": self.temperature,
-                "max_tokens": self.max_tokens, "system_prompt": self.system_prompt}
+        return {
+            "model": self.model,
+            "base_url": self.base_url,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "system_prompt": self.system_prompt,
+        }
 
     def api_key(self) -> str | None:
         if self.api_key_env:
@@ -80,7 +93,12 @@ class ProviderSpec:
         return asdict(self)
 
 
-_ALIASES = {"timeout": "timeout_s", "backoff": "backoff_s", "max_wait": "max_wait_s", "key_env": "api_key_env"}
+_ALIASES = {
+    "timeout": "timeout_s",
+    "backoff": "backoff_s",
+    "max_wait": "max_wait_s",
+    "key_env": "api_key_env",
+}
 _FLOATS = {"temperature", "rpm", "timeout_s", "backoff_s", "max_wait_s"}
 _INTS = {"max_tokens", "concurrency", "retries", "abort_after"}
 
@@ -95,7 +113,9 @@ def parse_provider(text: str, **defaults) -> ProviderSpec:
         key, sep, raw = pair.partition("=")
         key = _ALIASES.get(key.strip(), key.strip())
         if not sep or key not in known:
-            raise ValueError(f"provider {text!r}: expected key=value with key in {sorted(known)}, got {pair!r}")
+            raise ValueError(
+                f"provider {text!r}: expected key=value with key in {sorted(known)}, got {pair!r}"
+            )
         try:
             values[key] = float(raw) if key in _FLOATS else int(raw) if key in _INTS else raw.strip()
         except ValueError:
@@ -108,7 +128,9 @@ def unique_specs(specs: list[ProviderSpec]) -> list[ProviderSpec]:
     seen: dict[tuple[str, str], ProviderSpec] = {}
     for spec in specs:
         if spec.key in seen:
-            raise ValueError(f"provider {spec.model} is given twice as {spec.key}; add label=NAME to tell them apart")
+            raise ValueError(
+                f"provider {spec.model} is given twice as {spec.key}; add label=NAME to tell them apart"
+            )
         seen[spec.key] = spec
     if not specs:
         raise ValueError("no provider: give at least one --provider MODEL")

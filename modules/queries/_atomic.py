@@ -42,8 +42,18 @@ _MAX_SUBJECT = 8
 _COPULA = {"is", "are", "was", "were"}
 _AUX = _COPULA | {"be", "been", "has", "have", "had"}
 _MODALS = {"can", "cannot", "could", "will", "would", "may", "might", "must", "should", "shall"}
-_FORM_OF = {"is": "3sg", "has": "3sg", "does": "3sg", "are": "base", "have": "base", "do": "base",
-            "was": "past", "were": "past", "had": "past", "did": "past"}
+_FORM_OF = {
+    "is": "3sg",
+    "has": "3sg",
+    "does": "3sg",
+    "are": "base",
+    "have": "base",
+    "do": "base",
+    "was": "past",
+    "were": "past",
+    "had": "past",
+    "did": "past",
+}
 
 # common verbs of fact sentences; their -s and past forms are derived (irregular pasts below)
 _VERB_BASES = """accept access add allow appear apply archive attach become begin block bring build call
@@ -54,14 +64,66 @@ need offer open operate own pay play power present prevent print produce protect
 record reduce release remain remove replace represent require reset restore return run save scan sell
 send serve share ship show sign sit start stay stand store supply support sync take track transfer
 turn update upload use win work write""".split()
-_IRREGULAR_PAST = {"become": "became", "begin": "began", "bring": "brought", "build": "built", "cost": "cost",
-                   "find": "found", "give": "gave", "grow": "grew", "hold": "held", "keep": "kept", "lead": "led",
-                   "let": "let", "lie": "lay", "make": "made", "meet": "met", "pay": "paid", "reset": "reset",
-                   "run": "ran", "scan": "scanned", "sell": "sold", "send": "sent", "ship": "shipped", "sit": "sat",
-                   "stand": "stood", "take": "took", "win": "won", "write": "wrote"}
-_PARTICIPLES = {"built", "made", "held", "kept", "led", "won", "sold", "found", "brought", "given", "taken",
-                "written", "grown", "known", "shown", "seen", "done", "begun", "sent", "paid", "set", "put",
-                "cut", "become", "run", "met", "lost", "born", "stood"}
+_IRREGULAR_PAST = {
+    "become": "became",
+    "begin": "began",
+    "bring": "brought",
+    "build": "built",
+    "cost": "cost",
+    "find": "found",
+    "give": "gave",
+    "grow": "grew",
+    "hold": "held",
+    "keep": "kept",
+    "lead": "led",
+    "let": "let",
+    "lie": "lay",
+    "make": "made",
+    "meet": "met",
+    "pay": "paid",
+    "reset": "reset",
+    "run": "ran",
+    "scan": "scanned",
+    "sell": "sold",
+    "send": "sent",
+    "ship": "shipped",
+    "sit": "sat",
+    "stand": "stood",
+    "take": "took",
+    "win": "won",
+    "write": "wrote",
+}
+_PARTICIPLES = {
+    "built",
+    "made",
+    "held",
+    "kept",
+    "led",
+    "won",
+    "sold",
+    "found",
+    "brought",
+    "given",
+    "taken",
+    "written",
+    "grown",
+    "known",
+    "shown",
+    "seen",
+    "done",
+    "begun",
+    "sent",
+    "paid",
+    "set",
+    "put",
+    "cut",
+    "become",
+    "run",
+    "met",
+    "lost",
+    "born",
+    "stood",
+}
 
 
 def _third_person(base: str) -> str:
@@ -89,37 +151,249 @@ for _b in _VERB_BASES:
 for _m in _MODALS:
     _FORM_OF[_m] = "modal"
 
-_PREPS = {"on", "in", "at", "for", "with", "across", "to", "into", "onto", "from", "via", "by", "under", "over",
-          "through", "within", "without", "between", "among", "during", "after", "before", "as", "per", "of",
-          "against", "around", "near", "beyond", "inside", "outside", "throughout", "toward", "towards", "up"}
+_PREPS = {
+    "on",
+    "in",
+    "at",
+    "for",
+    "with",
+    "across",
+    "to",
+    "into",
+    "onto",
+    "from",
+    "via",
+    "by",
+    "under",
+    "over",
+    "through",
+    "within",
+    "without",
+    "between",
+    "among",
+    "during",
+    "after",
+    "before",
+    "as",
+    "per",
+    "of",
+    "against",
+    "around",
+    "near",
+    "beyond",
+    "inside",
+    "outside",
+    "throughout",
+    "toward",
+    "towards",
+    "up",
+}
 _EXAMPLE_MARKERS = {"like", "including", "e.g.", "especially", "notably"}  # and 'such as'
-_DETERMINERS = {"the", "a", "an", "all", "our", "your", "this", "these", "those", "its", "their", "his", "her",
-                "each", "every", "some", "most", "many", "any", "no", "both"}
-_RELATIVES = {"which", "who", "whom", "whose", "where", "wherein", "whereby", "that", "when", "whenever", "while",
-              "whereas", "although", "though", "because", "if", "unless", "until", "since", "so"}
-_SUBORDINATORS = _RELATIVES | _PREPS | {"as", "once", "whether", "unlike", "like", "despite", "besides", "except",
-                                        "according", "due", "similar", "following", "upon", "along", "beside",
-                                        "behind", "below", "above", "beneath", "amid", "regarding", "considering",
-                                        "including", "given", "versus", "namely", "however", "also", "then", "thus",
-                                        "not", "therefore", "hence", "or", "and", "but", "nor", "yet"}
-_FUNCTION = _DETERMINERS | _PREPS | _SUBORDINATORS | {"and", "or", "but", "not", "than", "that", "which", "who"}
-_NUMBER_WORDS = {"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
-                 "hundred", "thousand", "million", "billion", "dozen"}
-_FIXED_PAIRS = {tuple(p.split()) for p in (
-    "research development", "terms conditions", "pros cons", "black white", "salt pepper", "rock roll",
-    "trial error", "supply demand", "profit loss", "mergers acquisitions", "health safety", "questions answers",
-    "question answer", "q a", "r d", "bread butter", "arts crafts", "oil gas", "food drink", "food beverage",
-    "law order", "wear tear", "back forth", "up down", "more more", "search rescue", "drag drop", "copy paste",
-    "cut paste", "plug play", "rules regulations", "bed breakfast", "fish chips", "nuts bolts", "odds ends",
-    "read write", "sales marketing", "science technology", "arts sciences", "hit miss", "give take",
-    "peace quiet", "safe sound", "sick tired", "by large", "again again", "here there", "now then")}
+_DETERMINERS = {
+    "the",
+    "a",
+    "an",
+    "all",
+    "our",
+    "your",
+    "this",
+    "these",
+    "those",
+    "its",
+    "their",
+    "his",
+    "her",
+    "each",
+    "every",
+    "some",
+    "most",
+    "many",
+    "any",
+    "no",
+    "both",
+}
+_RELATIVES = {
+    "which",
+    "who",
+    "whom",
+    "whose",
+    "where",
+    "wherein",
+    "whereby",
+    "that",
+    "when",
+    "whenever",
+    "while",
+    "whereas",
+    "although",
+    "though",
+    "because",
+    "if",
+    "unless",
+    "until",
+    "since",
+    "so",
+}
+_SUBORDINATORS = (
+    _RELATIVES
+    | _PREPS
+    | {
+        "as",
+        "once",
+        "whether",
+        "unlike",
+        "like",
+        "despite",
+        "besides",
+        "except",
+        "according",
+        "due",
+        "similar",
+        "following",
+        "upon",
+        "along",
+        "beside",
+        "behind",
+        "below",
+        "above",
+        "beneath",
+        "amid",
+        "regarding",
+        "considering",
+        "including",
+        "given",
+        "versus",
+        "namely",
+        "however",
+        "also",
+        "then",
+        "thus",
+        "not",
+        "therefore",
+        "hence",
+        "or",
+        "and",
+        "but",
+        "nor",
+        "yet",
+    }
+)
+_FUNCTION = (
+    _DETERMINERS | _PREPS | _SUBORDINATORS | {"and", "or", "but", "not", "than", "that", "which", "who"}
+)
+_NUMBER_WORDS = {
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "hundred",
+    "thousand",
+    "million",
+    "billion",
+    "dozen",
+}
+_FIXED_PAIRS = {
+    tuple(p.split())
+    for p in (
+        "research development",
+        "terms conditions",
+        "pros cons",
+        "black white",
+        "salt pepper",
+        "rock roll",
+        "trial error",
+        "supply demand",
+        "profit loss",
+        "mergers acquisitions",
+        "health safety",
+        "questions answers",
+        "question answer",
+        "q a",
+        "r d",
+        "bread butter",
+        "arts crafts",
+        "oil gas",
+        "food drink",
+        "food beverage",
+        "law order",
+        "wear tear",
+        "back forth",
+        "up down",
+        "more more",
+        "search rescue",
+        "drag drop",
+        "copy paste",
+        "cut paste",
+        "plug play",
+        "rules regulations",
+        "bed breakfast",
+        "fish chips",
+        "nuts bolts",
+        "odds ends",
+        "read write",
+        "sales marketing",
+        "science technology",
+        "arts sciences",
+        "hit miss",
+        "give take",
+        "peace quiet",
+        "safe sound",
+        "sick tired",
+        "by large",
+        "again again",
+        "here there",
+        "now then",
+    )
+}
 _CLAUSE_CONJ = {"and", "but", "while", "whereas"}
-_TOGETHER = {"between", "among", "amongst", "composed", "consists", "consist", "consisting", "comprises", "comprise",
-             "comprising", "divided", "split", "combination", "combines", "combine", "combining", "mixture", "mix",
-             "blend", "ratio", "relationship", "difference", "versus"}
-_NOT_ITEMS = {"others", "more", "so on", "many more", "much more", "the like", "etc", "many others", "similar"}
+_TOGETHER = {
+    "between",
+    "among",
+    "amongst",
+    "composed",
+    "consists",
+    "consist",
+    "consisting",
+    "comprises",
+    "comprise",
+    "comprising",
+    "divided",
+    "split",
+    "combination",
+    "combines",
+    "combine",
+    "combining",
+    "mixture",
+    "mix",
+    "blend",
+    "ratio",
+    "relationship",
+    "difference",
+    "versus",
+}
+_NOT_ITEMS = {
+    "others",
+    "more",
+    "so on",
+    "many more",
+    "much more",
+    "the like",
+    "etc",
+    "many others",
+    "similar",
+}
 _ITEM = r"[^,;()\"“”\s]+(?:\s[^,;()\"“”\s]+){0,3}"  # up to four words
-_ASIDE = re.compile(rf",\s+(?:such as|including|like|e\.g\.)\s+(?:{_ITEM},\s+)*{_ITEM}\s+(?:and|or)\s+{_ITEM},\s+")
+_ASIDE = re.compile(
+    rf",\s+(?:such as|including|like|e\.g\.)\s+(?:{_ITEM},\s+)*{_ITEM}\s+(?:and|or)\s+{_ITEM},\s+"
+)
 _ADJECTIVE = re.compile(r"\w(?:al|ic|ive|ous|ful|less|able|ible|ary|ed)$")
 
 
@@ -171,7 +445,9 @@ def _strong_verb(word: str) -> bool:
 
 def _adverb(word: str) -> bool:
     w = _bare(word)
-    return w in {"also", "then", "now", "still", "often", "usually", "not"} or (w.endswith("ly") and len(w) > 4)
+    return w in {"also", "then", "now", "still", "often", "usually", "not"} or (
+        w.endswith("ly") and len(w) > 4
+    )
 
 
 _PLAIN_VERBS = {"is", "are", "was", "were", "has", "have", "had", "does", "do", "did"}
@@ -185,8 +461,12 @@ def _subject(tokens: list[str]) -> tuple[int, int] | None:
     if not tokens:
         return None
     first = _bare(tokens[0])
-    if first in _SUBORDINATORS or first in _PLAIN_VERBS or first in _MODALS or \
-            (tokens[0][:1].islower() and _finite(tokens[0])):
+    if (
+        first in _SUBORDINATORS
+        or first in _PLAIN_VERBS
+        or first in _MODALS
+        or (tokens[0][:1].islower() and _finite(tokens[0]))
+    ):
         return None
     top = _top_level(tokens)
     for i, tok in enumerate(tokens[: _MAX_SUBJECT + 1]):
@@ -195,11 +475,21 @@ def _subject(tokens: list[str]) -> tuple[int, int] | None:
         form, word = _finite(tok), _bare(tok)
         if i == 0 or form is None or i + 1 >= len(tokens):
             continue
-        if word not in _PLAIN_VERBS and form in ("base", "3sg") and _finite(tokens[i + 1]) in ("3sg", "base", "modal"):
+        if (
+            word not in _PLAIN_VERBS
+            and form in ("base", "3sg")
+            and _finite(tokens[i + 1]) in ("3sg", "base", "modal")
+        ):
             continue  # 'sync features include ...': a noun that looks like a verb (unsure: skipped)
-        if form == "past" and word.endswith("ed") and any(
-                _strong_verb(t) or _bare(t) in _COPULA for t in tokens[i + 1: i + 1 + _MAX_SUBJECT]
-                if not t.endswith(",")):
+        if (
+            form == "past"
+            and word.endswith("ed")
+            and any(
+                _strong_verb(t) or _bare(t) in _COPULA
+                for t in tokens[i + 1 : i + 1 + _MAX_SUBJECT]
+                if not t.endswith(",")
+            )
+        ):
             continue  # 'A computer system used for this purpose is called ...': a participle
         if form == "base" and word not in _PLAIN_VERBS:
             prev = _bare(tokens[i - 1])
@@ -217,6 +507,7 @@ def _subject(tokens: list[str]) -> tuple[int, int] | None:
 def _verb_group(tokens: list[str], i: int) -> int:
     """End of the verb group that starts at ``tokens[i]``: 'can enable', 'cannot be reset',
     'are encrypted', 'can also export'; always leaves a token after it."""
+
     def skip(j: int) -> int:
         while j < len(tokens) - 1 and _adverb(tokens[j]):
             j += 1
@@ -241,17 +532,23 @@ def _open_list(tokens: list[str]) -> bool:
     commas = [i for i, t in enumerate(tokens) if top[i] and t.endswith(",")]
     if len(commas) < 2 or commas[-1] != len(tokens) - 1:
         return False
-    seg = tokens[commas[-2] + 1:]
+    seg = tokens[commas[-2] + 1 :]
     head = _bare(seg[0])
-    return (len(seg) <= 4 and not _participle(seg[0]) and not _adverb(seg[0])
-            and head not in _SUBORDINATORS | _EXAMPLE_MARKERS | {"such"}
-            and not any(_bare(t) in _COPULA or _finite(t) == "modal" for t in seg))
+    return (
+        len(seg) <= 4
+        and not _participle(seg[0])
+        and not _adverb(seg[0])
+        and head not in _SUBORDINATORS | _EXAMPLE_MARKERS | {"such"}
+        and not any(_bare(t) in _COPULA or _finite(t) == "modal" for t in seg)
+    )
 
 
 def _subordinate_after_comma(tokens: list[str]) -> bool:
     """', which ...', ', whereas ...': what follows such a clause may belong to it."""
     top = _top_level(tokens)
-    return any(top[i] and tokens[i - 1].endswith(",") and _bare(t) in _RELATIVES for i, t in enumerate(tokens) if i)
+    return any(
+        top[i] and tokens[i - 1].endswith(",") and _bare(t) in _RELATIVES for i, t in enumerate(tokens) if i
+    )
 
 
 def _joined(*parts: list[str]) -> str:
@@ -298,8 +595,12 @@ def _verb_phrases(verb: list[str], rest: list[str]) -> list[tuple[list[str], lis
             new_verb, nxt = [*aux, *rest[k + 1 : j + 1]], j + 1  # 'can enable X and export Y'
         elif perfect and _participle(cand) and form != "3sg":
             new_verb, nxt = [verb[-1], *rest[k + 1 : j + 1]], j + 1  # 'has added X and removed Y'
-        elif form is not None and not aux and (form == head_form or form == "modal") \
-                and not (form == "past" and _bare(cand).endswith("ed") and after in _PREPS):
+        elif (
+            form is not None
+            and not aux
+            and (form == head_form or form == "modal")
+            and not (form == "past" and _bare(cand).endswith("ed") and after in _PREPS)
+        ):
             nxt = _verb_group(rest, j)
             new_verb = rest[k + 1 : nxt]
         else:
@@ -322,7 +623,7 @@ def _list_items(verb: list[str], rest: list[str]) -> tuple[list[str], list[list[
     if len(ands) != 1 or any(top[k] and _bare(t) == "or" for k, t in enumerate(rest)):
         return None
     k = ands[0]
-    left, last = rest[:k], rest[k + 1:]
+    left, last = rest[:k], rest[k + 1 :]
     if not left or not last or len(last) > _MAX_ITEM or any(t.endswith((",", ";", ":")) for t in last[:-1]):
         return None
     before, after = _bare(left[-1]), _bare(last[0])
@@ -351,30 +652,42 @@ def _list_items(verb: list[str], rest: list[str]) -> tuple[list[str], list[list[
     parts = [p for p in parts if p]
     items: list[list[str]] = []
     i = len(parts) - 1
-    while (i >= 1 and len(parts[i]) <= _MAX_ITEM and not _adverb(parts[i][0]) and not _participle(parts[i][0])
-           and not any(_bare(t) in _EXAMPLE_MARKERS or _finite(t) for t in parts[i])):
+    while (
+        i >= 1
+        and len(parts[i]) <= _MAX_ITEM
+        and not _adverb(parts[i][0])
+        and not _participle(parts[i][0])
+        and not any(_bare(t) in _EXAMPLE_MARKERS or _finite(t) for t in parts[i])
+    ):
         items.insert(0, parts[i])
         i -= 1
     first, head = parts[i], [t for p in parts[:i] for t in (*p[:-1], p[-1] + ",")]
     low = [_bare(t) for t in first]
-    marker = max((n for n, w in enumerate(low) if w in _EXAMPLE_MARKERS or (w == "as" and n and low[n - 1] == "such")),
-                 default=None)
+    marker = max(
+        (n for n, w in enumerate(low) if w in _EXAMPLE_MARKERS or (w == "as" and n and low[n - 1] == "such")),
+        default=None,
+    )
     if _bare(last[0]) in _PREPS:  # 'in transit with TLS 1.3 and at rest with AES-256'
         p = next((n for n, w in enumerate(low) if w in _PREPS), None)
         if p is None or head or not all(_bare(x[0]) in _PREPS for x in items):
             return None
         prefix, item0 = first[:p], first[p:]
     elif marker is not None:  # '..., typically carbohydrates like sugars, starches and cellulose'
-        prefix, item0 = head + first[: marker + 1], first[marker + 1:]
+        prefix, item0 = head + first[: marker + 1], first[marker + 1 :]
     elif head:
         return None  # a comma before the list that is not one of its items: unclear
     else:
         preps = [n for n, w in enumerate(low) if w in _PREPS and w != "of"]
         if preps:  # 'offline on desktop and mobile'
             p = preps[-1]
-            item0 = first[p + 1:]
-            if (not item0 or len(item0) > 3 or any(len(x) > 3 for x in (*items, last)) or not _shape(item0, last)
-                    or (low[p] == "to" and _finite(item0[0]) == "base")):
+            item0 = first[p + 1 :]
+            if (
+                not item0
+                or len(item0) > 3
+                or any(len(x) > 3 for x in (*items, last))
+                or not _shape(item0, last)
+                or (low[p] == "to" and _finite(item0[0]) == "base")
+            ):
                 return None
             prefix = first[: p + 1]
         else:
@@ -405,8 +718,15 @@ def _clauses(tokens: list[str]) -> list[tuple[str, list[str]]]:
     top = _top_level(tokens)
     pieces: list[tuple[str, list[str]]] = [("", [])]
     for i, tok in enumerate(tokens):
-        if (i and top[i] and top[i - 1] and tokens[i - 1].endswith(",") and _bare(tok) in _CLAUSE_CONJ
-                and pieces[-1][1] and i + 1 < len(tokens)):
+        if (
+            i
+            and top[i]
+            and top[i - 1]
+            and tokens[i - 1].endswith(",")
+            and _bare(tok) in _CLAUSE_CONJ
+            and pieces[-1][1]
+            and i + 1 < len(tokens)
+        ):
             pieces.append((tok, []))
             continue
         pieces[-1][1].append(tok)
@@ -422,13 +742,22 @@ def _clauses(tokens: list[str]) -> list[tuple[str, list[str]]]:
         prev_kind, prev = clauses[-1]
         has_subject = prev_kind in ("first", "verb phrase", "own")
         own = _subject(piece)
-        if piece[0][:1].islower() and _finite(piece[0]) and has_subject \
-                and not (joiner != ";" and (_open_list(prev) or _subordinate_after_comma(prev))):
+        if (
+            piece[0][:1].islower()
+            and _finite(piece[0])
+            and has_subject
+            and not (joiner != ";" and (_open_list(prev) or _subordinate_after_comma(prev)))
+        ):
             kind = "verb phrase"  # ', and includes 100 GB of storage'
-        elif own and (_strong_verb(piece[own[1]]) or joiner == ";") and not (joiner != ";" and _open_list(prev)):
+        elif (
+            own
+            and (_strong_verb(piece[own[1]]) or joiner == ";")
+            and not (joiner != ";" and _open_list(prev))
+        ):
             kind = "own"  # ', and it supplies ...'; '; these were joined ...'
-        elif joiner == ";" and any(top_ok and (_strong_verb(t) or _bare(t) in _COPULA)
-                                   for t, top_ok in zip(piece, _top_level(piece))):
+        elif joiner == ";" and any(
+            top_ok and (_strong_verb(t) or _bare(t) in _COPULA) for t, top_ok in zip(piece, _top_level(piece))
+        ):
             kind = "bare"  # '; when it is enabled, staff cannot read the notes'
         else:  # not a clause: the pieces were one ('A, B, and C'; '...; namely, the length, width')
             clauses[-1] = (prev_kind, [*prev, *([joiner] if joiner != ";" else []), *piece])

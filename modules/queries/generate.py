@@ -22,17 +22,18 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from typing import Literal, Sequence
+from datetime import UTC, datetime
+from typing import Literal
 
 import dspy
 import numpy as np
 from pydantic import BaseModel, Field
 
 from ..embeddings import Embedder, LocalEmbedder
-from ..response.groundtruth import _TITLE_SEPARATORS, brands_from_titles, pages_for, group_by_domain
 from ..response.attribution import normalize_domain
+from ..response.groundtruth import TITLE_SEPARATORS, brands_from_titles, group_by_domain, pages_for
 from ..response.schema import ExpectedClaim, StoredPage
 from ..text import STOPWORDS, Span, content_terms, numbers, split_sentences, words
 from ._atomic import atomic_facts
@@ -47,8 +48,10 @@ MAX_CLAIMS = 6  # atomic claims per query
 
 
 class DraftedClaim(BaseModel):
-    text: str = Field(description="one checkable fact, as the page states it, with its subject "
-                                  "(no lists, no 'and' joining two facts)")
+    text: str = Field(
+        description="one checkable fact, as the page states it, with its subject "
+        "(no lists, no 'and' joining two facts)"
+    )
     importance: Literal["required", "expected", "optional"] = "required"
 
 
@@ -57,8 +60,9 @@ class DraftedQuery(BaseModel):
     expected_answer: str = Field(description="the answer the page gives, in one or two sentences")
     claims: list[DraftedClaim] = Field(
         description=f"1-{MAX_CLAIMS} facts a complete answer must state: one checkable fact per claim; split lists "
-                    "and conjunctions into separate claims, repeating the subject ('The Team plan costs $12 per "
-                    "user per month', 'The Team plan adds SSO')")
+        "and conjunctions into separate claims, repeating the subject ('The Team plan costs $12 per "
+        "user per month', 'The Team plan adds SSO')"
+    )
 
 
 class DraftQueries(dspy.Signature):
@@ -82,15 +86,78 @@ class DraftQueries(dspy.Signature):
 
 _MONEY = re.compile(r"[$€£¥]\s?\d|\b\d[\d,.]*\s?(?:dollars|euros|usd|eur)\b", re.I)
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
-_MEASURE = re.compile(r"\b\d[\d,.]*\s?(?:%|percent|gb|tb|mb|km|m|metres|meters|feet|ft|miles|kg|tonnes|"
-                      r"hours|days|minutes|users|devices|people|species)\b", re.I)
-_CAPABILITY = {"can", "supports", "support", "works", "work", "lets", "allows", "allow", "enables", "enable",
-               "requires", "require", "includes", "include", "offers", "offer", "adds", "add", "has", "have",
-               "provides", "provide", "stores", "store", "syncs", "sync", "encrypts", "encrypt"}
+_MEASURE = re.compile(
+    r"\b\d[\d,.]*\s?(?:%|percent|gb|tb|mb|km|m|metres|meters|feet|ft|miles|kg|tonnes|"
+    r"hours|days|minutes|users|devices|people|species)\b",
+    re.I,
+)
+_CAPABILITY = {
+    "can",
+    "supports",
+    "support",
+    "works",
+    "work",
+    "lets",
+    "allows",
+    "allow",
+    "enables",
+    "enable",
+    "requires",
+    "require",
+    "includes",
+    "include",
+    "offers",
+    "offer",
+    "adds",
+    "add",
+    "has",
+    "have",
+    "provides",
+    "provide",
+    "stores",
+    "store",
+    "syncs",
+    "sync",
+    "encrypts",
+    "encrypt",
+}
 _COPULA = {"is", "are", "was", "were"}
-_VERBS = _COPULA | _CAPABILITY | {"costs", "cost", "won", "became", "released", "releases", "converts", "produces",
-                                  "contains", "uses", "lies", "stands", "reached", "received", "discovered"}
-_DETERMINERS = {"the", "a", "an", "all", "our", "your", "this", "these", "each", "every", "some", "most", "many"}
+_VERBS = (
+    _COPULA
+    | _CAPABILITY
+    | {
+        "costs",
+        "cost",
+        "won",
+        "became",
+        "released",
+        "releases",
+        "converts",
+        "produces",
+        "contains",
+        "uses",
+        "lies",
+        "stands",
+        "reached",
+        "received",
+        "discovered",
+    }
+)
+_DETERMINERS = {
+    "the",
+    "a",
+    "an",
+    "all",
+    "our",
+    "your",
+    "this",
+    "these",
+    "each",
+    "every",
+    "some",
+    "most",
+    "many",
+}
 _PRONOUNS = {"it", "they", "this", "these", "he", "she"}
 _BASE = {"has": "have", "does": "do", "is": "be"}
 
@@ -109,7 +176,7 @@ def _base_form(verb: str) -> str:
 def page_topic(page: StoredPage, brands: Sequence[str]) -> str:
     """The title without the site's name: 'Pricing | Nimbus Notes' -> 'Pricing'."""
     if page.title:
-        parts = [s.strip() for s in _TITLE_SEPARATORS.split(page.title) if s.strip()]
+        parts = [s.strip() for s in TITLE_SEPARATORS.split(page.title) if s.strip()]
         kept = [s for s in parts if s not in brands and s.lower() not in ("wikipedia", "home")]
         if kept:
             return re.sub(r"\s*\([^)]*\)$", "", kept[0]) or kept[0]  # 'Soyuz (spacecraft)' -> 'Soyuz'
@@ -170,7 +237,9 @@ def _as_subject(subject: str, page_text: str) -> str:
     return (first.lower() + " " + tail).strip()
 
 
-def question_for(sentence: str, topic: str, site: str | None, person: bool, page_text: str = "") -> str | None:
+def question_for(
+    sentence: str, topic: str, site: str | None, person: bool, page_text: str = ""
+) -> str | None:
     """The question a key sentence answers, or None when no rule fits it."""
     parts = _split_subject(sentence)
     if parts is None:
@@ -185,8 +254,24 @@ def question_for(sentence: str, topic: str, site: str | None, person: bool, page
         subject = _as_subject(subject, page_text)
     if site and site.lower() not in subject.lower() and verb not in _COPULA:
         subject = f"{subject} in {site}"
-    plural = verb in ("are", "were", "have", "cost", "support", "work", "allow", "enable", "require",
-                      "include", "offer", "add", "provide", "store", "sync", "encrypt")
+    plural = verb in (
+        "are",
+        "were",
+        "have",
+        "cost",
+        "support",
+        "work",
+        "allow",
+        "enable",
+        "require",
+        "include",
+        "offer",
+        "add",
+        "provide",
+        "store",
+        "sync",
+        "encrypt",
+    )
     aux = "do" if plural else "does"
     clause = _clause(rest)
     if verb in ("costs", "cost") and _MONEY.search(rest):
@@ -203,7 +288,13 @@ def question_for(sentence: str, topic: str, site: str | None, person: bool, page
         if _MONEY.search(rest) or _MEASURE.search(rest):
             return f"What {aux} {subject} {_base_form(verb)}?"
         return f"{aux.capitalize()} {subject} {_base_form(verb)} {clause}?" if clause else None
-    past = {"won": "win", "received": "receive", "discovered": "discover", "released": "release", "became": "become"}
+    past = {
+        "won": "win",
+        "received": "receive",
+        "discovered": "discover",
+        "released": "release",
+        "became": "become",
+    }
     if verb in past:
         return f"What did {subject} {past[verb]}?"
     if verb == "lies":
@@ -238,8 +329,13 @@ def _sentence_scores(sentences: list[Span], vectors: np.ndarray, topic: str) -> 
     scores = []
     for i, s in enumerate(sentences):
         n_words = len(s.text.split())
-        specific = min(1.0, 0.5 * bool(_MONEY.search(s.text)) + 0.35 * bool(_MEASURE.search(s.text))
-                       + 0.25 * bool(_YEAR.search(s.text)) + 0.2 * bool(numbers(s.text)))
+        specific = min(
+            1.0,
+            0.5 * bool(_MONEY.search(s.text))
+            + 0.35 * bool(_MEASURE.search(s.text))
+            + 0.25 * bool(_YEAR.search(s.text))
+            + 0.2 * bool(numbers(s.text)),
+        )
         on_topic = len(topic_terms & content_terms(s.text)) / len(topic_terms) if topic_terms else 0.0
         position = 1.0 / (1 + 0.35 * i)
         shape = 1.0 if 6 <= n_words <= 40 else 0.4
@@ -251,8 +347,9 @@ def _valued(text: str) -> bool:
     return bool(numbers(text) or _MONEY.search(text))
 
 
-def atomic_claims(texts: Sequence[str], importance: Sequence[str] | None = None,
-                  max_claims: int = MAX_CLAIMS) -> list[ExpectedClaim]:
+def atomic_claims(
+    texts: Sequence[str], importance: Sequence[str] | None = None, max_claims: int = MAX_CLAIMS
+) -> list[ExpectedClaim]:
     """One checkable fact per claim, subject restored, from sentences (or claims) in page order.
 
     A claim that bundles facts ('costs $12 per user per month and adds shared workspaces, admin
@@ -268,10 +365,14 @@ def atomic_claims(texts: Sequence[str], importance: Sequence[str] | None = None,
         level = importance[n] if importance else "required"
         for j, fact in enumerate(atomic_facts(text)):
             if fact not in (f[1] for f in facts):
-                facts.append((j, fact, level if j == 0 or level != "required" or _valued(fact) else "expected"))
+                facts.append(
+                    (j, fact, level if j == 0 or level != "required" or _valued(fact) else "expected")
+                )
     order = sorted(range(len(facts)), key=lambda i: (facts[i][0] > 0, not _valued(facts[i][1]), i))
     kept = sorted(order[:max_claims])
-    return [ExpectedClaim(id=f"c{n + 1}", text=facts[i][1], importance=facts[i][2]) for n, i in enumerate(kept)]
+    return [
+        ExpectedClaim(id=f"c{n + 1}", text=facts[i][1], importance=facts[i][2]) for n, i in enumerate(kept)
+    ]
 
 
 def _claims(sentences: list[Span], max_claims: int = MAX_CLAIMS) -> list[ExpectedClaim]:
@@ -312,8 +413,15 @@ class BaselineDrafter:
         scores = _sentence_scores(sentences, vectors, topic)
         order = list(np.argsort(-scores))
         lead = sorted(order[:2])
-        out = [_Candidate(page, overview_question(topic, site, person, page.text), [sentences[i] for i in lead],
-                          float(scores[lead].mean()) + 0.05, "overview")]
+        out = [
+            _Candidate(
+                page,
+                overview_question(topic, site, person, page.text),
+                [sentences[i] for i in lead],
+                float(scores[lead].mean()) + 0.05,
+                "overview",
+            )
+        ]
         for i in order:
             q = question_for(sentences[i].text, topic, site, person, page.text)
             if q and len(q.split()) >= 3:
@@ -370,9 +478,13 @@ class LMDrafter:
         for _ in range(self.retries + 1):
             try:
                 with dspy.context(lm=self.lm):
-                    pred = self.program(site=site, page_title=page.title or "", page_url=page.url,
-                                        page=f"<document>\n{escape(page.text[:12000], quote=False)}\n</document>",
-                                        count=count)
+                    pred = self.program(
+                        site=site,
+                        page_title=page.title or "",
+                        page_url=page.url,
+                        page=f"<document>\n{escape(page.text[:12000], quote=False)}\n</document>",
+                        count=count,
+                    )
                 return list(pred.queries), None
             except Exception as exc:  # unparseable output or an LM error: the baseline takes the page
                 error = f"{type(exc).__name__}: {str(exc)[:200]}"
@@ -399,45 +511,70 @@ class LMDrafter:
 
 
 def draft_query_set(
-    pages: Sequence[StoredPage], domain: str, *, n: int = 20, query_set_id: str | None = None,
-    lm: dspy.LM | None = None, brand_names: Sequence[str] | None = None, embedder: Embedder | None = None,
+    pages: Sequence[StoredPage],
+    domain: str,
+    *,
+    n: int = 20,
+    query_set_id: str | None = None,
+    lm: dspy.LM | None = None,
+    brand_names: Sequence[str] | None = None,
+    embedder: Embedder | None = None,
 ) -> Drafts:
     """Draft up to ``n`` queries about ``domain`` from its pages (and its subdomains' pages)."""
     domain = normalize_domain(domain)
     site_pages = sorted(pages_for(domain, group_by_domain(list(pages))), key=lambda p: p.url)
     if not site_pages:
-        raise ValueError(f"no ground-truth pages for domain {domain!r} (pages cover: "
-                         f"{', '.join(sorted(group_by_domain(list(pages)))) or 'nothing'})")
+        raise ValueError(
+            f"no ground-truth pages for domain {domain!r} (pages cover: "
+            f"{', '.join(sorted(group_by_domain(list(pages)))) or 'nothing'})"
+        )
     if n < 1:
         raise ValueError("n must be >= 1")
     brands = list(brand_names or brands_from_titles(site_pages))
-    set_id = query_set_id or f"{_slug(domain)}-{datetime.now(timezone.utc):%Y-%m-%d}"
+    set_id = query_set_id or f"{_slug(domain)}-{datetime.now(UTC):%Y-%m-%d}"
     baseline = BaselineDrafter(embedder)
     notes: list[str] = []
     fallback_pages: list[str] = []
     if lm is None:
         chosen = baseline.draft(site_pages, brands, n)
-        drafted = [(c.page, DraftedQuery(query=c.query, expected_answer=" ".join(s.text for s in c.sentences),
-                                         claims=[DraftedClaim(text=x.text, importance=x.importance)
-                                                 for x in _claims(c.sentences)]))
-                   for c in chosen]
+        drafted = [
+            (
+                c.page,
+                DraftedQuery(
+                    query=c.query,
+                    expected_answer=" ".join(s.text for s in c.sentences),
+                    claims=[DraftedClaim(text=x.text, importance=x.importance) for x in _claims(c.sentences)],
+                ),
+            )
+            for c in chosen
+        ]
     else:
         drafter = LMDrafter(lm, baseline.embedder)
         per_page = max(1, -(-n // len(site_pages)))
         drafted = []
         for page in site_pages:
-            items, error = drafter.page_drafts(page, f"{domain} ({', '.join(brands) or 'no brand name'})", per_page)
+            items, error = drafter.page_drafts(
+                page, f"{domain} ({', '.join(brands) or 'no brand name'})", per_page
+            )
             if error:
                 fallback_pages.append(page.url)
                 notes.append(f"{page.url}: LM output unusable after retries ({error}); baseline drafts used")
-                items = [DraftedQuery(query=c.query, expected_answer=" ".join(s.text for s in c.sentences),
-                                      claims=[DraftedClaim(text=x.text, importance=x.importance) for x in _claims(c.sentences)])
-                         for c in baseline.draft([page], brands, per_page)]
+                items = [
+                    DraftedQuery(
+                        query=c.query,
+                        expected_answer=" ".join(s.text for s in c.sentences),
+                        claims=[
+                            DraftedClaim(text=x.text, importance=x.importance) for x in _claims(c.sentences)
+                        ],
+                    )
+                    for c in baseline.draft([page], brands, per_page)
+                ]
             for item in items[:per_page]:
                 # the LM is asked for one fact per claim; the splitter makes sure of it
                 atomic = atomic_claims([c.text for c in item.claims], [c.importance for c in item.claims])
                 kept, dropped = drafter.supported(
-                    page, [DraftedClaim(text=c.text, importance=c.importance) for c in atomic])
+                    page, [DraftedClaim(text=c.text, importance=c.importance) for c in atomic]
+                )
                 for text in dropped:
                     notes.append(f"{page.url}: dropped a claim the page does not support: {text!r}")
                 if not kept:
@@ -452,12 +589,36 @@ def draft_query_set(
         while qid in seen:
             qid, k = f"{base}-{k}", k + 1
         seen.add(qid)
-        claims = [ExpectedClaim(id=f"c{i + 1}", text=c.text, importance=c.importance) for i, c in enumerate(item.claims)]
-        queries.append(Query(query_set_id=set_id, query_id=qid, query=item.query, domain=domain,
-                             expected_answer=item.expected_answer, claims=claims, brand_names=brands,
-                             review="draft", source_urls=[page.url]))
+        claims = [
+            ExpectedClaim(id=f"c{i + 1}", text=c.text, importance=c.importance)
+            for i, c in enumerate(item.claims)
+        ]
+        queries.append(
+            Query(
+                query_set_id=set_id,
+                query_id=qid,
+                query=item.query,
+                domain=domain,
+                expected_answer=item.expected_answer,
+                claims=claims,
+                brand_names=brands,
+                review="draft",
+                source_urls=[page.url],
+            )
+        )
     return Drafts(queries, notes, fallback_pages)
 
 
-__all__ = ["BaselineDrafter", "DraftQueries", "DraftedClaim", "DraftedQuery", "Drafts", "LMDrafter", "MAX_CLAIMS",
-           "atomic_claims", "atomic_facts", "draft_query_set", "question_for"]
+__all__ = [
+    "BaselineDrafter",
+    "DraftQueries",
+    "DraftedClaim",
+    "DraftedQuery",
+    "Drafts",
+    "LMDrafter",
+    "MAX_CLAIMS",
+    "atomic_claims",
+    "atomic_facts",
+    "draft_query_set",
+    "question_for",
+]

@@ -25,10 +25,15 @@ from ..tables_io import numbered_lines, read_parquet
 Review = Literal["draft", "approved"]
 
 QUERY_SET_SCHEMA = {
-    "query_set_id": pl.String, "query_id": pl.String, "query": pl.String, "domain": pl.String,
+    "query_set_id": pl.String,
+    "query_id": pl.String,
+    "query": pl.String,
+    "domain": pl.String,
     "expected_answer": pl.String,
     "claims": pl.List(pl.Struct({"id": pl.String, "text": pl.String, "importance": pl.String})),
-    "brand_names": pl.List(pl.String), "review": pl.String, "source_urls": pl.List(pl.String),
+    "brand_names": pl.List(pl.String),
+    "review": pl.String,
+    "source_urls": pl.List(pl.String),
 }
 
 
@@ -86,8 +91,11 @@ class QuerySet:
 
 
 def version_of(queries: list[Query]) -> str:
-    canonical = json.dumps(sorted((q.content() for q in queries), key=lambda c: c["query_id"]),
-                           sort_keys=True, ensure_ascii=False)
+    canonical = json.dumps(
+        sorted((q.content() for q in queries), key=lambda c: c["query_id"]),
+        sort_keys=True,
+        ensure_ascii=False,
+    )
     return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
 
@@ -120,18 +128,26 @@ def load_query_set(path: str | os.PathLike, *, allow_drafts: bool = True) -> Que
         except ValidationError as exc:
             for e in exc.errors():
                 where = ".".join(map(str, e["loc"])) or "row"
-                msg = "unknown field (allowed: " + ", ".join(Query.model_fields) + ")" if e["type"] == "extra_forbidden" else e["msg"]
+                msg = (
+                    "unknown field (allowed: " + ", ".join(Query.model_fields) + ")"
+                    if e["type"] == "extra_forbidden"
+                    else e["msg"]
+                )
                 problems.append(f"line {n}: {where}: {msg}")
             continue
         if q.query_id in first_line:
-            problems.append(f"line {n}: duplicate query_id {q.query_id!r} (first on line {first_line[q.query_id]})")
+            problems.append(
+                f"line {n}: duplicate query_id {q.query_id!r} (first on line {first_line[q.query_id]})"
+            )
             continue
         first_line[q.query_id] = n
         if set_line is None:
             set_line = (q.query_set_id, n)
         elif q.query_set_id != set_line[0]:
-            problems.append(f"line {n}: query_set_id {q.query_set_id!r} differs from {set_line[0]!r} "
-                            f"(line {set_line[1]}): one query set per file")
+            problems.append(
+                f"line {n}: query_set_id {q.query_set_id!r} differs from {set_line[0]!r} "
+                f"(line {set_line[1]}): one query set per file"
+            )
             continue
         claim_ids = [c.id for c in q.claims]
         if len(set(claim_ids)) != len(claim_ids):

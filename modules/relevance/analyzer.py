@@ -11,12 +11,13 @@ ones in their original order; no result is ever dropped.
 from __future__ import annotations
 
 import html
-from typing import Literal, Sequence
+from collections.abc import Sequence
+from typing import Literal
 
 import dspy
 
 from ..embeddings import Embedder, LocalEmbedder
-from ..research.nodes import NodeRunner
+from ..lm import NodeRunner
 from ..text import content_terms
 from .anchor import locate
 from .baseline import BaselineRelevance, Weights, brief_answer, introduction
@@ -28,8 +29,14 @@ DOC_CHARS = 3000  # per result in the LM prompt
 
 
 class RelevanceAnalyzer:
-    def __init__(self, embedder: Embedder | None = None, weights: Weights | None = None, runner: NodeRunner | None = None,
-                 program: dspy.Module | None = None, fallback: Literal["baseline", "original"] = "baseline"):
+    def __init__(
+        self,
+        embedder: Embedder | None = None,
+        weights: Weights | None = None,
+        runner: NodeRunner | None = None,
+        program: dspy.Module | None = None,
+        fallback: Literal["baseline", "original"] = "baseline",
+    ):
         if fallback not in ("baseline", "original"):
             raise ValueError(f"fallback must be baseline or original, not {fallback!r}")
         self.embedder = embedder or LocalEmbedder()
@@ -39,7 +46,9 @@ class RelevanceAnalyzer:
         self.program = program or dspy.Predict(RankResults)
         self.fallback = fallback
 
-    def rerank(self, query: str, plan: ResearchPlan | dict | str | None, results: Sequence[SearchResultIn | dict]) -> Reranking:
+    def rerank(
+        self, query: str, plan: ResearchPlan | dict | str | None, results: Sequence[SearchResultIn | dict]
+    ) -> Reranking:
         if not str(query).strip():
             raise ValueError("the query is empty")
         items = [r if isinstance(r, SearchResultIn) else SearchResultIn.model_validate(r) for r in results]
@@ -47,7 +56,7 @@ class RelevanceAnalyzer:
         plan = ResearchPlan.parse(plan)
         if self.runner.lm is None:
             return self.baseline(query, plan, items)
-        inputs = {"query": query, "research_plan": plan.as_text(), "results": _as_data(items)}
+        inputs = {"query": query, "research_plan": plan.as_text(), "results": results_as_data(items)}
         call = self.runner.run(self.program, inputs, "rankings", lambda: None)
         if call.fallback:
             return self._failed(query, plan, items, call.error or "LM failed")
@@ -74,40 +83,86 @@ class RelevanceAnalyzer:
                 continue  # an index the LM invented or repeated scores nothing
             seen.add(i)
             item = items[i]
-            sub = SubScores(directRelevance=r.directRelevance / 100, depth=r.depth / 100,
-                            planAlignment=r.planAlignment / 100, unexpectedness=r.unexpectedness / 100)
+            sub = SubScores(
+                directRelevance=r.directRelevance / 100,
+                depth=r.depth / 100,
+                planAlignment=r.planAlignment / 100,
+                unexpectedness=r.unexpectedness / 100,
+            )
             score = self.weights.score(sub)
             q_terms = content_terms(query)
-            anchored = locate(item.text, r.sentenceStart, r.sentenceEnd,
-                              best_sentence=lambda ss: max(ss, key=lambda s: len(content_terms(s.text) & q_terms), default=None))
+            anchored = locate(
+                item.text,
+                r.sentenceStart,
+                r.sentenceEnd,
+                best_sentence=lambda ss: max(
+                    ss,
+                    key=lambda s: len(content_terms(s.text) & q_terms),  # noqa: B023 - called in this iteration
+                    default=None,
+                ),
+            )
             span = anchored.span if anchored else None
             terms = r.coreTerms[:7]
-            scored.append(RankedResult(
-                originalIndex=i, id=item.id, title=item.title, url=item.url, score=score, kept=score >= self.weights.threshold,
-                briefAnswer=r.briefAnswer.strip() or (brief_answer(query, span) if span else ""),
-                sentenceStart=r.sentenceStart, sentenceEnd=r.sentenceEnd, sentence=span.text if span else "",
-                coreTerms=terms, relevanceNote=r.relevanceNote, highlighted=highlight(item.text, span, terms),
-                subscores=sub, anchor=anchored.method if anchored else None,
-            ))
+            scored.append(
+                RankedResult(
+                    originalIndex=i,
+                    id=item.id,
+                    title=item.title,
+                    url=item.url,
+                    score=score,
+                    kept=score >= self.weights.threshold,
+                    briefAnswer=r.briefAnswer.strip() or (brief_answer(query, span) if span else ""),
+                    sentenceStart=r.sentenceStart,
+                    sentenceEnd=r.sentenceEnd,
+                    sentence=span.text if span else "",
+                    coreTerms=terms,
+                    relevanceNote=r.relevanceNote,
+                    highlighted=highlight(item.text, span, terms),
+                    subscores=sub,
+                    anchor=anchored.method if anchored else None,
+                )
+            )
         scored.sort(key=lambda x: (-(x.score or 0), x.originalIndex))
         missing = [_unscored(i, items[i]) for i in range(len(items)) if i not in seen]
-        partial = f"the LM ranked {len(seen)} of {len(items)} results; the rest follow unscored" if missing else None
-        return Reranking(results=scored + missing, introduction=introduction(query, scored, self.weights.threshold),
-                         semanticNote=None, fallback=False, error=partial, program="dspy")
+        partial = (
+            f"the LM ranked {len(seen)} of {len(items)} results; the rest follow unscored"
+            if missing
+            else None
+        )
+        return Reranking(
+            results=scored + missing,
+            introduction=introduction(query, scored, self.weights.threshold),
+            semanticNote=None,
+            fallback=False,
+            error=partial,
+            program="dspy",
+        )
 
 
 def _unscored(i: int, item: SearchResultIn) -> RankedResult:
-    return RankedResult(originalIndex=i, id=item.id, title=item.title, url=item.url, highlighted=html.escape(item.text))
+    return RankedResult(
+        originalIndex=i, id=item.id, title=item.title, url=item.url, highlighted=html.escape(item.text)
+    )
 
 
 def original_order(items: Sequence[SearchResultIn], error: str) -> Reranking:
     """The seed's failure answer: every result, original order, plain (escaped) text, no scores."""
-    return Reranking(results=[_unscored(i, r) for i, r in enumerate(items)], introduction="", semanticNote=None,
-                     fallback=True, error=error, program="none")
+    return Reranking(
+        results=[_unscored(i, r) for i, r in enumerate(items)],
+        introduction="",
+        semanticNote=None,
+        fallback=True,
+        error=error,
+        program="none",
+    )
 
 
-def _as_data(items: Sequence[SearchResultIn]) -> str:
-    return "\n".join(
-        f'<result index="{i}" id="{html.escape(r.id or str(i))}" title="{html.escape(r.title)}">\n'
-        f"{html.escape(r.text[:DOC_CHARS], quote=False)}\n</result>" for i, r in enumerate(items)
-    ) or "(no results)"
+def results_as_data(items: Sequence[SearchResultIn]) -> str:
+    return (
+        "\n".join(
+            f'<result index="{i}" id="{html.escape(r.id or str(i))}" title="{html.escape(r.title)}">\n'
+            f"{html.escape(r.text[:DOC_CHARS], quote=False)}\n</result>"
+            for i, r in enumerate(items)
+        )
+        or "(no results)"
+    )

@@ -11,16 +11,38 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Literal
+from typing import Literal
 
 from ..text import Span, split_sentences
 
 FUZZY_MIN = 0.8
 MAX_SENTENCE_CHARS = 2000
-_QUOTES = str.maketrans({"“": '"', "”": '"', "„": '"', "‟": '"', "«": '"', "»": '"', "″": '"',
-                         "‘": "'", "’": "'", "‚": "'", "‛": "'", "′": "'", "`": "'",
-                         "–": "-", "—": "-", "‐": "-", "‑": "-", "‒": "-", "−": "-", "\u00a0": " "})
+_QUOTES = str.maketrans(
+    {
+        "“": '"',
+        "”": '"',
+        "„": '"',
+        "‟": '"',
+        "«": '"',
+        "»": '"',
+        "″": '"',
+        "‘": "'",
+        "’": "'",
+        "‚": "'",
+        "‛": "'",
+        "′": "'",
+        "`": "'",
+        "–": "-",
+        "—": "-",
+        "‐": "-",
+        "‑": "-",
+        "‒": "-",
+        "−": "-",
+        "\u00a0": " ",
+    }
+)
 
 Method = Literal["exact", "fuzzy", "start_only", "end_only", "best_sentence"]
 
@@ -62,8 +84,13 @@ def normalise(s: str) -> str:
     return _Normalised(s.strip()).text.strip()
 
 
-def locate(text: str, start_anchor: str, end_anchor: str, *,
-           best_sentence: Callable[[list[Span]], Span | None] | None = None) -> Anchored | None:
+def locate(
+    text: str,
+    start_anchor: str,
+    end_anchor: str,
+    *,
+    best_sentence: Callable[[list[Span]], Span | None] | None = None,
+) -> Anchored | None:
     """The sentence of ``text`` that begins with ``start_anchor`` and ends with ``end_anchor``."""
     norm = _Normalised(text)
     a, b = normalise(start_anchor), normalise(end_anchor)
@@ -120,7 +147,9 @@ def _exact(norm: _Normalised, a: str, b: str, bounds: tuple[set[int], set[int]])
     return best
 
 
-def _fit(norm: _Normalised, start: int, end: int, bounds: tuple[set[int], set[int]]) -> tuple[bool, bool, int]:
+def _fit(
+    norm: _Normalised, start: int, end: int, bounds: tuple[set[int], set[int]]
+) -> tuple[bool, bool, int]:
     o_start, o_end = norm.original(start, end)
     return o_start not in bounds[0], o_end not in bounds[1], end - start
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -32,7 +32,9 @@ from .schema import RankedResult, Reranking, ResearchPlan, SearchResultIn, SubSc
 MAX_CHARS = 20_000
 NOVELTY_LO, NOVELTY_HI = 0.3, 0.85  # passage similarity from which a passage starts / stops being new
 DEPTH_NOVELTY = 0.8  # share of depth that must be new (chosen on the eval: 0.5-0.8 x 0.3-0.5 x 0.85-0.95)
-_LEADING = re.compile(r"^(?:and|but|or|so|which|who|that|while|whereas|although|because|as|it|he|she|they|this|these)\s+", re.I)
+_LEADING = re.compile(
+    r"^(?:and|but|or|so|which|who|that|while|whereas|although|because|as|it|he|she|they|this|these)\s+", re.I
+)
 _TITLE_QUALIFIER = re.compile(r"\s*\([^)]*\)\s*$")
 
 
@@ -48,8 +50,12 @@ class Weights:
 
     def score(self, s: SubScores) -> int:
         total = self.direct + self.depth + self.plan + self.unexpected
-        raw = (self.direct * s.directRelevance + self.depth * s.depth + self.plan * s.planAlignment
-               + self.unexpected * s.unexpectedness) / (total or 1)
+        raw = (
+            self.direct * s.directRelevance
+            + self.depth * s.depth
+            + self.plan * s.planAlignment
+            + self.unexpected * s.unexpectedness
+        ) / (total or 1)
         return int(round(100 * min(1.0, max(0.0, raw))))
 
 
@@ -98,7 +104,9 @@ class BaselineRelevance:
             dense = 0.6 * _cos01(best_cos) + 0.4 * _cos01(float(d_vecs[i] @ q_vec))
             names = _names(r.title)
             about = any(re.search(r"(?<!\w)" + re.escape(n) + r"(?!\w)", query, re.IGNORECASE) for n in names)
-            direct = min(1.0, 0.5 * lexical + 0.5 * dense + (0.15 if about else 0.0))  # a passage about a thing the query names
+            direct = min(
+                1.0, 0.5 * lexical + 0.5 * dense + (0.15 if about else 0.0)
+            )  # a passage about a thing the query names
             # depth: how much of the passage bears on the query (several sentences, not one mention)
             bearing = [k for k, s in enumerate(ss) if sent_cos[k] >= 0.3 and content_terms(s.text) & q_terms]
             depth = direct * (0.6 + 0.4 * min(1.0, len(bearing) / 3))
@@ -109,8 +117,19 @@ class BaselineRelevance:
             # best sentence: query terms and meaning, a lead sentence defines the passage's subject
             lex_s = np.array([len(content_terms(s.text) & q_terms) / max(len(q_terms), 1) for s in ss])
             pick = 0.5 * lex_s + 0.5 * sent_cos + np.array([0.08 if k == 0 else 0.0 for k in range(len(ss))])
-            per.append({"direct": direct, "depth": depth, "plan": plan_alignment, "sentences": ss, "best": int(pick.argmax()),
-                        "sent_cos": sent_cos, "sent_vecs": sv, "terms": terms, "names": names})
+            per.append(
+                {
+                    "direct": direct,
+                    "depth": depth,
+                    "plan": plan_alignment,
+                    "sentences": ss,
+                    "best": int(pick.argmax()),
+                    "sent_cos": sent_cos,
+                    "sent_vecs": sv,
+                    "terms": terms,
+                    "names": names,
+                }
+            )
 
         self._bridge(query, per, texts)
         order = sorted(range(len(results)), key=lambda i: -per[i]["direct"])
@@ -120,7 +139,9 @@ class BaselineRelevance:
             novelty = 1.0 - _cos01(sim, NOVELTY_LO, NOVELTY_HI)
             surprise = _cos01(float((s_vecs @ d_vecs[i]).max())) if len(s_vecs) else novelty
             per[i]["unexpected"] = per[i]["direct"] * (0.5 * novelty + 0.5 * surprise)  # new *and* relevant
-            per[i]["depth"] *= 1 - DEPTH_NOVELTY + DEPTH_NOVELTY * novelty  # a near-copy of a better passage teaches nothing new
+            per[i]["depth"] *= (
+                1 - DEPTH_NOVELTY + DEPTH_NOVELTY * novelty
+            )  # a near-copy of a better passage teaches nothing new
             ranked_vecs.append(d_vecs[i])
 
         if not plan.facets():  # no plan: the query is the whole plan, and alignment is relevance to it
@@ -128,22 +149,41 @@ class BaselineRelevance:
                 p["plan"] = p["direct"]
         ranked = []
         for i, (r, p) in enumerate(zip(results, per)):
-            sub = SubScores(directRelevance=round(p["direct"], 3), depth=round(p["depth"], 3),
-                            planAlignment=round(p["plan"], 3), unexpectedness=round(p["unexpected"], 3))
+            sub = SubScores(
+                directRelevance=round(p["direct"], 3),
+                depth=round(p["depth"], 3),
+                planAlignment=round(p["plan"], 3),
+                unexpectedness=round(p["unexpected"], 3),
+            )
             score = self.weights.score(sub)
             sentence = p["sentences"][p["best"]]
             core = core_terms(query, sentence.text, df, len(texts))
             start, end = anchors_of(sentence.text)
-            ranked.append(RankedResult(
-                originalIndex=i, id=r.id or str(i), title=r.title, url=r.url, score=score,
-                kept=score >= self.weights.threshold, briefAnswer=brief_answer(query, sentence),
-                sentenceStart=start, sentenceEnd=end, sentence=sentence.text, coreTerms=core,
-                relevanceNote=self._note(query, plan, sub, p), highlighted=highlight(texts[i], sentence, core),
-                subscores=sub, anchor="exact",
-            ))
+            ranked.append(
+                RankedResult(
+                    originalIndex=i,
+                    id=r.id or str(i),
+                    title=r.title,
+                    url=r.url,
+                    score=score,
+                    kept=score >= self.weights.threshold,
+                    briefAnswer=brief_answer(query, sentence),
+                    sentenceStart=start,
+                    sentenceEnd=end,
+                    sentence=sentence.text,
+                    coreTerms=core,
+                    relevanceNote=self._note(query, plan, sub, p),
+                    highlighted=highlight(texts[i], sentence, core),
+                    subscores=sub,
+                    anchor="exact",
+                )
+            )
         ranked.sort(key=lambda x: (-(x.score or 0), x.originalIndex))
-        return Reranking(results=ranked, introduction=introduction(query, ranked, self.weights.threshold),
-                         semanticNote=semantic_note(query, results, per))
+        return Reranking(
+            results=ranked,
+            introduction=introduction(query, ranked, self.weights.threshold),
+            semanticNote=semantic_note(query, results, per),
+        )
 
     @staticmethod
     def _bridge(query: str, per: list[dict], texts: list[str]) -> None:
@@ -163,21 +203,36 @@ class BaselineRelevance:
                 if j == i:
                     continue
                 for k, sentence in enumerate(per[j]["sentences"]):
-                    if pattern.search(sentence.text):  # named in a sentence that bears on the query: a strong lead
-                        best = max(best, per[j]["direct"] * (0.6 + 0.4 * _cos01(float(per[j]["sent_cos"][k]))))
+                    if pattern.search(
+                        sentence.text
+                    ):  # named in a sentence that bears on the query: a strong lead
+                        best = max(
+                            best, per[j]["direct"] * (0.6 + 0.4 * _cos01(float(per[j]["sent_cos"][k])))
+                        )
             if best:
                 p["direct"] = max(p["direct"], 0.85 * best + 0.15 * p["direct"])
                 p["depth"] = max(p["depth"], 0.9 * p["direct"])
 
     @staticmethod
     def _note(query: str, plan: ResearchPlan, sub: SubScores, p: dict) -> str:
-        strongest = max((("directly answers the query", sub.directRelevance), ("substantive detail", sub.depth),
-                         ("matches the research plan", sub.planAlignment), ("adds a different angle", sub.unexpectedness)),
-                        key=lambda x: x[1])[0]
+        strongest = max(
+            (
+                ("directly answers the query", sub.directRelevance),
+                ("substantive detail", sub.depth),
+                ("matches the research plan", sub.planAlignment),
+                ("adds a different angle", sub.unexpectedness),
+            ),
+            key=lambda x: x[1],
+        )[0]
         matched = sorted(content_terms(query) & p["terms"])
-        return (f"Strongest on: {strongest}" + (f"; shares {', '.join(matched[:5])} with the query" if matched else "")
-                + (f"; relevance {sub.directRelevance:.2f}, depth {sub.depth:.2f}, plan {sub.planAlignment:.2f}, "
-                   f"novelty {sub.unexpectedness:.2f}"))
+        return (
+            f"Strongest on: {strongest}"
+            + (f"; shares {', '.join(matched[:5])} with the query" if matched else "")
+            + (
+                f"; relevance {sub.directRelevance:.2f}, depth {sub.depth:.2f}, plan {sub.planAlignment:.2f}, "
+                f"novelty {sub.unexpectedness:.2f}"
+            )
+        )
 
 
 def _names(title: str) -> list[str]:
@@ -204,8 +259,14 @@ def core_terms(query: str, sentence: str, df: Counter, n_docs: int, k: int = 7) 
         if s in q_stems and s not in seen:
             seen.add(s)
             found.append(w)
-    rest = sorted(((math.log(1 + n_docs / (1 + df.get(stem(w.lower()), 0))), w) for w in tokens
-                   if stem(w.lower()) not in seen and stem(w.lower()) in content_terms(w)), key=lambda x: -x[0])
+    rest = sorted(
+        (
+            (math.log(1 + n_docs / (1 + df.get(stem(w.lower()), 0))), w)
+            for w in tokens
+            if stem(w.lower()) not in seen and stem(w.lower()) in content_terms(w)
+        ),
+        key=lambda x: -x[0],
+    )
     for _, w in rest:
         if len(found) >= k:
             break
@@ -228,8 +289,10 @@ def brief_answer(query: str, sentence: Span, max_words: int = 8) -> str:
     text = _LEADING.sub("", text).strip(" ,;:.")
     tokens = text.split()
     if len(tokens) > max_words:  # the densest window of max_words words
-        best = max(range(len(tokens) - max_words + 1),
-                   key=lambda s: (len(content_terms(" ".join(tokens[s : s + max_words])) - q_terms), -s))
+        best = max(
+            range(len(tokens) - max_words + 1),
+            key=lambda s: (len(content_terms(" ".join(tokens[s : s + max_words])) - q_terms), -s),
+        )
         tokens = tokens[best : best + max_words]
     answer = " ".join(tokens).strip(" ,;:")
     return answer[:1].upper() + answer[1:] if answer else ""
@@ -238,11 +301,15 @@ def brief_answer(query: str, sentence: Span, max_words: int = 8) -> str:
 def introduction(query: str, ranked: list[RankedResult], threshold: int) -> str:
     kept = [r for r in ranked if r.kept]
     if not kept:
-        return f"None of the {len(ranked)} results reached the relevance threshold ({threshold}) for \"{query}\"."
+        return (
+            f'None of the {len(ranked)} results reached the relevance threshold ({threshold}) for "{query}".'
+        )
     best = kept[0]
-    name = f"\"{best.title}\"" if best.title else f"result {best.id}"
-    return (f"{len(kept)} of {len(ranked)} results are relevant to \"{query}\". "
-            f"The strongest, {name}, answers: {best.briefAnswer}.")
+    name = f'"{best.title}"' if best.title else f"result {best.id}"
+    return (
+        f'{len(kept)} of {len(ranked)} results are relevant to "{query}". '
+        f"The strongest, {name}, answers: {best.briefAnswer}."
+    )
 
 
 def semantic_note(query: str, results: Sequence[SearchResultIn], per: list[dict]) -> str | None:
@@ -261,6 +328,8 @@ def semantic_note(query: str, results: Sequence[SearchResultIn], per: list[dict]
         sims = vecs @ vecs.T
         i, j = np.unravel_index(np.argmin(sims), sims.shape)
         if sims[i, j] < 0.15:
-            notes.append(f"\"{surface.get(term, term)}\" is used in different senses: in {contexts[i][0] or 'one result'} "
-                         f"(\"{contexts[i][1][:80]}\") and in {contexts[j][0] or 'another'} (\"{contexts[j][1][:80]}\").")
+            notes.append(
+                f'"{surface.get(term, term)}" is used in different senses: in {contexts[i][0] or "one result"} '
+                f'("{contexts[i][1][:80]}") and in {contexts[j][0] or "another"} ("{contexts[j][1][:80]}").'
+            )
     return " ".join(notes[:2]) or None

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..text import Span
 
@@ -18,8 +18,13 @@ def highlight(text: str, span: Span | None, terms: Sequence[str]) -> str:
     """The whole text escaped, the span inside ``<mark>`` and the terms in it inside ``<b>``."""
     if span is None:
         return html.escape(text)
-    return (html.escape(text[: span.start]) + "<mark>" + bold_terms(text[span.start : span.end], terms) + "</mark>"
-            + html.escape(text[span.end :]))
+    return (
+        html.escape(text[: span.start])
+        + "<mark>"
+        + bold_terms(text[span.start : span.end], terms)
+        + "</mark>"
+        + html.escape(text[span.end :])
+    )
 
 
 def bold_terms(sentence: str, terms: Sequence[str]) -> str:

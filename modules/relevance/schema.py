@@ -27,7 +27,7 @@ class ResearchPlan(BaseModel):
     surprises: list[str] = Field(default_factory=list)
 
     @classmethod
-    def parse(cls, plan: "ResearchPlan | dict | str | None") -> "ResearchPlan":
+    def parse(cls, plan: ResearchPlan | dict | str | None) -> ResearchPlan:
         """Structured (a dict with any of the fields) or free text (taken as the reasoning)."""
         if plan is None:
             return cls()
@@ -37,7 +37,9 @@ class ResearchPlan(BaseModel):
             return cls(reasoning=plan)
         if isinstance(plan, dict):
             data = dict(plan)
-            data["queries"] = [q if isinstance(q, dict) else {"query": str(q)} for q in data.get("queries", [])]
+            data["queries"] = [
+                q if isinstance(q, dict) else {"query": str(q)} for q in data.get("queries", [])
+            ]
             for key in ("angles", "traditions", "assumptions", "assumptionsChallenged", "surprises"):
                 if isinstance(data.get(key), str):
                     data[key] = [data[key]]
@@ -46,7 +48,11 @@ class ResearchPlan(BaseModel):
 
     def facets(self) -> list[str]:
         """What alignment is measured against: queries, angles and the reasoning."""
-        return [q.query for q in self.queries if q.query] + [a for a in self.angles if a] + ([self.reasoning] if self.reasoning else [])
+        return (
+            [q.query for q in self.queries if q.query]
+            + [a for a in self.angles if a]
+            + ([self.reasoning] if self.reasoning else [])
+        )
 
     def as_text(self) -> str:
         lines = []
@@ -56,8 +62,12 @@ class ResearchPlan(BaseModel):
             lines.append("- Assumptions being challenged: " + "; ".join(self.assumptions))
         if self.queries:
             lines.append("- Search queries used:")
-            lines += [f"  {i}. \"{q.query}\"" + (f" ({q.mode})" if q.mode else "") + (f" - {q.rationale}" if q.rationale else "")
-                      for i, q in enumerate(self.queries, 1)]
+            lines += [
+                f'  {i}. "{q.query}"'
+                + (f" ({q.mode})" if q.mode else "")
+                + (f" - {q.rationale}" if q.rationale else "")
+                for i, q in enumerate(self.queries, 1)
+            ]
         if self.angles:
             lines.append("- Angles covered: " + "; ".join(self.angles))
         if self.surprises:
@@ -95,7 +105,9 @@ class RankedResult(BaseModel):
     id: str
     title: str = ""
     url: str = ""
-    score: int | None = None  # null when the result was not scored (fallback, or missing from a partial LM ranking)
+    score: int | None = (
+        None  # null when the result was not scored (fallback, or missing from a partial LM ranking)
+    )
     kept: bool = False
     briefAnswer: str = ""
     sentenceStart: str = ""

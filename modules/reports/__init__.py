@@ -1,5 +1,6 @@
-"""Run reports: one self-contained HTML page per run, and the same summary as markdown for the
-Prefect UI. The run's ``flow`` (in ``runs``) decides which sections it gets."""
+"""Run reports: one self-contained HTML page per run, and the same summary as markdown and a
+figures table for the Prefect UI. The run's kind (``runs.flow``) picks its layout from the
+registry in :mod:`.layouts`."""
 
 from __future__ import annotations
 
@@ -7,37 +8,47 @@ import os
 from pathlib import Path
 
 from ..store import ParquetStore
+from ..store.runs import RunKind
 from .html import esc, page, section, table
-from .rerank import rerank_sections
-from .research import research_sections
-from .response import collect_sections, response_sections
+from .layouts import LAYOUTS
 
-RESPONSE_FLOWS = {"analyze", "reanalyze", "monitor"}
-RESEARCH_FLOWS = {"research", "research-batch", "feedback"}
-TABLES = ("runs", "analyses", "summaries", "provider_summaries", "responses", "collections", "reports", "steps",
-          "sources", "memory", "feedback", "rerankings", "evaluations")
+#: What a run of a kind this version does not know shows: its rows in each of these tables.
+TABLES = (
+    "runs",
+    "analyses",
+    "summaries",
+    "provider_summaries",
+    "responses",
+    "collections",
+    "reports",
+    "steps",
+    "sources",
+    "memory",
+    "feedback",
+    "rerankings",
+    "evaluations",
+)
 
 
 def _overview(run: dict) -> str:
-    keep = ["flow", "started_at", "duration_s", "input_path", "ground_truth_path", "total", "succeeded", "failed",
-            "flagged", "fallback", "query_set_id", "query_set_version", "analyzer_version", "embedding_model"]
+    keep = [
+        "flow",
+        "started_at",
+        "duration_s",
+        "input_path",
+        "ground_truth_path",
+        "total",
+        "succeeded",
+        "failed",
+        "flagged",
+        "fallback",
+        "query_set_id",
+        "query_set_version",
+        "analyzer_version",
+        "embedding_model",
+    ]
     rows = [{"field": k, "value": run.get(k)} for k in keep if run.get(k) is not None]
     return section("Run", table(rows, [("field", "field"), ("value", "value")], css="kv"), "run")
-
-
-def evaluation_section(store: ParquetStore, run_id: str) -> str:
-    """Mean metric per node, program and split (``sleuth eval`` / ``sleuth optimize`` runs)."""
-    import polars as pl
-
-    rows = (store.read("evaluations", run_id)
-            .group_by(["node", "program", "program_version", "split"], maintain_order=True)
-            .agg(pl.len().alias("examples"), pl.col("score").mean().alias("mean_score"),
-                 pl.col("error").is_not_null().sum().alias("errors")).to_dicts())
-    for r in rows:
-        r["mean_score"] = None if r["mean_score"] is None else f"{r['mean_score']:.3f}"
-    return section("Scores", table(rows, [("node", "node"), ("program", "program"), ("program_version", "version"),
-                                          ("split", "split"), ("examples", "examples"), ("mean_score", "mean score"),
-                                          ("errors", "errors")]), "scores")
 
 
 def render_run_report(run_id: str, data_dir: str | None = None) -> str:
@@ -50,21 +61,21 @@ def render_run_report(run_id: str, data_dir: str | None = None) -> str:
         raise ValueError(f"no run {run_id!r} under {store.root}{hint}")
     run = runs.row(0, named=True)
     flow = run["flow"]
-    if flow in RESPONSE_FLOWS:
-        sections, kind = response_sections(store, run_id, flow), "response analysis"
-    elif flow in RESEARCH_FLOWS:
-        sections, kind = research_sections(store, run_id), "research"
-    elif flow == "rerank-batch":
-        sections, kind = rerank_sections(store, run_id), "reranking"
-    elif flow == "collect":
-        sections, kind = collect_sections(store, run_id), "answer collection"
-    elif flow in ("optimize", "evaluate"):
-        sections, kind = [evaluation_section(store, run_id)], "program evaluation"
+    kind = RunKind.of(flow)
+    if kind in LAYOUTS:
+        layout = LAYOUTS[kind]
+        sections, label = layout.sections(store, run_id, kind), layout.label
     else:
-        present = [{"table": t, "rows": store.read(t, run_id).height} for t in TABLES if store.run_exists(run_id, (t,))]
-        sections, kind = [section("Tables", table(present, [("table", "table"), ("rows", "rows")]))], flow
+        present = [
+            {"table": t, "rows": store.read(t, run_id).height}
+            for t in TABLES
+            if store.run_exists(run_id, (t,))
+        ]
+        sections, label = [section("Tables", table(present, [("table", "table"), ("rows", "rows")]))], flow
     started = run["started_at"].strftime("%Y-%m-%d %H:%M UTC") if run.get("started_at") else ""
-    return page(f"sleuth · {kind} · run {run_id}", f"{flow} run started {started}", [_overview(run), *sections])
+    return page(
+        f"sleuth · {label} · run {run_id}", f"{flow} run started {started}", [_overview(run), *sections]
+    )
 
 
 def write_run_report(run_id: str, data_dir: str | None = None, path: str | os.PathLike | None = None) -> str:
@@ -87,4 +98,48 @@ def write_run_report(run_id: str, data_dir: str | None = None, path: str | os.Pa
     return str(path)
 
 
-__all__ = ["esc", "render_run_report", "write_run_report"]
+def run_markdown(run_id: str, data_dir: str | None = None) -> str:
+    """A markdown summary of any stored run (see :func:`render_run_report` for the HTML)."""
+    store = ParquetStore(data_dir)
+    runs = store.read("runs", run_id)
+    if runs.is_empty():
+        raise ValueError(f"no run {run_id!r} under {store.root}")
+    run = runs.row(0, named=True)
+    flow = run["flow"]
+    head = (
+        f"# Run {run_id} ({flow})\n\n{run.get('total')} items, {run.get('succeeded')} succeeded, "
+        f"{run.get('failed')} failed, {run.get('duration_s')} s. HTML: `sleuth report {run_id}`.\n\n"
+    )
+    kind = RunKind.of(flow)
+    layout = LAYOUTS.get(kind)
+    if layout is None or layout.markdown is None:
+        return head
+    return head + layout.markdown(store, run_id, kind)
+
+
+def run_table(run_id: str, data_dir: str | None = None) -> list[dict]:
+    """The run's main figures as rows for a Prefect table artifact (JSON-safe values)."""
+    store = ParquetStore(data_dir)
+    kind = RunKind.of(store.read("runs", run_id).row(0, named=True)["flow"])
+    layout = LAYOUTS.get(kind)
+    if layout is None or layout.figures is None:
+        return []
+    frame, keys = layout.figures(store, run_id, kind)
+    if frame.is_empty():
+        return []
+    return [
+        {
+            k: (
+                round(v, 3)
+                if isinstance(v, float)
+                else v
+                if isinstance(v, (int, str, bool)) or v is None
+                else str(v)
+            )
+            for k, v in row.items()
+        }
+        for row in frame.select([k for k in keys if k in frame.columns]).to_dicts()
+    ]
+
+
+__all__ = ["esc", "render_run_report", "run_markdown", "run_table", "write_run_report"]

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import Any, Iterable, Sequence
+from typing import Any
+
+from ..links import linkable_url
 
 CSS = """
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
@@ -41,8 +44,6 @@ def esc(value: Any) -> str:
 
 def link(url: Any, text: Any = None) -> str:
     """``<a href>`` for an http(s) URL (``modules.links`` decides); anything else as escaped text."""
-    from ..links import linkable_url
-
     label = esc(url if text is None else text)
     good = linkable_url(url)
     return f'<a href="{esc(good)}" rel="noopener noreferrer">{label}</a>' if good else label
@@ -92,7 +93,9 @@ def tier(value: str | None) -> str:
     return f'<span class="tier-{esc(value)}">{esc(value or "-")}</span>'
 
 
-def table(rows: Sequence[dict], columns: Sequence[tuple[str, str]], *, raw: Iterable[str] = (), css: str = "") -> str:
+def table(
+    rows: Sequence[dict], columns: Sequence[tuple[str, str]], *, raw: Iterable[str] = (), css: str = ""
+) -> str:
     """``columns`` are (key, label); keys in ``raw`` hold HTML this module built, the rest is escaped."""
     raw = set(raw)
     if not rows:
@@ -148,10 +151,10 @@ def section(title: str, body: str, anchor: str | None = None) -> str:
 
 def page(title: str, subtitle: str, sections: Sequence[str]) -> str:
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{esc(title)}</title><style>{CSS}</style></head><body>"
         f"<header><h1>{esc(title)}</h1><p>{esc(subtitle)}</p></header><main>{''.join(sections)}</main>"
-        "<footer class=\"muted\" style=\"padding:0 32px 24px\">sleuth run report &middot; self-contained: "
+        '<footer class="muted" style="padding:0 32px 24px">sleuth run report &middot; self-contained: '
         "no script, no network</footer></body></html>\n"
     )

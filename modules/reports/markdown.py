@@ -9,6 +9,7 @@ import polars as pl
 
 from ..research.render import report_markdown
 from ..store import ParquetStore
+from ..store.runs import RunKind
 
 METRICS = ("accuracy", "completeness", "attribution")
 
@@ -47,99 +48,201 @@ def _points(v) -> str | None:
 
 def response_markdown(store: ParquetStore, run_id: str) -> str:
     analyses = store.read("analyses", run_id)
-    summaries = [{**s, **{f"{m}_d": _delta(s[f"{m}_delta"]) for m in METRICS}, "wrong": _percent(s.get("wrong_fact_rate")),
-                  "wrong_d": _points(s.get("wrong_fact_rate_delta"))} for s in store.read("summaries", run_id).to_dicts()]
-    out = "## Per-domain scores\n\n" + md_table(summaries, [
-        ("domain", "domain"), ("query_set_id", "query set"), ("query_count", "answers"), ("flagged_count", "flagged"),
-        ("error_count", "errors"), *[(f"{m}_mean", m) for m in METRICS], *[(f"{m}_d", f"Δ {m}") for m in METRICS],
-        ("wrong", "wrong facts"), ("wrong_d", "Δ wrong facts")])
+    summaries = [
+        {
+            **s,
+            **{f"{m}_d": _delta(s[f"{m}_delta"]) for m in METRICS},
+            "wrong": _percent(s.get("wrong_fact_rate")),
+            "wrong_d": _points(s.get("wrong_fact_rate_delta")),
+        }
+        for s in store.read("summaries", run_id).to_dicts()
+    ]
+    out = "## Per-domain scores\n\n" + md_table(
+        summaries,
+        [
+            ("domain", "domain"),
+            ("query_set_id", "query set"),
+            ("query_count", "answers"),
+            ("flagged_count", "flagged"),
+            ("error_count", "errors"),
+            *[(f"{m}_mean", m) for m in METRICS],
+            *[(f"{m}_d", f"Δ {m}") for m in METRICS],
+            ("wrong", "wrong facts"),
+            ("wrong_d", "Δ wrong facts"),
+        ],
+    )
     if summaries:
-        out += "\nwrong facts: share of the scored answers with at least one fact the site states otherwise.\n"
+        out += (
+            "\nwrong facts: share of the scored answers with at least one fact the site states otherwise.\n"
+        )
     providers = store.read("provider_summaries", run_id).to_dicts()
     if providers:
-        rows = [{**r, "d": _delta(r["accuracy_delta"]), "state": "FAILED" if r["failed"] else "ok",
-                 "wrong": _percent(r.get("wrong_fact_rate")), "correct": _percent(r.get("correct_mention_rate"))}
-                for r in providers]
-        out += "\n## Providers side by side\n\n" + md_table(rows, [
-            ("domain", "domain"), ("provider", "provider"), ("model", "model"), ("state", "state"),
-            ("accuracy_rank", "rank"), *[(f"{m}_mean", m) for m in METRICS], ("d", "Δ accuracy"),
-            ("refusal_count", "refusals"), ("error_count", "errors"), ("wrong", "wrong facts"),
-            ("correct", "mentioned & correct")])
+        rows = [
+            {
+                **r,
+                "d": _delta(r["accuracy_delta"]),
+                "state": "FAILED" if r["failed"] else "ok",
+                "wrong": _percent(r.get("wrong_fact_rate")),
+                "correct": _percent(r.get("correct_mention_rate")),
+            }
+            for r in providers
+        ]
+        out += "\n## Providers side by side\n\n" + md_table(
+            rows,
+            [
+                ("domain", "domain"),
+                ("provider", "provider"),
+                ("model", "model"),
+                ("state", "state"),
+                ("accuracy_rank", "rank"),
+                *[(f"{m}_mean", m) for m in METRICS],
+                ("d", "Δ accuracy"),
+                ("refusal_count", "refusals"),
+                ("error_count", "errors"),
+                ("wrong", "wrong facts"),
+                ("correct", "mentioned & correct"),
+            ],
+        )
         for c in store.read("collections", run_id).filter(pl.col("status") == "failed").to_dicts():
             out += f"\n**{c['provider']}/{c['model']} failed entirely:** {c['error']}\n"
-    scored = (analyses.filter(pl.col("status") != "error")
-              .with_columns(pl.mean_horizontal(*[pl.col(f"{m}_score") for m in METRICS]).alias("_mean"))
-              .sort("_mean").head(5))
+    scored = (
+        analyses.filter(pl.col("status") != "error")
+        .with_columns(pl.mean_horizontal(*[pl.col(f"{m}_score") for m in METRICS]).alias("_mean"))
+        .sort("_mean")
+        .head(5)
+    )
     out += "\n## Weakest answers\n\n"
     for r in scored.to_dicts():
         result = json.loads(r["result_json"])
         feedback = result.get("feedback") or {}
         missing = [c["claim"]["text"] for c in feedback.get("claims", {}).get("missing", [])]
-        wrong = [f"{w['statement']} ({w.get('detail') or w['evidence']})" for w in feedback.get("contradictions") or []]
-        out += (f"- **{r['query_id']}** ({r['provider'] or '-'}/{r['model'] or '-'}): "
-                + ", ".join(f"{m} {_cell(r[f'{m}_score'])} ({r[f'{m}_tier']})" for m in METRICS)
-                + (f"; wrong: {'; '.join(_cell(w) for w in wrong)}" if wrong else "")
-                + (f"; missing: {'; '.join(missing)}" if missing else "") + "\n")
+        wrong = [
+            f"{w['statement']} ({w.get('detail') or w['evidence']})"
+            for w in feedback.get("contradictions") or []
+        ]
+        out += (
+            f"- **{r['query_id']}** ({r['provider'] or '-'}/{r['model'] or '-'}): "
+            + ", ".join(f"{m} {_cell(r[f'{m}_score'])} ({r[f'{m}_tier']})" for m in METRICS)
+            + (f"; wrong: {'; '.join(_cell(w) for w in wrong)}" if wrong else "")
+            + (f"; missing: {'; '.join(missing)}" if missing else "")
+            + "\n"
+        )
     bad = analyses.filter(pl.col("status") != "ok")
     out += f"\n{bad.filter(pl.col('status') == 'flagged').height} flagged and {bad.filter(pl.col('status') == 'error').height} error rows.\n"
     return out
 
 
-def run_markdown(run_id: str, data_dir: str | None = None) -> str:
-    """A markdown summary of any stored run (see ``render_run_report`` for the HTML)."""
-    from . import RESEARCH_FLOWS, RESPONSE_FLOWS
-
-    store = ParquetStore(data_dir)
-    runs = store.read("runs", run_id)
-    if runs.is_empty():
-        raise ValueError(f"no run {run_id!r} under {store.root}")
-    run = runs.row(0, named=True)
-    flow = run["flow"]
-    head = (f"# Run {run_id} ({flow})\n\n{run.get('total')} items, {run.get('succeeded')} succeeded, "
-            f"{run.get('failed')} failed, {run.get('duration_s')} s. HTML: `sleuth report {run_id}`.\n\n")
-    if flow in RESPONSE_FLOWS:
-        return head + response_markdown(store, run_id)
-    if flow in RESEARCH_FLOWS:
-        return head + "\n---\n".join(report_markdown(r) for r in store.read("reports", run_id).sort("question_id").to_dicts())
-    if flow == "collect":
-        return head + "## Collection per provider\n\n" + md_table(store.read("collections", run_id).to_dicts(), [
-            ("provider", "provider"), ("model", "model"), ("status", "status"), ("answered", "answered"),
-            ("refusals", "refusals"), ("empty", "empty"), ("errors", "errors"), ("cost_usd", "cost"), ("error", "error")])
-    if flow == "rerank-batch":
-        rows = store.read("rerankings", run_id).sort(["item_id", "rank"]).to_dicts()
-        return head + "## Results\n\n" + md_table(rows, [
-            ("item_id", "item"), ("rank", "rank"), ("score", "score"), ("kept", "kept"), ("title", "title"),
-            ("direct_relevance", "relevance"), ("depth", "depth"), ("plan_alignment", "plan"),
-            ("unexpectedness", "unexpected"), ("brief_answer", "brief answer")])
-    return head
+def research_markdown(store: ParquetStore, run_id: str) -> str:
+    return "\n---\n".join(
+        report_markdown(r) for r in store.read("reports", run_id).sort("question_id").to_dicts()
+    )
 
 
-def run_table(run_id: str, data_dir: str | None = None) -> list[dict]:
-    """The run's main figures as rows for a Prefect table artifact (JSON-safe values)."""
-    from . import RESEARCH_FLOWS, RESPONSE_FLOWS
+def collect_markdown(store: ParquetStore, run_id: str) -> str:
+    return "## Collection per provider\n\n" + md_table(
+        store.read("collections", run_id).to_dicts(),
+        [
+            ("provider", "provider"),
+            ("model", "model"),
+            ("status", "status"),
+            ("answered", "answered"),
+            ("refusals", "refusals"),
+            ("empty", "empty"),
+            ("errors", "errors"),
+            ("cost_usd", "cost"),
+            ("error", "error"),
+        ],
+    )
 
-    store = ParquetStore(data_dir)
-    flow = store.read("runs", run_id).row(0, named=True)["flow"]
-    if flow in RESPONSE_FLOWS:
-        frame = store.read("provider_summaries", run_id) if flow == "monitor" else store.read("summaries", run_id)
-        keys = [c for c in frame.columns if c in ("domain", "query_set_id", "provider", "model", "query_count",
-                                                    "error_count", "refusal_count", "accuracy_rank")
-                or c.endswith(("_mean", "_delta", "_rate"))]
-    elif flow in RESEARCH_FLOWS:
-        frame, keys = store.read("reports", run_id), ["question_id", "question", "status", "confidence", "stop_reason", "duration_s"]
-    elif flow == "collect":
-        frame = store.read("collections", run_id)
-        keys = ["provider", "model", "status", "answered", "refusals", "empty", "errors", "cost_usd", "error"]
-    elif flow == "rerank-batch":
-        frame = store.read("rerankings", run_id)
-        keys = ["item_id", "rank", "score", "kept", "title", "direct_relevance", "depth", "plan_alignment", "unexpectedness"]
-    elif flow in ("optimize", "evaluate"):
-        frame = store.read("evaluations", run_id).group_by(["node", "program", "split"], maintain_order=True).agg(
-            pl.len().alias("examples"), pl.col("score").mean().round(4).alias("mean_score"))
-        keys = frame.columns
-    else:
-        return []
-    if frame.is_empty():
-        return []
-    return [{k: (round(v, 3) if isinstance(v, float) else v if isinstance(v, (int, str, bool)) or v is None else str(v))
-             for k, v in row.items()} for row in frame.select([k for k in keys if k in frame.columns]).to_dicts()]
+
+def rerank_markdown(store: ParquetStore, run_id: str) -> str:
+    rows = store.read("rerankings", run_id).sort(["item_id", "rank"]).to_dicts()
+    return "## Results\n\n" + md_table(
+        rows,
+        [
+            ("item_id", "item"),
+            ("rank", "rank"),
+            ("score", "score"),
+            ("kept", "kept"),
+            ("title", "title"),
+            ("direct_relevance", "relevance"),
+            ("depth", "depth"),
+            ("plan_alignment", "plan"),
+            ("unexpectedness", "unexpected"),
+            ("brief_answer", "brief answer"),
+        ],
+    )
+
+
+# ----- the figures table (a Prefect table artifact): (frame, columns) per kind of run -----------
+def response_figures(store: ParquetStore, run_id: str, kind: RunKind) -> tuple[pl.DataFrame, list[str]]:
+    frame = (
+        store.read("provider_summaries", run_id)
+        if kind == RunKind.MONITOR
+        else store.read("summaries", run_id)
+    )
+    keys = [
+        c
+        for c in frame.columns
+        if c
+        in (
+            "domain",
+            "query_set_id",
+            "provider",
+            "model",
+            "query_count",
+            "error_count",
+            "refusal_count",
+            "accuracy_rank",
+        )
+        or c.endswith(("_mean", "_delta", "_rate"))
+    ]
+    return frame, keys
+
+
+def research_figures(store: ParquetStore, run_id: str) -> tuple[pl.DataFrame, list[str]]:
+    return store.read("reports", run_id), [
+        "question_id",
+        "question",
+        "status",
+        "confidence",
+        "stop_reason",
+        "duration_s",
+    ]
+
+
+def collect_figures(store: ParquetStore, run_id: str) -> tuple[pl.DataFrame, list[str]]:
+    return store.read("collections", run_id), [
+        "provider",
+        "model",
+        "status",
+        "answered",
+        "refusals",
+        "empty",
+        "errors",
+        "cost_usd",
+        "error",
+    ]
+
+
+def rerank_figures(store: ParquetStore, run_id: str) -> tuple[pl.DataFrame, list[str]]:
+    return store.read("rerankings", run_id), [
+        "item_id",
+        "rank",
+        "score",
+        "kept",
+        "title",
+        "direct_relevance",
+        "depth",
+        "plan_alignment",
+        "unexpectedness",
+    ]
+
+
+def evaluation_figures(store: ParquetStore, run_id: str) -> tuple[pl.DataFrame, list[str]]:
+    frame = (
+        store.read("evaluations", run_id)
+        .group_by(["node", "program", "split"], maintain_order=True)
+        .agg(pl.len().alias("examples"), pl.col("score").mean().round(4).alias("mean_score"))
+    )
+    return frame, frame.columns

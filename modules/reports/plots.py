@@ -4,8 +4,8 @@ font or image): the page stays one file that opens anywhere."""
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import Sequence
 
 import matplotlib
 
@@ -14,8 +14,15 @@ import matplotlib.dates as mdates  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
-plt.rcParams.update({"svg.fonttype": "none", "svg.hashsalt": "sleuth", "font.size": 9,
-                     "axes.spines.top": False, "axes.spines.right": False})
+plt.rcParams.update(
+    {
+        "svg.fonttype": "none",
+        "svg.hashsalt": "sleuth",
+        "font.size": 9,
+        "axes.spines.top": False,
+        "axes.spines.right": False,
+    }
+)
 
 METRICS = ("accuracy", "completeness", "attribution")
 TIERS = ("excellent", "good", "fair", "poor")
@@ -28,7 +35,7 @@ def _svg(fig) -> str:
     fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None, "Creator": "sleuth"})
     plt.close(fig)
     text = buf.getvalue()
-    return text[text.index("<svg"):]
+    return text[text.index("<svg") :]
 
 
 def histograms(values: dict[str, dict[str, list[float]]], title_prefix: str = "") -> str:
@@ -38,8 +45,13 @@ def histograms(values: dict[str, dict[str, list[float]]], title_prefix: str = ""
     for ax, metric in zip(axes, METRICS):
         groups = [(g, v[metric]) for g, v in values.items() if v.get(metric)]
         if groups:
-            ax.hist([v for _, v in groups], bins=bins, label=[g for g, _ in groups],
-                    color=PALETTE[: len(groups)], stacked=True)
+            ax.hist(
+                [v for _, v in groups],
+                bins=bins,
+                label=[g for g, _ in groups],
+                color=PALETTE[: len(groups)],
+                stacked=True,
+            )
         ax.set_title(f"{title_prefix}{metric}")
         ax.set_xlim(0, 100)
         ax.set_xlabel("score")
@@ -68,7 +80,9 @@ def tier_bars(counts: dict[str, dict[str, dict[str, int]]]) -> str:
     return _svg(fig)
 
 
-def trends(series: dict[str, list[tuple[datetime, float | None]]], current: datetime | None, title: str) -> str:
+def trends(
+    series: dict[str, list[tuple[datetime, float | None]]], current: datetime | None, title: str
+) -> str:
     """Mean score per run over time, one line per metric; the current run marked."""
     fig, ax = plt.subplots(figsize=(10, 2.6))
     for (name, points), colour in zip(series.items(), PALETTE):

@@ -8,6 +8,7 @@ import json
 import polars as pl
 
 from ..store import ParquetStore
+from ..store.runs import RunKind, read_of_kind
 from . import plots
 from .html import delta, esc, fmt, link, marked, percent, rate_delta, section, table, tier
 
@@ -24,32 +25,66 @@ def _values(analyses: pl.DataFrame, by: str) -> dict[str, dict[str, list[float]]
 
 
 def _tiers(summaries: list[dict], group_key: str) -> dict[str, dict[str, dict[str, int]]]:
-    return {str(s[group_key]) + (f" / {s['query_set_id']}" if s.get("query_set_id") else ""):
-            {m: {t: s[f"{m}_{t}"] or 0 for t in plots.TIERS} for m in METRICS} for s in summaries}
+    return {
+        str(s[group_key]) + (f" / {s['query_set_id']}" if s.get("query_set_id") else ""): {
+            m: {t: s[f"{m}_{t}"] or 0 for t in plots.TIERS} for m in METRICS
+        }
+        for s in summaries
+    }
 
 
 def summary_section(summaries: list[dict], analyses: pl.DataFrame) -> str:
-    rows = [{**s, **{f"{m}_d": delta(s[f"{m}_delta"]) for m in METRICS}, "wrong": percent(s.get("wrong_fact_rate")),
-             "wrong_d": rate_delta(s.get("wrong_fact_rate_delta"))} for s in summaries]
-    body = table(rows, [("domain", "domain"), ("query_set_id", "query set"), ("query_count", "answers"),
-                        ("flagged_count", "flagged"), ("error_count", "errors"),
-                        *[(f"{m}_mean", f"{m} mean") for m in METRICS], *[(f"{m}_d", f"Δ {m}") for m in METRICS],
-                        ("wrong", "wrong facts"), ("wrong_d", "Δ wrong facts"),
-                        ("previous_run_id", "compared with")], raw=[*[f"{m}_d" for m in METRICS], "wrong_d"])
-    body += ('<p class="muted">wrong facts: share of the scored answers that state at least one fact the site '
-             "states otherwise (&Delta; in percentage points; a rise is bad news)</p>")
+    rows = [
+        {
+            **s,
+            **{f"{m}_d": delta(s[f"{m}_delta"]) for m in METRICS},
+            "wrong": percent(s.get("wrong_fact_rate")),
+            "wrong_d": rate_delta(s.get("wrong_fact_rate_delta")),
+        }
+        for s in summaries
+    ]
+    body = table(
+        rows,
+        [
+            ("domain", "domain"),
+            ("query_set_id", "query set"),
+            ("query_count", "answers"),
+            ("flagged_count", "flagged"),
+            ("error_count", "errors"),
+            *[(f"{m}_mean", f"{m} mean") for m in METRICS],
+            *[(f"{m}_d", f"Δ {m}") for m in METRICS],
+            ("wrong", "wrong facts"),
+            ("wrong_d", "Δ wrong facts"),
+            ("previous_run_id", "compared with"),
+        ],
+        raw=[*[f"{m}_d" for m in METRICS], "wrong_d"],
+    )
+    body += (
+        '<p class="muted">wrong facts: share of the scored answers that state at least one fact the site '
+        "states otherwise (&Delta; in percentage points; a rise is bad news)</p>"
+    )
     body += "<h3>Tiers per domain</h3><figure>" + plots.tier_bars(_tiers(summaries, "domain")) + "</figure>"
-    body += "<h3>Score distributions</h3><figure>" + plots.histograms(_values(analyses, "domain")) + "</figure>"
+    body += (
+        "<h3>Score distributions</h3><figure>" + plots.histograms(_values(analyses, "domain")) + "</figure>"
+    )
     return section("Per-domain scores", body, "domains")
 
 
-def trend_section(store: ParquetStore, summaries: list[dict], flow: str) -> str:
+def trend_section(store: ParquetStore, summaries: list[dict], flow: RunKind) -> str:
     """Each domain's mean scores across the runs that summarised it (this run marked); a
     monitor run's trend is over monitor runs, as its deltas are."""
-    history = store.read_of_flow("summaries", "monitor") if flow == "monitor" else store.read("summaries")
+    history = (
+        read_of_kind(store, "summaries", RunKind.MONITOR)
+        if flow == RunKind.MONITOR
+        else store.read("summaries")
+    )
     figures = []
     for s in summaries:
-        same_set = pl.col("query_set_id").is_null() if s["query_set_id"] is None else pl.col("query_set_id") == s["query_set_id"]
+        same_set = (
+            pl.col("query_set_id").is_null()
+            if s["query_set_id"] is None
+            else pl.col("query_set_id") == s["query_set_id"]
+        )
         runs = history.filter((pl.col("domain") == s["domain"]) & same_set).sort("run_at")
         series = {m: list(zip(runs["run_at"].to_list(), runs[f"{m}_mean"].to_list())) for m in METRICS}
         title = f"{s['domain']} / {s['query_set_id'] or 'no query set'}: {runs.height} run(s)"
@@ -59,29 +94,67 @@ def trend_section(store: ParquetStore, summaries: list[dict], flow: str) -> str:
 
 def provider_section(provider_rows: list[dict], collections: list[dict]) -> str:
     by = {(c["provider"], c["model"]): c for c in collections}
-    rows = [{**r, "who": f"{r['provider']}/{r['model']}", "cost": by.get((r["provider"], r["model"]), {}).get("cost_usd"),
-             "d": delta(r["accuracy_delta"]), "wrong": percent(r.get("wrong_fact_rate")),
-             "correct": percent(r.get("correct_mention_rate")),
-             "state": '<span class="badge bad">failed</span>' if r["failed"] else '<span class="badge good">ok</span>'}
-            for r in provider_rows]
-    body = table(rows, [("domain", "domain"), ("who", "provider / model"), ("state", ""), ("accuracy_rank", "rank"),
-                        *[(f"{m}_mean", m) for m in METRICS], ("d", "Δ accuracy"), ("correct", "mentioned & correct"),
-                        ("wrong", "wrong facts"), ("refusal_count", "refusals"),
-                        ("empty_count", "empty"), ("error_count", "errors"), ("cost", "cost (USD)")], raw=["d", "state"])
-    body += ('<p class="muted">mentioned &amp; correct: share of the scored answers that name the site (URL, domain '
-             "or brand) and state no wrong fact; wrong facts: share with at least one</p>")
+    rows = [
+        {
+            **r,
+            "who": f"{r['provider']}/{r['model']}",
+            "cost": by.get((r["provider"], r["model"]), {}).get("cost_usd"),
+            "d": delta(r["accuracy_delta"]),
+            "wrong": percent(r.get("wrong_fact_rate")),
+            "correct": percent(r.get("correct_mention_rate")),
+            "state": '<span class="badge bad">failed</span>'
+            if r["failed"]
+            else '<span class="badge good">ok</span>',
+        }
+        for r in provider_rows
+    ]
+    body = table(
+        rows,
+        [
+            ("domain", "domain"),
+            ("who", "provider / model"),
+            ("state", ""),
+            ("accuracy_rank", "rank"),
+            *[(f"{m}_mean", m) for m in METRICS],
+            ("d", "Δ accuracy"),
+            ("correct", "mentioned & correct"),
+            ("wrong", "wrong facts"),
+            ("refusal_count", "refusals"),
+            ("empty_count", "empty"),
+            ("error_count", "errors"),
+            ("cost", "cost (USD)"),
+        ],
+        raw=["d", "state"],
+    )
+    body += (
+        '<p class="muted">mentioned &amp; correct: share of the scored answers that name the site (URL, domain '
+        "or brand) and state no wrong fact; wrong facts: share with at least one</p>"
+    )
     scored = [r for r in rows if not r["failed"]]
     if scored:
-        body += "<figure>" + plots.grouped_bars([r["who"] for r in scored],
-                                                {m: [r[f"{m}_mean"] for r in scored] for m in METRICS},
-                                                "mean scores per provider") + "</figure>"
+        body += (
+            "<figure>"
+            + plots.grouped_bars(
+                [r["who"] for r in scored],
+                {m: [r[f"{m}_mean"] for r in scored] for m in METRICS},
+                "mean scores per provider",
+            )
+            + "</figure>"
+        )
     rated = [r for r in scored if r.get("correct_mention_rate") is not None]
     if rated:
-        body += "<figure>" + plots.grouped_bars(
-            [r["who"] for r in rated],
-            {"mentioned and correct": [100 * r["correct_mention_rate"] for r in rated],
-             "with a wrong fact": [100 * (r.get("wrong_fact_rate") or 0) for r in rated]},
-            "answers mentioned and correct, and with a wrong fact (% per provider)") + "</figure>"
+        body += (
+            "<figure>"
+            + plots.grouped_bars(
+                [r["who"] for r in rated],
+                {
+                    "mentioned and correct": [100 * r["correct_mention_rate"] for r in rated],
+                    "with a wrong fact": [100 * (r.get("wrong_fact_rate") or 0) for r in rated],
+                },
+                "answers mentioned and correct, and with a wrong fact (% per provider)",
+            )
+            + "</figure>"
+        )
     for c in collections:
         if c["status"] == "failed":
             body += f'<p><span class="badge bad">failed</span> <b>{esc(c["provider"])}/{esc(c["model"])}</b>: {esc(c["error"])}</p>'
@@ -90,11 +163,28 @@ def provider_section(provider_rows: list[dict], collections: list[dict]) -> str:
 
 def collection_section(collections: list[dict]) -> str:
     rows = [{**c, "tokens": (c["prompt_tokens"] or 0) + (c["completion_tokens"] or 0)} for c in collections]
-    return section("Collection per provider", table(rows, [
-        ("provider", "provider"), ("model", "model"), ("status", "status"), ("queries", "queries"),
-        ("answered", "answered"), ("refusals", "refusals"), ("empty", "empty"), ("errors", "errors"),
-        ("rate_limited", "429s"), ("tokens", "tokens"), ("cost_usd", "cost (USD)"),
-        ("latency_median_s", "median s"), ("error", "error")]), "collection")
+    return section(
+        "Collection per provider",
+        table(
+            rows,
+            [
+                ("provider", "provider"),
+                ("model", "model"),
+                ("status", "status"),
+                ("queries", "queries"),
+                ("answered", "answered"),
+                ("refusals", "refusals"),
+                ("empty", "empty"),
+                ("errors", "errors"),
+                ("rate_limited", "429s"),
+                ("tokens", "tokens"),
+                ("cost_usd", "cost (USD)"),
+                ("latency_median_s", "median s"),
+                ("error", "error"),
+            ],
+        ),
+        "collection",
+    )
 
 
 def _answer(row: dict) -> str:
@@ -103,43 +193,79 @@ def _answer(row: dict) -> str:
     response = result.get("response") or ""
     fb = result.get("feedback") or {}
     highlights = (fb.get("highlights") or {}).get("highlights") or []
-    spans = [(h["responseRange"]["start"], h["responseRange"]["end"],
-              f"{h['groundTruthSource']['pageUrl']} (similarity {h['similarity']:.2f}): {h['groundTruthSource']['matchedText'][:200]}")
-             for h in highlights]
+    spans = [
+        (
+            h["responseRange"]["start"],
+            h["responseRange"]["end"],
+            f"{h['groundTruthSource']['pageUrl']} (similarity {h['similarity']:.2f}): {h['groundTruthSource']['matchedText'][:200]}",
+        )
+        for h in highlights
+    ]
     wrong = fb.get("contradictions") or []
-    spans += [(w["position"]["start"], w["position"]["end"], f"wrong fact: {w.get('detail') or w['evidence']}", "wrong")
-              for w in wrong]
+    spans += [
+        (
+            w["position"]["start"],
+            w["position"]["end"],
+            f"wrong fact: {w.get('detail') or w['evidence']}",
+            "wrong",
+        )
+        for w in wrong
+    ]
     claims = fb.get("claims") or {}
-    found = "".join(f"<li>&#10003; {esc(c['claim']['text'])} <span class=\"muted\">({esc(c['claim']['importance'])}, "
-                    f"{c['confidence']:.2f}): &ldquo;{esc(c['evidence'])}&rdquo;</span></li>" for c in claims.get("found") or [])
-    missing = "".join(f"<li>&#10007; {esc(c['claim']['text'])} <span class=\"muted\">({esc(c['importance'])})</span></li>"
-                      for c in claims.get("missing") or [])
+    found = "".join(
+        f'<li>&#10003; {esc(c["claim"]["text"])} <span class="muted">({esc(c["claim"]["importance"])}, '
+        f"{c['confidence']:.2f}): &ldquo;{esc(c['evidence'])}&rdquo;</span></li>"
+        for c in claims.get("found") or []
+    )
+    missing = "".join(
+        f'<li>&#10007; {esc(c["claim"]["text"])} <span class="muted">({esc(c["importance"])})</span></li>'
+        for c in claims.get("missing") or []
+    )
     contradicted = "".join(
-        f"<li>&#9888; <span class=\"badge bad\">contradicted</span> {esc(c['claim']['text'])} <span class=\"muted\">"
+        f'<li>&#9888; <span class="badge bad">contradicted</span> {esc(c["claim"]["text"])} <span class="muted">'
         f"({esc(c['claim']['importance'])}): &ldquo;{esc(c['statement'])}&rdquo; &middot; {esc(c['evidence'])}</span></li>"
-        for c in claims.get("contradicted") or [])
-    unsupported = "".join(f"<li>{esc(u['statement'])} <span class=\"muted\">(best match {u['similarity']:.2f})</span></li>"
-                          for u in claims.get("notInGroundTruth") or [])
+        for c in claims.get("contradicted") or []
+    )
+    unsupported = "".join(
+        f'<li>{esc(u["statement"])} <span class="muted">(best match {u["similarity"]:.2f})</span></li>'
+        for u in claims.get("notInGroundTruth") or []
+    )
     attribution = (result.get("scores") or {}).get("attribution") or {}
-    mentions = "".join(f"<li><span class=\"badge\">{esc(m['type'])}</span> {esc(m['matchedText'])}</li>"
-                       for m in attribution.get("mentions") or [])
-    sources = "".join(f"<li><mark class=\"gt\">{esc(h['responseText'][:120])}</mark> &rarr; {esc(h['groundTruthSource']['pageUrl'])} "
-                      f"<span class=\"muted\">&ldquo;{esc(h['groundTruthSource']['matchedText'][:160])}&rdquo;</span></li>"
-                      for h in highlights)
+    mentions = "".join(
+        f'<li><span class="badge">{esc(m["type"])}</span> {esc(m["matchedText"])}</li>'
+        for m in attribution.get("mentions") or []
+    )
+    sources = "".join(
+        f'<li><mark class="gt">{esc(h["responseText"][:120])}</mark> &rarr; {esc(h["groundTruthSource"]["pageUrl"])} '
+        f'<span class="muted">&ldquo;{esc(h["groundTruthSource"]["matchedText"][:160])}&rdquo;</span></li>'
+        for h in highlights
+    )
     scores = " ".join(f"{m} <b>{fmt(row[f'{m}_score'])}</b> {tier(row[f'{m}_tier'])}" for m in METRICS)
     capped = (((result.get("scores") or {}).get("accuracy") or {}).get("components") or {}).get("cappedBy")
-    return (f"<h3>{esc(row['query_id'])}: {esc(result.get('query') or '')}</h3>"
-            f"<p>{esc(row['provider'] or '-')}/{esc(row['model'] or '-')} &middot; {scores} &middot; "
-            + "".join(f'<span class="badge warn">{esc(f)}</span>' for f in row["flags"] or []) + "</p>"
-            + (f"<div class=\"response\">{marked(response, spans)}</div>" if response.strip()
-               else '<div class="response muted">(empty response)</div>')
-            + f"<p class=\"muted\">Marked: sentences that match a ground-truth chunk ({fb.get('highlights', {}).get('coveragePercent', 0):.0f}% "
-            f"of the response)" + ("; in red, wrong facts" if wrong else "") + "; hover for the page and the matched text.</p>"
-            + (_wrong_facts(wrong, capped) if wrong else "")
-            + (f"<h3>Matched ground truth</h3><ul class=\"claims\">{sources}</ul>" if sources else "")
-            + (f"<h3>Claims</h3><ul class=\"claims\">{found}{contradicted}{missing}</ul>" if found or contradicted or missing else "")
-            + (f"<h3>Not in the ground truth</h3><ul class=\"claims\">{unsupported}</ul>" if unsupported else "")
-            + (f"<h3>Attribution</h3><ul class=\"claims\">{mentions}</ul>" if mentions else ""))
+    return (
+        f"<h3>{esc(row['query_id'])}: {esc(result.get('query') or '')}</h3>"
+        f"<p>{esc(row['provider'] or '-')}/{esc(row['model'] or '-')} &middot; {scores} &middot; "
+        + "".join(f'<span class="badge warn">{esc(f)}</span>' for f in row["flags"] or [])
+        + "</p>"
+        + (
+            f'<div class="response">{marked(response, spans)}</div>'
+            if response.strip()
+            else '<div class="response muted">(empty response)</div>'
+        )
+        + f'<p class="muted">Marked: sentences that match a ground-truth chunk ({fb.get("highlights", {}).get("coveragePercent", 0):.0f}% '
+        f"of the response)"
+        + ("; in red, wrong facts" if wrong else "")
+        + "; hover for the page and the matched text.</p>"
+        + (_wrong_facts(wrong, capped) if wrong else "")
+        + (f'<h3>Matched ground truth</h3><ul class="claims">{sources}</ul>' if sources else "")
+        + (
+            f'<h3>Claims</h3><ul class="claims">{found}{contradicted}{missing}</ul>'
+            if found or contradicted or missing
+            else ""
+        )
+        + (f'<h3>Not in the ground truth</h3><ul class="claims">{unsupported}</ul>' if unsupported else "")
+        + (f'<h3>Attribution</h3><ul class="claims">{mentions}</ul>' if mentions else "")
+    )
 
 
 SOURCES = {"expected_answer": "the expected answer", "claim": "a claim", "ground_truth": "the site's page"}
@@ -152,29 +278,47 @@ def _wrong_facts(wrong: list[dict], capped: str | None) -> str:
         where = SOURCES.get(w.get("source"), w.get("source") or "")
         page = f" {link(w['pageUrl'])}" if w.get("pageUrl") else ""
         detail = f' <span class="muted">({esc(w["detail"])})</span>' if w.get("detail") else ""
-        items.append(f'<li><span class="badge bad">{esc(w.get("kind") or "other")}</span> '
-                     f'<mark class="wrong">{esc(w["statement"])}</mark> &rarr; the site says: &ldquo;{esc(w["evidence"])}&rdquo; '
-                     f'<span class="muted">({esc(where)})</span>{page}{detail}</li>')
+        items.append(
+            f'<li><span class="badge bad">{esc(w.get("kind") or "other")}</span> '
+            f'<mark class="wrong">{esc(w["statement"])}</mark> &rarr; the site says: &ldquo;{esc(w["evidence"])}&rdquo; '
+            f'<span class="muted">({esc(where)})</span>{page}{detail}</li>'
+        )
     note = f'<p class="muted">Accuracy held below good: {esc(capped)}</p>' if capped else ""
     return f'<h3>Wrong facts</h3><ul class="claims wrong-facts">{"".join(items)}</ul>{note}'
 
 
 def worst_section(analyses: pl.DataFrame, n: int = 5) -> str:
-    scored = (analyses.filter((pl.col("status") != "error") & pl.col("result_json").is_not_null())
-              .with_columns(pl.mean_horizontal(*[pl.col(f"{m}_score") for m in METRICS]).alias("_mean"))
-              .sort("_mean").head(n))
+    scored = (
+        analyses.filter((pl.col("status") != "error") & pl.col("result_json").is_not_null())
+        .with_columns(pl.mean_horizontal(*[pl.col(f"{m}_score") for m in METRICS]).alias("_mean"))
+        .sort("_mean")
+        .head(n)
+    )
     body = "".join(_answer(r) for r in scored.to_dicts())
     return section(f"The {scored.height} weakest answers", body or '<p class="muted">(none)</p>', "worst")
 
 
 def flagged_section(analyses: pl.DataFrame) -> str:
     rows = analyses.filter(pl.col("status") != "ok").sort(["status", "query_id"]).to_dicts()
-    return section("Flagged and error rows", table(rows, [
-        ("source_line", "line"), ("query_id", "query"), ("provider", "provider"), ("model", "model"),
-        ("status", "status"), ("flags", "flags"), ("error", "error")]), "flagged")
+    return section(
+        "Flagged and error rows",
+        table(
+            rows,
+            [
+                ("source_line", "line"),
+                ("query_id", "query"),
+                ("provider", "provider"),
+                ("model", "model"),
+                ("status", "status"),
+                ("flags", "flags"),
+                ("error", "error"),
+            ],
+        ),
+        "flagged",
+    )
 
 
-def response_sections(store: ParquetStore, run_id: str, flow: str) -> list[str]:
+def response_sections(store: ParquetStore, run_id: str, flow: RunKind) -> list[str]:
     analyses = store.read("analyses", run_id)
     summaries = store.read("summaries", run_id).to_dicts()
     out = [summary_section(summaries, analyses), trend_section(store, summaries, flow)]
@@ -183,8 +327,17 @@ def response_sections(store: ParquetStore, run_id: str, flow: str) -> list[str]:
     if not providers.is_empty():
         out.append(provider_section(providers.to_dicts(), collections))
     elif analyses["provider"].n_unique() > 1:
-        out.append(section("Providers", "<figure>" + plots.histograms(_values(analyses.with_columns(
-            pl.col("provider").fill_null("-")), "provider")) + "</figure>", "providers"))
+        out.append(
+            section(
+                "Providers",
+                "<figure>"
+                + plots.histograms(
+                    _values(analyses.with_columns(pl.col("provider").fill_null("-")), "provider")
+                )
+                + "</figure>",
+                "providers",
+            )
+        )
     if collections:
         out.append(collection_section(collections))
     out += [worst_section(analyses), flagged_section(analyses)]
@@ -195,6 +348,21 @@ def collect_sections(store: ParquetStore, run_id: str) -> list[str]:
     collections = store.read("collections", run_id).to_dicts()
     responses = store.read("responses", run_id).sort(["query_id", "provider", "model"]).to_dicts()
     rows = [{**r, "excerpt": (r["response"] or "")[:240]} for r in responses]
-    return [collection_section(collections), section("Answers", table(rows, [
-        ("query_id", "query"), ("provider", "provider"), ("model", "model"), ("status", "status"),
-        ("excerpt", "answer (first 240 characters)"), ("error", "error")]), "answers")]
+    return [
+        collection_section(collections),
+        section(
+            "Answers",
+            table(
+                rows,
+                [
+                    ("query_id", "query"),
+                    ("provider", "provider"),
+                    ("model", "model"),
+                    ("status", "status"),
+                    ("excerpt", "answer (first 240 characters)"),
+                    ("error", "error"),
+                ],
+            ),
+            "answers",
+        ),
+    ]

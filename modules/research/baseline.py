@@ -20,10 +20,52 @@ from ..text import content_terms, split_sentences, stem, words
 from .memory import Memory
 from .schema import Analysis, Decision, Report, Source
 
-ENTITY = re.compile(r"\b(?:[A-Z][\w'’.-]*[\w’']?|\d{4})(?:\s+(?:of|the|de|del|von|van|and|&|for)?\s*[A-Z][\w'’.-]*)*")
-_GENERIC = {"The", "A", "An", "He", "She", "It", "They", "In", "On", "At", "His", "Her", "Its", "This", "That",
-            "There", "These", "Those", "After", "Before", "During", "When", "While", "As", "For", "From", "With",
-            "Which", "What", "Who", "Where", "How", "Why", "Is", "Are", "Was", "Were", "Both", "And", "But", "Or"}
+ENTITY = re.compile(
+    r"\b(?:[A-Z][\w'’.-]*[\w’']?|\d{4})(?:\s+(?:of|the|de|del|von|van|and|&|for)?\s*[A-Z][\w'’.-]*)*"
+)
+_GENERIC = {
+    "The",
+    "A",
+    "An",
+    "He",
+    "She",
+    "It",
+    "They",
+    "In",
+    "On",
+    "At",
+    "His",
+    "Her",
+    "Its",
+    "This",
+    "That",
+    "There",
+    "These",
+    "Those",
+    "After",
+    "Before",
+    "During",
+    "When",
+    "While",
+    "As",
+    "For",
+    "From",
+    "With",
+    "Which",
+    "What",
+    "Who",
+    "Where",
+    "How",
+    "Why",
+    "Is",
+    "Are",
+    "Was",
+    "Were",
+    "Both",
+    "And",
+    "But",
+    "Or",
+}
 _WEAK_SINGLE = re.compile(
     r"^(January|February|March|April|May|June|July|August|September|October|November|December|Monday|Tuesday|"
     r"Wednesday|Thursday|Friday|Saturday|Sunday|[A-Z][a-z]+(?:ish|ese|ian|an|ic|i))$"
@@ -78,7 +120,9 @@ def _norm_title(title: str) -> str:
 def _is_anchor(title: str, question: str) -> bool:
     """A page about something the question names: its title (less any qualifier) is in the question."""
     name = _norm_title(title)
-    return bool(name) and (name in question.lower() or any(name == e.lower() for e in question_entities(question)))
+    return bool(name) and (
+        name in question.lower() or any(name == e.lower() for e in question_entities(question))
+    )
 
 
 def source_quality(url: str) -> float:
@@ -90,7 +134,9 @@ class BaselineAnalyzer:
     def __init__(self, embedder: Embedder):
         self.embedder = embedder
 
-    def __call__(self, thread: Thread, documents: list[Source], memory: Memory) -> tuple[Analysis, list[tuple[str, str, float]]]:
+    def __call__(
+        self, thread: Thread, documents: list[Source], memory: Memory
+    ) -> tuple[Analysis, list[tuple[str, str, float]]]:
         q_terms = content_terms(thread.question + " " + " ".join(thread.constraints))
         candidates: list[tuple[str, Source, float]] = []
         searched = {e.lower() for e in thread.searched_entities}
@@ -113,7 +159,9 @@ class BaselineAnalyzer:
             vectors = self.embedder.encode([thread.question] + [c[0] for c in candidates])
             cos = vectors[1:] @ vectors[0]
             per_source: dict[str, int] = {}
-            for (text, doc, lex), c in sorted(zip(candidates, cos), key=lambda x: -(0.5 * x[0][2] + 0.5 * x[1])):
+            for (text, doc, lex), c in sorted(
+                zip(candidates, cos), key=lambda x: -(0.5 * x[0][2] + 0.5 * x[1])
+            ):
                 score = 0.5 * min(lex, 1.0) + 0.5 * float(c)
                 if score >= FACT_THRESHOLD and per_source.get(doc.url, 0) < MAX_FACTS_PER_SOURCE:
                     per_source[doc.url] = per_source.get(doc.url, 0) + 1
@@ -139,23 +187,34 @@ class BaselineAnalyzer:
 
         comparisons = [e for e in question_entities(thread.question) if not researched(e)]
         suggestions = [f"search: {e}" for e in comparisons + bridges]
-        if open_terms and not suggestions:  # the question's own words, not their stems: the index does not stem
-            suggestions.append("search: " + " ".join(dict.fromkeys(w for w in words(thread.question) if stem(w) in open_terms)))
+        if (
+            open_terms and not suggestions
+        ):  # the question's own words, not their stems: the index does not stem
+            suggestions.append(
+                "search: "
+                + " ".join(dict.fromkeys(w for w in words(thread.question) if stem(w) in open_terms))
+            )
         urls = self._promising_links(thread, documents, open_terms, bridges)
         suggestions += [f"crawl: {u}" for u in urls[:3]]
         # a hop is made once a page about a searched lead was read: the chain from the question's
         # subject to that page is in memory, and further leads are optional
-        hopped = any(_norm_title(t) in {e.lower() for e in thread.searched_entities} for t in thread.titles.values())
+        hopped = any(
+            _norm_title(t) in {e.lower() for e in thread.searched_entities} for t in thread.titles.values()
+        )
         pending = bool(comparisons) or (bool(bridges) and not hopped)
         confidence = round(coverage * agreement * quality * (0.7 if pending else 1.0), 3)
         answered = coverage >= 0.8 and len(sources) >= 2 and not pending
         analysis = Analysis(
             extracted_info=[t for t, _, _ in facts],
-            assessment=(f"{len(facts)} relevant statements from {len({u for _, u, _ in facts})} of {len(documents)} documents; "
-                        f"{round(100 * coverage)}% of the question's terms covered by {len(sources)} sources"
-                        + (f"; still open: {', '.join(sorted(open_terms))}" if open_terms else "")),
-            confidence_score=min(1.0, confidence), suggestions_for_next_step=suggestions or ["Query appears answered"],
-            new_potential_urls=urls, answered=answered,
+            assessment=(
+                f"{len(facts)} relevant statements from {len({u for _, u, _ in facts})} of {len(documents)} documents; "
+                f"{round(100 * coverage)}% of the question's terms covered by {len(sources)} sources"
+                + (f"; still open: {', '.join(sorted(open_terms))}" if open_terms else "")
+            ),
+            confidence_score=min(1.0, confidence),
+            suggestions_for_next_step=suggestions or ["Query appears answered"],
+            new_potential_urls=urls,
+            answered=answered,
         )
         return analysis, facts
 
@@ -176,25 +235,35 @@ class BaselineAnalyzer:
         anchors |= {u for t, u, _ in pool if any(len(e.split()) > 1 and e in t for e in q_entities)}
         q_words = {w.lower() for w in words(thread.question)}
         q_terms = content_terms(thread.question)
-        done = {_norm_title(t) for t in thread.titles.values()} | {e.lower() for e in thread.searched_entities}
+        done = {_norm_title(t) for t in thread.titles.values()} | {
+            e.lower() for e in thread.searched_entities
+        }
         open_names = {e.lower() for e in q_entities if len(e.split()) > 1}
 
         def leads_on(fact: tuple[str, str, float]) -> tuple[int, float]:
             """Question terms a fact shares beyond its page's own name: "worked ... software engineer"."""
-            return len((content_terms(fact[0]) & q_terms) - content_terms(thread.titles.get(fact[1], ""))), fact[2]
+            return len(
+                (content_terms(fact[0]) & q_terms) - content_terms(thread.titles.get(fact[1], ""))
+            ), fact[2]
 
         seen, found = set(), []
-        for text, url, _ in sorted((f for f in pool if f[1] in anchors), key=leads_on, reverse=True)[:4]:
+        for text, _url, _ in sorted((f for f in pool if f[1] in anchors), key=leads_on, reverse=True)[:4]:
             for m in ENTITY.finditer(text):
                 entity = m.group().strip(" .'’")
                 tokens = entity.split()
                 while tokens and tokens[0] in _GENERIC:
                     tokens = tokens[1:]
                 entity = " ".join(tokens)
-                if (not tokens or len(entity) < 3 or entity.isdigit() or entity.lower() in seen or entity.lower() in done
-                        or (all(t.lower() in q_words for t in words(entity)) and entity.lower() not in open_names)
-                        or all(t.isdigit() or _WEAK_SINGLE.match(t) for t in tokens)  # "1945 American"
-                        or (len(tokens) == 1 and m.start() == 0)):  # a capitalised first word says nothing
+                if (
+                    not tokens
+                    or len(entity) < 3
+                    or entity.isdigit()
+                    or entity.lower() in seen
+                    or entity.lower() in done
+                    or (all(t.lower() in q_words for t in words(entity)) and entity.lower() not in open_names)
+                    or all(t.isdigit() or _WEAK_SINGLE.match(t) for t in tokens)  # "1945 American"
+                    or (len(tokens) == 1 and m.start() == 0)
+                ):  # a capitalised first word says nothing
                     continue
                 seen.add(entity.lower())
                 found.append(entity)
@@ -208,7 +277,9 @@ class BaselineAnalyzer:
         return [e for e, _ in ranked][:3]
 
     @staticmethod
-    def _promising_links(thread: Thread, documents: list[Source], open_terms: set[str], bridges: list[str]) -> list[str]:
+    def _promising_links(
+        thread: Thread, documents: list[Source], open_terms: set[str], bridges: list[str]
+    ) -> list[str]:
         wanted = open_terms | {t for b in bridges for t in content_terms(b)}
         scored = []
         for doc in documents:
@@ -234,24 +305,41 @@ class BaselineDecision:
         if not thread.queries:
             return self._search(thread, thread.question, "initial search for the question")
         if a and a.confidence_score >= 0.85 and a.answered:
-            return Decision(next_action="send_to_hitl", reasoning=f"Confidence is high ({a.confidence_score}) and the query is answered.")
+            return Decision(
+                next_action="send_to_hitl",
+                reasoning=f"Confidence is high ({a.confidence_score}) and the query is answered.",
+            )
         if thread.no_progress_steps >= 3:
-            return Decision(next_action="send_to_hitl", reasoning="No new facts for three steps: handing the current findings to a person.")
+            return Decision(
+                next_action="send_to_hitl",
+                reasoning="No new facts for three steps: handing the current findings to a person.",
+            )
         allowed = set(thread.candidate_urls)
-        for s in (a.suggestions_for_next_step if a else []):
+        for s in a.suggestions_for_next_step if a else []:
             if s.startswith("crawl: "):
-                url = s[len("crawl: "):].strip()
+                url = s[len("crawl: ") :].strip()
                 if url in allowed and url not in thread.read_urls:
-                    return Decision(next_action="crawl_url", query_or_url=url, reasoning="The Analyzer found a promising page among the links.")
-        for s in (a.suggestions_for_next_step if a else []):
+                    return Decision(
+                        next_action="crawl_url",
+                        query_or_url=url,
+                        reasoning="The Analyzer found a promising page among the links.",
+                    )
+        for s in a.suggestions_for_next_step if a else []:
             if s.startswith("search: "):
-                query = s[len("search: "):].strip()
+                query = s[len("search: ") :].strip()
                 if not self._repeats(thread, query):
                     return self._search(thread, query, "The Analyzer suggested researching this next.")
-        open_part = " ".join(sorted(content_terms(thread.question) - set().union(*(content_terms(q) for q in thread.queries))))
+        open_part = " ".join(
+            sorted(content_terms(thread.question) - set().union(*(content_terms(q) for q in thread.queries)))
+        )
         if thread.no_progress_steps >= 1 and open_part and not self._repeats(thread, open_part):
-            return self._search(thread, open_part, "No progress: narrowing the search to the unanswered part of the question.")
-        return Decision(next_action="send_to_hitl", reasoning="No new leads left: handing the current findings to a person.")
+            return self._search(
+                thread, open_part, "No progress: narrowing the search to the unanswered part of the question."
+            )
+        return Decision(
+            next_action="send_to_hitl",
+            reasoning="No new leads left: handing the current findings to a person.",
+        )
 
     def _repeats(self, thread: Thread, query: str) -> bool:
         if not thread.query_vectors:
@@ -271,7 +359,11 @@ class BaselineReport:
         usable = [f for f in memory.facts if f.status != "conflicting"] or memory.facts
         ranked = sorted(usable, key=lambda f: (f.status != "supported", -f.confidence))[:3]
         if not ranked:
-            return Report(answer="No answer: the research found no relevant facts.", research_journey=journey, key_sources=[])
+            return Report(
+                answer="No answer: the research found no relevant facts.",
+                research_journey=journey,
+                key_sources=[],
+            )
         confidence = a.confidence_score if a else 0.0
         level = "high" if confidence >= 0.85 else "medium" if confidence >= 0.5 else "low"
         body = " ".join(f.text.rstrip() + f" [{i}]" for i, f in enumerate(ranked, 1))
@@ -283,5 +375,8 @@ class BaselineReport:
             caveats.append(f"{len(conflicts)} statements from different sources disagree.")
         if a and "still open" in a.assessment:
             caveats.append("Not established: " + a.assessment.split("still open: ", 1)[1] + ".")
-        return Report(answer=" ".join([body] + caveats), research_journey=journey,
-                      key_sources=list(dict.fromkeys(f.source_url for f in ranked)))
+        return Report(
+            answer=" ".join([body] + caveats),
+            research_journey=journey,
+            key_sources=list(dict.fromkeys(f.source_url for f in ranked)),
+        )

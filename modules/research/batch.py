@@ -17,4 +17,7 @@ def _question(item: object, line: int) -> dict:
         raise ValueError('needs a non-empty "question"')
     if not isinstance(item["question"], str):
         raise ValueError(f'"question" must be text, not {type(item["question"]).__name__}')
-    return {"id": str(item["id"] if item.get("id") is not None else f"line-{line}"), "question": item["question"].strip()}
+    return {
+        "id": str(item["id"] if item.get("id") is not None else f"line-{line}"),
+        "question": item["question"].strip(),
+    }

@@ -22,7 +22,9 @@ class ThreadSeed(BaseModel):
     answer: str = ""
 
 
-def seeds_from_run(store: ParquetStore, run_id: str, question_ids: list[str] | None = None) -> list[ThreadSeed]:
+def seeds_from_run(
+    store: ParquetStore, run_id: str, question_ids: list[str] | None = None
+) -> list[ThreadSeed]:
     """The threads of a stored run, each with the memory it ended with."""
     reports = store.read("reports", run_id)
     if reports.is_empty():
@@ -35,10 +37,21 @@ def seeds_from_run(store: ParquetStore, run_id: str, question_ids: list[str] | N
     memory = store.read("memory", run_id)
     seeds = []
     for r in reports.iter_rows(named=True):
-        facts = memory.filter(memory["question_id"] == r["question_id"]).to_dicts() if not memory.is_empty() else []
-        seeds.append(ThreadSeed(question_id=r["question_id"], question=r["question"], thread_id=r["thread_id"],
-                                facts=facts_from_rows(facts), constraints=list(r["constraints"] or []),
-                                answer=r["answer"] or ""))
+        facts = (
+            memory.filter(memory["question_id"] == r["question_id"]).to_dicts()
+            if not memory.is_empty()
+            else []
+        )
+        seeds.append(
+            ThreadSeed(
+                question_id=r["question_id"],
+                question=r["question"],
+                thread_id=r["thread_id"],
+                facts=facts_from_rows(facts),
+                constraints=list(r["constraints"] or []),
+                answer=r["answer"] or "",
+            )
+        )
     return seeds
 
 
@@ -47,7 +60,9 @@ def constraints_for(existing: list[str], verdict: str, text: str, previous_answe
     if verdict not in VERDICTS:
         raise ValueError(f"unknown verdict {verdict!r}: use {', '.join(VERDICTS)}")
     if verdict == "reject":
-        return existing + [f"The previous answer was rejected ({text.strip()}). Previous answer: {previous_answer[:300]}"]
+        return existing + [
+            f"The previous answer was rejected ({text.strip()}). Previous answer: {previous_answer[:300]}"
+        ]
     if verdict == "add":
         return existing + [text.strip()]
     return existing

@@ -11,18 +11,20 @@ from __future__ import annotations
 
 import html
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
 import dspy
 
 from ..embeddings import Embedder
+from ..lm import NodeRunner
+from ..relevance.analyzer import RelevanceAnalyzer
+from ..relevance.schema import PlanQuery, ResearchPlan
 from ..text import content_terms
 from ..tools.crawl import Page
 from ..tools.search import SearchBackend
 from .baseline import BaselineAnalyzer, BaselineDecision, BaselineReport, Thread
 from .memory import Memory
-from .nodes import NodeRunner
 from .schema import Analysis, Decision, Report, Source
 from .signatures import AnalyzeResults, DecideNextAction, WriteReport
 
@@ -77,25 +79,35 @@ Fetcher = Callable[[list[str], list[str | None]], list[Page]]
 class Researcher:
     """Runs research threads over search backends and a page fetcher."""
 
-    def __init__(self, search: dict[str, SearchBackend], fetch: Fetcher, embedder: Embedder,
-                 runner: NodeRunner | None = None, limits: Limits | None = None, programs: dict | None = None,
-                 relevance=None):
+    def __init__(
+        self,
+        search: dict[str, SearchBackend],
+        fetch: Fetcher,
+        embedder: Embedder,
+        runner: NodeRunner | None = None,
+        limits: Limits | None = None,
+        programs: dict | None = None,
+        relevance: RelevanceAnalyzer | None = None,
+    ):
         if not search:
             raise ValueError("research needs at least one search backend")
         self.search, self.fetch, self.embedder = search, fetch, embedder
         self.runner = runner or NodeRunner()
         self.limits = limits or Limits()
         self.programs = programs or {
-            "decision": dspy.Predict(DecideNextAction), "analyzer": dspy.Predict(AnalyzeResults),
+            "decision": dspy.Predict(DecideNextAction),
+            "analyzer": dspy.Predict(AnalyzeResults),
             "report": dspy.Predict(WriteReport),
         }
-        self.relevance = relevance  # a RelevanceAnalyzer: orders results so the best are read first
+        self.relevance = relevance  # orders results so the best are read first
         self.program_versions: dict[str, str] = {}
         self.decide_baseline = BaselineDecision(embedder)
         self.analyze_baseline = BaselineAnalyzer(embedder)
         self.report_baseline = BaselineReport()
 
-    def run(self, question: str, memory: Memory | None = None, constraints: Sequence[str] = ()) -> ResearchResult:
+    def run(
+        self, question: str, memory: Memory | None = None, constraints: Sequence[str] = ()
+    ) -> ResearchResult:
         started = time.monotonic()
         thread = Thread(question=question, engines=list(self.search), constraints=list(constraints))
         memory = memory or Memory(self.embedder)
@@ -125,50 +137,88 @@ class Researcher:
         report, report_record = self._report(thread, memory, steps, sources, log, stop_reason)
         steps.append(report_record)
         confidence = thread.last_analysis.confidence_score if thread.last_analysis else 0.0
-        status = ("answered" if stop_reason == "decision" and confidence >= 0.85 else
-                  "handed_over" if stop_reason == "decision" else "incomplete")
-        return ResearchResult(question, report, status, stop_reason, confidence, steps, sources, memory, log,
-                              list(constraints))
+        status = (
+            "answered"
+            if stop_reason == "decision" and confidence >= 0.85
+            else "handed_over"
+            if stop_reason == "decision"
+            else "incomplete"
+        )
+        return ResearchResult(
+            question, report, status, stop_reason, confidence, steps, sources, memory, log, list(constraints)
+        )
 
     # ----- nodes -------------------------------------------------------------------------
     def _decide(self, thread: Thread, memory: Memory, log: list[str]) -> tuple[Decision, StepRecord]:
         t = time.monotonic()
         a = thread.last_analysis
         inputs = {
-            "initial_query": thread.question + "".join(f"\nConstraint from the user: {c}" for c in thread.constraints),
-            "analyzer_report": (f"confidence {a.confidence_score}; answered: {a.answered}; {a.assessment}; suggestions: "
-                                + "; ".join(a.suggestions_for_next_step)) if a else "(no analysis yet)",
+            "initial_query": thread.question
+            + "".join(f"\nConstraint from the user: {c}" for c in thread.constraints),
+            "analyzer_report": (
+                f"confidence {a.confidence_score}; answered: {a.answered}; {a.assessment}; suggestions: "
+                + "; ".join(a.suggestions_for_next_step)
+            )
+            if a
+            else "(no analysis yet)",
             "research_history": "\n".join(thread.history[-8:]) or "(first step)",
             "memory_summary": memory.summary(),
             "candidate_urls": [u for u in thread.candidate_urls if u not in thread.read_urls][:25],
             "available_actions": [f"search_{e}" for e in thread.engines] + ["crawl_url", "send_to_hitl"],
         }
-        call = self.runner.run(self.programs.get("decision"), inputs, "decision", lambda: self.decide_baseline(thread))
+        call = self.runner.run(
+            self.programs.get("decision"), inputs, "decision", lambda: self.decide_baseline(thread)
+        )
         decision: Decision = call.output
         fallback, error = call.fallback, call.error
         if decision.next_action == "crawl_url" and decision.query_or_url not in thread.candidate_urls:
-            log.append(f"step {thread.step}: refused to crawl {decision.query_or_url!r}: not from search results or page links")
-            decision, fallback, error = self.decide_baseline(thread), True, "crawl target not among candidate URLs"
+            log.append(
+                f"step {thread.step}: refused to crawl {decision.query_or_url!r}: not from search results or page links"
+            )
+            decision, fallback, error = (
+                self.decide_baseline(thread),
+                True,
+                "crawl target not among candidate URLs",
+            )
         if decision.next_action.startswith("search_"):
-            engine = decision.next_action[len("search_"):]
+            engine = decision.next_action[len("search_") :]
             if engine not in self.search:
                 engine = {"google": "serper"}.get(engine, engine)
                 engine = engine if engine in self.search else thread.engines[0]
-                decision = Decision(next_action=f"search_{engine}", query_or_url=decision.query_or_url, reasoning=decision.reasoning)
+                decision = Decision(
+                    next_action=f"search_{engine}",
+                    query_or_url=decision.query_or_url,
+                    reasoning=decision.reasoning,
+                )
             if not (decision.query_or_url or "").strip():
-                decision = Decision(next_action=decision.next_action, query_or_url=thread.question, reasoning=decision.reasoning)
-        record = StepRecord(step=thread.step, node="decision", action=decision.next_action, query_or_url=decision.query_or_url,
-                            reasoning=decision.reasoning, fallback=fallback, error=error, tokens=call.tokens, cost_usd=call.cost_usd,
-                            duration_ms=round(1000 * (time.monotonic() - t), 1))
+                decision = Decision(
+                    next_action=decision.next_action,
+                    query_or_url=thread.question,
+                    reasoning=decision.reasoning,
+                )
+        record = StepRecord(
+            step=thread.step,
+            node="decision",
+            action=decision.next_action,
+            query_or_url=decision.query_or_url,
+            reasoning=decision.reasoning,
+            fallback=fallback,
+            error=error,
+            tokens=call.tokens,
+            cost_usd=call.cost_usd,
+            duration_ms=round(1000 * (time.monotonic() - t), 1),
+        )
         return decision, record
 
-    def _act(self, thread: Thread, decision: Decision, sources: dict[str, Source]) -> tuple[list[Source], StepRecord]:
+    def _act(
+        self, thread: Thread, decision: Decision, sources: dict[str, Source]
+    ) -> tuple[list[Source], StepRecord]:
         t = time.monotonic()
         if decision.next_action == "crawl_url":
             urls, engine, n_results, outcome = [decision.query_or_url], None, 1, "ok"
             snippets = [sources[decision.query_or_url].snippet if decision.query_or_url in sources else None]
         else:
-            engine = decision.next_action[len("search_"):]
+            engine = decision.next_action[len("search_") :]
             query = decision.query_or_url or thread.question
             thread.queries.append(query)
             thread.query_vectors.append(self.embedder.encode([query])[0])
@@ -177,7 +227,14 @@ class Researcher:
             outcome, n_results = results.outcome, len(results)
             for r in results:
                 if r.url not in sources:
-                    sources[r.url] = Source(url=r.url, title=r.title, snippet=r.snippet, engine=r.engine, rank=r.rank, step=thread.step)
+                    sources[r.url] = Source(
+                        url=r.url,
+                        title=r.title,
+                        snippet=r.snippet,
+                        engine=r.engine,
+                        rank=r.rank,
+                        step=thread.step,
+                    )
                 if r.url not in thread.candidate_urls:
                     thread.candidate_urls.append(r.url)
             n_read = self.limits.read_first if len(thread.queries) == 1 else self.limits.read_per_search
@@ -200,27 +257,50 @@ class Researcher:
                 elif source.snippet:  # unreadable page: the search snippet is all there is
                     source.text = source.snippet
                     documents.append(source)
-        summary = (f"crawled {decision.query_or_url}" if decision.next_action == "crawl_url"
-                   else f"searched {engine} for \"{decision.query_or_url}\": {n_results} results ({outcome}), read {len(documents)}")
+        summary = (
+            f"crawled {decision.query_or_url}"
+            if decision.next_action == "crawl_url"
+            else f'searched {engine} for "{decision.query_or_url}": {n_results} results ({outcome}), read {len(documents)}'
+        )
         thread.history.append(f"step {thread.step}: {summary}")
-        return documents, StepRecord(step=thread.step, node="tool", action=decision.next_action, query_or_url=decision.query_or_url,
-                                     engine=engine, outcome=outcome, n_results=n_results,
-                                     duration_ms=round(1000 * (time.monotonic() - t), 1))
+        return documents, StepRecord(
+            step=thread.step,
+            node="tool",
+            action=decision.next_action,
+            query_or_url=decision.query_or_url,
+            engine=engine,
+            outcome=outcome,
+            n_results=n_results,
+            duration_ms=round(1000 * (time.monotonic() - t), 1),
+        )
 
     def _rank(self, thread: Thread, query: str, reasoning: str, results: list) -> list:
         """Search results best first, by the relevance analyzer against the thread's plan so far."""
         if self.relevance is None or len(results) < 2:
             return results
-        from ..relevance.schema import PlanQuery, ResearchPlan
-
-        plan = ResearchPlan(reasoning=reasoning, queries=[PlanQuery(query=q) for q in thread.queries],
-                            angles=list(thread.constraints))
-        ranking = self.relevance.rerank(thread.question, plan, [
-            {"id": str(i), "title": r.title, "url": r.url, "text": r.snippet or r.title} for i, r in enumerate(results)])
+        plan = ResearchPlan(
+            reasoning=reasoning,
+            queries=[PlanQuery(query=q) for q in thread.queries],
+            angles=list(thread.constraints),
+        )
+        ranking = self.relevance.rerank(
+            thread.question,
+            plan,
+            [
+                {"id": str(i), "title": r.title, "url": r.url, "text": r.snippet or r.title}
+                for i, r in enumerate(results)
+            ],
+        )
         return [results[r.originalIndex] for r in ranking.results]
 
-    def _analyze(self, thread: Thread, documents: list[Source], memory: Memory, sources: dict[str, Source],
-                 log: list[str]) -> StepRecord:
+    def _analyze(
+        self,
+        thread: Thread,
+        documents: list[Source],
+        memory: Memory,
+        sources: dict[str, Source],
+        log: list[str],
+    ) -> StepRecord:
         t = time.monotonic()
         baseline_facts: list[tuple[str, str, float]] = []
 
@@ -229,10 +309,20 @@ class Researcher:
             baseline_facts.extend(facts)
             return analysis
 
-        inputs = {"initial_query": thread.question, "documents": _as_data(documents), "shared_memory": memory.summary()}
-        call = self.runner.run(self.programs.get("analyzer") if documents else None, inputs, "analysis", baseline)
+        inputs = {
+            "initial_query": thread.question,
+            "documents": documents_as_data(documents),
+            "shared_memory": memory.summary(),
+        }
+        call = self.runner.run(
+            self.programs.get("analyzer") if documents else None, inputs, "analysis", baseline
+        )
         analysis: Analysis = call.output
-        facts = baseline_facts if baseline_facts or not analysis.extracted_info else _attribute(analysis, documents)
+        facts = (
+            baseline_facts
+            if baseline_facts or not analysis.extracted_info
+            else _attribute(analysis, documents)
+        )
         new, conflicts = memory.add(facts, thread.step)
         if conflicts:
             analysis.inconsistencies_found = "; ".join(conflicts)
@@ -242,39 +332,78 @@ class Researcher:
         analysis.new_potential_urls = [u for u in analysis.new_potential_urls if u in thread.candidate_urls]
         thread.no_progress_steps = 0 if new else thread.no_progress_steps + 1
         thread.last_analysis = analysis
-        thread.history.append(f"step {thread.step}: {len(new)} new facts, confidence {analysis.confidence_score}")
-        return StepRecord(step=thread.step, node="analyzer", action="analyze", n_results=len(documents), new_facts=len(new),
-                          confidence=analysis.confidence_score, fallback=call.fallback, error=call.error, tokens=call.tokens, cost_usd=call.cost_usd,
-                          reasoning=analysis.assessment, duration_ms=round(1000 * (time.monotonic() - t), 1))
+        thread.history.append(
+            f"step {thread.step}: {len(new)} new facts, confidence {analysis.confidence_score}"
+        )
+        return StepRecord(
+            step=thread.step,
+            node="analyzer",
+            action="analyze",
+            n_results=len(documents),
+            new_facts=len(new),
+            confidence=analysis.confidence_score,
+            fallback=call.fallback,
+            error=call.error,
+            tokens=call.tokens,
+            cost_usd=call.cost_usd,
+            reasoning=analysis.assessment,
+            duration_ms=round(1000 * (time.monotonic() - t), 1),
+        )
 
-    def _report(self, thread: Thread, memory: Memory, steps: list[StepRecord], sources: dict[str, Source],
-                log: list[str], stop_reason: str) -> tuple[Report, StepRecord]:
+    def _report(
+        self,
+        thread: Thread,
+        memory: Memory,
+        steps: list[StepRecord],
+        sources: dict[str, Source],
+        log: list[str],
+        stop_reason: str,
+    ) -> tuple[Report, StepRecord]:
         t = time.monotonic()
         journey = journey_from(steps, stop_reason)
         a = thread.last_analysis
-        inputs = {"initial_query": thread.question, "facts": memory.summary(limit=30),
-                  "final_assessment": (f"confidence {a.confidence_score}; {a.assessment}" if a else "no analysis"),
-                  "research_journey": journey}
-        call = self.runner.run(self.programs.get("report") if memory.facts else None, inputs, "report",
-                               lambda: self.report_baseline(thread, memory, journey))
+        inputs = {
+            "initial_query": thread.question,
+            "facts": memory.summary(limit=30),
+            "final_assessment": (f"confidence {a.confidence_score}; {a.assessment}" if a else "no analysis"),
+            "research_journey": journey,
+        }
+        call = self.runner.run(
+            self.programs.get("report") if memory.facts else None,
+            inputs,
+            "report",
+            lambda: self.report_baseline(thread, memory, journey),
+        )
         report: Report = call.output
         retrieved = {u for u, s in sources.items() if s.text or s.snippet}
         kept = [u for u in report.key_sources if u in retrieved]
         for u in report.key_sources:
             if u not in retrieved:
                 log.append(f"removed citation {u!r}: not retrieved in this thread")
-        report = Report(answer=report.answer, research_journey=report.research_journey or journey, key_sources=kept)
-        return report, StepRecord(step=thread.step, node="report", action="report", outcome=stop_reason,
-                                  fallback=call.fallback, error=call.error, tokens=call.tokens, cost_usd=call.cost_usd,
-                                  duration_ms=round(1000 * (time.monotonic() - t), 1))
+        report = Report(
+            answer=report.answer, research_journey=report.research_journey or journey, key_sources=kept
+        )
+        return report, StepRecord(
+            step=thread.step,
+            node="report",
+            action="report",
+            outcome=stop_reason,
+            fallback=call.fallback,
+            error=call.error,
+            tokens=call.tokens,
+            cost_usd=call.cost_usd,
+            duration_ms=round(1000 * (time.monotonic() - t), 1),
+        )
 
 
-def _as_data(documents: list[Source]) -> str:
+def documents_as_data(documents: list[Source]) -> str:
     """Documents as delimited, escaped data: a page cannot close the tag or pose as the prompt."""
     parts = []
     for i, d in enumerate(documents, 1):
         body = html.escape(d.text[:DOC_CHARS], quote=False)
-        parts.append(f'<document index="{i}" url="{html.escape(d.url)}" title="{html.escape(d.title)}">\n{body}\n</document>')
+        parts.append(
+            f'<document index="{i}" url="{html.escape(d.url)}" title="{html.escape(d.title)}">\n{body}\n</document>'
+        )
     return "\n".join(parts) or "(no documents)"
 
 
@@ -294,11 +423,19 @@ def journey_from(steps: list[StepRecord], stop_reason: str) -> str:
     parts = []
     for s in steps:
         if s.node == "tool" and s.action.startswith("search_"):
-            parts.append(f"searched {s.engine} for \"{s.query_or_url}\" ({s.n_results} results, {s.outcome})")
+            parts.append(f'searched {s.engine} for "{s.query_or_url}" ({s.n_results} results, {s.outcome})')
         elif s.node == "tool":
             parts.append(f"read {s.query_or_url}")
         elif s.node == "analyzer" and s.new_facts:
             parts.append(f"found {s.new_facts} new facts")
-    reason = {"decision": "the evidence was judged sufficient or the leads ran out", "max_steps": "the step limit was reached",
-              "max_seconds": "the time limit was reached", "token_budget": "the LM token budget was spent"}[stop_reason]
-    return ("Research " + "; then ".join(parts) + f". Stopped because {reason}.") if parts else f"No research steps ran; stopped because {reason}."
+    reason = {
+        "decision": "the evidence was judged sufficient or the leads ran out",
+        "max_steps": "the step limit was reached",
+        "max_seconds": "the time limit was reached",
+        "token_budget": "the LM token budget was spent",
+    }[stop_reason]
+    return (
+        ("Research " + "; then ".join(parts) + f". Stopped because {reason}.")
+        if parts
+        else f"No research steps ran; stopped because {reason}."
+    )

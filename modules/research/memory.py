@@ -8,7 +8,7 @@ repeated by the same source is not stored twice.
 from __future__ import annotations
 
 import hashlib
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -39,8 +39,14 @@ class Memory:
             sims = self._vectors @ v if len(self.facts) else np.zeros(0)
             if any(s >= DUPLICATE and f.source_url == url for s, f in zip(sims, self.facts)):
                 continue
-            fact = Fact(fact_id=hashlib.sha256(f"{url}\x00{text}".encode()).hexdigest()[:12], text=text, quote=text,
-                        source_url=url, step=step, confidence=round(float(confidence), 3))
+            fact = Fact(
+                fact_id=hashlib.sha256(f"{url}\x00{text}".encode()).hexdigest()[:12],
+                text=text,
+                quote=text,
+                source_url=url,
+                step=step,
+                confidence=round(float(confidence), 3),
+            )
             for s, other in zip(sims, self.facts):
                 if s < SAME_TOPIC or other.source_url == url:
                     continue
@@ -48,7 +54,7 @@ class Memory:
                 numbers_differ = both_numeric and numbers(other.text) != numbers(text)
                 if numbers_differ or has_negation(other.text) != has_negation(text):
                     fact.status = other.status = "conflicting"
-                    conflicts.append(f"{other.source_url} says \"{other.text}\" but {url} says \"{text}\"")
+                    conflicts.append(f'{other.source_url} says "{other.text}" but {url} says "{text}"')
                 elif fact.status != "conflicting":
                     fact.status = "supported"
                     if other.status == "unverified":
@@ -61,4 +67,6 @@ class Memory:
     def summary(self, limit: int = 12) -> str:
         """Facts for the Decision and Report nodes: text, status and source (no raw pages)."""
         ranked = sorted(self.facts, key=lambda f: (f.status == "conflicting", -f.confidence))[:limit]
-        return "\n".join(f"- [{f.status}] {f.text} (source: {f.source_url})" for f in ranked) or "(no facts yet)"
+        return (
+            "\n".join(f"- [{f.status}] {f.text} (source: {f.source_url})" for f in ranked) or "(no facts yet)"
+        )

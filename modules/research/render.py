@@ -7,14 +7,20 @@ from ..links import markdown_link
 
 def report_markdown(report: dict) -> str:
     """Markdown of one ``reports`` row: answer, research journey, key sources."""
-    sources = "\n".join(f"{i}. {markdown_link(u)}" for i, u in enumerate(report.get("cited_urls") or [], 1)) or "(none)"
+    sources = (
+        "\n".join(f"{i}. {markdown_link(u)}" for i, u in enumerate(report.get("cited_urls") or [], 1))
+        or "(none)"
+    )
     constraints = "".join(f"\n- {c}" for c in report.get("constraints") or [])
     head = f"# {report['question']}\n\n"
     if report.get("status") == "error":
         return head + f"**The research failed:** {report.get('error')}\n"
-    return (head + f"**Status:** {report['status']} (stopped: {report['stop_reason']}), confidence {report['confidence']:.2f}\n"
-            + (f"\n**Constraints from feedback:**{constraints}\n" if constraints else "")
-            + f"\n## Answer\n\n{report['answer']}\n\n## Research journey\n\n{report['journey']}\n\n## Key sources\n\n{sources}\n")
+    return (
+        head
+        + f"**Status:** {report['status']} (stopped: {report['stop_reason']}), confidence {report['confidence']:.2f}\n"
+        + (f"\n**Constraints from feedback:**{constraints}\n" if constraints else "")
+        + f"\n## Answer\n\n{report['answer']}\n\n## Research journey\n\n{report['journey']}\n\n## Key sources\n\n{sources}\n"
+    )
 
 
 def report_text(report: dict) -> str:
@@ -22,7 +28,16 @@ def report_text(report: dict) -> str:
     lines = [report["question"], "=" * min(len(report["question"]), 100)]
     if report.get("status") == "error":
         return "\n".join(lines + [f"The research failed: {report.get('error')}"])
-    lines += [f"status: {report['status']} (stopped: {report['stop_reason']}), confidence {report['confidence']:.2f}", "",
-              "Answer:", report["answer"], "", "Research journey:", report["journey"], "", "Key sources:"]
+    lines += [
+        f"status: {report['status']} (stopped: {report['stop_reason']}), confidence {report['confidence']:.2f}",
+        "",
+        "Answer:",
+        report["answer"],
+        "",
+        "Research journey:",
+        report["journey"],
+        "",
+        "Key sources:",
+    ]
     lines += [f"  [{i}] {u}" for i, u in enumerate(report.get("cited_urls") or [], 1)] or ["  (none)"]
     return "\n".join(lines)

@@ -6,7 +6,15 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
 
-ACTIONS = ("search_duckduckgo", "search_google", "search_local", "search_searxng", "search_serper", "crawl_url", "send_to_hitl")
+ACTIONS = (
+    "search_duckduckgo",
+    "search_google",
+    "search_local",
+    "search_searxng",
+    "search_serper",
+    "crawl_url",
+    "send_to_hitl",
+)
 FactStatus = Literal["supported", "conflicting", "unverified"]
 
 
@@ -14,7 +22,9 @@ class Decision(BaseModel):
     """Decision node output: the next action and its argument."""
 
     next_action: str = Field(description="one of: " + ", ".join(ACTIONS))
-    query_or_url: str | None = Field(None, description="the search query, the URL to crawl, or null for send_to_hitl")
+    query_or_url: str | None = Field(
+        None, description="the search query, the URL to crawl, or null for send_to_hitl"
+    )
     reasoning: str = Field("", description="why, in one or two sentences")
 
     @field_validator("next_action")
@@ -28,7 +38,9 @@ class Decision(BaseModel):
 class Analysis(BaseModel):
     """Analyzer node output."""
 
-    extracted_info: list[str] = Field(default_factory=list, description="facts relevant to the query, each one sentence")
+    extracted_info: list[str] = Field(
+        default_factory=list, description="facts relevant to the query, each one sentence"
+    )
     assessment: str = ""
     confidence_score: float = Field(0.0, ge=0.0, le=1.0)
     suggestions_for_next_step: list[str] = Field(default_factory=list)

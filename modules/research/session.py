@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from .. import programs as program_store
 from ..embeddings import LocalEmbedder
+from ..lm import LMSettings, NodeRunner
+from ..relevance.analyzer import RelevanceAnalyzer
 from ..tools.crawl import CrawlConfig, fetch_all
 from ..tools.engines import auto_order, make_backend
 from ..tools.local_index import LocalSearch
 from .loop import Limits, Researcher
-from .. import programs as program_store
-from .nodes import LMSettings, NodeRunner
 
 SEARCH_CHOICES = ("local", "duckduckgo", "google", "searxng", "serper", "auto")
 
@@ -22,19 +23,33 @@ SEARCH_CHOICES = ("local", "duckduckgo", "google", "searxng", "serper", "auto")
 class ResearchOptions(BaseModel):
     """What a research run is configured with (the CLI's options, a deployment's parameters)."""
 
-    search: str = Field("local", description="local | duckduckgo | google | searxng | serper | auto (the configured order)")
-    corpus: str | None = Field(None, description="local corpus (JSONL/Parquet of url, title, text); default $SLEUTH_CORPUS or the sample")
-    lm: str | None = Field(None, description="DSPy/LiteLLM model string; default $SLEUTH_LM; none runs the baseline programs")
+    search: str = Field(
+        "local", description="local | duckduckgo | google | searxng | serper | auto (the configured order)"
+    )
+    corpus: str | None = Field(
+        None,
+        description="local corpus (JSONL/Parquet of url, title, text); default $SLEUTH_CORPUS or the sample",
+    )
+    lm: str | None = Field(
+        None, description="DSPy/LiteLLM model string; default $SLEUTH_LM; none runs the baseline programs"
+    )
     lm_base_url: str | None = Field(None, description="OpenAI-compatible server; default $SLEUTH_LM_BASE_URL")
-    lm_retries: int = Field(2, ge=0, description="further attempts after unparseable output before the baseline runs")
+    lm_retries: int = Field(
+        2, ge=0, description="further attempts after unparseable output before the baseline runs"
+    )
     lm_timeout_s: float = Field(60.0, gt=0, description="per LM request")
     max_steps: int = Field(8, ge=1)
     max_seconds: float = Field(300.0, gt=0)
     max_tokens: int = Field(200_000, ge=0, description="LM token budget per question")
     read_first: int = Field(10, ge=1, description="results the Analyzer reads after the first search")
-    read_per_search: int = Field(3, ge=1, description="unread results the Analyzer reads after each later search")
+    read_per_search: int = Field(
+        3, ge=1, description="unread results the Analyzer reads after each later search"
+    )
     rerank: bool = Field(True, description="order search results with the relevance analyzer before reading")
-    programs: str | None = Field(None, description="compiled programs folder (default modules/compiled): the newest per node runs when an LM is configured")
+    programs: str | None = Field(
+        None,
+        description="compiled programs folder (default modules/compiled): the newest per node runs when an LM is configured",
+    )
 
     def engines(self) -> list[str]:
         if self.search not in SEARCH_CHOICES:
@@ -57,22 +72,34 @@ def build_researcher(options: ResearchOptions, embedder=None) -> Researcher:
             mirror = backends[name].index  # pages of the local corpus are read offline
     settings = options.lm_settings()
     runner = NodeRunner(lm=settings.build(), retries=settings.retries)
-    limits = Limits(max_steps=options.max_steps, max_seconds=options.max_seconds, max_tokens=options.max_tokens,
-                    read_first=options.read_first, read_per_search=options.read_per_search)
+    limits = Limits(
+        max_steps=options.max_steps,
+        max_seconds=options.max_seconds,
+        max_tokens=options.max_tokens,
+        read_first=options.read_first,
+        read_per_search=options.read_per_search,
+    )
     config = CrawlConfig()
 
     def fetch(urls, snippets):
         return fetch_all(urls, config, mirror=mirror, snippets=snippets)
 
     embedder = embedder or (mirror.embedder if mirror is not None else LocalEmbedder())
-    from ..relevance.analyzer import RelevanceAnalyzer
-
     compiled, versions = load_programs(options.programs) if runner.lm is not None else ({}, {})
-    relevance = RelevanceAnalyzer(embedder=embedder, runner=runner, program=compiled.get("relevance")) if options.rerank else None
-    programs = {node: compiled.get(node) or program_store.new_program(node) for node in ("decision", "analyzer", "report")}
+    relevance = (
+        RelevanceAnalyzer(embedder=embedder, runner=runner, program=compiled.get("relevance"))
+        if options.rerank
+        else None
+    )
+    programs = {
+        node: compiled.get(node) or program_store.new_program(node)
+        for node in ("decision", "analyzer", "report")
+    }
     researcher = Researcher(backends, fetch, embedder, runner, limits, programs=programs, relevance=relevance)
-    researcher.program_versions = {node: versions.get(node, "baseline" if runner.lm is None else "uncompiled")
-                                   for node in ("decision", "analyzer", "report", "relevance")}
+    researcher.program_versions = {
+        node: versions.get(node, "baseline" if runner.lm is None else "uncompiled")
+        for node in ("decision", "analyzer", "report", "relevance")
+    }
     return researcher
 
 

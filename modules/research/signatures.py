@@ -29,7 +29,9 @@ class DecideNextAction(dspy.Signature):
     analyzer_report: str = dspy.InputField(desc="the Analyzer's last assessment, confidence and suggestions")
     research_history: str = dspy.InputField(desc="recent actions, tools and outcomes")
     memory_summary: str = dspy.InputField(desc="key facts found so far, with sources")
-    candidate_urls: list[str] = dspy.InputField(desc="URLs from search results and page links that may be crawled")
+    candidate_urls: list[str] = dspy.InputField(
+        desc="URLs from search results and page links that may be crawled"
+    )
     available_actions: list[str] = dspy.InputField()
     decision: Decision = dspy.OutputField()
 

@@ -6,6 +6,13 @@ from .groundtruth import GroundTruth, load_pages
 from .schema import AIResponse, AnalysisResult, ExpectedClaim, StoredPage
 
 __all__ = [
-    "ANALYZER_VERSION", "AIResponse", "AnalysisResult", "AnalyzerConfig", "ExpectedClaim",
-    "GroundTruth", "ResponseAnalyzer", "StoredPage", "load_pages",
+    "ANALYZER_VERSION",
+    "AIResponse",
+    "AnalysisResult",
+    "AnalyzerConfig",
+    "ExpectedClaim",
+    "GroundTruth",
+    "ResponseAnalyzer",
+    "StoredPage",
+    "load_pages",
 ]

@@ -10,34 +10,63 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Iterable, Iterator, Sequence
+from datetime import UTC, datetime
 
 import numpy as np
 
 from .. import __version__
 from ..embeddings import (
-    Embedder, EmbeddingError, KeywordEmbedder, VectorCache, encode_with_retry, make_embedder,
+    Embedder,
+    EmbeddingError,
+    KeywordEmbedder,
+    VectorCache,
+    encode_with_retry,
+    make_embedder,
 )
 from ..text import (
-    Span, chunk, content_terms, has_negation, overlap_f1, split_long, split_sentences,
+    Span,
+    chunk,
+    content_terms,
+    has_negation,
+    overlap_f1,
+    split_long,
+    split_sentences,
     words,
 )
 from .attribution import normalize_domain, score_attribution
 from .config import AnalyzerConfig
+from .facts import values
 from .groundtruth import GroundTruth, build_ground_truth, group_by_domain, pages_for
 from .refusal import is_refusal
 from .schema import (
-    AccuracyComponents, AccuracyResult, AIResponse, AnalysisResult, AttributionResult, ChunkMatch,
-    ClaimFeedback, ClaimMatch, CompletenessResult, ContradictedClaim, Contradiction, ExpectedClaim, Feedback,
+    AccuracyComponents,
+    AccuracyResult,
+    AIResponse,
+    AnalysisResult,
+    AttributionResult,
+    ChunkMatch,
+    ClaimFeedback,
+    ClaimMatch,
+    CompletenessResult,
+    ContradictedClaim,
+    Contradiction,
+    ExpectedClaim,
+    Feedback,
     FoundClaim,
-    GroundTruthSource, HighlightFeedback, MissingClaim, Scores, StoredPage, TextHighlight,
-    TextPosition, UnmatchedSegment, UnsupportedStatement,
+    GroundTruthSource,
+    HighlightFeedback,
+    MissingClaim,
+    Scores,
+    StoredPage,
+    TextHighlight,
+    TextPosition,
+    UnmatchedSegment,
+    UnsupportedStatement,
 )
 from .tiers import tier_for
-from .facts import values
 from .verdicts import Judge, JudgeSettings, Lexicon, PageFinding, Verdict, Window
 
 ANALYZER_VERSION = f"sleuth-response-analyzer/{__version__}"
@@ -77,15 +106,24 @@ def claims_for(record: AIResponse) -> list[ExpectedClaim]:
 def record_from_result(result: AnalysisResult) -> AIResponse:
     """The input record a stored result was made from (for re-analysis)."""
     return AIResponse(
-        query_id=result.query_id, domain=result.domain, response=result.response,
-        query=result.query, provider=result.ai_provider, model=result.model,
-        responded_at=result.response_at, expected_answer=result.expected_answer,
-        claims=result.expected_claims, brand_names=result.brand_names,
-        query_set_id=result.query_set_id, source_line=result.source_line,
+        query_id=result.query_id,
+        domain=result.domain,
+        response=result.response,
+        query=result.query,
+        provider=result.ai_provider,
+        model=result.model,
+        responded_at=result.response_at,
+        expected_answer=result.expected_answer,
+        claims=result.expected_claims,
+        brand_names=result.brand_names,
+        query_set_id=result.query_set_id,
+        source_line=result.source_line,
     )
 
 
-def _with_facts(accuracy: AccuracyResult, found: int, scored: int, wrong: list[Contradiction], tiers) -> AccuracyResult:
+def _with_facts(
+    accuracy: AccuracyResult, found: int, scored: int, wrong: list[Contradiction], tiers
+) -> AccuracyResult:
     """Accuracy that reflects facts, not only closeness of wording.
 
     - An answer whose every stated expected fact checks out is right however it is worded: its
@@ -103,12 +141,17 @@ def _with_facts(accuracy: AccuracyResult, found: int, scored: int, wrong: list[C
     if wrong:
         cap = round(tiers.good - 0.01, 2)
         if score > cap:
-            reasons = "; ".join(c.detail or c.statement for c in wrong[:3]) + ("; ..." if len(wrong) > 3 else "")
+            reasons = "; ".join(c.detail or c.statement for c in wrong[:3]) + (
+                "; ..." if len(wrong) > 3 else ""
+            )
             capped_by = f"{len(wrong)} wrong fact(s): {reasons}"
             score = cap
-    components = components.model_copy(update={"verified_facts": verified, "wrong_facts": len(wrong),
-                                               "capped_by": capped_by})
-    return accuracy.model_copy(update={"score": score, "tier": tier_for(score, tiers), "components": components})
+    components = components.model_copy(
+        update={"verified_facts": verified, "wrong_facts": len(wrong), "capped_by": capped_by}
+    )
+    return accuracy.model_copy(
+        update={"score": score, "tier": tier_for(score, tiers), "components": components}
+    )
 
 
 def _contradicted_by_pages(claims: ClaimFeedback, findings: list[PageFinding]) -> None:
@@ -118,33 +161,69 @@ def _contradicted_by_pages(claims: ClaimFeedback, findings: list[PageFinding]) -
     for m in list(claims.missing):
         wanted = values(m.claim.text)
         words = set(m.claim.text.split())
-        hit = next((f for f in findings if f.replaced and (
-            words & set(f.replaced) if f.kind == "entity" else any(f.replaced[0].equals(w) for w in wanted))), None)
+        hit = next(
+            (
+                f
+                for f in findings
+                if f.replaced
+                and (
+                    words & set(f.replaced)
+                    if f.kind == "entity"
+                    else any(f.replaced[0].equals(w) for w in wanted)
+                )
+            ),
+            None,
+        )
         if hit:
             claims.missing.remove(m)
-            claims.contradicted.append(ContradictedClaim(
-                claim=m.claim, statement=hit.statement.text, position=_pos(hit.statement), evidence=hit.detail,
-                kind=hit.kind))
+            claims.contradicted.append(
+                ContradictedClaim(
+                    claim=m.claim,
+                    statement=hit.statement.text,
+                    position=_pos(hit.statement),
+                    evidence=hit.detail,
+                    kind=hit.kind,
+                )
+            )
 
 
-def _answered_otherwise(claims: ClaimFeedback, wrong: list[Contradiction], statement: Span, expected: str,
-                        accuracy: float) -> None:
+def _answered_otherwise(
+    claims: ClaimFeedback, wrong: list[Contradiction], statement: Span, expected: str, accuracy: float
+) -> None:
     """The response answers the question otherwise than the expected answer: its statement is a
     wrong fact against it, and every claim it leaves unstated is contradicted by it."""
     detail = f"answers the question otherwise than the expected answer (accuracy {accuracy:.0f})"
-    wrong.append(Contradiction(statement=statement.text, position=_pos(statement), kind="other", evidence=expected,
-                               source="expected_answer", confidence=0.5, detail=detail))
+    wrong.append(
+        Contradiction(
+            statement=statement.text,
+            position=_pos(statement),
+            kind="other",
+            evidence=expected,
+            source="expected_answer",
+            confidence=0.5,
+            detail=detail,
+        )
+    )
     for m in list(claims.missing):
         claims.missing.remove(m)
-        claims.contradicted.append(ContradictedClaim(claim=m.claim, statement=statement.text, position=_pos(statement),
-                                                     evidence=detail, kind="other"))
+        claims.contradicted.append(
+            ContradictedClaim(
+                claim=m.claim,
+                statement=statement.text,
+                position=_pos(statement),
+                evidence=detail,
+                kind="other",
+            )
+        )
 
 
 class ResponseAnalyzer:
     """Scores AI responses against a site's ground truth (seed 001)."""
 
     def __init__(
-        self, config: AnalyzerConfig | None = None, embedder: Embedder | None = None,
+        self,
+        config: AnalyzerConfig | None = None,
+        embedder: Embedder | None = None,
         cache: VectorCache | None = None,
     ):
         self.config = config or AnalyzerConfig()
@@ -154,14 +233,18 @@ class ResponseAnalyzer:
         self._retry = {"retries": p.embedding_retries, "backoff_s": p.embedding_backoff_s}
         words = None if isinstance(self.embedder, KeywordEmbedder) else self.embedder
         store = self.cache.root / f"words-{hashlib.sha256(self.embedder.name.encode()).hexdigest()[:16]}.npz"
-        self.judge = Judge(Lexicon(words, store if words else None),
-                           JudgeSettings(found_cosine=self.config.completeness.similarity_threshold))
+        self.judge = Judge(
+            Lexicon(words, store if words else None),
+            JudgeSettings(found_cosine=self.config.completeness.similarity_threshold),
+        )
         self._learned: set[str] = set()  # ground-truth versions whose words the lexicon holds
         # ground-truth version -> (per chunk its parsed sentences, all of them, every word of the site)
         self._page_facts: dict[str, tuple] = {}
 
     # ----- ground truth -------------------------------------------------------------------
-    def prepare_ground_truth(self, pages: Sequence[StoredPage], domains: Iterable[str]) -> dict[str, GroundTruth]:
+    def prepare_ground_truth(
+        self, pages: Sequence[StoredPage], domains: Iterable[str]
+    ) -> dict[str, GroundTruth]:
         """Chunk and embed each requested domain's pages (subdomains included)."""
         grouped = group_by_domain(list(pages))
         prepared = {}
@@ -195,13 +278,17 @@ class ResponseAnalyzer:
         """Score a stored result's response again against updated ground truth."""
         return self.analyze(record_from_result(previous), new_ground_truth)
 
-    def iter_batch(self, records: Sequence[AIResponse], ground_truth: dict[str, GroundTruth]) -> Iterator[AnalysisResult]:
+    def iter_batch(
+        self, records: Sequence[AIResponse], ground_truth: dict[str, GroundTruth]
+    ) -> Iterator[AnalysisResult]:
         """The seed's ``analyzeBatch`` as a generator, one encoder call per ``batch.batch_size``."""
         size = self.config.batch.batch_size
         for i in range(0, len(records), size):
             yield from self.analyze_batch(records[i : i + size], ground_truth)
 
-    def analyze_batch(self, records: Sequence[AIResponse], ground_truth: dict[str, GroundTruth]) -> list[AnalysisResult]:
+    def analyze_batch(
+        self, records: Sequence[AIResponse], ground_truth: dict[str, GroundTruth]
+    ) -> list[AnalysisResult]:
         """Analyse records in one encoder call; a record without ground truth is an error row.
 
         With a CPU-bound embedder the whole batch holds its ``exclusive`` lock, so that
@@ -210,8 +297,10 @@ class ResponseAnalyzer:
         with getattr(self.embedder, "exclusive", nullcontext()):
             return self._analyze_batch(records, ground_truth)
 
-    def _analyze_batch(self, records: Sequence[AIResponse], ground_truth: dict[str, GroundTruth]) -> list[AnalysisResult]:
-        now = datetime.now(timezone.utc)
+    def _analyze_batch(
+        self, records: Sequence[AIResponse], ground_truth: dict[str, GroundTruth]
+    ) -> list[AnalysisResult]:
+        now = datetime.now(UTC)
         prepared = [self._prepare(r) for r in records]
         texts: dict[str, int] = {}
         for p in prepared:
@@ -236,7 +325,11 @@ class ResponseAnalyzer:
             gt = ground_truth.get(domain)
             if p.record.error:  # a failed provider call is not an empty answer: it is not scored
                 p.flags.append("no_answer")
-                results.append(self._error(p, now, f"no answer from {p.record.provider or 'the provider'}: {p.record.error}"))
+                results.append(
+                    self._error(
+                        p, now, f"no answer from {p.record.provider or 'the provider'}: {p.record.error}"
+                    )
+                )
                 continue
             if gt is None:
                 results.append(self._error(p, now, f"no ground truth pages for domain {domain!r}"))
@@ -251,8 +344,12 @@ class ResponseAnalyzer:
                         KeywordEmbedder(),
                     )
                 gt = keyword_gts[domain]
-            vec = lambda items: vectors[[texts[t] for t in items]] if items else np.zeros((0, vectors.shape[1]), np.float32)  # noqa: E731
-            results.append(self._score(p, gt, vec, now, fallback or gt.embedding_model == KeywordEmbedder.name))
+            vec = lambda items: (  # noqa: E731
+                vectors[[texts[t] for t in items]] if items else np.zeros((0, vectors.shape[1]), np.float32)
+            )
+            results.append(
+                self._score(p, gt, vec, now, fallback or gt.embedding_model == KeywordEmbedder.name)
+            )
         return results
 
     # ----- internals ----------------------------------------------------------------------
@@ -282,8 +379,12 @@ class ResponseAnalyzer:
         lexicon = self.judge.lexicon
         if lexicon.embedder is None:
             return
-        words = self.judge.vocabulary(t for p in prepared if p.claims for t in (
-            p.text, *(c.text for c in p.claims), p.record.query or ""))
+        words = self.judge.vocabulary(
+            t
+            for p in prepared
+            if p.claims
+            for t in (p.text, *(c.text for c in p.claims), p.record.query or "")
+        )
         for domain in {normalize_domain(p.record.domain) for p in prepared if p.text}:
             gt = ground_truth.get(domain)
             if gt is not None and gt.version not in self._learned:
@@ -304,21 +405,40 @@ class ResponseAnalyzer:
     def _base(self, p: _Prepared, now: datetime, gt: GroundTruth | None, **fields) -> AnalysisResult:
         r = p.record
         brands = list(dict.fromkeys(r.brand_names + (gt.brand_names if gt else [])))
-        rid = hashlib.sha256(f"{r.query_set_id}\x00{r.query_id}\x00{r.provider}\x00{r.model}\x00{r.response}".encode()).hexdigest()[:24]
+        rid = hashlib.sha256(
+            f"{r.query_set_id}\x00{r.query_id}\x00{r.provider}\x00{r.model}\x00{r.response}".encode()
+        ).hexdigest()[:24]
         return AnalysisResult(
-            id=rid, query_id=r.query_id, query=r.query, domain=normalize_domain(r.domain),
-            ai_provider=r.provider, model=r.model, response=r.response, response_at=r.responded_at,
-            analyzed_at=now, analyzer_version=ANALYZER_VERSION,
+            id=rid,
+            query_id=r.query_id,
+            query=r.query,
+            domain=normalize_domain(r.domain),
+            ai_provider=r.provider,
+            model=r.model,
+            response=r.response,
+            response_at=r.responded_at,
+            analyzed_at=now,
+            analyzer_version=ANALYZER_VERSION,
             ground_truth_version=gt.version if gt else None,
-            embedding_model=gt.embedding_model if gt else None, query_set_id=r.query_set_id,
-            expected_answer=r.expected_answer, expected_claims=p.claims, brand_names=brands,
-            source_line=r.source_line, **fields,
+            embedding_model=gt.embedding_model if gt else None,
+            query_set_id=r.query_set_id,
+            expected_answer=r.expected_answer,
+            expected_claims=p.claims,
+            brand_names=brands,
+            source_line=r.source_line,
+            **fields,
         )
 
     def _error(self, p: _Prepared, now: datetime, message: str) -> AnalysisResult:
         return self._base(
-            p, now, None, scores=Scores(accuracy=None, completeness=None, attribution=None),
-            feedback=Feedback(), status="error", error=message, flags=p.flags,
+            p,
+            now,
+            None,
+            scores=Scores(accuracy=None, completeness=None, attribution=None),
+            feedback=Feedback(),
+            status="error",
+            error=message,
+            flags=p.flags,
         )
 
     def _empty(self, p: _Prepared, gt: GroundTruth, now: datetime) -> AnalysisResult:
@@ -326,18 +446,27 @@ class ResponseAnalyzer:
         tiers = self.config.tiers
         required = [c for c in p.claims if c.importance == "required"]
         return self._base(
-            p, now, gt, status="flagged", flags=p.flags,
+            p,
+            now,
+            gt,
+            status="flagged",
+            flags=p.flags,
             scores=Scores(
                 accuracy=AccuracyResult(score=0, tier=tier_for(0, tiers), similarity=0, method="empty"),
                 completeness=CompletenessResult(
-                    score=0, tier=tier_for(0, tiers), claims_missing=p.claims,
-                    total_required=len(required), total_found=0,
+                    score=0,
+                    tier=tier_for(0, tiers),
+                    claims_missing=p.claims,
+                    total_required=len(required),
+                    total_found=0,
                 ),
                 attribution=AttributionResult(score=0, tier=tier_for(0, tiers)),
             ),
-            feedback=Feedback(claims=ClaimFeedback(
-                missing=[MissingClaim(claim=c, importance=c.importance) for c in p.claims]
-            )),
+            feedback=Feedback(
+                claims=ClaimFeedback(
+                    missing=[MissingClaim(claim=c, importance=c.importance) for c in p.claims]
+                )
+            ),
         )
 
     def _score(self, p: _Prepared, gt: GroundTruth, vec, now: datetime, fallback: bool) -> AnalysisResult:
@@ -354,7 +483,13 @@ class ResponseAnalyzer:
         findings: list[PageFinding] = []
         wrong = self._wrong_facts(p, gt, sent_gt, claim_fb.contradicted, findings)
         _contradicted_by_pages(claim_fb, findings)
-        if not wrong and not claim_fb.found and p.record.expected_answer and p.record.query and not is_refusal(p.text):
+        if (
+            not wrong
+            and not claim_fb.found
+            and p.record.expected_answer
+            and p.record.query
+            and not is_refusal(p.text)
+        ):
             otherwise = self.judge.answers_otherwise(p.record.query, p.text, p.sentences, accuracy.score)
             if otherwise is not None:
                 _answered_otherwise(claim_fb, wrong, otherwise, p.record.expected_answer, accuracy.score)
@@ -365,35 +500,54 @@ class ResponseAnalyzer:
             found = completeness.total_found if completeness and p.record.claims else 0
             accuracy = _with_facts(accuracy, found, scored, wrong, cfg.tiers)
         attribution = score_attribution(
-            p.text, gt.domain, list(dict.fromkeys(p.record.brand_names + gt.brand_names)),
-            cfg.attribution, cfg.tiers,
+            p.text,
+            gt.domain,
+            list(dict.fromkeys(p.record.brand_names + gt.brand_names)),
+            cfg.attribution,
+            cfg.tiers,
         )
         highlights, unsupported = self._highlights(p, gt, sent_gt, wrong)
         stated = [c.position for c in completeness.claims_found] if completeness else []
-        claim_fb.not_in_ground_truth = [u for u in unsupported if not any(
-            f.start <= u.position.start < f.end or u.position.start <= f.start < u.position.end for f in stated)]
+        claim_fb.not_in_ground_truth = [
+            u
+            for u in unsupported
+            if not any(
+                f.start <= u.position.start < f.end or u.position.start <= f.start < u.position.end
+                for f in stated
+            )
+        ]
         status = "ok"
         if is_refusal(p.text):
             flags.append("refusal")
             status = "flagged"
-        if cfg.completeness.require_all_required and completeness and any(
-            c.importance == "required" for c in completeness.claims_missing
+        if (
+            cfg.completeness.require_all_required
+            and completeness
+            and any(c.importance == "required" for c in completeness.claims_missing)
         ):
             flags.append("missing_required_claims")
             status = "flagged"
         return self._base(
-            p, now, gt, status=status, flags=flags, fallback=fallback,
+            p,
+            now,
+            gt,
+            status=status,
+            flags=flags,
+            fallback=fallback,
             scores=Scores(accuracy=accuracy, completeness=completeness, attribution=attribution),
             feedback=Feedback(claims=claim_fb, highlights=highlights, contradictions=wrong),
         )
 
-    def _accuracy(self, p: _Prepared, gt: GroundTruth, vec, C: np.ndarray, chunk_gt, fallback: bool) -> AccuracyResult:
+    def _accuracy(
+        self, p: _Prepared, gt: GroundTruth, vec, C: np.ndarray, chunk_gt, fallback: bool
+    ) -> AccuracyResult:
         cfg, record = self.config.accuracy, p.record
         agg = np.max if cfg.aggregation == "max" else np.mean
         best_gt = chunk_gt.argmax(axis=1) if chunk_gt is not None else None
         matched = [
             ChunkMatch(
-                response_segment=c.text, position=_pos(c),
+                response_segment=c.text,
+                position=_pos(c),
                 ground_truth_chunk_id=gt.chunks[best_gt[i]].id if best_gt is not None else None,
                 similarity=round(float(chunk_gt[i, best_gt[i]]), 4) if best_gt is not None else 0.0,
             )
@@ -417,9 +571,12 @@ class ResponseAnalyzer:
             score = float(agg(np.clip(best, 0, 1)))
         score = round(100 * min(max(score, 0.0), 1.0), 2)
         return AccuracyResult(
-            score=score, tier=tier_for(score, self.config.tiers),
-            similarity=round(min(max(similarity, 0.0), 1.0), 4), matched_chunks=matched,
-            method=method, components=components,
+            score=score,
+            tier=tier_for(score, self.config.tiers),
+            similarity=round(min(max(similarity, 0.0), 1.0), 4),
+            matched_chunks=matched,
+            method=method,
+            components=components,
         )
 
     def _calibrated(self, p: _Prepared, vec, C: np.ndarray, e: np.ndarray):
@@ -451,7 +608,8 @@ class ResponseAnalyzer:
         best = int(np.argmax(per_chunk))
         return np.clip(per_chunk, 0, 1), AccuracyComponents(
             residual_similarity=round(float(residual[best]), 4),
-            lexical_overlap=round(float(lexical[best]), 4), polarity_agreement=bool(agree[best]),
+            lexical_overlap=round(float(lexical[best]), 4),
+            polarity_agreement=bool(agree[best]),
         )
 
     def _completeness(self, p: _Prepared, vec) -> tuple[CompletenessResult | None, ClaimFeedback]:
@@ -462,7 +620,9 @@ class ResponseAnalyzer:
         # pairs are judged on their words and values, and are not encoded (encoding is the cost)
         K = vec([c.text for c in p.claims])
         spans = p.claim_spans
-        by_sentence = K @ vec([s.text for s in p.sentences]).T if p.sentences else np.zeros((len(p.claims), 0))
+        by_sentence = (
+            K @ vec([s.text for s in p.sentences]).T if p.sentences else np.zeros((len(p.claims), 0))
+        )
         sims = np.zeros((len(p.claims), len(spans)), dtype=np.float32)
         for k, w in enumerate(spans):
             inside = [j for j, s in enumerate(p.sentences) if s.start < w.end and w.start < s.end]
@@ -477,14 +637,21 @@ class ResponseAnalyzer:
                 v = Verdict("missing")  # "I can't confirm where they ship" affirms no shipping to Mexico
             if v.verdict == "found":
                 s, sim = v.window.span, float(sims[i, p.windows.index(v.window)])
-                found.append(ClaimMatch(claim=claim, matched_text=s.text, similarity=round(sim, 4), position=_pos(s)))
-                feedback_found.append(FoundClaim(claim=claim, evidence=s.text, confidence=round(min(v.support, 1.0), 4)))
+                found.append(
+                    ClaimMatch(claim=claim, matched_text=s.text, similarity=round(sim, 4), position=_pos(s))
+                )
+                feedback_found.append(
+                    FoundClaim(claim=claim, evidence=s.text, confidence=round(min(v.support, 1.0), 4))
+                )
                 continue
             missing.append(claim)
             if v.verdict == "contradicted":
                 s = v.window.span
-                contradicted.append(ContradictedClaim(claim=claim, statement=s.text, position=_pos(s),
-                                                      evidence=v.evidence, kind=v.kind))
+                contradicted.append(
+                    ContradictedClaim(
+                        claim=claim, statement=s.text, position=_pos(s), evidence=v.evidence, kind=v.kind
+                    )
+                )
         # Seed: score = found / required. Expected claims count when there are no required ones;
         # optional claims are reported, never scored.
         for level in ("required", "expected"):
@@ -498,13 +665,20 @@ class ResponseAnalyzer:
             score = 0.0
         return (
             CompletenessResult(
-                score=score, tier=tier_for(score, cfg.tiers), claims_found=found, claims_missing=missing,
-                total_required=len(scored), total_found=n_found,
+                score=score,
+                tier=tier_for(score, cfg.tiers),
+                claims_found=found,
+                claims_missing=missing,
+                total_required=len(scored),
+                total_found=n_found,
             ),
             ClaimFeedback(
                 found=feedback_found,
-                missing=[MissingClaim(claim=c, importance=c.importance) for c in missing
-                         if c.id not in {x.claim.id for x in contradicted}],
+                missing=[
+                    MissingClaim(claim=c, importance=c.importance)
+                    for c in missing
+                    if c.id not in {x.claim.id for x in contradicted}
+                ],
                 contradicted=contradicted,
             ),
         )
@@ -513,23 +687,37 @@ class ResponseAnalyzer:
         """Terms an answer may leave implicit: the question's and the brand's."""
         return Judge.keys([p.record.query or "", *p.record.brand_names])
 
-    def _wrong_facts(self, p: _Prepared, gt: GroundTruth, sent_gt, contradicted: list[ContradictedClaim],
-                     findings: list[PageFinding]) -> list[Contradiction]:
+    def _wrong_facts(
+        self,
+        p: _Prepared,
+        gt: GroundTruth,
+        sent_gt,
+        contradicted: list[ContradictedClaim],
+        findings: list[PageFinding],
+    ) -> list[Contradiction]:
         """Wrong facts: the claims the response contradicts (source ``claim``, or
         ``expected_answer`` for claims cut from it), then statements that the pages most like
         each sentence state otherwise (``ground_truth``); one per stretch of the response. The page
         findings are also appended to ``findings`` (a missing claim they replace is contradicted)."""
         out = [
-            Contradiction(statement=c.statement, position=c.position, kind=c.kind, evidence=c.claim.text,
-                          source="expected_answer" if c.claim.id.startswith("expected-") else "claim",
-                          confidence=0.9 if c.kind != "entity" else 0.6, detail=c.evidence)
+            Contradiction(
+                statement=c.statement,
+                position=c.position,
+                kind=c.kind,
+                evidence=c.claim.text,
+                source="expected_answer" if c.claim.id.startswith("expected-") else "claim",
+                confidence=0.9 if c.kind != "entity" else 0.6,
+                detail=c.evidence,
+            )
             for c in contradicted
         ]
         if sent_gt is None or not self.config.feedback.check_pages:
             return out
         implicit = self._implicit_terms(p) | Judge.keys(gt.brand_names)
         if gt.version not in self._page_facts:
-            facts = [Judge.page_facts((x.text, c.page_url) for x in split_sentences(c.text)) for c in gt.chunks]
+            facts = [
+                Judge.page_facts((x.text, c.page_url) for x in split_sentences(c.text)) for c in gt.chunks
+            ]
             every = [f for chunk_facts in facts for f in chunk_facts]
             self._page_facts[gt.version] = (facts, every, Judge.site_names(every))
         facts, every, known_names = self._page_facts[gt.version]
@@ -542,12 +730,24 @@ class ResponseAnalyzer:
                 at = f.statement
                 if any(c.position.start < at.end and at.start < c.position.end for c in out):
                     continue
-                out.append(Contradiction(statement=at.text, position=_pos(at), kind=f.kind, evidence=f.evidence,
-                                         source="ground_truth", page_url=f.url, confidence=f.confidence, detail=f.detail))
+                out.append(
+                    Contradiction(
+                        statement=at.text,
+                        position=_pos(at),
+                        kind=f.kind,
+                        evidence=f.evidence,
+                        source="ground_truth",
+                        page_url=f.url,
+                        confidence=f.confidence,
+                        detail=f.detail,
+                    )
+                )
                 findings.append(f)
         return sorted(out, key=lambda c: c.position.start)
 
-    def _highlights(self, p: _Prepared, gt: GroundTruth, sent_gt, wrong: list[Contradiction]) -> tuple[HighlightFeedback, list[UnsupportedStatement]]:
+    def _highlights(
+        self, p: _Prepared, gt: GroundTruth, sent_gt, wrong: list[Contradiction]
+    ) -> tuple[HighlightFeedback, list[UnsupportedStatement]]:
         """Sentences that match the pages; a sentence holding a wrong fact never does, and is
         not "not in the ground truth" either: it is reported in ``contradictions``."""
         fb = self.config.feedback
@@ -564,13 +764,23 @@ class ResponseAnalyzer:
             if j >= 0 and sim >= fb.highlight_threshold:
                 c = gt.chunks[j]
                 covered += len(s.text)
-                highlights.append(TextHighlight(
-                    response_range=_pos(s), response_text=s.text, similarity=round(sim, 4),
-                    ground_truth_source=GroundTruthSource(chunk_id=c.id, page_url=c.page_url, matched_text=c.text),
-                ))
+                highlights.append(
+                    TextHighlight(
+                        response_range=_pos(s),
+                        response_text=s.text,
+                        similarity=round(sim, 4),
+                        ground_truth_source=GroundTruthSource(
+                            chunk_id=c.id, page_url=c.page_url, matched_text=c.text
+                        ),
+                    )
+                )
             else:
                 unmatched.append(UnmatchedSegment(text=s.text, position=_pos(s)))
                 if sim < fb.support_threshold and len(words(s.text)) >= fb.min_statement_words:
-                    unsupported.append(UnsupportedStatement(statement=s.text, position=_pos(s), similarity=round(sim, 4)))
+                    unsupported.append(
+                        UnsupportedStatement(statement=s.text, position=_pos(s), similarity=round(sim, 4))
+                    )
         coverage = round(100 * covered / total, 2) if total else 0.0
-        return HighlightFeedback(highlights=highlights, coverage_percent=coverage, unmatched_segments=unmatched), unsupported
+        return HighlightFeedback(
+            highlights=highlights, coverage_percent=coverage, unmatched_segments=unmatched
+        ), unsupported

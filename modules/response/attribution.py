@@ -54,7 +54,8 @@ def find_mentions(
         taken.append((start, end))
         mentions.append(
             AttributionMention(
-                type=kind, matched_text=response[start:end],
+                type=kind,
+                matched_text=response[start:end],
                 position=TextPosition(start=start, end=end),
                 context=_context(response, start, end, context_chars),
             )
@@ -69,7 +70,9 @@ def find_mentions(
                 if "://" in raw or "/" in raw:
                     add("url", m.start(), m.start() + len(raw))
         bare = re.compile(
-            r"(?<![\w./-])(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)*" + re.escape(domain) + r"(?![\w-]|\.[a-z0-9])",
+            r"(?<![\w./-])(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)*"
+            + re.escape(domain)
+            + r"(?![\w-]|\.[a-z0-9])",
             re.IGNORECASE,
         )
         for m in bare.finditer(response):
@@ -94,7 +97,10 @@ def score_attribution(
         base = max(weights[k] for k in kinds)
         score = min(config.max_score, base + config.multi_mention_bonus * (len(mentions) - 1))
     return AttributionResult(
-        score=score, tier=tier_for(score, tiers), mentions=mentions,
-        has_url_citation="url" in kinds, has_domain_mention="domain" in kinds,
+        score=score,
+        tier=tier_for(score, tiers),
+        mentions=mentions,
+        has_url_citation="url" in kinds,
+        has_domain_mention="domain" in kinds,
         has_brand_mention="brand" in kinds,
     )

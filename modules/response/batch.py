@@ -3,23 +3,27 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from typing import Sequence
+from datetime import UTC, datetime
 
 import polars as pl
 
+from ..store.runs import RunKind, runs_frame
 from .analyzer import ANALYZER_VERSION, ResponseAnalyzer
 from .config import AnalyzerConfig
 from .groundtruth import GroundTruth
 from .records import RecordError
 from .schema import AIResponse
-from .tables import analyses_frame, analysis_row, error_row, runs_frame, summarize
+from .tables import analyses_frame, analysis_row, error_row, summarize
 
 
 def analyze_to_rows(
-    analyzer: ResponseAnalyzer, records: Sequence[AIResponse], ground_truth: dict[str, GroundTruth],
-    coerced_lines: set[int] = frozenset(), judge=None,
+    analyzer: ResponseAnalyzer,
+    records: Sequence[AIResponse],
+    ground_truth: dict[str, GroundTruth],
+    coerced_lines: set[int] = frozenset(),
+    judge=None,
 ) -> list[dict]:
     """``analyses`` rows for a batch; a response that needed best-effort parsing is flagged.
 
@@ -45,24 +49,40 @@ class RunTables:
 
 
 def build_tables(
-    rows: list[dict], errors: Sequence[RecordError], *, config: AnalyzerConfig, started_at: datetime,
-    previous_summaries: pl.DataFrame, input_path: str, ground_truth_path: str,
-    ground_truth: dict[str, GroundTruth], embedding_model: str, flow: str = "analyze",
+    rows: list[dict],
+    errors: Sequence[RecordError],
+    *,
+    config: AnalyzerConfig,
+    started_at: datetime,
+    previous_summaries: pl.DataFrame,
+    input_path: str,
+    ground_truth_path: str,
+    ground_truth: dict[str, GroundTruth],
+    embedding_model: str,
+    flow: RunKind = RunKind.ANALYZE,
 ) -> RunTables:
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     all_rows = rows + [error_row(e, ANALYZER_VERSION, now) for e in errors]
     analyses = analyses_frame(all_rows).sort("source_line", nulls_last=True)
     summaries = summarize(analyses, started_at, previous_summaries)
     status = analyses["status"]
     totals = {
-        "total": analyses.height, "succeeded": int((status != "error").sum()),
-        "failed": int((status == "error").sum()), "flagged": int((status == "flagged").sum()),
+        "total": analyses.height,
+        "succeeded": int((status != "error").sum()),
+        "failed": int((status == "error").sum()),
+        "flagged": int((status == "flagged").sum()),
         "fallback": int(analyses["fallback"].fill_null(False).sum()),
     }
     runs = runs_frame(
-        flow, started_at, input_path=input_path, ground_truth_path=ground_truth_path, **totals,
-        config_hash=config.config_hash(), config_json=config.model_dump_json(),
-        analyzer_version=ANALYZER_VERSION, embedding_model=embedding_model,
+        flow,
+        started_at,
+        input_path=input_path,
+        ground_truth_path=ground_truth_path,
+        **totals,
+        config_hash=config.config_hash(),
+        config_json=config.model_dump_json(),
+        analyzer_version=ANALYZER_VERSION,
+        embedding_model=embedding_model,
         ground_truth_versions=json.dumps({d: g.version for d, g in sorted(ground_truth.items())}),
     )
     return RunTables(analyses, summaries, runs, totals)

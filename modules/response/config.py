@@ -53,7 +53,7 @@ class TierConfig(_Section):
     fair: float = 50
 
     @model_validator(mode="after")
-    def _ordered(self) -> "TierConfig":
+    def _ordered(self) -> TierConfig:
         if not (100 >= self.excellent > self.good > self.fair >= 0):
             raise ValueError(
                 f"tier thresholds must satisfy 100 >= excellent > good > fair >= 0, got "
@@ -98,7 +98,7 @@ class AnalyzerConfig(_Section):
     batch: BatchConfig = BatchConfig()
 
     @classmethod
-    def load(cls, path: str | Path | None = None, overrides: dict[str, Any] | None = None) -> "AnalyzerConfig":
+    def load(cls, path: str | Path | None = None, overrides: dict[str, Any] | None = None) -> AnalyzerConfig:
         """Config from an optional TOML file, then dotted overrides such as ``{"tiers.good": 65}``."""
         data: dict[str, Any] = {}
         if path is not None:

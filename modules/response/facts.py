@@ -12,103 +12,285 @@ from __future__ import annotations
 
 import math
 import re
-from functools import lru_cache
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
-_SMALL = {w: i for i, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-    "sixteen seventeen eighteen nineteen".split())}
-_TENS = {w: 10 * i for i, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()) if w != "_"}
-_SCALE = {"hundred": 1e2, "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "k": 1e3, "m": 1e6,
-          "mn": 1e6, "bn": 1e9}
-_WORD_NUMBER = "|".join(sorted([*_SMALL, *_TENS, "a dozen", "dozen", "a hundred", "a thousand", "a million",
-                                 "half a million", "a billion"], key=len, reverse=True))
+_SMALL = {
+    w: i
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+        "sixteen seventeen eighteen nineteen".split()
+    )
+}
+_TENS = {
+    w: 10 * i
+    for i, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split())
+    if w != "_"
+}
+_SCALE = {
+    "hundred": 1e2,
+    "thousand": 1e3,
+    "million": 1e6,
+    "billion": 1e9,
+    "trillion": 1e12,
+    "k": 1e3,
+    "m": 1e6,
+    "mn": 1e6,
+    "bn": 1e9,
+}
+_WORD_NUMBER = "|".join(
+    sorted(
+        [
+            *_SMALL,
+            *_TENS,
+            "a dozen",
+            "dozen",
+            "a hundred",
+            "a thousand",
+            "a million",
+            "half a million",
+            "a billion",
+        ],
+        key=len,
+        reverse=True,
+    )
+)
 
-_CURRENCY = {"$": "USD", "usd": "USD", "dollar": "USD", "dollars": "USD", "us$": "USD", "€": "EUR", "eur": "EUR",
-             "euro": "EUR", "euros": "EUR", "£": "GBP", "gbp": "GBP", "pound": "GBP", "pounds": "GBP", "¥": "JPY",
-             "jpy": "JPY", "yen": "JPY"}
-_PERIOD = {"month": "month", "mo": "month", "monthly": "month", "year": "year", "yr": "year", "annually": "year",
-           "annual": "year", "yearly": "year", "week": "week", "wk": "week", "weekly": "week", "day": "day",
-           "daily": "day", "hour": "hour", "hr": "hour", "hourly": "hour"}
+_CURRENCY = {
+    "$": "USD",
+    "usd": "USD",
+    "dollar": "USD",
+    "dollars": "USD",
+    "us$": "USD",
+    "€": "EUR",
+    "eur": "EUR",
+    "euro": "EUR",
+    "euros": "EUR",
+    "£": "GBP",
+    "gbp": "GBP",
+    "pound": "GBP",
+    "pounds": "GBP",
+    "¥": "JPY",
+    "jpy": "JPY",
+    "yen": "JPY",
+}
+_PERIOD = {
+    "month": "month",
+    "mo": "month",
+    "monthly": "month",
+    "year": "year",
+    "yr": "year",
+    "annually": "year",
+    "annual": "year",
+    "yearly": "year",
+    "week": "week",
+    "wk": "week",
+    "weekly": "week",
+    "day": "day",
+    "daily": "day",
+    "hour": "hour",
+    "hr": "hour",
+    "hourly": "hour",
+}
 _PER_YEAR = {"year": 1, "month": 12, "week": 52, "day": 365, "hour": 8760}
 #: unit -> (dimension, factor to the dimension's base unit)
 _UNITS = {
-    "byte": ("bytes", 1), "bytes": ("bytes", 1),
-    "kb": ("bytes", 1e3), "mb": ("bytes", 1e6), "gb": ("bytes", 1e9), "tb": ("bytes", 1e12), "pb": ("bytes", 1e15),
-    "gigabyte": ("bytes", 1e9), "gigabytes": ("bytes", 1e9), "terabyte": ("bytes", 1e12), "terabytes": ("bytes", 1e12),
-    "megabyte": ("bytes", 1e6), "megabytes": ("bytes", 1e6),
-    "mm": ("metres", 1e-3), "cm": ("metres", 1e-2), "m": ("metres", 1), "metre": ("metres", 1), "metres": ("metres", 1),
-    "meter": ("metres", 1), "meters": ("metres", 1), "km": ("metres", 1e3), "kilometre": ("metres", 1e3),
-    "kilometres": ("metres", 1e3), "kilometer": ("metres", 1e3), "kilometers": ("metres", 1e3),
-    "ft": ("metres", 0.3048), "foot": ("metres", 0.3048), "feet": ("metres", 0.3048),
-    "mile": ("metres", 1609.344), "miles": ("metres", 1609.344), "inches": ("metres", 0.0254),
-    "kg": ("grams", 1e3), "grams": ("grams", 1), "kilograms": ("grams", 1e3), "lb": ("grams", 453.6),
-    "lbs": ("grams", 453.6), "pounds_mass": ("grams", 453.6), "tonnes": ("grams", 1e6), "tons": ("grams", 9.07e5),
-    "seconds": ("seconds", 1), "second": ("seconds", 1), "minutes": ("seconds", 60),
-    "minute": ("seconds", 60), "min": ("seconds", 60), "hours": ("seconds", 3600), "hour": ("seconds", 3600),
-    "days": ("seconds", 86400), "day": ("seconds", 86400), "weeks": ("seconds", 604800), "week": ("seconds", 604800),
-    "months": ("seconds", 2.63e6), "month": ("seconds", 2.63e6), "years": ("seconds", 3.156e7),
+    "byte": ("bytes", 1),
+    "bytes": ("bytes", 1),
+    "kb": ("bytes", 1e3),
+    "mb": ("bytes", 1e6),
+    "gb": ("bytes", 1e9),
+    "tb": ("bytes", 1e12),
+    "pb": ("bytes", 1e15),
+    "gigabyte": ("bytes", 1e9),
+    "gigabytes": ("bytes", 1e9),
+    "terabyte": ("bytes", 1e12),
+    "terabytes": ("bytes", 1e12),
+    "megabyte": ("bytes", 1e6),
+    "megabytes": ("bytes", 1e6),
+    "mm": ("metres", 1e-3),
+    "cm": ("metres", 1e-2),
+    "m": ("metres", 1),
+    "metre": ("metres", 1),
+    "metres": ("metres", 1),
+    "meter": ("metres", 1),
+    "meters": ("metres", 1),
+    "km": ("metres", 1e3),
+    "kilometre": ("metres", 1e3),
+    "kilometres": ("metres", 1e3),
+    "kilometer": ("metres", 1e3),
+    "kilometers": ("metres", 1e3),
+    "ft": ("metres", 0.3048),
+    "foot": ("metres", 0.3048),
+    "feet": ("metres", 0.3048),
+    "mile": ("metres", 1609.344),
+    "miles": ("metres", 1609.344),
+    "inches": ("metres", 0.0254),
+    "kg": ("grams", 1e3),
+    "grams": ("grams", 1),
+    "kilograms": ("grams", 1e3),
+    "lb": ("grams", 453.6),
+    "lbs": ("grams", 453.6),
+    "pounds_mass": ("grams", 453.6),
+    "tonnes": ("grams", 1e6),
+    "tons": ("grams", 9.07e5),
+    "seconds": ("seconds", 1),
+    "second": ("seconds", 1),
+    "minutes": ("seconds", 60),
+    "minute": ("seconds", 60),
+    "min": ("seconds", 60),
+    "hours": ("seconds", 3600),
+    "hour": ("seconds", 3600),
+    "days": ("seconds", 86400),
+    "day": ("seconds", 86400),
+    "weeks": ("seconds", 604800),
+    "week": ("seconds", 604800),
+    "months": ("seconds", 2.63e6),
+    "month": ("seconds", 2.63e6),
+    "years": ("seconds", 3.156e7),
     "year": ("seconds", 3.156e7),
-    "users": ("users", 1), "user": ("users", 1), "seats": ("users", 1), "seat": ("users", 1),
-    "devices": ("devices", 1), "device": ("devices", 1),
-    "w": ("watts", 1), "watt": ("watts", 1), "watts": ("watts", 1), "kw": ("watts", 1e3), "kilowatts": ("watts", 1e3),
-    "wh": ("watt-hours", 1), "watt-hours": ("watt-hours", 1), "watt-hour": ("watt-hours", 1),
-    "kwh": ("watt-hours", 1e3), "kilowatt-hours": ("watt-hours", 1e3), "kilowatt-hour": ("watt-hours", 1e3),
-    "v": ("volts", 1), "volts": ("volts", 1), "volt": ("volts", 1),
-    "req/s": ("requests/s", 1), "requests/s": ("requests/s", 1), "requests/second": ("requests/s", 1),
-    "requests per second": ("requests/s", 1), "rps": ("requests/s", 1),
+    "users": ("users", 1),
+    "user": ("users", 1),
+    "seats": ("users", 1),
+    "seat": ("users", 1),
+    "devices": ("devices", 1),
+    "device": ("devices", 1),
+    "w": ("watts", 1),
+    "watt": ("watts", 1),
+    "watts": ("watts", 1),
+    "kw": ("watts", 1e3),
+    "kilowatts": ("watts", 1e3),
+    "wh": ("watt-hours", 1),
+    "watt-hours": ("watt-hours", 1),
+    "watt-hour": ("watt-hours", 1),
+    "kwh": ("watt-hours", 1e3),
+    "kilowatt-hours": ("watt-hours", 1e3),
+    "kilowatt-hour": ("watt-hours", 1e3),
+    "v": ("volts", 1),
+    "volts": ("volts", 1),
+    "volt": ("volts", 1),
+    "req/s": ("requests/s", 1),
+    "requests/s": ("requests/s", 1),
+    "requests/second": ("requests/s", 1),
+    "requests per second": ("requests/s", 1),
+    "rps": ("requests/s", 1),
 }
-_MONTHS = {m: i for i, m in enumerate("january february march april may june july august september october "
-                                      "november december".split(), 1)}
+_MONTHS = {
+    m: i
+    for i, m in enumerate(
+        "january february march april may june july august september october november december".split(), 1
+    )
+}
 _MONTHS.update({m[:3]: i for m, i in list(_MONTHS.items())})
 
 _NUM = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
-_AMOUNT = (rf"(?P<num>{_NUM}|{_WORD_NUMBER})(?:[ -]?(?P<scale>hundred|thousand|million|billion|trillion|bn|k)\b)?"
-           r"(?:[ -]?(?P<scale2>thousand|million|billion)\b)?")  # "one hundred thousand"
+_AMOUNT = (
+    rf"(?P<num>{_NUM}|{_WORD_NUMBER})(?:[ -]?(?P<scale>hundred|thousand|million|billion|trillion|bn|k)\b)?"
+    r"(?:[ -]?(?P<scale2>thousand|million|billion)\b)?"
+)  # "one hundred thousand"
 _UNIT_WORDS = "|".join(sorted((re.escape(u) for u in _UNITS), key=len, reverse=True))
 _PERIOD_TAIL = r"(?:\s*(?:/|per|a|an|each|every)\s*(?P<period>month|mo|year|yr|week|wk|day|hour|hr)\b|\s+(?P<period2>monthly|annually|yearly|weekly|daily|hourly)\b)?"
 _PATTERNS = [
-    ("skip", re.compile(r"\b24/7\b|\[\d{1,3}\]|^\s*\d{1,2}[.)](?=\s|$)|(?<=\s)\d{1,2}\.(?=\s+[A-Z*])|(?<=[A-Za-z])-?\d[\d.]*|"
-                        r"\S+\.(?:example|com|org|net|io|dev|co|uk|de|fr)\S*|https?://\S+", re.M)),
+    (
+        "skip",
+        re.compile(
+            r"\b24/7\b|\[\d{1,3}\]|^\s*\d{1,2}[.)](?=\s|$)|(?<=\s)\d{1,2}\.(?=\s+[A-Z*])|(?<=[A-Za-z])-?\d[\d.]*|"
+            r"\S+\.(?:example|com|org|net|io|dev|co|uk|de|fr)\S*|https?://\S+",
+            re.M,
+        ),
+    ),
     # a span of years in a title ("Herring Fleets 1850–1950"): no date; "(1762–1763)" stays two years
     ("skip", re.compile(r"\b[A-Z][a-z]+\s1[0-9]{3}\s?[–-]\s?(?:1[0-9]{3}|20[0-9]{2})\b")),
-    ("time", re.compile(r"\b(?P<hour>[01]?\d|2[0-3])(?::(?P<minute>[0-5]\d))?\s*(?P<ampm>[ap])\.?\s?m\b\.?|"
-                        r"\b(?P<hour2>[01]?\d|2[0-3]):(?P<minute2>[0-5]\d)\b|"
-                        r"\b(?P<hour3>1[0-2]|[1-9])(?::(?P<minute3>[0-5]\d))?\s+in\s+the\s+(?P<part>morning|afternoon|evening)\b",
-                        re.I)),
-    ("duration", re.compile(rf"\b(?P<hours>an|one|two|three|\d+)\s+hours?\s+and\s+(?P<num>\d+|{_WORD_NUMBER})\s+minutes?\b",
-                            re.I)),  # "an hour and ten minutes"
-    ("date", re.compile(rf"\b(?P<month>{'|'.join(_MONTHS)})\.?\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?,?\s+(?P<year>\d{{4}})\b", re.I)),
-    ("date", re.compile(rf"\b(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s+(?P<month>{'|'.join(_MONTHS)})\.?,?\s+(?P<year>\d{{4}})\b", re.I)),
+    (
+        "time",
+        re.compile(
+            r"\b(?P<hour>[01]?\d|2[0-3])(?::(?P<minute>[0-5]\d))?\s*(?P<ampm>[ap])\.?\s?m\b\.?|"
+            r"\b(?P<hour2>[01]?\d|2[0-3]):(?P<minute2>[0-5]\d)\b|"
+            r"\b(?P<hour3>1[0-2]|[1-9])(?::(?P<minute3>[0-5]\d))?\s+in\s+the\s+(?P<part>morning|afternoon|evening)\b",
+            re.I,
+        ),
+    ),
+    (
+        "duration",
+        re.compile(
+            rf"\b(?P<hours>an|one|two|three|\d+)\s+hours?\s+and\s+(?P<num>\d+|{_WORD_NUMBER})\s+minutes?\b",
+            re.I,
+        ),
+    ),  # "an hour and ten minutes"
+    (
+        "date",
+        re.compile(
+            rf"\b(?P<month>{'|'.join(_MONTHS)})\.?\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?,?\s+(?P<year>\d{{4}})\b",
+            re.I,
+        ),
+    ),
+    (
+        "date",
+        re.compile(
+            rf"\b(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s+(?P<month>{'|'.join(_MONTHS)})\.?,?\s+(?P<year>\d{{4}})\b",
+            re.I,
+        ),
+    ),
     ("date", re.compile(r"\b(?P<year>\d{4})-(?P<monthn>\d{2})-(?P<day>\d{2})\b")),
     # a price of nothing, in any currency ("free of charge" is £0, not a £5 fee); the value is the
     # word "free", "nothing" or "no" alone, so "application fee" stays a word of the statement
-    ("free", re.compile(r"\b(?P<v1>free)\s+of\s+charge\b|\bfor\s+(?P<v2>free)(?=\s*(?:[.,;!?)]|$|with|if|when|once|and|as)\b)|"
-                        r"\bships?\s+(?:\w+\s+)?(?P<v3>free)\b|"
-                        r"\b(?:is|are|go|goes|it's|stays?)\s+(?:completely\s+|entirely\s+)?(?P<v4>free)\b(?!\s+(?:to|of)\b)|"
-                        r"\bcosts?\s+(?P<v5>nothing)\b|\bat\s+(?P<v6>no)\s+(?:extra\s+|additional\s+)?(?:cost|charge)\b|"
-                        r"\b(?P<v7>no)\s+charge\b|"
-                        r"\b(?P<v8>no)\s+(?:application\s+|entry\s+|extra\s+|additional\s+|booking\s+)?fee\b|"
-                        r"\b(?P<v9>complimentary)\b", re.I)),
-    ("money", re.compile(rf"(?P<cur>US\$|\$|€|£|¥|\b(?:USD|EUR|GBP|JPY)\s?)\s?{_AMOUNT.replace('bn|k)', 'bn|k|m|mn)')}"
-                         rf"{_PERIOD_TAIL}", re.I)),  # "$1M"
-    ("money", re.compile(rf"\b{_AMOUNT}\s?(?P<cur>dollars?|euros?|pounds?|yen|USD|EUR|GBP|JPY)\b{_PERIOD_TAIL}", re.I)),
+    (
+        "free",
+        re.compile(
+            r"\b(?P<v1>free)\s+of\s+charge\b|\bfor\s+(?P<v2>free)(?=\s*(?:[.,;!?)]|$|with|if|when|once|and|as)\b)|"
+            r"\bships?\s+(?:\w+\s+)?(?P<v3>free)\b|"
+            r"\b(?:is|are|go|goes|it's|stays?)\s+(?:completely\s+|entirely\s+)?(?P<v4>free)\b(?!\s+(?:to|of)\b)|"
+            r"\bcosts?\s+(?P<v5>nothing)\b|\bat\s+(?P<v6>no)\s+(?:extra\s+|additional\s+)?(?:cost|charge)\b|"
+            r"\b(?P<v7>no)\s+charge\b|"
+            r"\b(?P<v8>no)\s+(?:application\s+|entry\s+|extra\s+|additional\s+|booking\s+)?fee\b|"
+            r"\b(?P<v9>complimentary)\b",
+            re.I,
+        ),
+    ),
+    (
+        "money",
+        re.compile(
+            rf"(?P<cur>US\$|\$|€|£|¥|\b(?:USD|EUR|GBP|JPY)\s?)\s?{_AMOUNT.replace('bn|k)', 'bn|k|m|mn)')}"
+            rf"{_PERIOD_TAIL}",
+            re.I,
+        ),
+    ),  # "$1M"
+    (
+        "money",
+        re.compile(
+            rf"\b{_AMOUNT}\s?(?P<cur>dollars?|euros?|pounds?|yen|USD|EUR|GBP|JPY)\b{_PERIOD_TAIL}", re.I
+        ),
+    ),
     ("percent", re.compile(rf"\b{_AMOUNT}\s?(?:%|percent\b|per cent\b)", re.I)),
     ("quantity", re.compile(rf"\b{_AMOUNT}[\s-]?(?P<unit>{_UNIT_WORDS})\b", re.I)),
-    ("year", re.compile(r"\b(?:in|since|from|until|by|of|year)\s+(?P<year>1[0-9]{3}|20[0-9]{2})\b|\b(?P<year2>1[5-9][0-9]{2}|20[0-9]{2})\b")),
+    (
+        "year",
+        re.compile(
+            r"\b(?:in|since|from|until|by|of|year)\s+(?P<year>1[0-9]{3}|20[0-9]{2})\b|\b(?P<year2>1[5-9][0-9]{2}|20[0-9]{2})\b"
+        ),
+    ),
     ("number", re.compile(rf"(?<![\w.]){_AMOUNT}(?![\w])", re.I)),
 ]
 
 
 #: thresholds ("orders over $250", "$75 or more"); a cap ("covers up to $2 million") is an amount
-_BOUND_BEFORE = re.compile(r"\b(?:over|above|under|below|at least|more than|less than|upwards of|"
-                           r"minimum of|min\.?)\s*$", re.I)
+_BOUND_BEFORE = re.compile(
+    r"\b(?:over|above|under|below|at least|more than|less than|upwards of|"
+    r"minimum of|min\.?)\s*$",
+    re.I,
+)
 #: a period written before a price: "Monthly: $7.99", "annual plan — $59.99"
-_PERIOD_BEFORE = re.compile(r"\b(?P<word>monthly|annual|annually|yearly|weekly|daily|per month|per year|a month|a year)"
-                            r"\b(?: (?:plan|billing|price|subscription|fee))?[\s:*=–—-]{0,6}$", re.I)
+_PERIOD_BEFORE = re.compile(
+    r"\b(?P<word>monthly|annual|annually|yearly|weekly|daily|per month|per year|a month|a year)"
+    r"\b(?: (?:plan|billing|price|subscription|fee))?[\s:*=–—-]{0,6}$",
+    re.I,
+)
 #: ... or after it: "$66 if you pay yearly", "$60, billed annually"
-_PERIOD_AFTER = re.compile(r",?\s*(?:if|when)?\s*(?:you\s+)?(?:pay|paid|billed|charged)\s+"
-                           r"(?P<word>monthly|annually|yearly|weekly|daily)\b", re.I)
+_PERIOD_AFTER = re.compile(
+    r",?\s*(?:if|when)?\s*(?:you\s+)?(?:pay|paid|billed|charged)\s+"
+    r"(?P<word>monthly|annually|yearly|weekly|daily)\b",
+    re.I,
+)
 _BOUND_AFTER = re.compile(r"\s*(?:\+|or (?:more|less|above|over|under)\b|and (?:up|above|over)\b)", re.I)
 
 
@@ -128,7 +310,7 @@ class Value:
     factor: float = 1.0  # the written unit's size in the base unit (a GB: 1e9 bytes)
     bound: bool = False  # a threshold ("over $250", "$75 or more"), not an amount
 
-    def same_kind(self, other: "Value") -> bool:
+    def same_kind(self, other: Value) -> bool:
         """Values that can contradict each other: the same kind and unit (a date and a year too),
         both amounts or both thresholds ("$75 or more" is no rival of a $7.95 fee)."""
         if self.kind in ("date", "year") and other.kind in ("date", "year"):
@@ -137,7 +319,7 @@ class Value:
             return False  # "$7.99 a month" is no rival of "$59.99 a year"
         return self.kind == other.kind and _same_unit(self, other) and self.bound == other.bound
 
-    def equals(self, other: "Value") -> bool:
+    def equals(self, other: Value) -> bool:
         """The same value, however written: "$6/mo" and "6 dollars a month", "3" and "three
         devices", "1 TB" and "1,000 GB", "2021" and "March 5, 2021"."""
         kinds = {self.kind, other.kind}
@@ -168,7 +350,7 @@ class Value:
             return _close(q.amount / q.factor, n.amount, 0.0005)
         if self.unit == other.unit == "bytes" and self.factor != other.factor:  # 1 TB is 1,000 GB, or 1,024
             steps = round(math.log(max(self.factor, other.factor) / min(self.factor, other.factor), 1000))
-            return any(_close(self.amount * 1.024 ** k, other.amount, 0.0005) for k in (-steps, 0, steps))
+            return any(_close(self.amount * 1.024**k, other.amount, 0.0005) for k in (-steps, 0, steps))
         converted = self.factor != other.factor  # conversions round: 29,032 ft = 8,849 m
         return _close(self.amount, other.amount, 0.002 if converted else 0.0005)
 
@@ -183,7 +365,7 @@ def _same_unit(a: Value, b: Value) -> bool:
 
 def _names_the_same_charge(claim: str, free: Value, text: str) -> bool:
     """The words right after "no" in "no application fee" are in ``text``."""
-    following = re.findall(r"[a-z]+", claim[free.end:free.end + 40].lower())[:2]
+    following = re.findall(r"[a-z]+", claim[free.end : free.end + 40].lower())[:2]
     return len(following) == 2 and " ".join(following) in text.lower()
 
 
@@ -198,7 +380,13 @@ def _amount(m: re.Match) -> float | None:
     if raw in ("a dozen", "dozen"):
         value = 12.0
     elif raw in ("a hundred", "a thousand", "a million", "half a million", "a billion"):
-        value = {"a hundred": 1e2, "a thousand": 1e3, "a million": 1e6, "half a million": 5e5, "a billion": 1e9}[raw]
+        value = {
+            "a hundred": 1e2,
+            "a thousand": 1e3,
+            "a million": 1e6,
+            "half a million": 5e5,
+            "a billion": 1e9,
+        }[raw]
     elif raw in _SMALL:
         value = float(_SMALL[raw])
     elif raw in _TENS:
@@ -247,9 +435,14 @@ def _values(text: str) -> tuple[Value, ...]:
             value = Value(*value[:3], start, end, text[start:end], *value[3:])
             if _BOUND_BEFORE.search(text, max(0, start - 16), start) or _BOUND_AFTER.match(text, end):
                 value = replace(value, bound=True)
-            if value.kind == "money" and value.period is None and (
+            if (
+                value.kind == "money"
+                and value.period is None
+                and (
                     written := _PERIOD_BEFORE.search(text, max(0, start - 30), start)
-                    or _PERIOD_AFTER.match(text, end)):
+                    or _PERIOD_AFTER.match(text, end)
+                )
+            ):
                 period = _PERIOD[written.group("word").lower().split()[-1]]
                 value = replace(value, period=period, amount=value.raw * _PER_YEAR[period])
             found.append(value)
@@ -261,14 +454,18 @@ def _typed(kind: str, m: re.Match) -> tuple | None:
     if kind == "time":  # minutes after midnight: "5 p.m." is "17:00"
         hour = int(groups.get("hour") or groups.get("hour2") or groups.get("hour3"))
         minute = int(groups.get("minute") or groups.get("minute2") or groups.get("minute3") or 0)
-        ampm = (groups.get("ampm") or {"morning": "a", "afternoon": "p", "evening": "p"}.get(
-            (groups.get("part") or "").lower(), "")).lower()
+        ampm = (
+            groups.get("ampm")
+            or {"morning": "a", "afternoon": "p", "evening": "p"}.get((groups.get("part") or "").lower(), "")
+        ).lower()
         if ampm and not 1 <= hour <= 12:
             return None
         hour = hour % 12 + (12 if ampm == "p" else 0) if ampm else hour
         return "time", float(hour * 60 + minute), ""
     if kind == "date":
-        month = int(groups["monthn"]) if groups.get("monthn") else _MONTHS[groups["month"].lower().rstrip(".")]
+        month = (
+            int(groups["monthn"]) if groups.get("monthn") else _MONTHS[groups["month"].lower().rstrip(".")]
+        )
         day, year = int(groups["day"]), int(groups["year"])
         if not (1 <= month <= 12 and 1 <= day <= 31):
             return None
@@ -285,8 +482,12 @@ def _typed(kind: str, m: re.Match) -> tuple | None:
         hours = 1 if hours in ("an", "one") else _SMALL.get(hours, None) or int(hours)
         return "quantity", hours * 3600 + amount * 60, "seconds", None, None, 60
     if kind == "money":
-        currency = _CURRENCY.get(groups["cur"].strip().lower().rstrip("s") if groups["cur"].strip().lower() not in _CURRENCY
-                                 else groups["cur"].strip().lower(), "USD")
+        currency = _CURRENCY.get(
+            groups["cur"].strip().lower().rstrip("s")
+            if groups["cur"].strip().lower() not in _CURRENCY
+            else groups["cur"].strip().lower(),
+            "USD",
+        )
         period = _period(m)  # a rate is compared per year: "$6 a month" equals "$72 a year"
         return "money", amount * _PER_YEAR[period] if period else amount, currency, amount, period
     if kind == "percent":
@@ -311,11 +512,17 @@ def compare_values(claim: str, text: str) -> tuple[str, list[tuple[Value, Value 
         match = next((v for v in stated if v.equals(value)), None)
         # a rival: a value of the same kind that is none of the claim's ("$10 a month" does not
         # contradict "the pro plan costs $30" in a claim that also says "starter costs $10")
-        rivals = [v for v in stated if v.same_kind(value) and not any(v.equals(w) for w in wanted)
-                  # "free" rivals only a price of the thing it frees: "no application fee" vs "a $25
-                  # application fee"; "children go free" says nothing of the £145 adult ticket
-                  and v.unit != FREE and (value.unit != FREE or _names_the_same_charge(claim, value, text))
-                  and not (value.kind == "date" and v.kind == "year")]  # "1850-1950" is no date's rival
+        rivals = [
+            v
+            for v in stated
+            if v.same_kind(value)
+            and not any(v.equals(w) for w in wanted)
+            # "free" rivals only a price of the thing it frees: "no application fee" vs "a $25
+            # application fee"; "children go free" says nothing of the £145 adult ticket
+            and v.unit != FREE
+            and (value.unit != FREE or _names_the_same_charge(claim, value, text))
+            and not (value.kind == "date" and v.kind == "year")
+        ]  # "1850-1950" is no date's rival
         if match is not None:
             pairs.append((value, match))
         elif rivals:

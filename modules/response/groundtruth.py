@@ -16,7 +16,7 @@ from .attribution import host_matches, normalize_domain
 from .schema import StoredPage
 
 CHUNK_CHARS = 400  # a few sentences: specific enough to highlight, long enough for context
-_TITLE_SEPARATORS = re.compile(r"\s+[|\-–—:·•]\s+")
+TITLE_SEPARATORS = re.compile(r"\s+[|\-–—:·•]\s+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,9 +73,7 @@ def brands_from_titles(pages: list[StoredPage]) -> list[str]:
     A title segment shared by at least two pages is the site's name; with a single titled
     page, its last segment after a separator is taken.
     """
-    segments = [
-        [s.strip() for s in _TITLE_SEPARATORS.split(p.title) if s.strip()] for p in pages if p.title
-    ]
+    segments = [[s.strip() for s in TITLE_SEPARATORS.split(p.title) if s.strip()] for p in pages if p.title]
     counts = Counter(s for segs in segments for s in set(segs))
     shared = [s for s, n in counts.items() if n >= 2]
     if shared:
@@ -89,7 +87,10 @@ def build_ground_truth(domain: str, pages: list[StoredPage]) -> GroundTruth:
     pages = sorted(pages, key=lambda p: p.url)
     chunks = [c for p in pages for c in chunk_page(p)]
     return GroundTruth(
-        domain=domain, pages=pages, chunks=chunks, version=content_version(pages),
+        domain=domain,
+        pages=pages,
+        chunks=chunks,
+        version=content_version(pages),
         brand_names=brands_from_titles(pages),
     )
 
@@ -139,10 +140,14 @@ def _load_page_dir(root: Path) -> list[StoredPage]:
             title, text, url = _html_page(raw)
         path_part = "/".join(rel.parts[1:])
         path_part = re.sub(r"(^|/)index\.(html?|md|txt)$", r"\1", path_part)
-        pages.append(StoredPage(
-            url=url or f"https://{rel.parts[0]}/{path_part}", text=text, title=title,
-            domain=rel.parts[0],
-        ))
+        pages.append(
+            StoredPage(
+                url=url or f"https://{rel.parts[0]}/{path_part}",
+                text=text,
+                title=title,
+                domain=rel.parts[0],
+            )
+        )
     if not pages:
         raise ValueError(f"no .html, .md or .txt pages under {root}")
     return pages

@@ -44,11 +44,24 @@ def _coerce_response(value: Any) -> tuple[Any, bool]:
 def parse_record(row: dict[str, Any], line: int) -> tuple[AIResponse | None, RecordError | None, bool]:
     """(record, None, coerced) or (None, error, False)."""
     if not isinstance(row, dict):
-        return None, RecordError(line, None, None, f"line {line}: expected a JSON object, got {type(row).__name__}"), False
+        return (
+            None,
+            RecordError(line, None, None, f"line {line}: expected a JSON object, got {type(row).__name__}"),
+            False,
+        )
     row = dict(row)
     for key in ("query_id", "domain", "response"):
         if key not in row:
-            return None, RecordError(line, _str(row.get("query_id")), _str(row.get("domain")), f"line {line}: missing required field {key!r}"), False
+            return (
+                None,
+                RecordError(
+                    line,
+                    _str(row.get("query_id")),
+                    _str(row.get("domain")),
+                    f"line {line}: missing required field {key!r}",
+                ),
+                False,
+            )
     row["response"], coerced = _coerce_response(row["response"])
     if isinstance(row.get("query_id"), int):
         row["query_id"] = str(row["query_id"])
@@ -56,7 +69,11 @@ def parse_record(row: dict[str, Any], line: int) -> tuple[AIResponse | None, Rec
         record = AIResponse.model_validate({**row, "source_line": line})
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-        return None, RecordError(line, _str(row.get("query_id")), _str(row.get("domain")), f"line {line}: {problems}"), False
+        return (
+            None,
+            RecordError(line, _str(row.get("query_id")), _str(row.get("domain")), f"line {line}: {problems}"),
+            False,
+        )
     return record, None, coerced
 
 
@@ -77,8 +94,14 @@ def load_records(path: str | Path) -> tuple[list[AIResponse], list[RecordError],
     if path.is_dir() or path.suffix == ".parquet":  # a file, or a folder of them (a run's `responses`)
         import polars as pl
 
-        files = [path] if path.is_file() else sorted(
-            f for f in path.rglob("*.parquet") if not any(part.startswith((".", "_")) for part in f.relative_to(path).parts)
+        files = (
+            [path]
+            if path.is_file()
+            else sorted(
+                f
+                for f in path.rglob("*.parquet")
+                if not any(part.startswith((".", "_")) for part in f.relative_to(path).parts)
+            )
         )
         if not files:
             raise ValueError(f"no Parquet files under {path}")

@@ -239,7 +239,8 @@ class AIResponse(Model):
             return []
         if isinstance(value, list):
             return [
-                {"id": f"claim-{i}", "text": c} if isinstance(c, str)
+                {"id": f"claim-{i}", "text": c}
+                if isinstance(c, str)
                 else ({"id": f"claim-{i}", **c} if isinstance(c, dict) and "id" not in c else c)
                 for i, c in enumerate(value, 1)
             ]

@@ -1,4 +1,5 @@
-"""The response analyzer's Parquet tables: ``analyses``, ``summaries`` and ``runs``.
+"""The response analyzer's Parquet tables: ``analyses``, ``summaries`` and ``provider_summaries``
+(a run's ``runs`` row is :mod:`modules.store.runs`'s).
 
 Schemas are explicit so that every run writes the same column types (documented in
 datasets/README.md); ``run_id`` is the hive partition, not a column inside the files.
@@ -6,12 +7,11 @@ datasets/README.md); ``run_id`` is the hive partition, not a column inside the f
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime
 
 import polars as pl
 
 from ..store import frame
-
 from .records import RecordError
 from .schema import AnalysisResult
 
@@ -20,51 +20,60 @@ METRICS = ("accuracy", "completeness", "attribution")
 RATES = ("wrong_fact_rate",)  # 0-1 shares of scored answers, with a ``*_delta`` against the previous run
 
 ANALYSES_SCHEMA = {
-    "id": pl.String, "query_id": pl.String, "query_set_id": pl.String, "domain": pl.String,
-    "provider": pl.String, "model": pl.String, "source_line": pl.Int64,
-    "status": pl.String, "error": pl.String, "flags": pl.List(pl.String),
-    "accuracy_score": pl.Float64, "accuracy_tier": pl.String, "accuracy_similarity": pl.Float64,
+    "id": pl.String,
+    "query_id": pl.String,
+    "query_set_id": pl.String,
+    "domain": pl.String,
+    "provider": pl.String,
+    "model": pl.String,
+    "source_line": pl.Int64,
+    "status": pl.String,
+    "error": pl.String,
+    "flags": pl.List(pl.String),
+    "accuracy_score": pl.Float64,
+    "accuracy_tier": pl.String,
+    "accuracy_similarity": pl.Float64,
     "accuracy_method": pl.String,
-    "completeness_score": pl.Float64, "completeness_tier": pl.String,
-    "claims_found": pl.Int64, "claims_total": pl.Int64,
-    "attribution_score": pl.Float64, "attribution_tier": pl.String,
-    "has_url_citation": pl.Boolean, "has_domain_mention": pl.Boolean, "has_brand_mention": pl.Boolean,
-    "coverage_percent": pl.Float64, "fallback": pl.Boolean,
-    "ground_truth_version": pl.String, "analyzer_version": pl.String,
-    "analyzed_at": pl.Datetime("us", "UTC"), "result_json": pl.String,
+    "completeness_score": pl.Float64,
+    "completeness_tier": pl.String,
+    "claims_found": pl.Int64,
+    "claims_total": pl.Int64,
+    "attribution_score": pl.Float64,
+    "attribution_tier": pl.String,
+    "has_url_citation": pl.Boolean,
+    "has_domain_mention": pl.Boolean,
+    "has_brand_mention": pl.Boolean,
+    "coverage_percent": pl.Float64,
+    "fallback": pl.Boolean,
+    "ground_truth_version": pl.String,
+    "analyzer_version": pl.String,
+    "analyzed_at": pl.Datetime("us", "UTC"),
+    "result_json": pl.String,
     # appended (issue 15), so that every earlier column keeps its position: wrong facts
-    "claims_contradicted": pl.Int64, "contradiction_count": pl.Int64, "has_wrong_fact": pl.Boolean,
+    "claims_contradicted": pl.Int64,
+    "contradiction_count": pl.Int64,
+    "has_wrong_fact": pl.Boolean,
 }
 
 SUMMARY_SCHEMA = {
-    "domain": pl.String, "query_set_id": pl.String, "run_at": pl.Datetime("us", "UTC"),
-    "query_count": pl.Int64, "ok_count": pl.Int64, "flagged_count": pl.Int64, "error_count": pl.Int64,
+    "domain": pl.String,
+    "query_set_id": pl.String,
+    "run_at": pl.Datetime("us", "UTC"),
+    "query_count": pl.Int64,
+    "ok_count": pl.Int64,
+    "flagged_count": pl.Int64,
+    "error_count": pl.Int64,
     **{
         f"{m}_{stat}": (pl.Float64 if stat in ("mean", "median", "min", "max") else pl.Int64)
-        for m in METRICS for stat in ("mean", "median", "min", "max", *TIERS)
+        for m in METRICS
+        for stat in ("mean", "median", "min", "max", *TIERS)
     },
     "previous_run_id": pl.String,
     **{f"{m}_delta": pl.Float64 for m in METRICS},
     # appended (issue 15): share of scored answers with a wrong fact, 0-1, and its trend
-    "wrong_fact_rate": pl.Float64, "wrong_fact_rate_delta": pl.Float64,
+    "wrong_fact_rate": pl.Float64,
+    "wrong_fact_rate_delta": pl.Float64,
 }
-
-RUNS_SCHEMA = {
-    "flow": pl.String, "started_at": pl.Datetime("us", "UTC"), "completed_at": pl.Datetime("us", "UTC"),
-    "duration_s": pl.Float64, "input_path": pl.String, "ground_truth_path": pl.String,
-    "total": pl.Int64, "succeeded": pl.Int64, "failed": pl.Int64, "flagged": pl.Int64,
-    "fallback": pl.Int64, "config_hash": pl.String, "config_json": pl.String,
-    "analyzer_version": pl.String, "embedding_model": pl.String, "ground_truth_versions": pl.String,
-    "query_set_id": pl.String, "query_set_version": pl.String, "providers": pl.String,
-    "flow_run_id": pl.String, "deployment": pl.String, "resumed_from": pl.String, "stopped": pl.String,
-}
-
-
-def runs_frame(flow: str, started_at: datetime, **fields) -> pl.DataFrame:
-    """The one ``runs`` row of a run that started at ``started_at`` and completes now."""
-    now = datetime.now(timezone.utc)
-    return frame([{"flow": flow, "started_at": started_at, "completed_at": now,
-                   "duration_s": round((now - started_at).total_seconds(), 3), **fields}], RUNS_SCHEMA)
 
 
 def analysis_row(r: AnalysisResult) -> dict:
@@ -72,20 +81,34 @@ def analysis_row(r: AnalysisResult) -> dict:
     scored = r.status != "error"
     contradicted, wrong = r.feedback.claims.contradicted, r.feedback.contradictions
     return {
-        "id": r.id, "query_id": r.query_id, "query_set_id": r.query_set_id, "domain": r.domain,
-        "provider": r.ai_provider, "model": r.model, "source_line": r.source_line,
-        "status": r.status, "error": r.error, "flags": r.flags,
-        "accuracy_score": acc and acc.score, "accuracy_tier": acc and acc.tier,
-        "accuracy_similarity": acc and acc.similarity, "accuracy_method": acc and acc.method,
-        "completeness_score": comp and comp.score, "completeness_tier": comp and comp.tier,
-        "claims_found": comp and comp.total_found, "claims_total": comp and comp.total_required,
-        "attribution_score": attr and attr.score, "attribution_tier": attr and attr.tier,
+        "id": r.id,
+        "query_id": r.query_id,
+        "query_set_id": r.query_set_id,
+        "domain": r.domain,
+        "provider": r.ai_provider,
+        "model": r.model,
+        "source_line": r.source_line,
+        "status": r.status,
+        "error": r.error,
+        "flags": r.flags,
+        "accuracy_score": acc and acc.score,
+        "accuracy_tier": acc and acc.tier,
+        "accuracy_similarity": acc and acc.similarity,
+        "accuracy_method": acc and acc.method,
+        "completeness_score": comp and comp.score,
+        "completeness_tier": comp and comp.tier,
+        "claims_found": comp and comp.total_found,
+        "claims_total": comp and comp.total_required,
+        "attribution_score": attr and attr.score,
+        "attribution_tier": attr and attr.tier,
         "has_url_citation": attr and attr.has_url_citation,
         "has_domain_mention": attr and attr.has_domain_mention,
         "has_brand_mention": attr and attr.has_brand_mention,
         "coverage_percent": None if r.status == "error" else r.feedback.highlights.coverage_percent,
-        "fallback": r.fallback, "ground_truth_version": r.ground_truth_version,
-        "analyzer_version": r.analyzer_version, "analyzed_at": r.analyzed_at,
+        "fallback": r.fallback,
+        "ground_truth_version": r.ground_truth_version,
+        "analyzer_version": r.analyzer_version,
+        "analyzed_at": r.analyzed_at,
         "result_json": r.model_dump_json(by_alias=True),
         "claims_contradicted": len(contradicted) if scored else None,
         "contradiction_count": len(wrong) if scored else None,
@@ -96,9 +119,16 @@ def analysis_row(r: AnalysisResult) -> dict:
 def error_row(e: RecordError, analyzer_version: str, at: datetime) -> dict:
     """A malformed input record, kept as an ``error`` row with its line number."""
     return {
-        **{k: None for k in ANALYSES_SCHEMA}, "query_id": e.query_id, "domain": e.domain,
-        "source_line": e.line, "status": "error", "error": e.error, "flags": ["malformed_record"],
-        "fallback": False, "analyzer_version": analyzer_version, "analyzed_at": at,
+        **{k: None for k in ANALYSES_SCHEMA},
+        "query_id": e.query_id,
+        "domain": e.domain,
+        "source_line": e.line,
+        "status": "error",
+        "error": e.error,
+        "flags": ["malformed_record"],
+        "fallback": False,
+        "analyzer_version": analyzer_version,
+        "analyzed_at": at,
     }
 
 
@@ -110,15 +140,24 @@ SUMMARY_KEYS = ("domain", "query_set_id")
 PROVIDER_KEYS = ("domain", "query_set_id", "provider", "model")
 
 PROVIDER_SUMMARY_SCHEMA = {
-    "domain": pl.String, "query_set_id": pl.String, "provider": pl.String, "model": pl.String,
+    "domain": pl.String,
+    "query_set_id": pl.String,
+    "provider": pl.String,
+    "model": pl.String,
     "run_at": pl.Datetime("us", "UTC"),
-    "query_count": pl.Int64, "ok_count": pl.Int64, "flagged_count": pl.Int64, "error_count": pl.Int64,
-    "refusal_count": pl.Int64, "empty_count": pl.Int64, "failed": pl.Boolean,
+    "query_count": pl.Int64,
+    "ok_count": pl.Int64,
+    "flagged_count": pl.Int64,
+    "error_count": pl.Int64,
+    "refusal_count": pl.Int64,
+    "empty_count": pl.Int64,
+    "failed": pl.Boolean,
     **{k: v for k, v in SUMMARY_SCHEMA.items() if k.startswith(METRICS) and not k.endswith("_delta")},
     "accuracy_rank": pl.Int64,
     "previous_run_id": pl.String,
     **{f"{m}_delta": pl.Float64 for m in METRICS},
-    "wrong_fact_rate": pl.Float64, "wrong_fact_rate_delta": pl.Float64,
+    "wrong_fact_rate": pl.Float64,
+    "wrong_fact_rate_delta": pl.Float64,
     # scored answers that name the site (URL, domain or brand) and state no wrong fact, 0-1
     "correct_mention_rate": pl.Float64,
 }
@@ -145,22 +184,36 @@ def summarize_providers(analyses: pl.DataFrame, run_at: datetime, previous: pl.D
     brand) and state no wrong fact.
     """
     flag = lambda f: pl.col("flags").list.contains(f).fill_null(False).sum()  # noqa: E731
-    mentioned = pl.any_horizontal("has_url_citation", "has_domain_mention", "has_brand_mention").fill_null(False)
+    mentioned = pl.any_horizontal("has_url_citation", "has_domain_mention", "has_brand_mention").fill_null(
+        False
+    )
     correct = _share(analyses, mentioned & ~pl.col("has_wrong_fact"), "has_wrong_fact")
-    extra = [flag("refusal").alias("refusal_count"), flag("empty_response").alias("empty_count"),
-             correct.alias("correct_mention_rate")]
+    extra = [
+        flag("refusal").alias("refusal_count"),
+        flag("empty_response").alias("empty_count"),
+        correct.alias("correct_mention_rate"),
+    ]
     out = _summaries(analyses, run_at, previous, PROVIDER_KEYS, extra, PROVIDER_SUMMARY_SCHEMA)
     if out.is_empty():
         return out
     return out.with_columns(
         (pl.col("error_count") == pl.col("query_count")).alias("failed"),
-        pl.col("accuracy_mean").rank("min", descending=True).over(["domain", "query_set_id"])
-        .cast(pl.Int64).alias("accuracy_rank"),
+        pl.col("accuracy_mean")
+        .rank("min", descending=True)
+        .over(["domain", "query_set_id"])
+        .cast(pl.Int64)
+        .alias("accuracy_rank"),
     ).select(list(PROVIDER_SUMMARY_SCHEMA))
 
 
-def _summaries(analyses: pl.DataFrame, run_at: datetime, previous: pl.DataFrame, keys: tuple[str, ...],
-               extra: list[pl.Expr], schema: dict) -> pl.DataFrame:
+def _summaries(
+    analyses: pl.DataFrame,
+    run_at: datetime,
+    previous: pl.DataFrame,
+    keys: tuple[str, ...],
+    extra: list[pl.Expr],
+    schema: dict,
+) -> pl.DataFrame:
     scored = pl.col("status") != "error"
     aggs = [
         pl.len().alias("query_count"),
@@ -172,12 +225,17 @@ def _summaries(analyses: pl.DataFrame, run_at: datetime, previous: pl.DataFrame,
     ]
     for m in METRICS:
         s = pl.col(f"{m}_score").filter(scored)
-        aggs += [s.mean().alias(f"{m}_mean"), s.median().alias(f"{m}_median"),
-                 s.min().alias(f"{m}_min"), s.max().alias(f"{m}_max")]
+        aggs += [
+            s.mean().alias(f"{m}_mean"),
+            s.median().alias(f"{m}_median"),
+            s.min().alias(f"{m}_min"),
+            s.max().alias(f"{m}_max"),
+        ]
         aggs += [(pl.col(f"{m}_tier").filter(scored) == t).sum().alias(f"{m}_{t}") for t in TIERS]
     summary = (
         analyses.filter(pl.col("domain").is_not_null())
-        .group_by(list(keys), maintain_order=True).agg(aggs)
+        .group_by(list(keys), maintain_order=True)
+        .agg(aggs)
         .with_columns(pl.lit(run_at).cast(pl.Datetime("us", "UTC")).alias("run_at"))
         .sort(list(keys), nulls_last=True)
     )

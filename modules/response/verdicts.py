@@ -27,10 +27,10 @@ from __future__ import annotations
 import os
 import re
 import threading
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Sequence
 
 import numpy as np
 
@@ -49,11 +49,14 @@ def _key(word: str) -> str:
 
 _WORD = re.compile(r"[A-Za-z]+-\d[\w-]*|[A-Za-z][A-Za-z0-9]*(?:['’][A-Za-z]+)?|\d[\d,.]*")
 #: words that carry little of a claim's fact: what an answer may phrase any way it likes
-_LIGHT = frozenset(_key(w) for w in """include includes included offer offers offered provide provides
+_LIGHT = frozenset(
+    _key(w)
+    for w in """include includes included offer offers offered provide provides
     provided come comes get gets available feature features plan plans option options allow allows
     allowed let lets use uses used support supports supported make makes made give gives able work works
     automatically also just currently still well really actually typically usually generally receive receives
-    has have having""".split())
+    has have having""".split()
+)
 #: paraphrases common in answers about sites, as stems; each group is one meaning
 _SYNONYMS = [
     "cost price priced pay charge fee costs prices",
@@ -95,20 +98,28 @@ _NOT_DENIAL = re.compile(
     r"\bno\s+(?:later|more)\s+than\b|\bnot\s+only\b|\bcosts?\s+nothing\b|\bfor\s+nothing\b|"
     r"\bI['’]m\s+not\s+(?:able|sure|certain|aware)\b|\bnot\s+(?:able|in\s+a\s+position)\s+to\s+(?:confirm|verify|say|find)\b|"
     r"(?:^|(?<=[.!?\n]))\W*no\s*[.,!—–-]",
-    re.I)
+    re.I,
+)
 #: what the assistant cannot say: no statement of the fact either way
 _UNSURE = re.compile(
     r"\b(?:I|we)\s+(?:do\s*n[o']t|don['’]t|can['’]?not|can['’]t|couldn['’]t|am\s+not|'m\s+not)\s+"
     r"(?:know|have|remember|recall|find|confirm|verify|see|sure|certain|access)\b|\bnot\s+(?:sure|certain)\b|"
     r"\bI['’]m\s+not\s+(?:able|sure|certain|aware)\b|\bnot\s+(?:able|in\s+a\s+position)\s+to\s+(?:confirm|verify|say|find)\b",
-    re.I)
+    re.I,
+)
 #: words of hedging and attribution: never the other fact of an answer
-_HEDGES = frozenset(_key(w) for w in """believe think recall remember know sure certain looks like seems
+_HEDGES = frozenset(
+    _key(w)
+    for w in """believe think recall remember know sure certain looks like seems
     according page site says said states mentions listed lists check confirm information reliable update
-    sorry unfortunately probably likely maybe perhaps possibly""".split())
+    sorry unfortunately probably likely maybe perhaps possibly""".split()
+)
 
 
-_NEGATOR = re.compile(r"\b(?:not|no|never|cannot|without|non-|exclud(?:e|es|ed|ing)|exclusions?|lack(?:s|ing)?|unable)\b|n['’]t\b", re.I)
+_NEGATOR = re.compile(
+    r"\b(?:not|no|never|cannot|without|non-|exclud(?:e|es|ed|ing)|exclusions?|lack(?:s|ing)?|unable)\b|n['’]t\b",
+    re.I,
+)
 
 
 def _negation_about(text: str, terms: Sequence[tuple[str, str]]) -> bool:
@@ -118,10 +129,12 @@ def _negation_about(text: str, terms: Sequence[tuple[str, str]]) -> bool:
     keys = {k for k, _ in terms}
     groups = {_GROUP[k] for k in keys if k in _GROUP}
     for m in _NEGATOR.finditer(_NOT_DENIAL.sub(lambda d: " " * len(d.group()), text)):
-        scope = re.split(r"[(),;:\u2013\u2014]|\s-\s", text[m.end():m.end() + 60])[0]  # up to the next break
+        scope = re.split(r"[(),;:\u2013\u2014]|\s-\s", text[m.end() : m.end() + 60])[
+            0
+        ]  # up to the next break
         following = [k for k, _ in _terms(scope)][:3]
         if _PASSIVE.match(scope):  # "normal wear and tear isn't included": what comes before is denied
-            head = re.split(r"[(),;:.!?\u2013\u2014]|\s-\s", text[max(0, m.start() - 60):m.start()])[-1]
+            head = re.split(r"[(),;:.!?\u2013\u2014]|\s-\s", text[max(0, m.start() - 60) : m.start()])[-1]
             following += [k for k, _ in _terms(head)][-4:]
         if any(k in keys or _GROUP.get(k) in groups for k in following):
             return True
@@ -129,11 +142,16 @@ def _negation_about(text: str, terms: Sequence[tuple[str, str]]) -> bool:
 
 
 #: predicates whose denial falls on their subject: "X isn't covered", "X is not supported"
-_PASSIVE = re.compile(r"\s*(?:be\s+)?(?:included|covered|supported|available|accepted|allowed|permitted|"
-                      r"refundable|refunded|offered|provided|possible|required|needed|eligible)\b", re.I)
+_PASSIVE = re.compile(
+    r"\s*(?:be\s+)?(?:included|covered|supported|available|accepted|allowed|permitted|"
+    r"refundable|refunded|offered|provided|possible|required|needed|eligible)\b",
+    re.I,
+)
 
 
-_DENIAL_WORDS = re.compile(r"\bnon-[a-z]+|\bexclud(?:e|es|ed|ing)\b|\bexclusions?\b|\black(?:s|ing)?\b|\bunable\b", re.I)
+_DENIAL_WORDS = re.compile(
+    r"\bnon-[a-z]+|\bexclud(?:e|es|ed|ing)\b|\bexclusions?\b|\black(?:s|ing)?\b|\bunable\b", re.I
+)
 
 
 def _negated(text: str) -> bool:
@@ -186,18 +204,20 @@ def _word_before(text: str, word: str) -> str | None:
 _NAME_WORD = re.compile(r"\b[A-Z][a-z]+(?:[A-Z][a-z]+)*\b")
 
 
-_LABEL_GAP = re.compile(r"(?:[\s:=*_()|,–—-]|\b(?:is|are|costs?|runs?|at|for|of|up to|only|just|about|around|"
-                        r"roughly|approximately|pays?|from|gets?|gives?|covers?|includes?|offers?|has|have|goes)\b)*$",
-                        re.I)
+_LABEL_GAP = re.compile(
+    r"(?:[\s:=*_()|,–—-]|\b(?:is|are|costs?|runs?|at|for|of|up to|only|just|about|around|"
+    r"roughly|approximately|pays?|from|gets?|gives?|covers?|includes?|offers?|has|have|goes)\b)*$",
+    re.I,
+)
 _LABEL_WORD = re.compile(r"\b([A-Z][a-zA-Z]+)$")
 
 
 def _label(text: str, start: int) -> str | None:
     """The name a value is bound to by being written right after it ("Saturday £60", "Premier:
     up to $2,000,000", "Plus is $6"), lower-cased; None when the word before is no name."""
-    head = text[max(0, start - 40):start]
+    head = text[max(0, start - 40) : start]
     gap = _LABEL_GAP.search(head)
-    m = _LABEL_WORD.search(head[:gap.start()] if gap else head)
+    m = _LABEL_WORD.search(head[: gap.start()] if gap else head)
     return _key(m.group(1)) if m else None
 
 
@@ -210,10 +230,12 @@ def _clauses(sentence: Span, min_words: int = 2) -> list[Span]:
     vals = [(sentence.start + v.start, sentence.start + v.end) for v in values(sentence.text)]
     out: list[Span] = []
     for c in clauses:
-        if out and any(vs < out[-1].end < ve or (out[-1].start <= vs < out[-1].end and ve > out[-1].end)
-                       for vs, ve in vals):
+        if out and any(
+            vs < out[-1].end < ve or (out[-1].start <= vs < out[-1].end and ve > out[-1].end)
+            for vs, ve in vals
+        ):
             start = out[-1].start
-            out[-1] = Span(start, c.end, sentence.text[start - sentence.start:c.end - sentence.start])
+            out[-1] = Span(start, c.end, sentence.text[start - sentence.start : c.end - sentence.start])
         else:
             out.append(c)
     return out if len(out) > 1 or out[0].text != sentence.text else []
@@ -233,7 +255,7 @@ def _name_words(text: str, start: int = 0, end: int | None = None) -> list[tuple
     for m in _NAME_WORD.finditer(text):
         if m.start() < start or (end is not None and m.end() > end):
             continue
-        before = text[:m.start()].rstrip(" *_#>-–—•")
+        before = text[: m.start()].rstrip(" *_#>-–—•")
         if not before or before[-1] in ".!?:\n|" or m.group().lower() in STOPWORDS:
             continue
         out.append((_key(m.group()), m.group()))
@@ -358,7 +380,9 @@ class JudgeSettings:
     word_similarity: float = 0.72  # a word's vector this close to a claim word counts as stating it
     found_frame: float = 0.72  # frame (weighted share of the claim's words stated) to be found
     found_frame_with_value: float = 0.34  # ... when the window states the claim's values
-    found_cosine: float = 0.75  # or a sentence this close with half the words (completeness.similarity_threshold)
+    found_cosine: float = (
+        0.75  # or a sentence this close with half the words (completeness.similarity_threshold)
+    )
     conflict_frame: float = 0.5  # a rival value counts in a window this much about the claim
     name_frame: float = 0.75  # ... and, for a name the site never uses, this much of the rest
     page_frame: float = 0.6  # a page sentence is about a statement when it states this much of it
@@ -375,8 +399,14 @@ class JudgeSettings:
 #: kinds of value whose rival a page sentence may show by stating another value of the statement
 _ANCHORED = frozenset({"money", "quantity", "date", "time"})
 
-_VALUE_KIND = {"money": "money", "percent": "number", "quantity": "quantity", "date": "date", "year": "date",
-               "number": "number"}
+_VALUE_KIND = {
+    "money": "money",
+    "percent": "number",
+    "quantity": "quantity",
+    "date": "date",
+    "year": "date",
+    "number": "number",
+}
 
 
 @dataclass
@@ -385,11 +415,14 @@ class Judge:
 
     lexicon: Lexicon
     settings: JudgeSettings = field(default_factory=JudgeSettings)
-    _closest: dict = field(default_factory=dict, repr=False, compare=False)  # (word, window terms) -> best cosine
+    _closest: dict = field(
+        default_factory=dict, repr=False, compare=False
+    )  # (word, window terms) -> best cosine
 
     # ----- term matching ---------------------------------------------------------------------
-    def _credit(self, term: tuple[str, str], window_terms: tuple[tuple[str, str], ...],
-                threshold: float | None = None) -> float:
+    def _credit(
+        self, term: tuple[str, str], window_terms: tuple[tuple[str, str], ...], threshold: float | None = None
+    ) -> float:
         """1 for the same word or a listed synonym; else the closest word vector's cosine when it
         reaches ``threshold``. A model name counts only as itself: "BX-500" is not "BX-1000"."""
         s, w = term
@@ -422,8 +455,12 @@ class Judge:
         window_terms = tuple(window_terms)
         return any(self._credit(t, window_terms, threshold=0.8) for t in fact_terms)
 
-    def frame(self, terms: Sequence[tuple[str, str]], window_terms: Sequence[tuple[str, str]],
-              implicit: set[str] = frozenset()) -> float:
+    def frame(
+        self,
+        terms: Sequence[tuple[str, str]],
+        window_terms: Sequence[tuple[str, str]],
+        implicit: set[str] = frozenset(),
+    ) -> float:
         """Weighted share of ``terms`` the window states; light words weigh half, and terms in
         ``implicit`` (the question's, the brand's) count as stated when absent, provided the window
         states at least one word of the claim itself (a window that says nothing of it is not
@@ -450,7 +487,7 @@ class Judge:
         for s in sentences:
             spans += [(c, s.start) for c in _clauses(s)]
         for a, b in zip(sentences, sentences[1:]):
-            spans.append((Span(a.start, b.end, text[a.start:b.end]), -a.end))
+            spans.append((Span(a.start, b.end, text[a.start : b.end]), -a.end))
         out, seen = [], set()
         for sp, sentence_start in spans:
             if (sp.start, sp.end) in seen:
@@ -458,9 +495,18 @@ class Judge:
             seen.add((sp.start, sp.end))
             vals = values(sp.text)
             single = len(split_clauses(sp, min_words=2)) == 0
-            out.append(Window(sp, tuple(_terms(sp.text, [(v.start, v.end) for v in vals])), tuple(vals),
-                              _negated(sp.text), single, text[sentence_start:sp.end] if sentence_start >= 0
-                              else text[sp.start:-sentence_start]))  # a pair: its first sentence
+            out.append(
+                Window(
+                    sp,
+                    tuple(_terms(sp.text, [(v.start, v.end) for v in vals])),
+                    tuple(vals),
+                    _negated(sp.text),
+                    single,
+                    text[sentence_start : sp.end]
+                    if sentence_start >= 0
+                    else text[sp.start : -sentence_start],
+                )
+            )  # a pair: its first sentence
         return out
 
     @staticmethod
@@ -472,8 +518,9 @@ class Judge:
         return {w for t in texts for _, w in _terms(t)}
 
     # ----- claims ----------------------------------------------------------------------------
-    def judge_claim(self, claim: str, windows: Sequence[Window], cosines: Sequence[float],
-                    implicit: set[str]) -> Verdict:
+    def judge_claim(
+        self, claim: str, windows: Sequence[Window], cosines: Sequence[float], implicit: set[str]
+    ) -> Verdict:
         """found (the best supporting window), contradicted (the window that states it
         otherwise, and how), or missing."""
         st = self.settings
@@ -496,11 +543,18 @@ class Judge:
                 same_polarity = False  # "can't measure blood pressure" does not state "does not detect AFib"
             if verdict != "conflict" and same_polarity and (verdict == "agree" or not claim_values):
                 needed = st.found_frame_with_value if claim_values else st.found_frame
-                fact_ok = not fact_terms or bool(claim_values) or self.frame(fact_terms, win.terms) >= st.found_fact_frame
+                fact_ok = (
+                    not fact_terms
+                    or bool(claim_values)
+                    or self.frame(fact_terms, win.terms) >= st.found_fact_frame
+                )
                 if fact_ok and (frame >= needed or (cos >= st.found_cosine and frame >= needed / 2)):
                     support = frame + 0.25 * cos + (0.5 if claim_values else 0)
-                    if best is None or support > best.support or (
-                            support == best.support and len(win.span.text) < len(best.window.span.text)):
+                    if (
+                        best is None
+                        or support > best.support
+                        or (support == best.support and len(win.span.text) < len(best.window.span.text))
+                    ):
                         best = Verdict("found", win, support, win.span.text)
                 continue
             if names and self.frame(names, win.terms) < 1:
@@ -508,19 +562,33 @@ class Judge:
             lead = _names(win.lead or win.span.text)
             if own_names - lead and (lead & implicit) - named:
                 continue  # about the other thing the question names
-            if verdict == "conflict" and frame >= st.conflict_frame and (
-                    not fact_terms or self.frame(fact_terms, win.terms) >= st.fact_frame):
+            if (
+                verdict == "conflict"
+                and frame >= st.conflict_frame
+                and (not fact_terms or self.frame(fact_terms, win.terms) >= st.fact_frame)
+            ):
                 wanted, stated = next((a, b) for a, b in pairs if b is not None and not b.equals(a))
                 score = frame + 0.25 * cos - len(win.span.text) / 150  # the tightest statement
                 if against is None or score > against.support:
-                    against = Verdict("contradicted", win, score, f"{wanted.text} (claim) vs {stated.text} (response)",
-                                      _VALUE_KIND.get(wanted.kind, "number"))
-            elif (opposite and frame >= st.negation_frame and self.frame(terms, win.terms) >= 0.25  # said, not implied
-                  and _negation_about(claim if negated else win.span.text, terms)):
+                    against = Verdict(
+                        "contradicted",
+                        win,
+                        score,
+                        f"{wanted.text} (claim) vs {stated.text} (response)",
+                        _VALUE_KIND.get(wanted.kind, "number"),
+                    )
+            elif (
+                opposite
+                and frame >= st.negation_frame
+                and self.frame(terms, win.terms) >= 0.25  # said, not implied
+                and _negation_about(claim if negated else win.span.text, terms)
+            ):
                 score = frame + 0.25 * cos - 0.1 - len(win.span.text) / 150
                 if against is None or score > against.support:
                     word = "negated" if not negated else "affirmed"
-                    against = Verdict("contradicted", win, score, f'{word} in the response: "{win.span.text}"', "negation")
+                    against = Verdict(
+                        "contradicted", win, score, f'{word} in the response: "{win.span.text}"', "negation"
+                    )
         if best is not None:
             return best
         if against is not None:
@@ -543,18 +611,32 @@ class Judge:
             if cos < st.entity_cosine or len(win.span.text) > 300 or not win.single or len(win.terms) < 3:
                 continue
             if self.frame(framing, win.terms) >= st.entity_frame and not self._stated(fact_terms, win.terms):
-                new = [w for s, w in win.terms if s not in implicit and s not in claim_names and s not in _LIGHT
-                       and s not in _HEDGES and self.frame([(s, w)], [t for t in terms]) == 0]
+                new = [
+                    w
+                    for s, w in win.terms
+                    if s not in implicit
+                    and s not in claim_names
+                    and s not in _LIGHT
+                    and s not in _HEDGES
+                    and self.frame([(s, w)], [t for t in terms]) == 0
+                ]
                 # the other thing stands where the claim's fact stands: "located in the Andes" for
                 # "located in the Himalayas", not "started in Lisbon" for "founded by Carvalho"
                 new = [w for w in new if before is not None and _word_before(win.span.text, w) == before]
                 if new:
-                    return Verdict("contradicted", win, cos, f"{', '.join(w for _, w in fact_terms)} (claim) vs "
-                                   f"{', '.join(new[:3])} (response)", "entity")
+                    return Verdict(
+                        "contradicted",
+                        win,
+                        cos,
+                        f"{', '.join(w for _, w in fact_terms)} (claim) vs {', '.join(new[:3])} (response)",
+                        "entity",
+                    )
         return None
 
     # ----- an answer to the question that is not the expected one -----------------------------
-    def answers_otherwise(self, query: str, text: str, sentences: Sequence[Span], accuracy: float) -> Span | None:
+    def answers_otherwise(
+        self, query: str, text: str, sentences: Sequence[Span], accuracy: float
+    ) -> Span | None:
         """The statement by which the response answers the question otherwise than the expected
         answer, or None. Where the expected answer is *the* answer, an answer to the same question
         (it states most of the question's words) that is far from it (accuracy below
@@ -578,10 +660,17 @@ class Judge:
         out = []
         for text, url in sentences:
             vals = tuple(values(text))
-            out.append(PageSentence(text, url, vals, _negated(text),
-                                    tuple(_terms(text, [(v.start, v.end) for v in vals])),
-                                    not split_clauses(Span(0, len(text), text), min_words=2),
-                                    tuple(_name_words(text))))
+            out.append(
+                PageSentence(
+                    text,
+                    url,
+                    vals,
+                    _negated(text),
+                    tuple(_terms(text, [(v.start, v.end) for v in vals])),
+                    not split_clauses(Span(0, len(text), text), min_words=2),
+                    tuple(_name_words(text)),
+                )
+            )
         return out
 
     @staticmethod
@@ -589,8 +678,14 @@ class Judge:
         """Every word of the site's pages (keys), its names included: what the site ever says."""
         return {k for page in every for k, _ in page.names} | {k for page in every for k, _ in page.terms}
 
-    def against_pages(self, sentence: Span, candidates: Sequence[PageSentence], every: Sequence[PageSentence],
-                      implicit: set[str], known_names: set[str]) -> list[PageFinding]:
+    def against_pages(
+        self,
+        sentence: Span,
+        candidates: Sequence[PageSentence],
+        every: Sequence[PageSentence],
+        implicit: set[str],
+        known_names: set[str],
+    ) -> list[PageFinding]:
         """Statements of ``sentence`` that the pages state otherwise.
 
         A value is wrong when no sentence of the site about the same thing states it (``every``)
@@ -604,23 +699,48 @@ class Judge:
         for clause in clauses:
             # the clause's own names; a list label ("**Deadline:**") or a month of a date is no name
             in_values = [(sentence.start + v.start, sentence.start + v.end) for v in values(sentence.text)]
-            names = {(_key(m.group()), _key(m.group())) for m in _NAME.finditer(sentence.text)
-                     if clause.start <= sentence.start + m.start() < clause.end and _key(m.group()) not in implicit
-                     and not _LIST_LABEL.search(sentence.text, 0, m.start())
-                     and not any(a <= sentence.start + m.start() < b for a, b in in_values)}
+            names = {
+                (_key(m.group()), _key(m.group()))
+                for m in _NAME.finditer(sentence.text)
+                if clause.start <= sentence.start + m.start() < clause.end
+                and _key(m.group()) not in implicit
+                and not _LIST_LABEL.search(sentence.text, 0, m.start())
+                and not any(a <= sentence.start + m.start() < b for a, b in in_values)
+            }
             vals = values(clause.text)
             terms = _terms(clause.text, [(v.start, v.end) for v in vals])
-            own = [t for t in terms if not self._implied(t[0], implicit) and t[0] not in _LIGHT and t[0] not in _HEDGES]
+            own = [
+                t
+                for t in terms
+                if not self._implied(t[0], implicit) and t[0] not in _LIGHT and t[0] not in _HEDGES
+            ]
 
-            def about(page: PageSentence, threshold: float, anchor: Value | None = None) -> float:
+            def about(
+                page: PageSentence,
+                threshold: float,
+                anchor: Value | None = None,
+                names=names,
+                terms=terms,
+                vals=vals,
+                own=own,
+            ) -> float:  # this clause's
                 if names and self.frame(list(names), page.terms) < 1:
                     return 0.0  # about another plan, person or place
                 f = self.frame(terms, page.terms, implicit)
                 # another value of the clause that the page sentence states ties them together:
                 # "Deadline: December 15, 2025, 11:59 pm" and "close on 1 December 2025 at 11:59 pm"
-                if anchor is not None and anchor.kind in _ANCHORED and f >= st.anchor_frame and any(
-                        u is not anchor and not u.bound and u.kind != "number" and any(u.equals(p) for p in page.values)
-                        for u in vals):
+                if (
+                    anchor is not None
+                    and anchor.kind in _ANCHORED
+                    and f >= st.anchor_frame
+                    and any(
+                        u is not anchor
+                        and not u.bound
+                        and u.kind != "number"
+                        and any(u.equals(p) for p in page.values)
+                        for u in vals
+                    )
+                ):
                     return f
                 if own and self.frame(own, page.terms) < st.fact_frame:
                     return 0.0
@@ -630,41 +750,91 @@ class Judge:
                 # a value bound to a name ("Saturday £60") is checked against the value the site
                 # binds to that name ("Saturday £65"), even when the site states £60 elsewhere
                 label = _label(sentence.text, clause.start - sentence.start + v.start)
-                bound = [(page, p) for page in every for p in page.values
-                         if label and p.same_kind(v) and _label(page.text, p.start) == label]
+                bound = [
+                    (page, p)
+                    for page in every
+                    for p in page.values
+                    if label and p.same_kind(v) and _label(page.text, p.start) == label
+                ]
                 if bound:
                     if not any(p.equals(v) for _, p in bound):
                         page, p = bound[0]
-                        out.append(PageFinding(clause, _VALUE_KIND.get(v.kind, "number"), page.text, page.url,
-                                               f"{v.text} (response) vs {p.text} (page)", 0.8, (p,)))
+                        out.append(
+                            PageFinding(
+                                clause,
+                                _VALUE_KIND.get(v.kind, "number"),
+                                page.text,
+                                page.url,
+                                f"{v.text} (response) vs {p.text} (page)",
+                                0.8,
+                                (p,),
+                            )
+                        )
                     continue
-                if any(any(p.equals(v) for p in page.values)
-                       and (about(page, st.conflict_frame) or about(page, st.page_frame, v)) for page in every
-                       if page.values):
+                if any(
+                    any(p.equals(v) for p in page.values)
+                    and (about(page, st.conflict_frame) or about(page, st.page_frame, v))
+                    for page in every
+                    if page.values
+                ):
                     continue
-                rivals = [(f, page, p) for page in candidates for p in page.values
-                          if p.same_kind(v) and {v.kind, p.kind} != {"date", "year"} and not p.equals(v)
-                          and (p.period is None) == (v.period is None)  # "$249/mo" vs a "$0.40" overage
-                          and v.text.lower() != "one"  # "counts as one request": a word, not a count
-                          and (f := about(page, st.page_frame, v))]
+                rivals = [
+                    (f, page, p)
+                    for page in candidates
+                    for p in page.values
+                    if p.same_kind(v)
+                    and {v.kind, p.kind} != {"date", "year"}
+                    and not p.equals(v)
+                    and (p.period is None) == (v.period is None)  # "$249/mo" vs a "$0.40" overage
+                    and v.text.lower() != "one"  # "counts as one request": a word, not a count
+                    and (f := about(page, st.page_frame, v))
+                ]
                 if rivals:
                     f, page, p = max(rivals, key=lambda r: r[0])
-                    out.append(PageFinding(clause, _VALUE_KIND.get(v.kind, "number"), page.text, page.url,
-                                           f"{v.text} (response) vs {p.text} (page)", round(min(0.95, 0.5 + f / 2), 2),
-                                           (p,)))
+                    out.append(
+                        PageFinding(
+                            clause,
+                            _VALUE_KIND.get(v.kind, "number"),
+                            page.text,
+                            page.url,
+                            f"{v.text} (response) vs {p.text} (page)",
+                            round(min(0.95, 0.5 + f / 2), 2),
+                            (p,),
+                        )
+                    )
             if not vals and not split_clauses(clause, min_words=2) and own:
                 neg = _negated(clause.text)
-                close = [(f, page) for page in candidates if page.single
-                         and (f := min(about(page, st.negation_frame), self.frame(page.terms, terms, implicit)))
-                         >= st.negation_frame]
+                close = [
+                    (f, page)
+                    for page in candidates
+                    if page.single
+                    and (f := min(about(page, st.negation_frame), self.frame(page.terms, terms, implicit)))
+                    >= st.negation_frame
+                ]
                 if close and not any(page.negated == neg for _, page in close):
                     f, page = max(close, key=lambda c: c[0])
-                    out.append(PageFinding(clause, "negation", page.text, page.url, "the page states the opposite",
-                                           round(min(0.9, 0.4 + f / 2), 2)))
-        return out + self._unknown_names(sentence, candidates, implicit, known_names, [o.statement for o in out])
+                    out.append(
+                        PageFinding(
+                            clause,
+                            "negation",
+                            page.text,
+                            page.url,
+                            "the page states the opposite",
+                            round(min(0.9, 0.4 + f / 2), 2),
+                        )
+                    )
+        return out + self._unknown_names(
+            sentence, candidates, implicit, known_names, [o.statement for o in out]
+        )
 
-    def _unknown_names(self, sentence: Span, candidates: Sequence[PageSentence], implicit: set[str],
-                       known_names: set[str], taken: Sequence[Span]) -> list[PageFinding]:
+    def _unknown_names(
+        self,
+        sentence: Span,
+        candidates: Sequence[PageSentence],
+        implicit: set[str],
+        known_names: set[str],
+        taken: Sequence[Span],
+    ) -> list[PageFinding]:
         """A name the site never uses, where a page sentence about the same thing names another:
         "eu-central — Dublin" where the page says "eu-central (Frankfurt)". The statement is the
         name's clause, with the clause before it when it is a bare name ("Offices: Lisbon and
@@ -673,14 +843,22 @@ class Judge:
         out = []
         pieces = split_clauses(sentence, min_words=1) or [sentence]
         for i, piece in enumerate(pieces):
-            unknown = [w for k, w in _name_words(sentence.text, piece.start - sentence.start, piece.end - sentence.start)
-                       if k not in known_names and k not in implicit]
+            unknown = [
+                w
+                for k, w in _name_words(
+                    sentence.text, piece.start - sentence.start, piece.end - sentence.start
+                )
+                if k not in known_names and k not in implicit
+            ]
             if not unknown:
                 continue
             clause = piece
             if len(piece.text.split()) < 3 and i:
-                clause = Span(pieces[i - 1].start, piece.end, sentence.text[pieces[i - 1].start - sentence.start:
-                                                                              piece.end - sentence.start])
+                clause = Span(
+                    pieces[i - 1].start,
+                    piece.end,
+                    sentence.text[pieces[i - 1].start - sentence.start : piece.end - sentence.start],
+                )
             if any(c.start < clause.end and clause.start < c.end for c in taken):
                 continue
             mine = {_key(x) for x in _name_words_raw(clause.text)}
@@ -696,7 +874,15 @@ class Judge:
                     others.append((f, page, theirs))
             if others:
                 f, page, theirs = max(others, key=lambda o: o[0])
-                out.append(PageFinding(clause, "entity", page.text, page.url,
-                                       f"{', '.join(unknown)} (response) vs {', '.join(theirs[:3])} (page)",
-                                       round(min(0.8, 0.3 + f / 2), 2), tuple(theirs)))
+                out.append(
+                    PageFinding(
+                        clause,
+                        "entity",
+                        page.text,
+                        page.url,
+                        f"{', '.join(unknown)} (response) vs {', '.join(theirs[:3])} (page)",
+                        round(min(0.8, 0.3 + f / 2), 2),
+                        tuple(theirs),
+                    )
+                )
         return out

@@ -16,6 +16,10 @@ claims the run id with a conditional PUT of ``_commits/<run_id>.claim`` (``If-No
 exactly one writer gets it, and it stays), then copies the staged tables into place, ``runs``
 last. A run is committed when its ``runs`` partition exists: sleuth's readers (``read``, trends,
 reports) see only committed runs, so a commit cut short by a crash is never read.
+
+The store knows no domain table: flows name their tables. Its one table of its own is ``runs``
+(:data:`RUNS_TABLE`, the marker of a committed run), whose schema and run kinds are in
+:mod:`modules.store.runs`.
 """
 
 from __future__ import annotations
@@ -27,10 +31,10 @@ import re
 import secrets
 import socket
 import uuid
+from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Iterator
 
 import fsspec
 import polars as pl
@@ -38,6 +42,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 DEFAULT_DATA_DIR = "datasets/runs"
+#: The table every run writes last: its partition marks a committed run (``modules.store.runs``).
+RUNS_TABLE = "runs"
 _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 
@@ -74,7 +80,7 @@ def resolve_data_dir(data_dir: str | os.PathLike | None = None) -> str:
 
 def new_run_id() -> str:
     """Sortable by time, unique across machines: ``20261121T193000Z-3f9a1c``."""
-    return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
+    return datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
 
 
 def validate_run_id(run_id: str) -> str:
@@ -84,10 +90,16 @@ def validate_run_id(run_id: str) -> str:
 
 
 class ParquetStore:
+    """A data dir (local path or fsspec URL) of run-partitioned Parquet tables: atomic part files,
+    one exact commit per run (:meth:`run_writer`), readers that see committed runs only, and the
+    checkpoints of runs in progress."""
+
     def __init__(self, data_dir: str | os.PathLike | None = None):
         self.root = resolve_data_dir(data_dir).rstrip("/")
         self.fs, self._root_path = fsspec.core.url_to_fs(self.root)
-        self.local = "file" in (self.fs.protocol if isinstance(self.fs.protocol, tuple) else (self.fs.protocol,))
+        self.local = "file" in (
+            self.fs.protocol if isinstance(self.fs.protocol, tuple) else (self.fs.protocol,)
+        )
 
     def check_writable(self) -> None:
         """Fail before any work (ValueError, one line) when runs could not be written here."""
@@ -99,9 +111,11 @@ class ParquetStore:
             self.fs.rm(probe)
         except OSError as exc:
             reason = exc.strerror or str(exc) or type(exc).__name__
-            raise ValueError(f"data dir {self.root} is not usable: {reason} (set --data-dir or SLEUTH_DATA_DIR)") from None
+            raise ValueError(
+                f"data dir {self.root} is not usable: {reason} (set --data-dir or SLEUTH_DATA_DIR)"
+            ) from None
 
-    def checkpoint(self, run_id: str) -> "Checkpoint":
+    def checkpoint(self, run_id: str) -> Checkpoint:
         """The run's work in progress (see :class:`Checkpoint`)."""
         return Checkpoint(self, run_id)
 
@@ -129,10 +143,21 @@ class ParquetStore:
         """Where readers point: a hive-partitioned dataset directory."""
         return f"{self.root}/{table}"
 
-    def run_exists(self, run_id: str, tables: tuple[str, ...] = ("runs",)) -> bool:
-        """Whether the run id is taken: data in any of ``tables`` (or, on an object store, a claim)."""
-        return any(self.fs.exists(self.partition(t, run_id)) for t in tables) or (
-            not self.local and self.fs.exists(self._claim_path(run_id)))
+    def tables(self) -> list[str]:
+        """The tables under the data dir: its folders, less the store's own (``_staging``,
+        ``_commits``, ``_checkpoints``) and hidden ones."""
+        if not self.fs.exists(self._root_path):
+            return []
+        names = (p.rstrip("/").rsplit("/", 1)[-1] for p in self.fs.ls(self._root_path, detail=False))
+        return sorted(n for n in names if not n.startswith(("_", ".")))
+
+    def run_exists(self, run_id: str, tables: tuple[str, ...] | None = None) -> bool:
+        """Whether the run id is taken: data in any of ``tables`` (default: every table) or, on an
+        object store, a claim."""
+        names = self.tables() if tables is None else tables
+        return any(self.fs.exists(self.partition(t, run_id)) for t in names) or (
+            not self.local and self.fs.exists(self._claim_path(run_id))
+        )
 
     def _claim_path(self, run_id: str) -> str:
         return f"{self._root_path}/_commits/{validate_run_id(run_id)}.claim"
@@ -145,18 +170,22 @@ class ParquetStore:
         return self._write_part(self.partition(table, run_id), data)
 
     @contextmanager
-    def run_writer(self, run_id: str) -> Iterator["RunWriter"]:
+    def run_writer(self, run_id: str) -> Iterator[RunWriter]:
         """Stage all of a run's tables, then publish them together when the block succeeds.
 
         Nothing is visible under ``<table>/run_id=<id>`` until commit, and an exception leaves
         no trace but the removed staging folder, so a crash never leaves a partial run.
         """
         validate_run_id(run_id)
-        if self.run_exists(run_id, ("runs", "analyses", "summaries")):
-            raise RunExistsError(f"run {run_id!r} already has data under {self.root}; choose another --run-id")
+        if self.run_exists(run_id):
+            raise RunExistsError(
+                f"run {run_id!r} already has data under {self.root}; choose another --run-id"
+            )
         if self.local:
             self.gc()
-        writer = RunWriter(self, run_id, f"{self._root_path}/_staging/{run_id}.{_owner_tag()}.{uuid.uuid4().hex[:8]}")
+        writer = RunWriter(
+            self, run_id, f"{self._root_path}/_staging/{run_id}.{_owner_tag()}.{uuid.uuid4().hex[:8]}"
+        )
         try:
             yield writer
             writer.commit()
@@ -200,7 +229,9 @@ class ParquetStore:
         found += [p for p in (root / "_commits").glob("*.lock") if _dead_owner(_read_text(p))]
         found += [p for p in root.glob("*/run_id=*/.*.tmp") if _dead_owner(p.name)]
         found += [p for p in root.glob("_checkpoints/*/*/.*.tmp") if _dead_owner(p.name)]
-        found += [p for p in root.glob("_checkpoints/*") if (root / "runs" / f"run_id={p.name}").is_dir()]  # written
+        found += [
+            p for p in root.glob("_checkpoints/*") if (root / RUNS_TABLE / f"run_id={p.name}").is_dir()
+        ]  # written
         return sorted(str(p) for p in found)
 
     def gc(self) -> list[str]:
@@ -227,8 +258,8 @@ class ParquetStore:
         if not self.fs.exists(base):
             return pl.DataFrame()
         files = [f for f in self.fs.glob(f"{base}/**/*.parquet") if not Path(f).name.startswith(".")]
-        if run_id is None and table != "runs":  # only committed runs (a runs row is written last)
-            committed = set(self.run_ids("runs"))
+        if run_id is None and table != RUNS_TABLE:  # only committed runs (a runs row is written last)
+            committed = set(self.run_ids(RUNS_TABLE))
             files = [f for f in files if re.search(r"run_id=([^/]+)", f).group(1) in committed]
         if not files:
             return pl.DataFrame()
@@ -240,14 +271,7 @@ class ParquetStore:
             frames.append(df.with_columns(pl.lit(rid).alias("run_id")))
         return pl.concat(frames, how="diagonal_relaxed")
 
-    def read_of_flow(self, table: str, flow: str) -> pl.DataFrame:
-        """``table`` rows of the runs a given flow wrote (``runs.flow``), e.g. earlier monitor runs."""
-        runs, rows = self.read("runs"), self.read(table)
-        if runs.is_empty() or rows.is_empty():
-            return pl.DataFrame()
-        return rows.filter(pl.col("run_id").is_in(runs.filter(pl.col("flow") == flow)["run_id"].to_list()))
-
-    def run_ids(self, table: str = "runs") -> list[str]:
+    def run_ids(self, table: str = RUNS_TABLE) -> list[str]:
         base = f"{self._root_path}/{table}"
         if not self.fs.exists(base):
             return []
@@ -290,7 +314,11 @@ class Checkpoint:
         folder = f"{self.path}/items"
         if not self.store.fs.exists(folder):
             return []
-        paths = [p for p in self.store.fs.ls(folder, detail=False) if p.endswith(".json") and not p.rsplit("/", 1)[-1].startswith(".")]
+        paths = [
+            p
+            for p in self.store.fs.ls(folder, detail=False)
+            if p.endswith(".json") and not p.rsplit("/", 1)[-1].startswith(".")
+        ]
         return [json.loads(data) for _, data in sorted(self.store.fs.cat(paths).items())] if paths else []
 
     def remove(self) -> None:
@@ -332,13 +360,15 @@ class RunWriter:
 
         Refuses (``RunExistsError``) when the run id got data since the writer opened: checked
         again under the run's commit lock, and each rename fails rather than merge."""
-        order = [t for t in self.tables if t != "runs"] + [t for t in self.tables if t == "runs"]
+        order = [t for t in self.tables if t != RUNS_TABLE] + [t for t in self.tables if t == RUNS_TABLE]
         if not self.store.local:
             self._commit_to_object_store(order)
         else:
             with _CommitLock(Path(self.store._root_path), self.run_id):
-                if self.store.run_exists(self.run_id, tuple(order) + ("runs",)):
-                    raise RunExistsError(f"run {self.run_id!r} was written by another process meanwhile; nothing was published")
+                if self.store.run_exists(self.run_id, (*order, RUNS_TABLE)):
+                    raise RunExistsError(
+                        f"run {self.run_id!r} was written by another process meanwhile; nothing was published"
+                    )
                 for table in order:
                     final = Path(self.store.partition(table, self.run_id))
                     final.parent.mkdir(parents=True, exist_ok=True)
@@ -350,13 +380,17 @@ class RunWriter:
         """Claim the run id (a conditional PUT only one writer wins), then copy each staged part
         into place, ``runs`` last. The claim stays: the id is taken even if the copy is cut short."""
         fs, store = self.store.fs, self.store
-        if store.run_exists(self.run_id, tuple(order) + ("runs",)):
-            raise RunExistsError(f"run {self.run_id!r} was written by another process meanwhile; nothing was published")
-        claim = json.dumps({"owner": _owner_tag(), "at": datetime.now(timezone.utc).isoformat()}).encode()
+        if store.run_exists(self.run_id, (*order, RUNS_TABLE)):
+            raise RunExistsError(
+                f"run {self.run_id!r} was written by another process meanwhile; nothing was published"
+            )
+        claim = json.dumps({"owner": _owner_tag(), "at": datetime.now(UTC).isoformat()}).encode()
         try:
             fs.pipe_file(store._claim_path(self.run_id), claim, mode="create")
         except FileExistsError:
-            raise RunExistsError(f"run {self.run_id!r} was claimed by another writer meanwhile; nothing was published") from None
+            raise RunExistsError(
+                f"run {self.run_id!r} was claimed by another writer meanwhile; nothing was published"
+            ) from None
         for table in order:
             final = store.partition(table, self.run_id)
             for part in sorted(fs.ls(f"{self.staging}/{table}", detail=False)):
@@ -376,7 +410,7 @@ class _CommitLock:
     def __init__(self, root: Path, run_id: str):
         self.path = root / "_commits" / f"{run_id}.lock"
 
-    def __enter__(self) -> "_CommitLock":
+    def __enter__(self) -> _CommitLock:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         for _ in range(2):
             try:
@@ -385,8 +419,10 @@ class _CommitLock:
                 if _dead_owner(_read_text(self.path)):
                     self.path.unlink(missing_ok=True)
                     continue
-                raise RunExistsError(f"run {self.path.stem!r} is being committed by another process "
-                                     f"({self.path}); choose another --run-id") from None
+                raise RunExistsError(
+                    f"run {self.path.stem!r} is being committed by another process "
+                    f"({self.path}); choose another --run-id"
+                ) from None
             with os.fdopen(fd, "w") as f:
                 f.write(_owner_tag())
             return self

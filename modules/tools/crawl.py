@@ -16,9 +16,10 @@ import ipaddress
 import re
 import socket
 import time
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Iterable, Literal, Sequence
+from datetime import UTC, datetime
+from typing import Literal
 from urllib.parse import urldefrag, urljoin, urlsplit
 from urllib.robotparser import RobotFileParser
 
@@ -27,8 +28,16 @@ import httpx
 from .search import USER_AGENT
 
 Outcome = Literal[
-    "ok", "blocked", "http_error", "timeout", "too_large", "unsupported_content", "robots_disallowed",
-    "refused", "redirect_limit", "error",
+    "ok",
+    "blocked",
+    "http_error",
+    "timeout",
+    "too_large",
+    "unsupported_content",
+    "robots_disallowed",
+    "refused",
+    "redirect_limit",
+    "error",
 ]
 Extraction = Literal["trafilatura", "html-text", "snippet", "pdf", "text", "corpus", "none"]
 TRANSIENT_OUTCOMES: frozenset[str] = frozenset({"timeout"})  # and http_error with status >= 500 / 429
@@ -47,7 +56,9 @@ _CAPTCHA = re.compile(
     re.IGNORECASE,
 )
 WALL_MAX_TEXT = 200
-_JS_REQUIRED = re.compile(r"(enable|requires?|turn on) javascript|javascript is (disabled|required)", re.IGNORECASE)
+_JS_REQUIRED = re.compile(
+    r"(enable|requires?|turn on) javascript|javascript is (disabled|required)", re.IGNORECASE
+)
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
 _TEXT_TYPES = ("text/plain", "text/markdown", "text/x-markdown")
 
@@ -72,7 +83,10 @@ class Page:
     def transient(self) -> bool:
         """A failure that a later attempt may not repeat."""
         return self.outcome in TRANSIENT_OUTCOMES or (
-            self.outcome == "http_error" and self.status is not None and (self.status >= 500 or self.status == 429))
+            self.outcome == "http_error"
+            and self.status is not None
+            and (self.status >= 500 or self.status == 429)
+        )
 
 
 @dataclass
@@ -97,9 +111,14 @@ class Refused(Exception):
 def _blocked_address(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | None:
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped:
         ip = ip.ipv4_mapped
-    for label, flag in (("loopback", ip.is_loopback), ("link-local/metadata", ip.is_link_local),
-                        ("private", ip.is_private), ("multicast", ip.is_multicast), ("reserved", ip.is_reserved),
-                        ("unspecified", ip.is_unspecified)):
+    for label, flag in (
+        ("loopback", ip.is_loopback),
+        ("link-local/metadata", ip.is_link_local),
+        ("private", ip.is_private),
+        ("multicast", ip.is_multicast),
+        ("reserved", ip.is_reserved),
+        ("unspecified", ip.is_unspecified),
+    ):
         if flag:
             return label
     if not ip.is_global:
@@ -127,7 +146,7 @@ class Crawler:
         self._host_slots: dict[str, asyncio.Semaphore] = {}
         self._slots = asyncio.Semaphore(self.config.max_concurrency)
 
-    async def __aenter__(self) -> "Crawler":
+    async def __aenter__(self) -> Crawler:
         return self
 
     async def __aexit__(self, *exc) -> None:
@@ -145,11 +164,15 @@ class Crawler:
             cfg = self.config
             self._clients[host] = httpx.AsyncClient(
                 timeout=httpx.Timeout(cfg.read_timeout_s, connect=cfg.connect_timeout_s),
-                headers={"User-Agent": cfg.user_agent,
-                         "Accept": "text/html,application/xhtml+xml,application/pdf;q=0.9,text/plain;q=0.8,*/*;q=0.5"},
+                headers={
+                    "User-Agent": cfg.user_agent,
+                    "Accept": "text/html,application/xhtml+xml,application/pdf;q=0.9,text/plain;q=0.8,*/*;q=0.5",
+                },
                 follow_redirects=False,
-                limits=httpx.Limits(max_connections=cfg.per_host_concurrency + 1,
-                                    max_keepalive_connections=cfg.per_host_concurrency + 1),
+                limits=httpx.Limits(
+                    max_connections=cfg.per_host_concurrency + 1,
+                    max_keepalive_connections=cfg.per_host_concurrency + 1,
+                ),
             )
         return self._clients[host]
 
@@ -157,7 +180,19 @@ class Crawler:
     async def fetch(self, url: str, *, snippet: str | None = None) -> Page:
         """Fetch and extract one URL; failures are Pages with an outcome, never exceptions."""
         if self.mirror is not None and (doc := self.mirror.get(url)) is not None:
-            return self._page(url, url, 200, "text/markdown", doc.title, doc.text, [], None, doc.text.encode(), "corpus", "ok")
+            return self._page(
+                url,
+                url,
+                200,
+                "text/markdown",
+                doc.title,
+                doc.text,
+                [],
+                None,
+                doc.text.encode(),
+                "corpus",
+                "ok",
+            )
         async with self._slots:
             try:
                 return await self._fetch(url, snippet)
@@ -168,7 +203,9 @@ class Crawler:
             except httpx.HTTPError as exc:
                 return self._failed(url, "error", f"{type(exc).__name__}: {exc}")
 
-    async def fetch_all(self, urls: Sequence[str], snippets: Sequence[str | None] | None = None) -> list[Page]:
+    async def fetch_all(
+        self, urls: Sequence[str], snippets: Sequence[str | None] | None = None
+    ) -> list[Page]:
         snippets = snippets or [None] * len(urls)
         return list(await asyncio.gather(*(self.fetch(u, snippet=s) for u, s in zip(urls, snippets))))
 
@@ -179,27 +216,47 @@ class Crawler:
             target, host_header, sni = await self._checked_target(current)
             host = urlsplit(current).hostname or ""
             if not await self._robots_allow(current):
-                return self._failed(url, "robots_disallowed", f"robots.txt of {host} disallows {current}", final_url=current)
+                return self._failed(
+                    url, "robots_disallowed", f"robots.txt of {host} disallows {current}", final_url=current
+                )
             await self._polite_turn(host)
             async with self._host_slot(host):
                 client = self._client_for(host)
-                request = client.build_request("GET", target, headers={"Host": host_header},
-                                               extensions={"sni_hostname": sni} if sni else {})
+                request = client.build_request(
+                    "GET",
+                    target,
+                    headers={"Host": host_header},
+                    extensions={"sni_hostname": sni} if sni else {},
+                )
                 response = await client.send(request, stream=True)
                 try:
                     if response.is_redirect:
                         location = response.headers.get("location")
                         if not location:
-                            return self._failed(url, "http_error", "redirect without Location", final_url=current, status=response.status_code)
+                            return self._failed(
+                                url,
+                                "http_error",
+                                "redirect without Location",
+                                final_url=current,
+                                status=response.status_code,
+                            )
                         current = urldefrag(urljoin(current, location))[0]
                         continue
                     body, too_large = await self._read_capped(response)
                 finally:
                     await response.aclose()
             if too_large:
-                return self._failed(url, "too_large", f"body exceeds {self.config.max_bytes} bytes", final_url=current, status=response.status_code)
+                return self._failed(
+                    url,
+                    "too_large",
+                    f"body exceeds {self.config.max_bytes} bytes",
+                    final_url=current,
+                    status=response.status_code,
+                )
             return self._extract(url, current, response, body, snippet)
-        return self._failed(url, "redirect_limit", f"more than {self.config.max_redirects} redirects", final_url=current)
+        return self._failed(
+            url, "redirect_limit", f"more than {self.config.max_redirects} redirects", final_url=current
+        )
 
     async def _checked_target(self, url: str) -> tuple[str, str, str | None]:
         """(URL to connect to, Host header, TLS server name): the host pinned to a checked IP."""
@@ -217,8 +274,12 @@ class Crawler:
             if any(ip in net for net in self._allowed):
                 continue
             if (reason := _blocked_address(ip)) is not None:
-                raise Refused(f"{host} resolves to {ip} ({reason} address); allow its network explicitly to fetch it")
-        ip = min(addresses, key=lambda a: a.version)  # every address was checked; connect over IPv4 when offered
+                raise Refused(
+                    f"{host} resolves to {ip} ({reason} address); allow its network explicitly to fetch it"
+                )
+        ip = min(
+            addresses, key=lambda a: a.version
+        )  # every address was checked; connect over IPv4 when offered
         ip_host = f"[{ip}]" if ip.version == 6 else str(ip)
         netloc = ip_host + (f":{parts.port}" if parts.port else "")
         target = parts._replace(netloc=netloc).geturl()
@@ -273,7 +334,9 @@ class Crawler:
         try:
             target, host_header, sni = await self._checked_target(origin + "/robots.txt")
             client = self._client_for(urlsplit(origin).hostname or "")
-            resp = await client.get(target, headers={"Host": host_header}, extensions={"sni_hostname": sni} if sni else {})
+            resp = await client.get(
+                target, headers={"Host": host_header}, extensions={"sni_hostname": sni} if sni else {}
+            )
         except (httpx.HTTPError, Refused):
             return deny_all, 0.0
         if 400 <= resp.status_code < 500 or resp.is_redirect:
@@ -286,14 +349,42 @@ class Crawler:
         return parser, _crawl_delay(lines, self.config.user_agent)
 
     # ----- extraction --------------------------------------------------------------------
-    def _extract(self, url: str, final_url: str, response: httpx.Response, body: bytes, snippet: str | None) -> Page:
+    def _extract(
+        self, url: str, final_url: str, response: httpx.Response, body: bytes, snippet: str | None
+    ) -> Page:
         status = response.status_code
         ctype = (response.headers.get("content-type") or "").split(";")[0].strip().lower() or _sniff(body)
         if status >= 400:
             text = body.decode(response.encoding or "utf-8", errors="replace")
             if _looks_challenged(text, status):
-                return self._page(url, final_url, status, ctype, _title(text), "", [], None, body, "none", "blocked", "challenge page")
-            return self._page(url, final_url, status, ctype, None, "", [], None, body, "none", "http_error", f"HTTP {status}")
+                return self._page(
+                    url,
+                    final_url,
+                    status,
+                    ctype,
+                    _title(text),
+                    "",
+                    [],
+                    None,
+                    body,
+                    "none",
+                    "blocked",
+                    "challenge page",
+                )
+            return self._page(
+                url,
+                final_url,
+                status,
+                ctype,
+                None,
+                "",
+                [],
+                None,
+                body,
+                "none",
+                "http_error",
+                f"HTTP {status}",
+            )
         if ctype in _HTML_TYPES:
             html = body.decode(response.encoding or "utf-8", errors="replace")
             return self._from_html(url, final_url, status, ctype, html, body, snippet)
@@ -302,26 +393,78 @@ class Crawler:
             return self._page(url, final_url, status, ctype, None, text, [], None, body, "text", "ok")
         if ctype == "application/pdf":
             return self._from_pdf(url, final_url, status, ctype, body)
-        return self._page(url, final_url, status, ctype, None, "", [], None, body, "none", "unsupported_content",
-                          f"cannot extract text from {ctype or 'unknown content'}")
+        return self._page(
+            url,
+            final_url,
+            status,
+            ctype,
+            None,
+            "",
+            [],
+            None,
+            body,
+            "none",
+            "unsupported_content",
+            f"cannot extract text from {ctype or 'unknown content'}",
+        )
 
     def _from_html(self, url, final_url, status, ctype, html: str, body: bytes, snippet: str | None) -> Page:
         title = _title(html)
         if _looks_challenged(html, status):
-            return self._page(url, final_url, status, ctype, title, "", [], None, body, "none", "blocked", "challenge or bot-wall page")
+            return self._page(
+                url,
+                final_url,
+                status,
+                ctype,
+                title,
+                "",
+                [],
+                None,
+                body,
+                "none",
+                "blocked",
+                "challenge or bot-wall page",
+            )
         tree = _parse(html)
         links = _links(tree, final_url) if tree is not None else []
         text, extraction, published = _trafilatura(tree if tree is not None else html, final_url)
         if not text:
             text, extraction = _plain_text(html), "html-text"
         if len(text.strip()) < WALL_MAX_TEXT and _CAPTCHA.search(html):
-            return self._page(url, final_url, status, ctype, title, "", links, published, body, "none", "blocked", "captcha wall")
+            return self._page(
+                url,
+                final_url,
+                status,
+                ctype,
+                title,
+                "",
+                links,
+                published,
+                body,
+                "none",
+                "blocked",
+                "captcha wall",
+            )
         if _is_js_shell(html, text):
-            return self._page(url, final_url, status, ctype, title, "", links, published, body, "none", "blocked",
-                              "JavaScript-only page: no content without running scripts")
+            return self._page(
+                url,
+                final_url,
+                status,
+                ctype,
+                title,
+                "",
+                links,
+                published,
+                body,
+                "none",
+                "blocked",
+                "JavaScript-only page: no content without running scripts",
+            )
         if not text.strip() and snippet:
             text, extraction = snippet, "snippet"
-        return self._page(url, final_url, status, ctype, title, text, links, published, body, extraction, "ok")
+        return self._page(
+            url, final_url, status, ctype, title, text, links, published, body, extraction, "ok"
+        )
 
     def _from_pdf(self, url, final_url, status, ctype, body: bytes) -> Page:
         try:
@@ -329,26 +472,96 @@ class Crawler:
 
             from pypdf import PdfReader
         except ImportError:
-            return self._page(url, final_url, status, ctype, None, "", [], None, body, "none", "unsupported_content",
-                              "PDF text needs the pypdf package")
+            return self._page(
+                url,
+                final_url,
+                status,
+                ctype,
+                None,
+                "",
+                [],
+                None,
+                body,
+                "none",
+                "unsupported_content",
+                "PDF text needs the pypdf package",
+            )
         try:
             reader = PdfReader(io.BytesIO(body))
             text = "\n\n".join((page.extract_text() or "").strip() for page in reader.pages).strip()
             title = (reader.metadata.title if reader.metadata else None) or None
         except Exception as exc:  # pypdf raises many types on damaged files
-            return self._page(url, final_url, status, ctype, None, "", [], None, body, "none", "error", f"unreadable PDF: {exc}")
+            return self._page(
+                url,
+                final_url,
+                status,
+                ctype,
+                None,
+                "",
+                [],
+                None,
+                body,
+                "none",
+                "error",
+                f"unreadable PDF: {exc}",
+            )
         return self._page(url, final_url, status, ctype, title, text, [], None, body, "pdf", "ok")
 
-    def _page(self, url, final_url, status, ctype, title, text, links, published, body, extraction, outcome, error=None) -> Page:
-        return Page(url=url, final_url=final_url, status=status, content_type=ctype or None, title=title, text=text,
-                    links=links, published=published, fetched_at=datetime.now(timezone.utc),
-                    content_sha256=hashlib.sha256(body).hexdigest() if body else None,
-                    extraction=extraction, outcome=outcome, error=error)
+    def _page(
+        self,
+        url,
+        final_url,
+        status,
+        ctype,
+        title,
+        text,
+        links,
+        published,
+        body,
+        extraction,
+        outcome,
+        error=None,
+    ) -> Page:
+        return Page(
+            url=url,
+            final_url=final_url,
+            status=status,
+            content_type=ctype or None,
+            title=title,
+            text=text,
+            links=links,
+            published=published,
+            fetched_at=datetime.now(UTC),
+            content_sha256=hashlib.sha256(body).hexdigest() if body else None,
+            extraction=extraction,
+            outcome=outcome,
+            error=error,
+        )
 
-    def _failed(self, url: str, outcome: Outcome, error: str, *, final_url: str | None = None, status: int | None = None) -> Page:
-        return Page(url=url, final_url=final_url or url, status=status, content_type=None, title=None, text="",
-                    links=[], published=None, fetched_at=datetime.now(timezone.utc), content_sha256=None,
-                    extraction="none", outcome=outcome, error=error)
+    def _failed(
+        self,
+        url: str,
+        outcome: Outcome,
+        error: str,
+        *,
+        final_url: str | None = None,
+        status: int | None = None,
+    ) -> Page:
+        return Page(
+            url=url,
+            final_url=final_url or url,
+            status=status,
+            content_type=None,
+            title=None,
+            text="",
+            links=[],
+            published=None,
+            fetched_at=datetime.now(UTC),
+            content_sha256=None,
+            extraction="none",
+            outcome=outcome,
+            error=error,
+        )
 
 
 def _crawl_delay(lines: Iterable[str], user_agent: str) -> float:
@@ -397,7 +610,10 @@ def _looks_challenged(html: str, status: int) -> bool:
     head = html[:20_000]
     if _CHALLENGE_PAGE.search(head):
         return True
-    return status in (403, 429, 503) and re.search(r"cloudflare|akamai|incapsula|perimeterx|datadome", head, re.IGNORECASE) is not None
+    return (
+        status in (403, 429, 503)
+        and re.search(r"cloudflare|akamai|incapsula|perimeterx|datadome", head, re.IGNORECASE) is not None
+    )
 
 
 def _is_js_shell(html: str, text: str) -> bool:
@@ -439,7 +655,7 @@ def _plain_text(html: str) -> str:
     soup = BeautifulSoup(html, "html.parser")
     for tag in soup(["script", "style", "noscript", "template", "svg"]):
         tag.decompose()
-    return "\n".join(line for line in (l.strip() for l in soup.get_text("\n").splitlines()) if line)
+    return "\n".join(line for line in (raw.strip() for raw in soup.get_text("\n").splitlines()) if line)
 
 
 def _trafilatura(tree, url: str) -> tuple[str, Extraction, str | None]:
@@ -454,8 +670,17 @@ def _trafilatura(tree, url: str) -> tuple[str, Extraction, str | None]:
 
     try:
         published = find_date(tree, extensive_search=False, original_date=True)
-        text = trafilatura.extract(tree, url=url, output_format="markdown", include_comments=False,
-                                   include_tables=True, favor_recall=True) or ""
+        text = (
+            trafilatura.extract(
+                tree,
+                url=url,
+                output_format="markdown",
+                include_comments=False,
+                include_tables=True,
+                favor_recall=True,
+            )
+            or ""
+        )
     except ImportError:
         raise
     except Exception:  # trafilatura and htmldate fail on some malformed pages; the fallback handles them
@@ -468,9 +693,15 @@ def fetch(url: str, config: CrawlConfig | None = None, *, mirror=None, snippet: 
     return fetch_all([url], config, mirror=mirror, snippets=[snippet])[0]
 
 
-def fetch_all(urls: Sequence[str], config: CrawlConfig | None = None, *, mirror=None,
-              snippets: Sequence[str | None] | None = None) -> list[Page]:
+def fetch_all(
+    urls: Sequence[str],
+    config: CrawlConfig | None = None,
+    *,
+    mirror=None,
+    snippets: Sequence[str | None] | None = None,
+) -> list[Page]:
     """Fetch URLs concurrently (politely) from blocking code; order preserved."""
+
     async def run() -> list[Page]:
         async with Crawler(config, mirror=mirror) as crawler:
             return await crawler.fetch_all(list(urls), snippets)

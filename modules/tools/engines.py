@@ -10,8 +10,11 @@ from .search import AutoSearch, DuckDuckGo, GoogleCustomSearch, SearchBackend, S
 from .settings import load_config
 
 BACKENDS = {
-    "duckduckgo": DuckDuckGo, "google": GoogleCustomSearch, "serper": Serper,
-    "searxng": SearXNG, "local": LocalSearch,
+    "duckduckgo": DuckDuckGo,
+    "google": GoogleCustomSearch,
+    "serper": Serper,
+    "searxng": SearXNG,
+    "local": LocalSearch,
 }
 
 
@@ -36,4 +39,6 @@ def make_backend(name: str, **options: Any) -> SearchBackend:
 
 def search(query: str, max_results: int = 10, *, engine: str | None = None, **options: Any) -> SearchResults:
     """Search with ``engine`` (default ``$SLEUTH_SEARCH_ENGINE`` or ``auto``)."""
-    return make_backend(engine or os.environ.get("SLEUTH_SEARCH_ENGINE") or "auto", **options).search(query, max_results)
+    return make_backend(engine or os.environ.get("SLEUTH_SEARCH_ENGINE") or "auto", **options).search(
+        query, max_results
+    )

@@ -14,9 +14,9 @@ import json
 import os
 import shutil
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -72,8 +72,13 @@ class LocalIndex:
         self._lock = threading.Lock()  # bm25s retrieval is not documented as thread-safe
 
     @classmethod
-    def open(cls, corpus: str | os.PathLike, *, cache_dir: str | os.PathLike | None = None,
-             embedder: Embedder | None = None) -> "LocalIndex":
+    def open(
+        cls,
+        corpus: str | os.PathLike,
+        *,
+        cache_dir: str | os.PathLike | None = None,
+        embedder: Embedder | None = None,
+    ) -> LocalIndex:
         """Load the cached index for this corpus, building (and caching) it when absent."""
         import bm25s
 
@@ -81,7 +86,9 @@ class LocalIndex:
         if not docs:
             raise ValueError(f"corpus {corpus} has no documents")
         embedder = embedder or LocalEmbedder()
-        key = hashlib.sha256(f"{INDEX_FORMAT}\x00{embedder.name}\x00{corpus_hash(docs)}".encode()).hexdigest()[:24]
+        key = hashlib.sha256(
+            f"{INDEX_FORMAT}\x00{embedder.name}\x00{corpus_hash(docs)}".encode()
+        ).hexdigest()[:24]
         folder = Path(cache_dir or default_cache_dir() / "index") / key
         if (folder / "meta.json").exists():
             bm25 = bm25s.BM25.load(str(folder / "bm25"), mmap=False, show_progress=False)
@@ -95,7 +102,9 @@ class LocalIndex:
         tmp.mkdir(parents=True)
         bm25.save(str(tmp / "bm25"), show_progress=False)
         np.save(tmp / "vectors.npy", vectors)
-        (tmp / "meta.json").write_text(json.dumps({"documents": len(docs), "embedder": embedder.name, "format": INDEX_FORMAT}))
+        (tmp / "meta.json").write_text(
+            json.dumps({"documents": len(docs), "embedder": embedder.name, "format": INDEX_FORMAT})
+        )
         try:
             os.replace(tmp, folder)  # atomic publish; a concurrent builder's copy is as good
         except OSError:
@@ -159,8 +168,12 @@ class LocalSearch:
     _open: dict[str, LocalIndex] = {}
     _open_lock = threading.Lock()
 
-    def __init__(self, corpus: str | os.PathLike | None = None, *, cache_dir: str | os.PathLike | None = None):
-        self.corpus = str(corpus or setting("SLEUTH_CORPUS", "search.local", "corpus", required=False) or DEFAULT_CORPUS)
+    def __init__(
+        self, corpus: str | os.PathLike | None = None, *, cache_dir: str | os.PathLike | None = None
+    ):
+        self.corpus = str(
+            corpus or setting("SLEUTH_CORPUS", "search.local", "corpus", required=False) or DEFAULT_CORPUS
+        )
         self.cache_dir = cache_dir
 
     @property

@@ -12,12 +12,13 @@ on failures).
 from __future__ import annotations
 
 import random
-from abc import ABC, abstractmethod
 import threading
 import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from typing import Any, Callable, Literal, Protocol, Sequence
+from datetime import UTC, datetime
+from typing import Any, Literal, Protocol
 
 import httpx
 
@@ -42,8 +43,16 @@ class SearchResult:
 class SearchResults(list):
     """The results (a list) plus the outcome of the search that produced them."""
 
-    def __init__(self, results: Sequence[SearchResult] = (), *, query: str, engine: str,
-                 outcome: Outcome | None = None, error: str | None = None, attempts: int = 1):
+    def __init__(
+        self,
+        results: Sequence[SearchResult] = (),
+        *,
+        query: str,
+        engine: str,
+        outcome: Outcome | None = None,
+        error: str | None = None,
+        attempts: int = 1,
+    ):
         super().__init__(results)
         self.query, self.engine, self.error, self.attempts = query, engine, error, attempts
         self.outcome: Outcome = outcome or ("ok" if results else "no_results")
@@ -59,16 +68,27 @@ class SearchBackend(Protocol):
 
 
 def _now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
-def _results(engine: str, rows: Sequence[tuple[str, str, str]], query: str, max_results: int) -> SearchResults:
+def _results(
+    engine: str, rows: Sequence[tuple[str, str, str]], query: str, max_results: int
+) -> SearchResults:
     now = _now()
     seen, out = set(), []
     for title, url, snippet in rows:
         if url and url not in seen:
             seen.add(url)
-            out.append(SearchResult(title=title or url, url=url, snippet=snippet or "", engine=engine, rank=len(out) + 1, retrieved_at=now))
+            out.append(
+                SearchResult(
+                    title=title or url,
+                    url=url,
+                    snippet=snippet or "",
+                    engine=engine,
+                    rank=len(out) + 1,
+                    retrieved_at=now,
+                )
+            )
     return SearchResults(out[:max_results], query=query, engine=engine)
 
 
@@ -116,9 +136,14 @@ class _HttpBackend(ABC):
 
     name = "http"
 
-    def __init__(self, *, timeout_s: float = 10.0, retry: RetryPolicy | None = None, client: httpx.Client | None = None):
-        self.client = client or httpx.Client(timeout=httpx.Timeout(timeout_s, connect=min(5.0, timeout_s)),
-                                             headers={"User-Agent": USER_AGENT}, follow_redirects=True)
+    def __init__(
+        self, *, timeout_s: float = 10.0, retry: RetryPolicy | None = None, client: httpx.Client | None = None
+    ):
+        self.client = client or httpx.Client(
+            timeout=httpx.Timeout(timeout_s, connect=min(5.0, timeout_s)),
+            headers={"User-Agent": USER_AGENT},
+            follow_redirects=True,
+        )
         self.retry = retry or RetryPolicy()
 
     def search(self, query: str, max_results: int = 10) -> SearchResults:
@@ -130,19 +155,35 @@ class _HttpBackend(ABC):
         try:
             return self._search(query, max_results)
         except httpx.TimeoutException as exc:
-            return SearchResults(query=query, engine=self.name, outcome="timeout", error=f"{type(exc).__name__}: {exc}")
+            return SearchResults(
+                query=query, engine=self.name, outcome="timeout", error=f"{type(exc).__name__}: {exc}"
+            )
         except httpx.HTTPError as exc:
-            return SearchResults(query=query, engine=self.name, outcome="error", error=f"{type(exc).__name__}: {exc}")
+            return SearchResults(
+                query=query, engine=self.name, outcome="error", error=f"{type(exc).__name__}: {exc}"
+            )
         except ValueError as exc:  # malformed JSON from the service
             return SearchResults(query=query, engine=self.name, outcome="error", error=f"bad response: {exc}")
 
     def _status_outcome(self, resp: httpx.Response, query: str) -> SearchResults | None:
         if resp.status_code == 429:
-            return SearchResults(query=query, engine=self.name, outcome="rate_limited", error=f"HTTP 429: {resp.text[:200]}")
+            return SearchResults(
+                query=query, engine=self.name, outcome="rate_limited", error=f"HTTP 429: {resp.text[:200]}"
+            )
         if resp.status_code in (401, 403):
-            return SearchResults(query=query, engine=self.name, outcome="blocked", error=f"HTTP {resp.status_code}: {resp.text[:200]}")
+            return SearchResults(
+                query=query,
+                engine=self.name,
+                outcome="blocked",
+                error=f"HTTP {resp.status_code}: {resp.text[:200]}",
+            )
         if resp.status_code >= 400:
-            return SearchResults(query=query, engine=self.name, outcome="error", error=f"HTTP {resp.status_code}: {resp.text[:200]}")
+            return SearchResults(
+                query=query,
+                engine=self.name,
+                outcome="error",
+                error=f"HTTP {resp.status_code}: {resp.text[:200]}",
+            )
         return None
 
     @abstractmethod
@@ -159,7 +200,9 @@ class GoogleCustomSearch(_HttpBackend):
     name = "google"
     ENDPOINT = "https://www.googleapis.com/customsearch/v1"
 
-    def __init__(self, api_key: str | None = None, cx: str | None = None, *, endpoint: str | None = None, **kw: Any):
+    def __init__(
+        self, api_key: str | None = None, cx: str | None = None, *, endpoint: str | None = None, **kw: Any
+    ):
         super().__init__(**kw)
         self.api_key = api_key or setting("GOOGLE_API_KEY", "search.google", "api_key")
         self.cx = cx or setting("GOOGLE_CSE_ID", "search.google", "cx")
@@ -169,10 +212,27 @@ class GoogleCustomSearch(_HttpBackend):
         rows: list[tuple[str, str, str]] = []
         start = 1
         while len(rows) < max_results and start <= 91:  # the API serves at most 100 results
-            resp = self.client.get(self.endpoint, params={
-                "key": self.api_key, "cx": self.cx, "q": query, "num": min(10, max_results - len(rows)), "start": start})
-            if resp.status_code == 403 and _google_reason(resp) in {"rateLimitExceeded", "dailyLimitExceeded", "userRateLimitExceeded"}:
-                return SearchResults(query=query, engine=self.name, outcome="rate_limited", error=f"HTTP 403: {_google_reason(resp)}")
+            resp = self.client.get(
+                self.endpoint,
+                params={
+                    "key": self.api_key,
+                    "cx": self.cx,
+                    "q": query,
+                    "num": min(10, max_results - len(rows)),
+                    "start": start,
+                },
+            )
+            if resp.status_code == 403 and _google_reason(resp) in {
+                "rateLimitExceeded",
+                "dailyLimitExceeded",
+                "userRateLimitExceeded",
+            }:
+                return SearchResults(
+                    query=query,
+                    engine=self.name,
+                    outcome="rate_limited",
+                    error=f"HTTP 403: {_google_reason(resp)}",
+                )
             if (failed := self._status_outcome(resp, query)) is not None:
                 if rows:  # keep the pages already fetched
                     return _results(self.name, rows, query, max_results)
@@ -198,7 +258,15 @@ class Serper(_HttpBackend):
     name = "serper"
     ENDPOINT = "https://google.serper.dev/search"
 
-    def __init__(self, api_key: str | None = None, *, endpoint: str | None = None, gl: str | None = None, hl: str | None = None, **kw: Any):
+    def __init__(
+        self,
+        api_key: str | None = None,
+        *,
+        endpoint: str | None = None,
+        gl: str | None = None,
+        hl: str | None = None,
+        **kw: Any,
+    ):
         super().__init__(**kw)
         self.api_key = api_key or setting("SERPER_API_KEY", "search.serper", "api_key")
         self.endpoint, self.gl, self.hl = endpoint or self.ENDPOINT, gl, hl
@@ -225,11 +293,24 @@ class SearXNG(_HttpBackend):
 
     name = "searxng"
 
-    def __init__(self, url: str | None = None, *, engines: Sequence[str] = (), categories: Sequence[str] = (),
-                 language: str | None = None, time_range: str | None = None, **kw: Any):
+    def __init__(
+        self,
+        url: str | None = None,
+        *,
+        engines: Sequence[str] = (),
+        categories: Sequence[str] = (),
+        language: str | None = None,
+        time_range: str | None = None,
+        **kw: Any,
+    ):
         super().__init__(**kw)
         self.url = (url or setting("SEARXNG_URL", "search.searxng", "url")).rstrip("/")
-        self.engines, self.categories, self.language, self.time_range = list(engines), list(categories), language, time_range
+        self.engines, self.categories, self.language, self.time_range = (
+            list(engines),
+            list(categories),
+            language,
+            time_range,
+        )
 
     def _search(self, query: str, max_results: int) -> SearchResults:
         rows: list[tuple[str, str, str]] = []
@@ -245,9 +326,15 @@ class SearXNG(_HttpBackend):
                 params["time_range"] = self.time_range
             resp = self.client.get(f"{self.url}/search", params=params)
             if resp.status_code == 403:
-                return SearchResults(query=query, engine=self.name, outcome="error", error=(
-                    f"SearXNG at {self.url} refused JSON output (HTTP 403): enable it by adding 'json' to "
-                    "search.formats in the instance's settings.yml"))
+                return SearchResults(
+                    query=query,
+                    engine=self.name,
+                    outcome="error",
+                    error=(
+                        f"SearXNG at {self.url} refused JSON output (HTTP 403): enable it by adding 'json' to "
+                        "search.formats in the instance's settings.yml"
+                    ),
+                )
             if (failed := self._status_outcome(resp, query)) is not None:
                 return _results(self.name, rows, query, max_results) if rows else failed
             found = resp.json().get("results") or []
@@ -269,10 +356,22 @@ class DuckDuckGo:
     name = "duckduckgo"
     _spacing = Spacing(min_interval_s=1.0, jitter_s=1.0)
 
-    def __init__(self, *, region: str = "wt-wt", safesearch: Literal["on", "moderate", "off"] = "moderate",
-                 timelimit: Literal["d", "w", "m", "y"] | None = None, timeout_s: int = 10,
-                 retry: RetryPolicy | None = None, spacing: Spacing | None = None):
-        self.region, self.safesearch, self.timelimit, self.timeout_s = region, safesearch, timelimit, timeout_s
+    def __init__(
+        self,
+        *,
+        region: str = "wt-wt",
+        safesearch: Literal["on", "moderate", "off"] = "moderate",
+        timelimit: Literal["d", "w", "m", "y"] | None = None,
+        timeout_s: int = 10,
+        retry: RetryPolicy | None = None,
+        spacing: Spacing | None = None,
+    ):
+        self.region, self.safesearch, self.timelimit, self.timeout_s = (
+            region,
+            safesearch,
+            timelimit,
+            timeout_s,
+        )
         self.retry = retry or RetryPolicy()
         self.spacing = spacing or self._spacing
 
@@ -287,16 +386,27 @@ class DuckDuckGo:
 
         try:
             rows = DDGS(timeout=self.timeout_s).text(
-                query, region=self.region, safesearch=self.safesearch, timelimit=self.timelimit,
-                max_results=max_results, backend="duckduckgo",
+                query,
+                region=self.region,
+                safesearch=self.safesearch,
+                timelimit=self.timelimit,
+                max_results=max_results,
+                backend="duckduckgo",
             )
         except TimeoutException as exc:
             return SearchResults(query=query, engine=self.name, outcome="timeout", error=str(exc))
         except RatelimitException as exc:
             return SearchResults(query=query, engine=self.name, outcome="rate_limited", error=str(exc))
         except DDGSException as exc:
-            return SearchResults(query=query, engine=self.name, outcome=_ddgs_outcome(str(exc)), error=str(exc))
-        return _results(self.name, [(r.get("title", ""), r.get("href", ""), r.get("body", "")) for r in rows], query, max_results)
+            return SearchResults(
+                query=query, engine=self.name, outcome=_ddgs_outcome(str(exc)), error=str(exc)
+            )
+        return _results(
+            self.name,
+            [(r.get("title", ""), r.get("href", ""), r.get("body", "")) for r in rows],
+            query,
+            max_results,
+        )
 
 
 def _ddgs_outcome(message: str) -> Outcome:
@@ -331,5 +441,6 @@ class AutoSearch:
                     result.error = "fell through: " + "; ".join(tried)
                 return result
             tried.append(f"{backend.name}: {result.outcome} ({result.error})")
-        return SearchResults(query=query, engine=self.name, outcome=result.outcome, error="; ".join(tried),
-                             attempts=len(tried))
+        return SearchResults(
+            query=query, engine=self.name, outcome=result.outcome, error="; ".join(tried), attempts=len(tried)
+        )

@@ -29,7 +29,9 @@ class MissingSetting(ValueError):
 
 
 def load_config(path: str | os.PathLike | None = None) -> dict[str, Any]:
-    path = path or os.environ.get("SLEUTH_CONFIG") or ("sleuth.toml" if Path("sleuth.toml").exists() else None)
+    path = (
+        path or os.environ.get("SLEUTH_CONFIG") or ("sleuth.toml" if Path("sleuth.toml").exists() else None)
+    )
     if not path:
         return {}
     try:
@@ -40,7 +42,9 @@ def load_config(path: str | os.PathLike | None = None) -> dict[str, Any]:
         raise MissingSetting(f"config file {path} is not valid TOML: {exc}") from None
 
 
-def setting(env: str, section: str, key: str, config: dict[str, Any] | None = None, *, required: bool = True) -> str | None:
+def setting(
+    env: str, section: str, key: str, config: dict[str, Any] | None = None, *, required: bool = True
+) -> str | None:
     """``$env``, else ``[section] key`` of the config file; a clear error if required and absent."""
     value = os.environ.get(env)
     if not value:
@@ -49,5 +53,7 @@ def setting(env: str, section: str, key: str, config: dict[str, Any] | None = No
             node = node.get(part, {}) if isinstance(node, dict) else {}
         value = node.get(key) if isinstance(node, dict) else None
     if required and not value:
-        raise MissingSetting(f"{env} is not set: export {env}=... or set [{section}] {key} in the config file (SLEUTH_CONFIG)")
+        raise MissingSetting(
+            f"{env} is not set: export {env}=... or set [{section}] {key} in the config file (SLEUTH_CONFIG)"
+        )
     return value or None

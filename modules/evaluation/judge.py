@@ -23,12 +23,13 @@ from typing import Any
 
 import dspy
 
-from modules.response.groundtruth import build_ground_truth, group_by_domain, pages_for
-from modules.response.judge import ClaimIn, ClaimVerdict, ExcerptIndex, WrongFactOut, locate_quote
-from modules.response.schema import AIResponse, StoredPage
-from modules.text import content_terms, overlap_f1, split_clauses, split_sentences
+from ..response import ResponseAnalyzer
+from ..response.groundtruth import build_ground_truth, group_by_domain, pages_for
+from ..response.judge import ClaimIn, ClaimVerdict, ExcerptIndex, WrongFactOut, locate_quote
+from ..response.schema import AIResponse, StoredPage
+from ..text import content_terms, overlap_f1, split_clauses, split_sentences
+from . import SETS
 
-SETS = Path(__file__).resolve().parent / "sets"
 INPUTS = ("question", "answer", "claims", "page_excerpts")
 WRONG_FACT_PENALTY = 0.25
 ENCYCLOPEDIA = "encyclopedia.eval"
@@ -40,8 +41,11 @@ def set_pattern(part: str) -> Path:
 
 def files(path: str | Path) -> list[Path]:
     """The verdict files a path or glob names (pages files excluded)."""
-    found = sorted(Path(p) for p in glob.glob(str(path))) if glob.has_magic(str(path)) else \
-        ([Path(path)] if Path(path).exists() else [])
+    found = (
+        sorted(Path(p) for p in glob.glob(str(path)))
+        if glob.has_magic(str(path))
+        else ([Path(path)] if Path(path).exists() else [])
+    )
     return [p for p in found if not p.name.endswith("-pages.jsonl")]
 
 
@@ -88,18 +92,29 @@ def load_rows(path: str | Path) -> tuple[list[dict], list[StoredPage]]:
                 continue
             url = r["page"]["url"].replace("https://en.wikipedia.org", f"https://{ENCYCLOPEDIA}")
             pages[url] = StoredPage(url=url, text=r["page"]["text"], title=r["page"]["title"])
-            rows.append({
-                "set": name, "qid": f"{name}:{r.get('id') or r['question_id']}", "question_id": r["question_id"],
-                "domain": ENCYCLOPEDIA, "query": None, "expected_answer": r["claim"],
-                "claims": [{"id": "claim", "text": r["claim"]}], "response": r["response"],
-                "verdicts": {"claim": r["verdict"]}, "wrong_facts": r["wrong_facts"], "source": str(file),
-            })
+            rows.append(
+                {
+                    "set": name,
+                    "qid": f"{name}:{r.get('id') or r['question_id']}",
+                    "question_id": r["question_id"],
+                    "domain": ENCYCLOPEDIA,
+                    "query": None,
+                    "expected_answer": r["claim"],
+                    "claims": [{"id": "claim", "text": r["claim"]}],
+                    "response": r["response"],
+                    "verdicts": {"claim": r["verdict"]},
+                    "wrong_facts": r["wrong_facts"],
+                    "source": str(file),
+                }
+            )
         pages_path = _pages_file(file, name)
         if pages_path is not None:
             for line in pages_path.read_text(encoding="utf-8").splitlines():
                 if line.strip():
                     p = json.loads(line)
-                    pages[p["url"]] = StoredPage(url=p["url"], text=p["text"], title=p.get("title"), domain=p["domain"])
+                    pages[p["url"]] = StoredPage(
+                        url=p["url"], text=p["text"], title=p.get("title"), domain=p["domain"]
+                    )
     # the sets interleaved, so that the first examples (labeled demos) come from every set
     longest = max(len(r) for r in per_file)
     return [r[i] for i in range(longest) for r in per_file if i < len(r)], list(pages.values())
@@ -117,9 +132,13 @@ def load_examples(path: str | Path) -> list[dspy.Example]:
         if domain not in indexes:
             indexes[domain] = ExcerptIndex.of(build_ground_truth(domain, pages_for(domain, grouped)))
         excerpts = indexes[domain].select(row["response"], [c["text"] for c in row["claims"]])
-        example = dspy.Example(row=row, question=row.get("query") or "(not given)",
-                               answer=row["response"], claims=[ClaimIn(id=c["id"], text=c["text"]) for c in row["claims"]],
-                               page_excerpts=excerpts)
+        example = dspy.Example(
+            row=row,
+            question=row.get("query") or "(not given)",
+            answer=row["response"],
+            claims=[ClaimIn(id=c["id"], text=c["text"]) for c in row["claims"]],
+            page_excerpts=excerpts,
+        )
         out.append(example.with_inputs(*INPUTS))
     return out
 
@@ -140,7 +159,9 @@ def metric(gold: dspy.Example, pred, trace=None, pred_name=None, pred_trace=None
     for v in _get(pred, "verdicts") or []:
         given.setdefault(str(_get(v, "claim_id")), str(_get(v, "verdict")))
     claims = {c["id"]: c["text"] for c in row["claims"]}
-    wrong_verdicts = [(cid, want, given.get(cid)) for cid, want in row["verdicts"].items() if given.get(cid) != want]
+    wrong_verdicts = [
+        (cid, want, given.get(cid)) for cid, want in row["verdicts"].items() if given.get(cid) != want
+    ]
     agreement = 1 - len(wrong_verdicts) / len(row["verdicts"]) if row["verdicts"] else 1.0
     facts = list(_get(pred, "wrong_facts") or [])
     spans = _get(pred, "wrong_spans") or [locate_quote(text, _get(w, "quote")) for w in facts]
@@ -148,11 +169,16 @@ def metric(gold: dspy.Example, pred, trace=None, pred_name=None, pred_trace=None
     false = [(w, s) for w, s in zip(facts, spans) if s is None or not any(_overlap(s, g) for g in gold_spans)]
     caught = [g for g in gold_spans if any(s and _overlap(s, g) for s in spans)]
     score = max(0.0, agreement - WRONG_FACT_PENALTY * len(false))
-    problems = [f"claim {cid} ({claims.get(cid, '')[:100]!r}) is {want}, " + (f"not {got}" if got else "but got no verdict")
-                for cid, want, got in wrong_verdicts]
+    problems = [
+        f"claim {cid} ({claims.get(cid, '')[:100]!r}) is {want}, "
+        + (f"not {got}" if got else "but got no verdict")
+        for cid, want, got in wrong_verdicts
+    ]
     for w, s in false:
         quote = str(_get(w, "quote") or "")[:120]
-        problems.append(f"{quote!r} is not verbatim in the answer" if s is None else f"{quote!r} is not a wrong fact")
+        problems.append(
+            f"{quote!r} is not verbatim in the answer" if s is None else f"{quote!r} is not a wrong fact"
+        )
     problems += [f"missed wrong fact {text[a:b][:120]!r}" for a, b in gold_spans if (a, b) not in caught]
     extra: dict[str, float] = {"claim_agreement": agreement, "false_wrong_facts": float(len(false))}
     if gold_spans:
@@ -175,8 +201,6 @@ class BaselineJudge:
     @property
     def analyzer(self):
         if self._analyzer is None:
-            from modules.response import ResponseAnalyzer
-
             self._analyzer = ResponseAnalyzer()
         return self._analyzer
 
@@ -189,9 +213,18 @@ class BaselineJudge:
         pages = {p.url: p for ex in todo for p in self._pages[ex.row["source"]]}
         domains = {ex.row["domain"] for ex in todo}
         gts = self.analyzer.prepare_ground_truth(list(pages.values()), domains)
-        records = [AIResponse(query_id=ex.row["question_id"], domain=ex.row["domain"], response=ex.row["response"],
-                              query=ex.row.get("query"), claims=ex.row["claims"], expected_answer=ex.row.get("expected_answer"),
-                              provider=ex.row["set"]) for ex in todo]
+        records = [
+            AIResponse(
+                query_id=ex.row["question_id"],
+                domain=ex.row["domain"],
+                response=ex.row["response"],
+                query=ex.row.get("query"),
+                claims=ex.row["claims"],
+                expected_answer=ex.row.get("expected_answer"),
+                provider=ex.row["set"],
+            )
+            for ex in todo
+        ]
         for ex, result in zip(todo, self.analyzer.iter_batch(records, gts)):
             self.results[ex.row["qid"]] = as_prediction(result)
 
@@ -205,12 +238,23 @@ def as_prediction(result) -> dspy.Prediction:
     text = result.response
     verdicts = [ClaimVerdict(claim_id=c.claim.id, verdict="missing") for c in result.feedback.claims.missing]
     if result.scores.completeness:
-        verdicts += [ClaimVerdict(claim_id=m.claim.id, verdict="found", quote=m.matched_text)
-                     for m in result.scores.completeness.claims_found]
-    verdicts += [ClaimVerdict(claim_id=c.claim.id, verdict="contradicted", quote=c.statement)
-                 for c in result.feedback.claims.contradicted]
-    wrong = [WrongFactOut(quote=text[c.position.start:c.position.end], kind=c.kind, evidence=c.evidence,
-                          page_url=c.page_url) for c in result.feedback.contradictions]
+        verdicts += [
+            ClaimVerdict(claim_id=m.claim.id, verdict="found", quote=m.matched_text)
+            for m in result.scores.completeness.claims_found
+        ]
+    verdicts += [
+        ClaimVerdict(claim_id=c.claim.id, verdict="contradicted", quote=c.statement)
+        for c in result.feedback.claims.contradicted
+    ]
+    wrong = [
+        WrongFactOut(
+            quote=text[c.position.start : c.position.end],
+            kind=c.kind,
+            evidence=c.evidence,
+            page_url=c.page_url,
+        )
+        for c in result.feedback.contradictions
+    ]
     spans = [(c.position.start, c.position.end) for c in result.feedback.contradictions]
     return dspy.Prediction(reasoning="offline judge", verdicts=verdicts, wrong_facts=wrong, wrong_spans=spans)
 
@@ -238,17 +282,49 @@ def gold_output(row: dict, excerpts: list | None = None) -> dict[str, Any]:
             if verdict == "contradicted" and gold_spans:
                 at = locate_quote(text, quote)
                 inside = [g for g in gold_spans if at and _overlap(at, g)]
-                a, b = (inside or [max(gold_spans, key=lambda g: overlap_f1(content_terms(claims[cid]),
-                                                                             content_terms(text[g[0]:g[1]])))])[0]
+                a, b = (
+                    inside
+                    or [
+                        max(
+                            gold_spans,
+                            key=lambda g: overlap_f1(
+                                content_terms(claims[cid]), content_terms(text[g[0] : g[1]])
+                            ),
+                        )
+                    ]
+                )[0]
                 quote = text[a:b]
         verdicts.append(ClaimVerdict(claim_id=cid, verdict=verdict, quote=quote))
         notes.append(f"{cid}: {verdict}" + (f' ("{quote}")' if quote else ""))
     wrong = []
     for w in row["wrong_facts"]:
-        evidence = w.get("evidence") or (next(iter(claims.values())) if len(claims) == 1 else row.get("expected_answer") or "")
-        url = next((_get(e, "url") for e in excerpts or [] if w.get("evidence") and w["evidence"] in _get(e, "text", "")), None)
-        wrong.append(WrongFactOut(quote=text[w["start"]:w["end"]], kind=w.get("kind", "other"), evidence=evidence, page_url=url))
-    reasoning = "Each claim against the answer: " + "; ".join(notes) + ". " + (
-        f"{len(wrong)} statement(s) of the answer contradict the claims or pages." if wrong else
-        "No statement of the answer contradicts the claims or pages.")
+        evidence = w.get("evidence") or (
+            next(iter(claims.values())) if len(claims) == 1 else row.get("expected_answer") or ""
+        )
+        url = next(
+            (
+                _get(e, "url")
+                for e in excerpts or []
+                if w.get("evidence") and w["evidence"] in _get(e, "text", "")
+            ),
+            None,
+        )
+        wrong.append(
+            WrongFactOut(
+                quote=text[w["start"] : w["end"]],
+                kind=w.get("kind", "other"),
+                evidence=evidence,
+                page_url=url,
+            )
+        )
+    reasoning = (
+        "Each claim against the answer: "
+        + "; ".join(notes)
+        + ". "
+        + (
+            f"{len(wrong)} statement(s) of the answer contradict the claims or pages."
+            if wrong
+            else "No statement of the answer contradicts the claims or pages."
+        )
+    )
     return {"reasoning": reasoning, "verdicts": verdicts, "wrong_facts": wrong}

@@ -1,4 +1,5 @@
-"""Running a node: its DSPy program when an LM is configured, else (or on failure) its baseline.
+"""The LM runner: a node runs its DSPy program when an LM is configured, else (or on failure) its
+baseline. Shared by every node (research, relevance, the response judge, query drafting).
 
 LM output that stays unparseable after ``retries`` attempts, and LM transport errors, make the
 node run its baseline program instead; the step records ``fallback`` and why.
@@ -7,8 +8,9 @@ node run its baseline program instead; the step records ``fallback`` and why.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import dspy
 
@@ -24,17 +26,26 @@ class LMSettings:
     max_tokens: int = 1500
 
     @classmethod
-    def from_env(cls, model: str | None = None, base_url: str | None = None) -> "LMSettings":
-        return cls(model=model or os.environ.get("SLEUTH_LM") or None,
-                   base_url=base_url or os.environ.get("SLEUTH_LM_BASE_URL") or None)
+    def from_env(cls, model: str | None = None, base_url: str | None = None) -> LMSettings:
+        return cls(
+            model=model or os.environ.get("SLEUTH_LM") or None,
+            base_url=base_url or os.environ.get("SLEUTH_LM_BASE_URL") or None,
+        )
 
     def build(self) -> dspy.LM | None:
         if not self.model:
             return None
-        kwargs: dict[str, Any] = {"num_retries": 0, "timeout": self.timeout_s, "max_tokens": self.max_tokens, "cache": False}
+        kwargs: dict[str, Any] = {
+            "num_retries": 0,
+            "timeout": self.timeout_s,
+            "max_tokens": self.max_tokens,
+            "cache": False,
+        }
         if self.base_url:
             kwargs["api_base"] = self.base_url
-            kwargs.setdefault("api_key", os.environ.get("SLEUTH_LM_API_KEY") or os.environ.get("OPENAI_API_KEY") or "none")
+            kwargs.setdefault(
+                "api_key", os.environ.get("SLEUTH_LM_API_KEY") or os.environ.get("OPENAI_API_KEY") or "none"
+            )
         return dspy.LM(self.model, **kwargs)
 
 
@@ -56,8 +67,13 @@ class NodeRunner:
     retries: int = 2
     usage: dict[str, float] = field(default_factory=lambda: {"tokens": 0, "cost_usd": 0.0})
 
-    def run(self, program: dspy.Module | None, inputs: dict[str, Any], output_field: str,
-            baseline: Callable[[], Any]) -> NodeCall:
+    def run(
+        self,
+        program: dspy.Module | None,
+        inputs: dict[str, Any],
+        output_field: str,
+        baseline: Callable[[], Any],
+    ) -> NodeCall:
         if self.lm is None or program is None:
             return NodeCall(output=baseline())
         error = None
@@ -66,14 +82,21 @@ class NodeRunner:
             try:
                 with dspy.context(lm=self.lm):
                     prediction = program(**inputs)
-                return NodeCall(output=getattr(prediction, output_field), attempts=attempt, **self._spent(before))
-            except (dspy.utils.exceptions.AdapterParseError, ValueError) as exc:  # unparseable or invalid output
+                return NodeCall(
+                    output=getattr(prediction, output_field), attempts=attempt, **self._spent(before)
+                )
+            except (
+                dspy.utils.exceptions.AdapterParseError,
+                ValueError,
+            ) as exc:  # unparseable or invalid output
                 error = f"unparseable LM output: {str(exc)[:300]}"
             except dspy.utils.exceptions.LMError as exc:
                 error = f"LM error: {type(exc).__name__}: {str(exc)[:300]}"
             except Exception as exc:  # provider exceptions arrive through litellm in many types
                 error = f"LM call failed: {type(exc).__name__}: {str(exc)[:300]}"
-        return NodeCall(output=baseline(), fallback=True, error=error, attempts=self.retries + 1, **self._spent(before))
+        return NodeCall(
+            output=baseline(), fallback=True, error=error, attempts=self.retries + 1, **self._spent(before)
+        )
 
     def _spent(self, since: int) -> dict[str, float]:
         """Tokens and cost of the LM calls since history entry ``since`` (failed attempts included)."""

@@ -3,7 +3,7 @@
 Every metric returns ``dspy.Prediction(score=0..1, feedback=text)``: ``dspy.Evaluate`` reads the
 score, GEPA also reads the feedback (what was wrong). The sets are built by
 ``evals/build_sets.py`` into ``evals/sets/<node>-<train|dev>.jsonl``; the ``judge`` node's are
-the labeled verdict sets ``evals/sets/verdicts-*-<train|dev>.jsonl`` (``evals/judge.py``).
+the labeled verdict sets ``evals/sets/verdicts-*-<train|dev>.jsonl`` (:mod:`.judge`).
 """
 
 from __future__ import annotations
@@ -14,29 +14,40 @@ import logging
 import re
 import string
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import bm25s
 import dspy
 import numpy as np
 import polars as pl
 
-from modules.embeddings import Embedder, LocalEmbedder
-from modules.store import frame
-from modules.relevance.anchor import normalise
-from modules.research.baseline import BaselineAnalyzer, BaselineDecision, BaselineReport, Thread
-from modules.research.loop import _as_data
-from modules.research.memory import Memory
-from modules.research.schema import Analysis, Fact, Source
-from modules.text import content_terms, overlap_f1
+from ..embeddings import Embedder, LocalEmbedder
+from ..relevance.analyzer import RelevanceAnalyzer, results_as_data
+from ..relevance.anchor import normalise
+from ..relevance.schema import ResearchPlan, SearchResultIn
+from ..research.baseline import BaselineAnalyzer, BaselineDecision, BaselineReport, Thread
+from ..research.loop import documents_as_data
+from ..research.memory import Memory
+from ..research.schema import Analysis, Fact, Source
+from ..response import ResponseAnalyzer
+from ..store import frame
+from ..text import content_terms, overlap_f1
+from . import SETS, judge
 
-SETS = Path(__file__).resolve().parent / "sets"
 logging.getLogger("bm25s").setLevel(logging.WARNING)  # one tiny index per decision example: no build logs
 NODES = ("decision", "analyzer", "relevance", "report", "judge")
 INPUTS = {
     "judge": ("question", "answer", "claims", "page_excerpts"),
-    "decision": ("initial_query", "analyzer_report", "research_history", "memory_summary", "candidate_urls", "available_actions"),
+    "decision": (
+        "initial_query",
+        "analyzer_report",
+        "research_history",
+        "memory_summary",
+        "candidate_urls",
+        "available_actions",
+    ),
     "analyzer": ("initial_query", "documents", "shared_memory"),
     "report": ("initial_query", "facts", "final_assessment", "research_journey"),
     "relevance": ("query", "research_plan", "results"),
@@ -46,17 +57,13 @@ INPUTS = {
 def set_path(node: str, part: str) -> Path:
     """The node's labeled set (for ``judge`` a glob over the verdict sets)."""
     if node == "judge":
-        from .judge import set_pattern
-
-        return set_pattern(part)
+        return judge.set_pattern(part)
     return SETS / f"{node}-{part}.jsonl"
 
 
 def file_hash(path: str | Path) -> str:
     if "*" in str(path):
-        from .judge import files_hash
-
-        return files_hash(path)
+        return judge.files_hash(path)
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
 
 
@@ -65,9 +72,7 @@ def load_examples(node: str, path: str | Path | None = None, part: str = "dev") 
     if node not in NODES:
         raise ValueError(f"unknown node {node!r}: use {', '.join(NODES)}")
     if node == "judge":
-        from .judge import load_examples as load_judge_examples
-
-        return load_judge_examples(path or set_path(node, part))
+        return judge.load_examples(path or set_path(node, part))
     path = Path(path or set_path(node, part))
     if not path.exists():
         raise FileNotFoundError(f"no eval set {path}; build it with: python -m evals.build_sets")
@@ -81,24 +86,38 @@ def load_examples(node: str, path: str | Path | None = None, part: str = "dev") 
 
 def _inputs(node: str, row: dict) -> dict[str, Any]:
     if node == "decision":
-        return {"initial_query": row["question"], "analyzer_report": row["analyzer_report"],
-                "research_history": row["research_history"], "memory_summary": row["memory_summary"],
-                "candidate_urls": row["candidate_urls"], "available_actions": ["search_local", "crawl_url", "send_to_hitl"]}
+        return {
+            "initial_query": row["question"],
+            "analyzer_report": row["analyzer_report"],
+            "research_history": row["research_history"],
+            "memory_summary": row["memory_summary"],
+            "candidate_urls": row["candidate_urls"],
+            "available_actions": ["search_local", "crawl_url", "send_to_hitl"],
+        }
     if node == "analyzer":
         page = row["page"]
-        return {"initial_query": row["question"],
-                "documents": _as_data([Source(url=page["url"], title=page["title"], text=page["text"])]),
-                "shared_memory": "\n".join(f"- [unverified] {m['text']} (source: {m['source_url']})" for m in row["memory"])
-                or "(no facts yet)"}
+        return {
+            "initial_query": row["question"],
+            "documents": documents_as_data([Source(url=page["url"], title=page["title"], text=page["text"])]),
+            "shared_memory": "\n".join(
+                f"- [unverified] {m['text']} (source: {m['source_url']})" for m in row["memory"]
+            )
+            or "(no facts yet)",
+        }
     if node == "report":
-        return {"initial_query": row["question"],
-                "facts": "\n".join(f"- [unverified] {f['text']} (source: {f['source_url']})" for f in row["facts"]),
-                "final_assessment": "the facts cover the question", "research_journey": "searched and read the sources"}
-    from modules.relevance.analyzer import _as_data as results_as_data
-    from modules.relevance.schema import ResearchPlan, SearchResultIn
-
-    return {"query": row["question"], "research_plan": ResearchPlan.parse(row.get("plan")).as_text(),
-            "results": results_as_data([SearchResultIn.model_validate(r) for r in row["results"]])}
+        return {
+            "initial_query": row["question"],
+            "facts": "\n".join(
+                f"- [unverified] {f['text']} (source: {f['source_url']})" for f in row["facts"]
+            ),
+            "final_assessment": "the facts cover the question",
+            "research_journey": "searched and read the sources",
+        }
+    return {
+        "query": row["question"],
+        "research_plan": ResearchPlan.parse(row.get("plan")).as_text(),
+        "results": results_as_data([SearchResultIn.model_validate(r) for r in row["results"]]),
+    }
 
 
 # ----- metrics -----------------------------------------------------------------------------
@@ -120,7 +139,11 @@ def answer_scores(gold: str, predicted: str) -> dict[str, float]:
 
 def _same_sentence(a: str, b: str) -> bool:
     na, nb = normalise(a), normalise(b)
-    return na == nb or (len(na) > 20 and (na in nb or nb in na)) or overlap_f1(content_terms(a), content_terms(b)) >= 0.8
+    return (
+        na == nb
+        or (len(na) > 20 and (na in nb or nb in na))
+        or overlap_f1(content_terms(a), content_terms(b)) >= 0.8
+    )
 
 
 def metric_decision(gold: dspy.Example, pred, trace=None, pred_name=None, pred_trace=None) -> dspy.Prediction:
@@ -130,23 +153,46 @@ def metric_decision(gold: dspy.Example, pred, trace=None, pred_name=None, pred_t
     want = row["gold_action"]
     if want == "send_to_hitl":
         ok = action == "send_to_hitl"
-        return dspy.Prediction(score=float(ok), action_accuracy=float(ok),
-                               feedback="correct: both gold paragraphs are read, hand over" if ok else
-                               f"wrong: both gold paragraphs are already read; expected send_to_hitl, got {action}")
+        return dspy.Prediction(
+            score=float(ok),
+            action_accuracy=float(ok),
+            feedback="correct: both gold paragraphs are read, hand over"
+            if ok
+            else f"wrong: both gold paragraphs are already read; expected send_to_hitl, got {action}",
+        )
     if want == "crawl_url":
         if action != "crawl_url":
-            return dspy.Prediction(score=0.0, action_accuracy=0.0,
-                                   feedback=f"expected crawl_url of one of {row['acceptable']}, got {action} {arg!r}")
+            return dspy.Prediction(
+                score=0.0,
+                action_accuracy=0.0,
+                feedback=f"expected crawl_url of one of {row['acceptable']}, got {action} {arg!r}",
+            )
         ok = arg in row["acceptable"]
-        return dspy.Prediction(score=1.0 if ok else 0.5, action_accuracy=1.0, argument_quality=float(ok),
-                               feedback="correct URL" if ok else
-                               f"right action, wrong URL {arg!r}; a gold page is among the candidates: {row['acceptable']}")
+        return dspy.Prediction(
+            score=1.0 if ok else 0.5,
+            action_accuracy=1.0,
+            argument_quality=float(ok),
+            feedback="correct URL"
+            if ok
+            else f"right action, wrong URL {arg!r}; a gold page is among the candidates: {row['acceptable']}",
+        )
     if not action.startswith("search_"):
-        return dspy.Prediction(score=0.0, action_accuracy=0.0,
-                               feedback=f"expected a search naming one of {row['acceptable']}, got {action}")
+        return dspy.Prediction(
+            score=0.0,
+            action_accuracy=0.0,
+            feedback=f"expected a search naming one of {row['acceptable']}, got {action}",
+        )
     hit = query_retrieves_gold(arg, row)
-    return dspy.Prediction(score=1.0 if hit else 0.5, action_accuracy=1.0, query_quality=float(hit), feedback=("the query retrieves a gold paragraph" if hit else
-                           f"the query {arg!r} does not retrieve a missing gold paragraph ({row['acceptable']}) in the top 3"))
+    return dspy.Prediction(
+        score=1.0 if hit else 0.5,
+        action_accuracy=1.0,
+        query_quality=float(hit),
+        feedback=(
+            "the query retrieves a gold paragraph"
+            if hit
+            else f"the query {arg!r} does not retrieve a missing gold paragraph ({row['acceptable']}) in the top 3"
+        ),
+    )
 
 
 def query_retrieves_gold(query: str, row: dict, k: int = 3) -> bool:
@@ -171,7 +217,11 @@ def metric_analyzer(gold: dspy.Example, pred, trace=None, pred_name=None, pred_t
     facts = analysis.extracted_info
     found = [g for g in row["gold_facts"] if any(_same_sentence(g, f) for f in facts)]
     recall = len(found) / len(row["gold_facts"]) if row["gold_facts"] else float(not facts)
-    precision = (sum(any(_same_sentence(f, g) for g in row["gold_facts"]) for f in facts) / len(facts)) if facts else float(not row["gold_facts"])
+    precision = (
+        (sum(any(_same_sentence(f, g) for g in row["gold_facts"]) for f in facts) / len(facts))
+        if facts
+        else float(not row["gold_facts"])
+    )
     f1 = 0.0 if not (recall + precision) else 2 * recall * precision / (recall + precision)
     answered_ok = bool(analysis.answered) == row["answered"]
     flagged = bool(analysis.inconsistencies_found)
@@ -182,47 +232,74 @@ def metric_analyzer(gold: dspy.Example, pred, trace=None, pred_name=None, pred_t
     if missing:
         problems.append("missed facts: " + " | ".join(m[:120] for m in missing))
     if facts and precision < 1:
-        problems.append(f"{round((1 - precision) * len(facts))} extracted statements are not supporting facts")
+        problems.append(
+            f"{round((1 - precision) * len(facts))} extracted statements are not supporting facts"
+        )
     if not answered_ok:
         problems.append(f"answered should be {row['answered']}")
     if not conflict_ok:
-        problems.append("the page contradicts memory; report the inconsistency" if row["inconsistent"]
-                        else "no inconsistency here")
-    return dspy.Prediction(score=score, feedback="; ".join(problems) or "all correct", fact_recall=recall, fact_precision=precision,
-                           answered_accuracy=float(answered_ok), inconsistency_accuracy=float(conflict_ok))
+        problems.append(
+            "the page contradicts memory; report the inconsistency"
+            if row["inconsistent"]
+            else "no inconsistency here"
+        )
+    return dspy.Prediction(
+        score=score,
+        feedback="; ".join(problems) or "all correct",
+        fact_recall=recall,
+        fact_precision=precision,
+        answered_accuracy=float(answered_ok),
+        inconsistency_accuracy=float(conflict_ok),
+    )
 
 
 def metric_report(gold: dspy.Example, pred, trace=None, pred_name=None, pred_trace=None) -> dspy.Prediction:
     s = answer_scores(gold.row["answer"], pred.report.answer)
     score = max(s["f1"], s["containment"])
-    feedback = ("the answer contains the gold answer" if s["containment"] else
-                f"the gold answer is {gold.row['answer']!r}; state it plainly")
+    feedback = (
+        "the answer contains the gold answer"
+        if s["containment"]
+        else f"the gold answer is {gold.row['answer']!r}; state it plainly"
+    )
     return dspy.Prediction(score=score, feedback=feedback, **s)
 
 
-def metric_relevance(gold: dspy.Example, pred, trace=None, pred_name=None, pred_trace=None) -> dspy.Prediction:
+def metric_relevance(
+    gold: dspy.Example, pred, trace=None, pred_name=None, pred_trace=None
+) -> dspy.Prediction:
     row = gold.row
     results = pred.results
     top2 = {r.id for r in results[:2]}
     both = top2 == set(row["gold_ids"])
     gold_results = [r for r in results if r.id in row["gold_ids"]]
-    hits = [any(_same_sentence(r.sentence, g) for g in row["gold_sentences"]) for r in gold_results if r.sentence]
+    hits = [
+        any(_same_sentence(r.sentence, g) for g in row["gold_sentences"]) for r in gold_results if r.sentence
+    ]
     hit_rate = sum(hits) / len(row["gold_ids"])
-    problems = [] if both else [f"the two gold passages ({', '.join(row['gold_ids'])}) should rank first and second"]
+    problems = (
+        [] if both else [f"the two gold passages ({', '.join(row['gold_ids'])}) should rank first and second"]
+    )
     if hit_rate < 1:
         problems.append("anchor the supporting sentence of each gold passage")
-    return dspy.Prediction(score=0.5 * both + 0.5 * hit_rate, feedback="; ".join(problems) or "all correct",
-                           both_gold_at_2=float(both), sentence_hit=hit_rate)
+    return dspy.Prediction(
+        score=0.5 * both + 0.5 * hit_rate,
+        feedback="; ".join(problems) or "all correct",
+        both_gold_at_2=float(both),
+        sentence_hit=hit_rate,
+    )
 
 
 def metric_judge(gold: dspy.Example, pred, trace=None, pred_name=None, pred_trace=None) -> dspy.Prediction:
-    from .judge import metric
-
-    return metric(gold, pred, trace, pred_name, pred_trace)
+    return judge.metric(gold, pred, trace, pred_name, pred_trace)
 
 
-METRICS: dict[str, Callable] = {"decision": metric_decision, "analyzer": metric_analyzer, "report": metric_report,
-                                "relevance": metric_relevance, "judge": metric_judge}
+METRICS: dict[str, Callable] = {
+    "decision": metric_decision,
+    "analyzer": metric_analyzer,
+    "report": metric_report,
+    "relevance": metric_relevance,
+    "judge": metric_judge,
+}
 
 
 # ----- runners ------------------------------------------------------------------------------
@@ -233,11 +310,7 @@ class BaselineRunner:
         self.node, self.embedder = node, embedder or LocalEmbedder()
         self._judge = None
         if node == "judge":  # the offline analyzer, which analyses a whole set in batches
-            from modules.response import ResponseAnalyzer
-
-            from .judge import BaselineJudge
-
-            self._judge = BaselineJudge(ResponseAnalyzer(embedder=self.embedder))
+            self._judge = judge.BaselineJudge(ResponseAnalyzer(embedder=self.embedder))
 
     def prepare(self, examples: list[dspy.Example]) -> None:
         if self._judge is not None:
@@ -251,32 +324,66 @@ class BaselineRunner:
             return dspy.Prediction(decision=BaselineDecision(self.embedder)(self._thread(row)))
         if self.node == "analyzer":
             page = row["page"]
-            memory = Memory(self.embedder, [Fact(fact_id=f"m{i}", text=m["text"], quote=m["text"], source_url=m["source_url"],
-                                                 step=0, confidence=1.0) for i, m in enumerate(row["memory"])])
+            memory = Memory(
+                self.embedder,
+                [
+                    Fact(
+                        fact_id=f"m{i}",
+                        text=m["text"],
+                        quote=m["text"],
+                        source_url=m["source_url"],
+                        step=0,
+                        confidence=1.0,
+                    )
+                    for i, m in enumerate(row["memory"])
+                ],
+            )
             thread = Thread(question=row["question"], engines=["local"], step=1)
             thread.titles = {m["source_url"]: "" for m in row["memory"]}
-            analysis, facts = BaselineAnalyzer(self.embedder)(thread, [Source(url=page["url"], title=page["title"], text=page["text"])], memory)
+            analysis, facts = BaselineAnalyzer(self.embedder)(
+                thread, [Source(url=page["url"], title=page["title"], text=page["text"])], memory
+            )
             _, conflicts = memory.add(facts, 1)
             analysis.inconsistencies_found = "; ".join(conflicts) or None
             return dspy.Prediction(analysis=analysis)
         if self.node == "report":
-            memory = Memory(self.embedder, [Fact(fact_id=f"f{i}", text=f["text"], quote=f["text"], source_url=f["source_url"],
-                                                 step=1, confidence=1.0) for i, f in enumerate(row["facts"])])
+            memory = Memory(
+                self.embedder,
+                [
+                    Fact(
+                        fact_id=f"f{i}",
+                        text=f["text"],
+                        quote=f["text"],
+                        source_url=f["source_url"],
+                        step=1,
+                        confidence=1.0,
+                    )
+                    for i, f in enumerate(row["facts"])
+                ],
+            )
             thread = Thread(question=row["question"], engines=["local"], step=1)
             thread.last_analysis = Analysis(confidence_score=0.9, answered=True)
             return dspy.Prediction(report=BaselineReport()(thread, memory, "searched and read the sources"))
-        from modules.relevance.analyzer import RelevanceAnalyzer
-
-        out = RelevanceAnalyzer(embedder=self.embedder).rerank(row["question"], row.get("plan"), row["results"])
+        out = RelevanceAnalyzer(embedder=self.embedder).rerank(
+            row["question"], row.get("plan"), row["results"]
+        )
         return dspy.Prediction(results=out.results)
 
     def _thread(self, row: dict) -> Thread:
         state = row["state"]
-        thread = Thread(question=row["question"], engines=state["engines"], step=state["step"],
-                        queries=list(state["queries"]), read_urls=set(state["read_urls"]), titles=dict(state["titles"]),
-                        searched_entities=set(state["searched_entities"]), candidate_urls=list(state["candidate_urls"]),
-                        no_progress_steps=state["no_progress_steps"], history=list(state["history"]),
-                        constraints=list(state["constraints"]))
+        thread = Thread(
+            question=row["question"],
+            engines=state["engines"],
+            step=state["step"],
+            queries=list(state["queries"]),
+            read_urls=set(state["read_urls"]),
+            titles=dict(state["titles"]),
+            searched_entities=set(state["searched_entities"]),
+            candidate_urls=list(state["candidate_urls"]),
+            no_progress_steps=state["no_progress_steps"],
+            history=list(state["history"]),
+            constraints=list(state["constraints"]),
+        )
         if state["last_analysis"]:
             thread.last_analysis = Analysis.model_validate(state["last_analysis"])
         if thread.queries:
@@ -296,16 +403,17 @@ class ProgramRunner:
             prediction = self.program(**example.inputs())
         if self.node != "relevance":
             return prediction
-        from modules.relevance.analyzer import RelevanceAnalyzer
-        from modules.relevance.schema import SearchResultIn
-
         row = example.row
         results = [SearchResultIn.model_validate(r) for r in row["results"]]
-        ranked = RelevanceAnalyzer(embedder=self.embedder or LocalEmbedder()).from_rankings(row["question"], results, prediction.rankings)
+        ranked = RelevanceAnalyzer(embedder=self.embedder or LocalEmbedder()).from_rankings(
+            row["question"], results, prediction.rankings
+        )
         return dspy.Prediction(results=ranked.results)
 
 
-def evaluate(node: str, runner: Callable[[dspy.Example], dspy.Prediction], examples: list[dspy.Example]) -> tuple[float, list[dict]]:
+def evaluate(
+    node: str, runner: Callable[[dspy.Example], dspy.Prediction], examples: list[dspy.Example]
+) -> tuple[float, list[dict]]:
     """Mean score and one row per example (score, feedback, error); a failing example scores 0."""
     rows = []
     metric = METRICS[node]
@@ -314,26 +422,63 @@ def evaluate(node: str, runner: Callable[[dspy.Example], dspy.Prediction], examp
     for i, ex in enumerate(examples):
         try:
             result = metric(ex, runner(ex))
-            extra = {k: float(v) for k, v in result.items() if k not in ("score", "feedback") and isinstance(v, (int, float))}
-            rows.append({"example": i, "qid": ex.row.get("qid"), "score": float(result.score), "feedback": result.feedback,
-                         "error": None, **extra})
+            extra = {
+                k: float(v)
+                for k, v in result.items()
+                if k not in ("score", "feedback") and isinstance(v, (int, float))
+            }
+            rows.append(
+                {
+                    "example": i,
+                    "qid": ex.row.get("qid"),
+                    "score": float(result.score),
+                    "feedback": result.feedback,
+                    "error": None,
+                    **extra,
+                }
+            )
         except Exception as exc:  # noqa: BLE001 - an unparseable LM answer is a zero, with its reason
-            rows.append({"example": i, "qid": ex.row.get("qid"), "score": 0.0, "feedback": "", "error": f"{type(exc).__name__}: {str(exc)[:300]}"})
+            rows.append(
+                {
+                    "example": i,
+                    "qid": ex.row.get("qid"),
+                    "score": 0.0,
+                    "feedback": "",
+                    "error": f"{type(exc).__name__}: {str(exc)[:300]}",
+                }
+            )
     return (float(np.mean([r["score"] for r in rows])) if rows else 0.0), rows
 
 
 EVALUATIONS_SCHEMA = {
-    "node": pl.String, "program": pl.String, "program_version": pl.String, "split": pl.String, "example": pl.Int64,
-    "qid": pl.String, "score": pl.Float64, "feedback": pl.String, "error": pl.String, "metrics": pl.String,
+    "node": pl.String,
+    "program": pl.String,
+    "program_version": pl.String,
+    "split": pl.String,
+    "example": pl.Int64,
+    "qid": pl.String,
+    "score": pl.Float64,
+    "feedback": pl.String,
+    "error": pl.String,
+    "metrics": pl.String,
 }
 _ROW_KEYS = set(EVALUATIONS_SCHEMA) - {"metrics"}
 
 
 def evaluations_frame(rows: list[dict]) -> pl.DataFrame:
     """The ``evaluations`` table: the metric's parts (fact_recall, f1...) go into the ``metrics`` JSON."""
-    return frame([{**{k: r.get(k) for k in _ROW_KEYS},
-                   "metrics": json.dumps({k: v for k, v in r.items() if k not in _ROW_KEYS and isinstance(v, float)})}
-                  for r in rows], EVALUATIONS_SCHEMA)
+    return frame(
+        [
+            {
+                **{k: r.get(k) for k in _ROW_KEYS},
+                "metrics": json.dumps(
+                    {k: v for k, v in r.items() if k not in _ROW_KEYS and isinstance(v, float)}
+                ),
+            }
+            for r in rows
+        ],
+        EVALUATIONS_SCHEMA,
+    )
 
 
 def breakdown(rows: list[dict]) -> dict[str, dict[str, float]]:
@@ -346,6 +491,12 @@ def breakdown(rows: list[dict]) -> dict[str, dict[str, float]]:
     skip = {"example", "qid", "feedback", "error", "node", "program", "program_version", "split"}
     for key, rs in groups.items():
         metrics = sorted({k for r in rs for k, v in r.items() if k not in skip and isinstance(v, float)})
-        out[key] = {"examples": len(rs), "errors": sum(bool(r["error"]) for r in rs),
-                    **{m: round(sum(r[m] for r in rs if m in r) / max(sum(m in r for r in rs), 1), 4) for m in metrics}}
+        out[key] = {
+            "examples": len(rs),
+            "errors": sum(bool(r["error"]) for r in rs),
+            **{
+                m: round(sum(r[m] for r in rs if m in r) / max(sum(m in r for r in rs), 1), 4)
+                for m in metrics
+            },
+        }
     return out

@@ -1,0 +1,96 @@
+"""The ``runs`` table: one row per run, written last by every flow, so that its partition marks a
+committed run (see :class:`~modules.store.RunWriter`); and :class:`RunKind`, what a row's
+``flow`` column names, shared by the flows that write runs and the reports that read them.
+
+Schema documented in datasets/README.md; ``run_id`` is the hive partition.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from enum import StrEnum
+
+import polars as pl
+
+from . import RUNS_TABLE, ParquetStore, frame
+
+
+class RunKind(StrEnum):
+    """The kind of a run, as its ``runs.flow`` says (``sleuth runs`` lists it; reports pick their
+    sections by it). The values are the stored ones; they are not the Prefect flow names."""
+
+    ANALYZE = "analyze"
+    REANALYZE = "reanalyze"
+    COLLECT = "collect"
+    MONITOR = "monitor"
+    RESEARCH = "research"
+    RESEARCH_BATCH = "research-batch"
+    FEEDBACK = "feedback"
+    RERANK_BATCH = "rerank-batch"
+    OPTIMIZE = "optimize"
+    EVALUATE = "evaluate"
+
+    @classmethod
+    def of(cls, flow: str | None) -> RunKind | None:
+        """The kind a stored ``flow`` value names; None for one this version does not know."""
+        try:
+            return cls(flow)
+        except ValueError:
+            return None
+
+
+RUNS_SCHEMA = {
+    "flow": pl.String,
+    "started_at": pl.Datetime("us", "UTC"),
+    "completed_at": pl.Datetime("us", "UTC"),
+    "duration_s": pl.Float64,
+    "input_path": pl.String,
+    "ground_truth_path": pl.String,
+    "total": pl.Int64,
+    "succeeded": pl.Int64,
+    "failed": pl.Int64,
+    "flagged": pl.Int64,
+    "fallback": pl.Int64,
+    "config_hash": pl.String,
+    "config_json": pl.String,
+    "analyzer_version": pl.String,
+    "embedding_model": pl.String,
+    "ground_truth_versions": pl.String,
+    "query_set_id": pl.String,
+    "query_set_version": pl.String,
+    "providers": pl.String,
+    "flow_run_id": pl.String,
+    "deployment": pl.String,
+    "resumed_from": pl.String,
+    "stopped": pl.String,
+}
+
+
+def runs_frame(kind: RunKind, started_at: datetime, **fields) -> pl.DataFrame:
+    """The one ``runs`` row of a run of ``kind`` that started at ``started_at`` and completes now."""
+    now = datetime.now(UTC)
+    return frame(
+        [
+            {
+                "flow": str(kind),
+                "started_at": started_at,
+                "completed_at": now,
+                "duration_s": round((now - started_at).total_seconds(), 3),
+                **fields,
+            }
+        ],
+        RUNS_SCHEMA,
+    )
+
+
+def is_committed(store: ParquetStore, run_id: str) -> bool:
+    """Whether the run was written: its ``runs`` partition exists."""
+    return store.run_exists(run_id, (RUNS_TABLE,))
+
+
+def read_of_kind(store: ParquetStore, table: str, kind: RunKind) -> pl.DataFrame:
+    """``table`` rows of the runs of one kind (``runs.flow``), e.g. earlier monitor runs."""
+    runs, rows = store.read(RUNS_TABLE), store.read(table)
+    if runs.is_empty() or rows.is_empty():
+        return pl.DataFrame()
+    return rows.filter(pl.col("run_id").is_in(runs.filter(pl.col("flow") == str(kind))["run_id"].to_list()))
