@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field
 
 from flows.runtime import (
     FLOW_TIMEOUT_S,
-    FlowResult,
+    CountedRun,
     artifact_key,
     begin_run,
     publish_run_report,
@@ -42,18 +42,10 @@ from modules.store.runs import RunKind
 
 
 @dataclass
-class AnalysisRun(FlowResult):
+class AnalysisRun(CountedRun):
     """What ``analyze-responses``, ``reanalyze-run`` return: the run, its tables and totals, and the
     per-domain summary rows."""
 
-    run_id: str
-    data_dir: str
-    paths: dict[str, str]
-    total: int
-    succeeded: int
-    failed: int
-    flagged: int
-    fallback: int
     summaries: list[dict]
 
 

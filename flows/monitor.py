@@ -22,7 +22,7 @@ from prefect.cache_policies import NO_CACHE
 from flows.analyze import JudgeOptions, analyze_records, summary_artifact, with_judge
 from flows.runtime import (
     FLOW_TIMEOUT_S,
-    FlowResult,
+    CountedRun,
     IncompleteRun,
     artifact_key,
     begin_run,
@@ -48,35 +48,19 @@ from modules.store.runs import RunKind, read_of_kind, runs_frame
 
 
 @dataclass
-class CollectionRun(FlowResult):
+class CollectionRun(CountedRun):
     """What ``collect-responses`` returns: the run, its tables, totals and one row per provider."""
 
-    run_id: str
-    data_dir: str
-    paths: dict[str, str]
-    total: int
-    succeeded: int
-    failed: int
-    flagged: int
-    fallback: int
     query_set_id: str
     resumed_from: str | None
     collections: list[dict]
 
 
 @dataclass
-class MonitorRun(FlowResult):
+class MonitorRun(CountedRun):
     """What ``monitor-domain`` returns: as :class:`CollectionRun`, with the per-domain and
     per-provider summary rows (none when the run stopped before its analysis)."""
 
-    run_id: str
-    data_dir: str
-    paths: dict[str, str]
-    total: int
-    succeeded: int
-    failed: int
-    flagged: int
-    fallback: int
     query_set_id: str
     resumed_from: str | None
     summaries: list[dict]

@@ -173,6 +173,21 @@ class FlowResult:
         return dataclasses.asdict(self)
 
 
+@dataclasses.dataclass
+class CountedRun(FlowResult):
+    """The first fields of a run that counts its items as its ``runs`` row does (analyses,
+    collections, monitors): its id, data dir, committed table paths and totals."""
+
+    run_id: str
+    data_dir: str
+    paths: dict[str, str]
+    total: int
+    succeeded: int
+    failed: int
+    flagged: int
+    fallback: int
+
+
 def prefect_run_fields() -> dict[str, str | None]:
     """The Prefect flow run and deployment this code runs in (None outside a flow run): they
     go into the ``runs`` row, so a sleuth run can be traced to the Prefect run that made it."""

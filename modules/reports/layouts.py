@@ -34,31 +34,28 @@ class Layout:
     figures: Figures | None = None
 
 
+def _any_kind(function: Callable):
+    """``function(store, run_id)`` as a layout function, which is also given the run's kind."""
+    return lambda store, run_id, kind: function(store, run_id)
+
+
 RESPONSE = Layout(
-    "response analysis", response_sections, lambda s, r, k: md.response_markdown(s, r), md.response_figures
+    "response analysis", response_sections, _any_kind(md.response_markdown), md.response_figures
 )
 RESEARCH = Layout(
-    "research",
-    lambda s, r, k: research_sections(s, r),
-    lambda s, r, k: md.research_markdown(s, r),
-    lambda s, r, k: md.research_figures(s, r),
+    "research", _any_kind(research_sections), _any_kind(md.research_markdown), _any_kind(md.research_figures)
 )
 RERANKING = Layout(
-    "reranking",
-    lambda s, r, k: rerank_sections(s, r),
-    lambda s, r, k: md.rerank_markdown(s, r),
-    lambda s, r, k: md.rerank_figures(s, r),
+    "reranking", _any_kind(rerank_sections), _any_kind(md.rerank_markdown), _any_kind(md.rerank_figures)
 )
 COLLECTION = Layout(
     "answer collection",
-    lambda s, r, k: collect_sections(s, r),
-    lambda s, r, k: md.collect_markdown(s, r),
-    lambda s, r, k: md.collect_figures(s, r),
+    _any_kind(collect_sections),
+    _any_kind(md.collect_markdown),
+    _any_kind(md.collect_figures),
 )
 EVALUATION = Layout(
-    "program evaluation",
-    lambda s, r, k: evaluation_sections(s, r),
-    figures=lambda s, r, k: md.evaluation_figures(s, r),
+    "program evaluation", _any_kind(evaluation_sections), figures=_any_kind(md.evaluation_figures)
 )
 
 LAYOUTS: dict[RunKind, Layout] = {

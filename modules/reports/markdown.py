@@ -175,68 +175,33 @@ def rerank_markdown(store: ParquetStore, run_id: str) -> str:
 
 
 # ----- the figures table (a Prefect table artifact): (frame, columns) per kind of run -----------
+RESPONSE_FIGURES = set(
+    "domain query_set_id provider model query_count error_count refusal_count accuracy_rank".split()
+)
+
+
 def response_figures(store: ParquetStore, run_id: str, kind: RunKind) -> tuple[pl.DataFrame, list[str]]:
-    frame = (
-        store.read("provider_summaries", run_id)
-        if kind == RunKind.MONITOR
-        else store.read("summaries", run_id)
-    )
-    keys = [
-        c
-        for c in frame.columns
-        if c
-        in (
-            "domain",
-            "query_set_id",
-            "provider",
-            "model",
-            "query_count",
-            "error_count",
-            "refusal_count",
-            "accuracy_rank",
-        )
-        or c.endswith(("_mean", "_delta", "_rate"))
-    ]
+    frame = store.read("provider_summaries" if kind == RunKind.MONITOR else "summaries", run_id)
+    keys = [c for c in frame.columns if c in RESPONSE_FIGURES or c.endswith(("_mean", "_delta", "_rate"))]
     return frame, keys
 
 
-def research_figures(store: ParquetStore, run_id: str) -> tuple[pl.DataFrame, list[str]]:
-    return store.read("reports", run_id), [
-        "question_id",
-        "question",
-        "status",
-        "confidence",
-        "stop_reason",
-        "duration_s",
-    ]
+def rows_of(table: str, columns: str):
+    """A figures function: the run's rows of ``table``, these (space-separated) columns."""
+
+    def figures(store: ParquetStore, run_id: str) -> tuple[pl.DataFrame, list[str]]:
+        return store.read(table, run_id), columns.split()
+
+    return figures
 
 
-def collect_figures(store: ParquetStore, run_id: str) -> tuple[pl.DataFrame, list[str]]:
-    return store.read("collections", run_id), [
-        "provider",
-        "model",
-        "status",
-        "answered",
-        "refusals",
-        "empty",
-        "errors",
-        "cost_usd",
-        "error",
-    ]
-
-
-def rerank_figures(store: ParquetStore, run_id: str) -> tuple[pl.DataFrame, list[str]]:
-    return store.read("rerankings", run_id), [
-        "item_id",
-        "rank",
-        "score",
-        "kept",
-        "title",
-        "direct_relevance",
-        "depth",
-        "plan_alignment",
-        "unexpectedness",
-    ]
+research_figures = rows_of("reports", "question_id question status confidence stop_reason duration_s")
+collect_figures = rows_of(
+    "collections", "provider model status answered refusals empty errors cost_usd error"
+)
+rerank_figures = rows_of(
+    "rerankings", "item_id rank score kept title direct_relevance depth plan_alignment unexpectedness"
+)
 
 
 def evaluation_figures(store: ParquetStore, run_id: str) -> tuple[pl.DataFrame, list[str]]:
