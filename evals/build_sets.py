@@ -135,6 +135,7 @@ def analyzer_examples(q: Question) -> list[dict]:
 def decision_examples(questions: list[Question], max_steps: int = 6) -> dict[str, list[dict]]:
     """States along the baseline loop's trajectories, labeled with the gold next action."""
     from modules.research.loop import Limits, Researcher
+    from modules.research.prompts import MAX_CANDIDATES, analyzer_report, research_history
     from modules.tools.crawl import CrawlConfig, fetch_all
     from modules.tools.local_index import LocalSearch
 
@@ -160,15 +161,11 @@ def decision_examples(questions: list[Question], max_steps: int = 6) -> dict[str
                     "qid": q.qid,
                     "question": q.question,
                     "step": thread.step,
-                    "analyzer_report": (
-                        f"confidence {a.confidence_score}; answered: {a.answered}; {a.assessment}; suggestions: "
-                        + "; ".join(a.suggestions_for_next_step)
-                    )
-                    if a
-                    else "(no analysis yet)",
-                    "research_history": "\n".join(thread.history[-8:]) or "(first step)",
+                    # the Decision node's inputs, as the loop builds them
+                    "analyzer_report": analyzer_report(a),
+                    "research_history": research_history(thread.history),
                     "memory_summary": memory.summary(),
-                    "candidate_urls": unread_candidates[:25],
+                    "candidate_urls": unread_candidates[:MAX_CANDIDATES],
                     "gold_action": action,
                     "acceptable": acceptable,
                     "gold_urls": sorted(q.gold_urls),

@@ -28,8 +28,8 @@ from ..relevance.analyzer import RelevanceAnalyzer, results_as_data
 from ..relevance.anchor import normalise
 from ..relevance.schema import ResearchPlan, SearchResultIn
 from ..research.baseline import BaselineAnalyzer, BaselineDecision, BaselineReport, Thread
-from ..research.loop import documents_as_data
 from ..research.memory import Memory
+from ..research.prompts import analyzer_inputs, decision_inputs, fact_lines, report_inputs
 from ..research.schema import Analysis, Fact, Source
 from ..response import ResponseAnalyzer
 from ..store import frame
@@ -85,34 +85,32 @@ def load_examples(node: str, path: str | Path | None = None, part: str = "dev") 
 
 
 def _inputs(node: str, row: dict) -> dict[str, Any]:
+    """The node's inputs for a labeled row, built as the research loop builds them (rows written
+    by evals/build_sets.py keep the Decision node's formatted fields)."""
     if node == "decision":
-        return {
-            "initial_query": row["question"],
-            "analyzer_report": row["analyzer_report"],
-            "research_history": row["research_history"],
-            "memory_summary": row["memory_summary"],
-            "candidate_urls": row["candidate_urls"],
-            "available_actions": ["search_local", "crawl_url", "send_to_hitl"],
-        }
+        return decision_inputs(
+            row["question"],
+            [],
+            row["analyzer_report"],
+            row["research_history"],
+            row["memory_summary"],
+            row["candidate_urls"],
+            ["search_local", "crawl_url", "send_to_hitl"],
+        )
     if node == "analyzer":
         page = row["page"]
-        return {
-            "initial_query": row["question"],
-            "documents": documents_as_data([Source(url=page["url"], title=page["title"], text=page["text"])]),
-            "shared_memory": "\n".join(
-                f"- [unverified] {m['text']} (source: {m['source_url']})" for m in row["memory"]
-            )
-            or "(no facts yet)",
-        }
+        return analyzer_inputs(
+            row["question"],
+            [Source(url=page["url"], title=page["title"], text=page["text"])],
+            fact_lines(("unverified", m["text"], m["source_url"]) for m in row["memory"]),
+        )
     if node == "report":
-        return {
-            "initial_query": row["question"],
-            "facts": "\n".join(
-                f"- [unverified] {f['text']} (source: {f['source_url']})" for f in row["facts"]
-            ),
-            "final_assessment": "the facts cover the question",
-            "research_journey": "searched and read the sources",
-        }
+        return report_inputs(
+            row["question"],
+            fact_lines(("unverified", f["text"], f["source_url"]) for f in row["facts"]),
+            "the facts cover the question",
+            "searched and read the sources",
+        )
     return {
         "query": row["question"],
         "research_plan": ResearchPlan.parse(row.get("plan")).as_text(),

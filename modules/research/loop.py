@@ -9,7 +9,6 @@ citations are checked against the sources this thread retrieved; others are remo
 
 from __future__ import annotations
 
-import html
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -25,10 +24,18 @@ from ..tools.crawl import Page
 from ..tools.search import SearchBackend
 from .baseline import BaselineAnalyzer, BaselineDecision, BaselineReport, Thread
 from .memory import Memory
+from .prompts import (
+    DOC_CHARS,
+    REPORT_FACTS,
+    analyzer_inputs,
+    analyzer_report,
+    decision_inputs,
+    final_assessment,
+    report_inputs,
+    research_history,
+)
 from .schema import Analysis, Decision, Report, Source
 from .signatures import AnalyzeResults, DecideNextAction, WriteReport
-
-DOC_CHARS = 4000  # per document in the Analyzer's LM prompt
 
 
 @dataclass
@@ -151,21 +158,15 @@ class Researcher:
     # ----- nodes -------------------------------------------------------------------------
     def _decide(self, thread: Thread, memory: Memory, log: list[str]) -> tuple[Decision, StepRecord]:
         t = time.monotonic()
-        a = thread.last_analysis
-        inputs = {
-            "initial_query": thread.question
-            + "".join(f"\nConstraint from the user: {c}" for c in thread.constraints),
-            "analyzer_report": (
-                f"confidence {a.confidence_score}; answered: {a.answered}; {a.assessment}; suggestions: "
-                + "; ".join(a.suggestions_for_next_step)
-            )
-            if a
-            else "(no analysis yet)",
-            "research_history": "\n".join(thread.history[-8:]) or "(first step)",
-            "memory_summary": memory.summary(),
-            "candidate_urls": [u for u in thread.candidate_urls if u not in thread.read_urls][:25],
-            "available_actions": [f"search_{e}" for e in thread.engines] + ["crawl_url", "send_to_hitl"],
-        }
+        inputs = decision_inputs(
+            thread.question,
+            thread.constraints,
+            analyzer_report(thread.last_analysis),
+            research_history(thread.history),
+            memory.summary(),
+            [u for u in thread.candidate_urls if u not in thread.read_urls],
+            [f"search_{e}" for e in thread.engines] + ["crawl_url", "send_to_hitl"],
+        )
         call = self.runner.run(
             self.programs.get("decision"), inputs, "decision", lambda: self.decide_baseline(thread)
         )
@@ -309,11 +310,7 @@ class Researcher:
             baseline_facts.extend(facts)
             return analysis
 
-        inputs = {
-            "initial_query": thread.question,
-            "documents": documents_as_data(documents),
-            "shared_memory": memory.summary(),
-        }
+        inputs = analyzer_inputs(thread.question, documents, memory.summary())
         call = self.runner.run(
             self.programs.get("analyzer") if documents else None, inputs, "analysis", baseline
         )
@@ -361,13 +358,12 @@ class Researcher:
     ) -> tuple[Report, StepRecord]:
         t = time.monotonic()
         journey = journey_from(steps, stop_reason)
-        a = thread.last_analysis
-        inputs = {
-            "initial_query": thread.question,
-            "facts": memory.summary(limit=30),
-            "final_assessment": (f"confidence {a.confidence_score}; {a.assessment}" if a else "no analysis"),
-            "research_journey": journey,
-        }
+        inputs = report_inputs(
+            thread.question,
+            memory.summary(limit=REPORT_FACTS),
+            final_assessment(thread.last_analysis),
+            journey,
+        )
         call = self.runner.run(
             self.programs.get("report") if memory.facts else None,
             inputs,
@@ -394,17 +390,6 @@ class Researcher:
             cost_usd=call.cost_usd,
             duration_ms=round(1000 * (time.monotonic() - t), 1),
         )
-
-
-def documents_as_data(documents: list[Source]) -> str:
-    """Documents as delimited, escaped data: a page cannot close the tag or pose as the prompt."""
-    parts = []
-    for i, d in enumerate(documents, 1):
-        body = html.escape(d.text[:DOC_CHARS], quote=False)
-        parts.append(
-            f'<document index="{i}" url="{html.escape(d.url)}" title="{html.escape(d.title)}">\n{body}\n</document>'
-        )
-    return "\n".join(parts) or "(no documents)"
 
 
 def _attribute(analysis: Analysis, documents: list[Source]) -> list[tuple[str, str, float]]:

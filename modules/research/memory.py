@@ -14,6 +14,7 @@ import numpy as np
 
 from ..embeddings import Embedder
 from ..text import has_negation, numbers
+from .prompts import SUMMARY_FACTS, fact_lines
 from .schema import Fact
 
 SAME_TOPIC = 0.8
@@ -64,9 +65,7 @@ class Memory:
             added.append(fact)
         return added, conflicts
 
-    def summary(self, limit: int = 12) -> str:
-        """Facts for the Decision and Report nodes: text, status and source (no raw pages)."""
+    def summary(self, limit: int = SUMMARY_FACTS) -> str:
+        """Facts for the Decision, Analyzer and Report nodes: text, status and source (no raw pages)."""
         ranked = sorted(self.facts, key=lambda f: (f.status == "conflicting", -f.confidence))[:limit]
-        return (
-            "\n".join(f"- [{f.status}] {f.text} (source: {f.source_url})" for f in ranked) or "(no facts yet)"
-        )
+        return fact_lines((f.status, f.text, f.source_url) for f in ranked)
