@@ -18,6 +18,7 @@ import numpy as np
 from ..embeddings import Embedder
 from ..text import content_terms, split_sentences, stem, words
 from .memory import Memory
+from .prompts import ANSWERED_CONFIDENCE, MEDIUM_CONFIDENCE
 from .schema import Analysis, Decision, Report, Source
 
 ENTITY = re.compile(
@@ -304,7 +305,7 @@ class BaselineDecision:
         a = thread.last_analysis
         if not thread.queries:
             return self._search(thread, thread.question, "initial search for the question")
-        if a and a.confidence_score >= 0.85 and a.answered:
+        if a and a.confidence_score >= ANSWERED_CONFIDENCE and a.answered:
             return Decision(
                 next_action="send_to_hitl",
                 reasoning=f"Confidence is high ({a.confidence_score}) and the query is answered.",
@@ -365,7 +366,13 @@ class BaselineReport:
                 key_sources=[],
             )
         confidence = a.confidence_score if a else 0.0
-        level = "high" if confidence >= 0.85 else "medium" if confidence >= 0.5 else "low"
+        level = (
+            "high"
+            if confidence >= ANSWERED_CONFIDENCE
+            else "medium"
+            if confidence >= MEDIUM_CONFIDENCE
+            else "low"
+        )
         body = " ".join(f.text.rstrip() + f" [{i}]" for i, f in enumerate(ranked, 1))
         caveats = []
         if level != "high":

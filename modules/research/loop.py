@@ -25,6 +25,7 @@ from ..tools.search import SearchBackend
 from .baseline import BaselineAnalyzer, BaselineDecision, BaselineReport, Thread
 from .memory import Memory
 from .prompts import (
+    ANSWERED_CONFIDENCE,
     DOC_CHARS,
     REPORT_FACTS,
     analyzer_inputs,
@@ -146,7 +147,7 @@ class Researcher:
         confidence = thread.last_analysis.confidence_score if thread.last_analysis else 0.0
         status = (
             "answered"
-            if stop_reason == "decision" and confidence >= 0.85
+            if stop_reason == "decision" and confidence >= ANSWERED_CONFIDENCE
             else "handed_over"
             if stop_reason == "decision"
             else "incomplete"

@@ -21,6 +21,11 @@ MAX_CANDIDATES = 25
 SUMMARY_FACTS = 12
 REPORT_FACTS = 30
 
+#: The seed's stop rule: an analysis this confident that says the question is answered ends the
+#: research ("answered"); below it a report is "medium" confidence from 0.5.
+ANSWERED_CONFIDENCE = 0.85
+MEDIUM_CONFIDENCE = 0.5
+
 FIRST_STEP = "(first step)"
 NO_ANALYSIS = "(no analysis yet)"
 NO_FACTS = "(no facts yet)"
