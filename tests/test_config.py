@@ -63,7 +63,8 @@ def test_tiers_monotone_in_score(a, b, fair, d1, d2):
 
 
 def test_cli_options_and_set_overrides(tmp_path):
-    from flows.cli import _config, build_parser
+    from flows.cli import build_parser
+    from flows.cli.analysis import config_from
 
     f = tmp_path / "c.toml"
     f.write_text("[tiers]\ngood = 65\n")
@@ -87,7 +88,7 @@ def test_cli_options_and_set_overrides(tmp_path):
             "--stop-on-error",
         ]
     )
-    c = _config(args)
+    c = config_from(args)
     assert (c.tiers.good, c.accuracy.chunking_strategy, c.accuracy.method) == (65, "paragraphs", "cosine")
     assert c.completeness.similarity_threshold == 0.7 and c.completeness.require_all_required
     assert c.attribution.multi_mention_bonus == 5 and not c.batch.continue_on_error

@@ -131,7 +131,7 @@ def test_inputs_of_the_wrong_shape_are_one_line_errors(prefect_harness, tmp_path
 
 
 def test_empty_input_is_refused_and_a_zero_delta_has_no_sign(prefect_harness, tmp_path, capsys):
-    from flows.cli import _fmt
+    from flows.cli.output import fmt
     from modules.reports.html import delta
 
     empty = tmp_path / "empty.jsonl"
@@ -150,7 +150,7 @@ def test_empty_input_is_refused_and_a_zero_delta_has_no_sign(prefect_harness, tm
         == 2
     )
     assert "no records" in capsys.readouterr().err.strip().splitlines()[-1]
-    assert [_fmt(v) for v in (-0.0, -0.04, 0.04, -0.06, None)] == ["0.0", "0.0", "0.0", "-0.1", "-"]
+    assert [fmt(v) for v in (-0.0, -0.04, 0.04, -0.06, None)] == ["0.0", "0.0", "0.0", "-0.1", "-"]
     assert ">0.0<" in delta(-0.01) and ">-1.0<" in delta(-1.0) and ">+1.0<" in delta(1.0)
 
 

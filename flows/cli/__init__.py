@@ -1,0 +1,53 @@
+"""The ``sleuth`` command. Each subcommand parses options and calls a flow or a module; nothing else.
+
+One module per command area registers its subcommands; ``options`` declares the options they
+share, ``output`` how results are printed. Flows are imported inside the command handlers, so
+that ``sleuth --help`` answers without importing Prefect, DSPy or torch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from . import analysis, optimize, queries, rerank, research, runs
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="sleuth", description="Evidence-based research and AI-answer auditing."
+    )
+    parser.add_argument(
+        "--debug", action="store_true", help="show full tracebacks for input and option errors"
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    analysis.register(sub)  # analyze, reanalyze
+    research.register(sub)  # research, research-batch, feedback
+    rerank.register(sub)  # rerank, rerank-batch
+    optimize.register(sub)  # eval, optimize
+    queries.register(sub)  # queries generate|check|approve
+    analysis.register_collection(sub)  # collect, monitor
+    runs.register(sub)  # report, runs
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    if not os.environ.get("PREFECT_API_URL"):  # offline by default: the temporary server sends no telemetry
+        os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    args = build_parser().parse_args(argv)
+    if not args.debug:
+        from flows.runtime import quiet_user_errors
+
+        quiet_user_errors()
+    try:
+        return args.func(args)
+    except (ValueError, FileNotFoundError, FileExistsError) as exc:
+        if args.debug:
+            raise
+        print(f"sleuth: error: {exc}", file=sys.stderr)
+        return 2
+
+
+__all__ = ["build_parser", "main"]

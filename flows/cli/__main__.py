@@ -1,0 +1,7 @@
+"""``python -m flows.cli``: the ``sleuth`` command."""
+
+import sys
+
+from . import main
+
+sys.exit(main())

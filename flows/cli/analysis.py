@@ -1,0 +1,459 @@
+"""analyze, reanalyze, collect and monitor: the audit of AI answers against a site's pages."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from .options import add_data_dir, add_json, add_lm, add_run_id, add_run_outputs, add_task_runner
+from .output import percent, points, print_json, print_paths, print_table
+
+
+def _parse_value(raw: str) -> Any:
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError:
+        return raw
+
+
+def config_from(args: argparse.Namespace):
+    """The ``AnalyzerConfig`` of --config, --set and the named options."""
+    from modules.response import AnalyzerConfig
+
+    overrides: dict[str, Any] = {}
+    for item in args.set or []:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise SystemExit(f"sleuth: --set expects KEY=VALUE, got {item!r}")
+        overrides[key.strip()] = _parse_value(value.strip())
+    named = {
+        "accuracy.chunking_strategy": args.chunking,
+        "accuracy.aggregation": args.aggregation,
+        "accuracy.method": args.accuracy_method,
+        "completeness.similarity_threshold": args.claim_threshold,
+        "completeness.require_all_required": args.require_all_required or None,
+        "providers.embedding": args.embedding,
+        "providers.embedding_model": args.embedding_model,
+        "batch.concurrency": args.concurrency,
+        "batch.batch_size": args.batch_size,
+        "batch.continue_on_error": False if args.stop_on_error else None,
+    }
+    overrides.update({k: v for k, v in named.items() if v is not None})
+    return AnalyzerConfig.load(args.config, overrides)
+
+
+def _judge_options(args: argparse.Namespace):
+    """``--lm`` (or $SLEUTH_LM) on analyze, reanalyze and monitor: the LM judge; None without one."""
+    from flows.analyze import JudgeOptions
+    from modules.lm import LMSettings
+
+    settings = LMSettings.from_env(args.lm, args.lm_base_url)
+    if not settings.model:
+        return None
+    options = JudgeOptions(lm=settings.model, lm_base_url=settings.base_url, programs=args.programs)
+    options.resolve()  # an unusable --programs / program file fails before any work
+    return options
+
+
+def add_analysis_options(p: argparse.ArgumentParser, ground_truth_required: bool = True) -> None:
+    p.add_argument(
+        "--ground-truth",
+        required=ground_truth_required,
+        metavar="PAGES",
+        help="ground-truth pages: JSONL/Parquet of {url, text, title?, domain?} or a folder <domain>/**/*.{html,md,txt}"
+        + ("" if ground_truth_required else "; with --resume, the resumed run's by default"),
+    )
+    add_run_id(p)
+    add_data_dir(p)
+    p.add_argument("--config", metavar="FILE", help="AnalyzerConfig as TOML (see README)")
+    p.add_argument(
+        "--set", action="append", metavar="SECTION.FIELD=VALUE", help="override any config field; repeatable"
+    )
+    p.add_argument("--concurrency", type=int, help="parallel batch tasks (default 5)")
+    p.add_argument("--batch-size", type=int, help="max responses per task (default 500)")
+    add_task_runner(p)
+    p.add_argument(
+        "--chunking", choices=["none", "sentences", "paragraphs"], help="accuracy chunking strategy"
+    )
+    p.add_argument("--aggregation", choices=["max", "mean"], help="how chunk similarities combine")
+    p.add_argument(
+        "--accuracy-method", choices=["calibrated", "cosine"], help="accuracy score (default calibrated)"
+    )
+    p.add_argument(
+        "--claim-threshold",
+        type=float,
+        help="sentence similarity at which a claim whose wording is half there counts as found (default 0.75)",
+    )
+    p.add_argument(
+        "--require-all-required",
+        action="store_true",
+        help="completeness is 0 if any required claim is missing",
+    )
+    p.add_argument(
+        "--embedding", choices=["local", "openai"], help="embedding provider (default local MiniLM)"
+    )
+    p.add_argument("--embedding-model", help="model path/name for the provider")
+    p.add_argument(
+        "--stop-on-error",
+        action="store_true",
+        help="fail on the first malformed record (continue_on_error=false)",
+    )
+    add_lm(p, "compiled programs (default modules/compiled): the newest judge program runs with an LM")
+    add_json(p)
+
+
+def print_summary(result) -> None:
+    """The table of an ``AnalysisRun`` or a ``MonitorRun``."""
+    print(
+        f"\nrun {result.run_id}: {result.total} responses, {result.succeeded} analysed "
+        f"({result.flagged} flagged), {result.failed} errors, {result.fallback} fallbacks (keyword matching or "
+        f"the offline judge)\n"
+    )
+    header = [
+        "domain",
+        "query set",
+        "n",
+        "accuracy",
+        "complete",
+        "attrib",
+        "wrong facts",
+        "Δacc",
+        "Δcomp",
+        "Δattr",
+        "Δwrong",
+        "errors",
+    ]
+    rows = [
+        [
+            s["domain"],
+            s["query_set_id"] or "-",
+            s["query_count"],
+            s["accuracy_mean"],
+            s["completeness_mean"],
+            s["attribution_mean"],
+            percent(s.get("wrong_fact_rate")),
+            s["accuracy_delta"],
+            s["completeness_delta"],
+            s["attribution_delta"],
+            points(s.get("wrong_fact_rate_delta")),
+            s["error_count"],
+        ]
+        for s in result.summaries
+    ]
+    print_table(header, rows, left=2)
+    print(
+        "\nmean scores 0-100; wrong facts = share of answers stating something the claims or the pages "
+        "contradict;\nΔ = change against the previous run of the same domain and query set"
+    )
+    print("\nParquet written to:")
+    print_paths(result.paths)
+
+
+def _run_flow(args: argparse.Namespace, flow, *flow_args) -> int:
+    """Run an analysis flow with the chosen task runner and print its summary."""
+    from flows.runtime import local_run_settings, task_runner_for
+
+    config = config_from(args)
+    judge = _judge_options(args)
+    flow = flow.with_options(task_runner=task_runner_for(args.task_runner, config.batch.concurrency))
+    with local_run_settings():
+        result = flow(
+            *flow_args,
+            args.ground_truth,
+            run_id=args.run_id,
+            data_dir=args.data_dir,
+            config=config,
+            judge=judge,
+        )
+    print_json(result) if args.json else print_summary(result)
+    return 0
+
+
+def cmd_analyze(args: argparse.Namespace) -> int:
+    from flows.analyze import analyze_responses
+
+    return _run_flow(args, analyze_responses, args.input)
+
+
+def cmd_reanalyze(args: argparse.Namespace) -> int:
+    from flows.analyze import reanalyze_run
+
+    return _run_flow(args, reanalyze_run, args.previous_run_id)
+
+
+def _provider_defaults(args: argparse.Namespace) -> dict[str, Any]:
+    given = {
+        "concurrency": args.provider_concurrency,
+        "rpm": args.rpm,
+        "timeout_s": args.timeout,
+        "retries": args.retries,
+        "temperature": args.temperature,
+        "max_tokens": args.max_tokens,
+        "system_prompt": args.system_prompt,
+    }
+    return {k: v for k, v in given.items() if v is not None}
+
+
+def add_provider_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "query_set",
+        metavar="QUERY_SET",
+        nargs="?",
+        help="query set (JSONL or Parquet; see `sleuth queries`); with --resume, the resumed run's by default",
+    )
+    p.add_argument(
+        "--provider",
+        action="append",
+        metavar="MODEL[,key=value...]",
+        help="an AI assistant as a LiteLLM model string (openai/gpt-4o-mini, anthropic/..., ollama_chat/...); "
+        "keys: base_url, label, api_key_env, temperature, max_tokens, concurrency, rpm, timeout, retries; "
+        "repeatable",
+    )
+    p.add_argument(
+        "--provider-concurrency", type=int, metavar="N", help="calls in flight per provider (default 4)"
+    )
+    p.add_argument(
+        "--rpm",
+        type=float,
+        help="requests per minute per provider (default: no limit but the provider's 429s)",
+    )
+    p.add_argument(
+        "--timeout",
+        type=float,
+        metavar="S",
+        help="deadline of each call, connect and whole answer (default 60)",
+    )
+    p.add_argument(
+        "--retries", type=int, help="retries of a transient failure: 429, timeout, 5xx (default 3)"
+    )
+    p.add_argument("--temperature", type=float, help="sampling temperature (default: the provider's own)")
+    p.add_argument("--max-tokens", type=int, help="answer length limit (default 1024)")
+    p.add_argument(
+        "--system-prompt", help="a system message (default none: the query alone, as a user asks it)"
+    )
+    p.add_argument(
+        "--allow-drafts", action="store_true", help="use unreviewed draft queries (recorded in the run)"
+    )
+    p.add_argument(
+        "--max-seconds",
+        type=float,
+        metavar="S",
+        help="stop asking after S seconds, as on SIGTERM: what was collected is written, the rest recorded "
+        "as cancelled (default: no limit)",
+    )
+    p.add_argument(
+        "--resume",
+        metavar="RUN_ID",
+        help="a new run that keeps RUN_ID's answers and asks only the missing ones (errors, cancelled calls, "
+        "or everything after a kill): same query set and providers, unless given again",
+    )
+
+
+def _print_collections(collections: list[dict]) -> None:
+    header = [
+        "provider",
+        "model",
+        "status",
+        "answered",
+        "refusals",
+        "empty",
+        "errors",
+        "tokens",
+        "cost",
+        "p50 s",
+    ]
+    rows = [
+        [
+            c["provider"],
+            c["model"],
+            c["status"],
+            c["answered"],
+            c["refusals"],
+            c["empty"],
+            c["errors"],
+            (c["prompt_tokens"] or 0) + (c["completion_tokens"] or 0),
+            c["cost_usd"],
+            c["latency_median_s"],
+        ]
+        for c in collections
+    ]
+    print_table(header, rows)
+    for c in collections:
+        if c["status"] != "ok":
+            print(
+                f"! {c['provider']}/{c['model']} {c['status']}: {c['error']} (error types {c['error_types']})"
+            )
+
+
+def _collection_run(args: argparse.Namespace, run) -> tuple[Any, int]:
+    """The flow's result and the exit status: 0 when it ran to the end; 1 when no provider
+    answered anything or the run's deadline stopped it, 128 + N when signal N did (the flow run
+    ended Failed, its tables written)."""
+    from flows.runtime import IncompleteRun, local_run_settings
+
+    if not args.resume and not (args.query_set and args.provider):
+        raise ValueError(f"{args.command} needs QUERY_SET and at least one --provider (or --resume RUN_ID)")
+    try:
+        with local_run_settings():
+            return run(), 0
+    except IncompleteRun as exc:
+        print(f"sleuth: {exc}", file=sys.stderr)
+        return exc.result, exc.exit_status
+
+
+def cmd_collect(args: argparse.Namespace) -> int:
+    from flows.monitor import collect
+
+    result, status = _collection_run(
+        args,
+        lambda: collect(
+            args.query_set,
+            args.provider,
+            run_id=args.run_id,
+            data_dir=args.data_dir,
+            defaults=_provider_defaults(args),
+            allow_drafts=args.allow_drafts,
+            resume=args.resume,
+            max_seconds=args.max_seconds,
+        ),
+    )
+    if args.json:
+        print_json(result)
+    else:
+        _print_collection_run(result)
+    return status
+
+
+def _print_collection_run(result) -> None:
+    """A ``CollectionRun``, or a ``MonitorRun`` stopped before its analysis."""
+    resumed = f", resuming run {result.resumed_from}" if result.resumed_from else ""
+    print(
+        f"\nrun {result.run_id}: query set {result.query_set_id}{resumed}, {result.total} calls, "
+        f"{result.failed} without an answer\n"
+    )
+    _print_collections(result.collections)
+    print("\nParquet written to:")
+    print_paths(result.paths)
+
+
+def cmd_monitor(args: argparse.Namespace) -> int:
+    from flows.monitor import monitor
+    from flows.runtime import task_runner_for
+
+    config = config_from(args)
+    judge = _judge_options(args)
+    flow = monitor.with_options(task_runner=task_runner_for(args.task_runner, config.batch.concurrency))
+    result, status = _collection_run(
+        args,
+        lambda: flow(
+            args.query_set,
+            args.ground_truth,
+            args.provider,
+            run_id=args.run_id,
+            data_dir=args.data_dir,
+            config=config,
+            defaults=_provider_defaults(args),
+            allow_drafts=args.allow_drafts,
+            resume=args.resume,
+            max_seconds=args.max_seconds,
+            judge=judge,
+        ),
+    )
+    if args.json:
+        print_json(result)
+        return status
+    if "analyses" not in result.paths:  # stopped before the analysis
+        _print_collection_run(result)
+        return status
+    print_summary(result)
+    print("\nproviders side by side (Δ = change against the same provider's previous monitor run):\n")
+    cost = {(c["provider"], c["model"]): c["cost_usd"] for c in result.collections}
+    print_table(
+        [
+            "domain",
+            "provider",
+            "model",
+            "rank",
+            "accuracy",
+            "complete",
+            "attrib",
+            "wrong facts",
+            "mentioned+correct",
+            "Δacc",
+            "Δcomp",
+            "Δattr",
+            "refusals",
+            "errors",
+            "cost",
+        ],
+        [
+            [
+                r["domain"],
+                r["provider"],
+                r["model"],
+                r["accuracy_rank"],
+                r["accuracy_mean"],
+                r["completeness_mean"],
+                r["attribution_mean"],
+                percent(r.get("wrong_fact_rate")),
+                percent(r.get("correct_mention_rate")),
+                r["accuracy_delta"],
+                r["completeness_delta"],
+                r["attribution_delta"],
+                r["refusal_count"],
+                r["error_count"],
+                cost.get((r["provider"], r["model"])),
+            ]
+            for r in result.provider_summaries
+        ],
+    )
+    print()
+    _print_collections(result.collections)
+    return status
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "analyze",
+        help="audit AI responses against ground-truth pages (Prefect flow)",
+        description="Score each AI response for accuracy, completeness and attribution; write "
+        "analyses, summaries and runs tables under the run id.",
+    )
+    p.add_argument(
+        "input", metavar="INPUT", help="JSONL or Parquet of responses (query_id, domain, response, ...)"
+    )
+    add_analysis_options(p)
+    p.set_defaults(func=cmd_analyze)
+
+    p = sub.add_parser(
+        "reanalyze",
+        help="re-score a stored run against new ground truth, as a new run",
+        description="Read a run's stored results and analyse the same responses again.",
+    )
+    p.add_argument("previous_run_id", metavar="RUN_ID", help="the run whose responses to re-score")
+    add_analysis_options(p)
+    p.set_defaults(func=cmd_reanalyze)
+
+
+def register_collection(sub) -> None:
+    p = sub.add_parser(
+        "collect",
+        help="ask each query of a query set of one or more AI providers (Prefect flow)",
+        description="Writes responses (the analyze input format, plus how each answer was collected), "
+        "collections (one row per provider) and runs under the run id.",
+    )
+    add_provider_options(p)
+    add_run_outputs(p)
+    p.set_defaults(func=cmd_collect)
+
+    p = sub.add_parser(
+        "monitor",
+        help="collect, analyze and summarise a query set with trends (Prefect flow)",
+        description="The weekly audit: collect the providers' answers, analyse them in the same run, "
+        "and summarise per domain and per provider against the previous monitor run.",
+    )
+    add_provider_options(p)
+    add_analysis_options(p, ground_truth_required=False)
+    p.set_defaults(func=cmd_monitor)

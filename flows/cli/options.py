@@ -1,0 +1,54 @@
+"""Options that several commands share, each declared once with one help text."""
+
+from __future__ import annotations
+
+import argparse
+
+TASK_RUNNER_METAVAR = "thread|dask|dask://HOST:PORT"
+
+
+def add_run_id(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--run-id", help="id of the new run (default: UTC timestamp + random suffix)")
+
+
+def add_data_dir(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--data-dir",
+        help="where the runs' tables are (default $SLEUTH_DATA_DIR or datasets/runs; s3://... works)",
+    )
+
+
+def add_json(p: argparse.ArgumentParser, help: str = "print the result as JSON") -> None:
+    p.add_argument("--json", action="store_true", help=help)
+
+
+def add_run_outputs(p: argparse.ArgumentParser) -> None:
+    """--run-id, --data-dir and --json: every command that writes a run."""
+    add_run_id(p)
+    add_data_dir(p)
+    add_json(p)
+
+
+def add_task_runner(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--task-runner",
+        default="thread",
+        metavar=TASK_RUNNER_METAVAR,
+        help="where tasks run (default thread)",
+    )
+
+
+def add_lm(p: argparse.ArgumentParser, programs_help: str | None = None) -> None:
+    """--lm and --lm-base-url (and --programs on the commands that run compiled DSPy programs)."""
+    p.add_argument(
+        "--lm",
+        metavar="MODEL",
+        help="DSPy/LiteLLM model, e.g. openai/gpt-4o-mini (default $SLEUTH_LM; none: the offline baseline)",
+    )
+    p.add_argument(
+        "--lm-base-url",
+        metavar="URL",
+        help="OpenAI-compatible server (llama.cpp, vLLM, Ollama); default $SLEUTH_LM_BASE_URL",
+    )
+    if programs_help:
+        p.add_argument("--programs", metavar="DIR", help=programs_help)
