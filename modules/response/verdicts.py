@@ -415,9 +415,6 @@ class Judge:
 
     lexicon: Lexicon
     settings: JudgeSettings = field(default_factory=JudgeSettings)
-    _closest: dict = field(
-        default_factory=dict, repr=False, compare=False
-    )  # (word, window terms) -> best cosine
 
     # ----- term matching ---------------------------------------------------------------------
     def _credit(
@@ -435,13 +432,7 @@ class Judge:
         if any(ch.isdigit() for ch in w):
             return 0.0
         threshold = self.settings.word_similarity if threshold is None else threshold
-        key = (w, window_terms)
-        best = self._closest.get(key)
-        if best is None:  # windows recur across claims: each word's best match is worked out once
-            best = max((self.lexicon.similarity(w, ow) for ow in others.values()), default=0.0)
-            if len(self._closest) > 1_000_000:
-                self._closest.clear()
-            self._closest[key] = best
+        best = max((self.lexicon.similarity(w, ow) for ow in others.values()), default=0.0)
         return best if best >= threshold else 0.0
 
     @staticmethod
