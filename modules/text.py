@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 ChunkingStrategy = Literal["none", "sentences", "paragraphs"]
@@ -177,6 +178,7 @@ def words(text: str) -> list[str]:
     return [w.lower().replace("’", "'") for w in _WORD.findall(text)]
 
 
+@lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A light suffix stripper: enough to match 'digests'/'digested'/'digesting'."""
     for suffix in ("ing", "edly", "ed", "es", "s", "ly"):
@@ -187,7 +189,12 @@ def stem(word: str) -> str:
 
 def content_terms(text: str, exclude: frozenset[str] | set[str] = frozenset()) -> set[str]:
     """Stemmed content words of ``text``, minus stopwords and ``exclude`` (already stemmed)."""
-    return {t for t in (stem(w) for w in words(text) if w not in STOPWORDS) if t not in exclude}
+    return set(_content_terms(text)) - exclude if exclude else set(_content_terms(text))
+
+
+@lru_cache(maxsize=16384)
+def _content_terms(text: str) -> frozenset[str]:
+    return frozenset(stem(w) for w in words(text) if w not in STOPWORDS)
 
 
 def overlap_f1(a: set[str], b: set[str]) -> float:

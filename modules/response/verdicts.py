@@ -39,6 +39,7 @@ from ..text import STOPWORDS, Span, has_negation, split_clauses, split_sentences
 from .facts import Value, compare_values, values
 
 
+@lru_cache(maxsize=65536)
 def _key(word: str) -> str:
     """A word's stem, with a final "e" dropped so that "change" and "changes" meet."""
     k = stem(word.lower())
@@ -154,6 +155,7 @@ _DENIAL_WORDS = re.compile(
 )
 
 
+@lru_cache(maxsize=65536)
 def _negated(text: str) -> bool:
     """Whether ``text`` denies something (not "I don't know", not "at no cost"); "non-refundable",
     "excludes" and "lacks" deny too."""
@@ -263,10 +265,12 @@ def _name_words(text: str, start: int = 0, end: int | None = None) -> list[tuple
 
 
 @lru_cache(maxsize=65536)
-def _indexed(terms: tuple[tuple[str, str], ...]) -> tuple[dict[str, str], frozenset[int]]:
-    """A window's terms by key, and the synonym groups they belong to."""
+def _indexed(
+    terms: tuple[tuple[str, str], ...],
+) -> tuple[dict[str, str], frozenset[int], tuple[str, ...]]:
+    """A window's terms by key, the synonym groups they belong to, and its distinct words."""
     others = dict(terms)
-    return others, frozenset(_GROUP[k] for k in others if k in _GROUP)
+    return others, frozenset(_GROUP[k] for k in others if k in _GROUP), tuple(others.values())
 
 
 def _names(text: str) -> set[str]:
@@ -317,15 +321,26 @@ class Lexicon:
             pass  # a read-only cache only costs speed
 
     def similarity(self, a: str, b: str) -> float:
-        pair = (a, b) if a < b else (b, a)
-        sim = self._pairs.get(pair)
+        sim = self._pairs.get((a, b))
         if sim is None:
             va, vb = self.vectors.get(a), self.vectors.get(b)
             sim = 0.0 if va is None or vb is None else float(va @ vb)
-            if len(self._pairs) > 2_000_000:
+            if len(self._pairs) > 4_000_000:
                 self._pairs.clear()
-            self._pairs[pair] = sim
+            self._pairs[(a, b)] = self._pairs[(b, a)] = sim
         return sim
+
+    def closest(self, word: str, others: Iterable[str]) -> float:
+        """The cosine of ``word`` and the closest of ``others``: the pairs seen before are
+        looked up inline, since this is the judge's innermost loop."""
+        get, best = self._pairs.get, 0.0
+        for other in others:
+            sim = get((word, other))
+            if sim is None:
+                sim = self.similarity(word, other)
+            if sim > best:
+                best = sim
+        return best
 
 
 @dataclass(frozen=True)
@@ -423,7 +438,7 @@ class Judge:
         """1 for the same word or a listed synonym; else the closest word vector's cosine when it
         reaches ``threshold``. A model name counts only as itself: "BX-500" is not "BX-1000"."""
         s, w = term
-        others, groups = _indexed(window_terms)
+        others, groups, words = _indexed(window_terms)
         if s in others:
             return 1.0
         group = _GROUP.get(s)
@@ -432,7 +447,7 @@ class Judge:
         if any(ch.isdigit() for ch in w):
             return 0.0
         threshold = self.settings.word_similarity if threshold is None else threshold
-        best = max((self.lexicon.similarity(w, ow) for ow in others.values()), default=0.0)
+        best = self.lexicon.closest(w, words)
         return best if best >= threshold else 0.0
 
     @staticmethod
@@ -799,8 +814,8 @@ class Judge:
                     (f, page)
                     for page in candidates
                     if page.single
-                    and (f := min(about(page, st.negation_frame), self.frame(page.terms, terms, implicit)))
-                    >= st.negation_frame
+                    and (f := about(page, st.negation_frame))  # the cheaper half first
+                    and (f := min(f, self.frame(page.terms, terms, implicit))) >= st.negation_frame
                 ]
                 if close and not any(page.negated == neg for _, page in close):
                     f, page = max(close, key=lambda c: c[0])
