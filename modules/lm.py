@@ -7,12 +7,55 @@ node run its baseline program instead; the step records ``fallback`` and why.
 
 from __future__ import annotations
 
+import html
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import dspy
+
+
+@dataclass(frozen=True)
+class NodeBudget:
+    """What one node's LM call may spend: ``max_tokens`` caps the reply (sized to the node's
+    output fields), ``temperature`` is sent with every request (a server's default is often 1.0),
+    and ``input_share`` is the part of the context window its variable inputs (documents,
+    results) may fill, the instructions and the reply taking the rest."""
+
+    max_tokens: int
+    temperature: float
+    input_share: float = 0.6
+
+
+#: Per node. Rerank answers ten rankings of ten fields (~1.2-1.7k tokens measured), so it gets
+#: room for them; Decision answers one action; the Analyzer a list of quoted facts.
+NODE_BUDGETS: dict[str, NodeBudget] = {
+    "decision": NodeBudget(max_tokens=500, temperature=0.2),
+    "analyzer": NodeBudget(max_tokens=1500, temperature=0.2),
+    "report": NodeBudget(max_tokens=1200, temperature=0.3),
+    "rerank": NodeBudget(max_tokens=3000, temperature=0.3),
+    "judge": NodeBudget(max_tokens=1500, temperature=0.0),
+    "queries": NodeBudget(max_tokens=3000, temperature=0.3),
+}
+DEFAULT_BUDGET = NodeBudget(max_tokens=1500, temperature=0.3)
+#: ``--lm-context``: the context window assumed when none is given (a local 8k model fits).
+DEFAULT_CONTEXT_TOKENS = 8192
+#: Characters per token when sizing prompts: English prose runs ~4; 3.5 leaves a margin.
+CHARS_PER_TOKEN = 3.5
+#: Longest URL shown to a node: longer ones are author-chosen noise (or an injection vehicle).
+MAX_URL_CHARS = 200
+
+_FIELD_MARKER = re.compile(r"\[\[|\]\]")
+
+
+def as_data(text: str, quote: bool = False) -> str:
+    """Untrusted text (page sentences, snippets, titles, URLs, facts) made safe to place in a
+    prompt: markup escaped so that it cannot close a ``<document>`` tag, and DSPy's field markers
+    (``[[ ## name ## ]]``) broken so that it cannot open a section of its own."""
+    escaped = html.escape(text, quote=quote)
+    return _FIELD_MARKER.sub(lambda m: "&#91;&#91;" if m.group() == "[[" else "&#93;&#93;", escaped)
 
 
 @dataclass
@@ -23,14 +66,23 @@ class LMSettings:
     base_url: str | None = None
     retries: int = 2
     timeout_s: float = 60.0
-    max_tokens: int = 1500
+    max_tokens: int = 1500  # the default reply cap; each node's own cap is in NODE_BUDGETS
+    context_tokens: int = DEFAULT_CONTEXT_TOKENS
 
     @classmethod
-    def from_env(cls, model: str | None = None, base_url: str | None = None) -> LMSettings:
+    def from_env(
+        cls, model: str | None = None, base_url: str | None = None, context_tokens: int | None = None
+    ) -> LMSettings:
+        context = context_tokens or int(os.environ.get("SLEUTH_LM_CONTEXT") or DEFAULT_CONTEXT_TOKENS)
         return cls(
             model=model or os.environ.get("SLEUTH_LM") or None,
             base_url=base_url or os.environ.get("SLEUTH_LM_BASE_URL") or None,
+            context_tokens=context,
         )
+
+    def runner(self) -> NodeRunner:
+        """A runner for these settings: the LM, its retries and its context window."""
+        return NodeRunner(lm=self.build(), retries=self.retries, context_tokens=self.context_tokens)
 
     def build(self) -> dspy.LM | None:
         if not self.model:
@@ -63,9 +115,33 @@ class NodeCall:
 
 @dataclass
 class NodeRunner:
+    """Runs a node's DSPy program with the node's budget (reply cap, temperature), retrying
+    unparseable output, and falls back to the node's baseline program; counts tokens and cost."""
+
     lm: dspy.LM | None = None
     retries: int = 2
     usage: dict[str, float] = field(default_factory=lambda: {"tokens": 0, "cost_usd": 0.0})
+    context_tokens: int = DEFAULT_CONTEXT_TOKENS
+    _node_lms: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def input_chars(self, node: str, fixed: int = 0) -> int:
+        """Characters the node's variable inputs may fill: its share of the context window once
+        its reply cap is set aside, less ``fixed`` characters of inputs it always sends."""
+        budget = NODE_BUDGETS.get(node, DEFAULT_BUDGET)
+        tokens = (self.context_tokens - budget.max_tokens) * budget.input_share
+        return max(500, int(tokens * CHARS_PER_TOKEN) - fixed)
+
+    def lm_for(self, node: str) -> Any:
+        """The LM with the node's reply cap and temperature: one copy per node, writing to the
+        LM's own history (where tokens are counted)."""
+        if not isinstance(self.lm, dspy.LM):
+            return self.lm
+        if node not in self._node_lms:
+            budget = NODE_BUDGETS.get(node, DEFAULT_BUDGET)
+            copy = self.lm.copy(max_tokens=budget.max_tokens, temperature=budget.temperature)
+            copy.history = self.lm.history
+            self._node_lms[node] = copy
+        return self._node_lms[node]
 
     def run(
         self,
@@ -73,17 +149,19 @@ class NodeRunner:
         inputs: dict[str, Any],
         output_field: str,
         baseline: Callable[[], Any],
+        node: str = "",
     ) -> NodeCall:
         if self.lm is None or program is None:
             return NodeCall(output=baseline())
+        lm = self.lm_for(node) if node else self.lm
         error = None
-        before = len(self.lm.history)
+        before = len(lm.history)
         for attempt in range(1, self.retries + 2):
             try:
-                with dspy.context(lm=self.lm):
+                with dspy.context(lm=lm):
                     prediction = program(**inputs)
                 return NodeCall(
-                    output=getattr(prediction, output_field), attempts=attempt, **self._spent(before)
+                    output=getattr(prediction, output_field), attempts=attempt, **self._spent(lm, before)
                 )
             except (
                 dspy.utils.exceptions.AdapterParseError,
@@ -95,13 +173,17 @@ class NodeRunner:
             except Exception as exc:  # provider exceptions arrive through litellm in many types
                 error = f"LM call failed: {type(exc).__name__}: {str(exc)[:300]}"
         return NodeCall(
-            output=baseline(), fallback=True, error=error, attempts=self.retries + 1, **self._spent(before)
+            output=baseline(),
+            fallback=True,
+            error=error,
+            attempts=self.retries + 1,
+            **self._spent(lm, before),
         )
 
-    def _spent(self, since: int) -> dict[str, float]:
+    def _spent(self, lm: Any, since: int) -> dict[str, float]:
         """Tokens and cost of the LM calls since history entry ``since`` (failed attempts included)."""
         tokens, cost = 0, 0.0
-        for entry in self.lm.history[since:]:
+        for entry in lm.history[since:]:
             tokens += int((entry.get("usage") or {}).get("total_tokens") or 0)
             cost += float(entry.get("cost") or 0.0)
         self.usage["tokens"] += tokens

@@ -17,6 +17,16 @@ GOOD_CITATION = "https://en.wikipedia.org/wiki/Scott_Derrickson"
 BAD_CITATION = "https://attacker.example/never-retrieved"
 
 
+def prompt_tokens(body: dict) -> int:
+    """A request's prompt size in tokens, estimated at 4 characters a token."""
+    return sum(len(m.get("content") or "") for m in body.get("messages", [])) // 4
+
+
+def reply_cap(body: dict) -> int:
+    """The reply cap a request sets (newer OpenAI clients send ``max_completion_tokens``)."""
+    return int(body.get("max_tokens") or body.get("max_completion_tokens") or 0)
+
+
 def node_of(messages: list[dict]) -> str:
     system = " ".join(m.get("content") or "" for m in messages if m.get("role") == "system")
     for field in ("decision", "analysis", "report", "rankings"):
@@ -78,14 +88,24 @@ def good_answer(node: str, messages: list[dict]) -> dict:
 
 
 class FakeLM:
-    def __init__(self, mode: str = "good", delay_s: float = 3.0, flaky_failures: int = 2, responder=None):
-        """``responder(node, messages) -> {field: value}`` answers nodes the research script does not know."""
+    def __init__(
+        self,
+        mode: str = "good",
+        delay_s: float = 3.0,
+        flaky_failures: int = 2,
+        responder=None,
+        context_tokens: int | None = None,
+    ):
+        """``responder(node, messages) -> {field: value}`` answers nodes the research script does not
+        know. With ``context_tokens``, a request whose prompt (4 characters a token, as English
+        text runs) plus its ``max_tokens`` exceeds that window is refused as a real server would."""
         self.mode, self.delay_s, self.flaky_failures, self.responder = (
             mode,
             delay_s,
             flaky_failures,
             responder,
         )
+        self.context_tokens = context_tokens
         self.requests: list[dict] = []
         self._lock = threading.Lock()
         fake = self
@@ -96,6 +116,22 @@ class FakeLM:
                 with fake._lock:
                     fake.requests.append(body)
                     n = len(fake.requests)
+                if fake.context_tokens and prompt_tokens(body) + reply_cap(body) > (fake.context_tokens):
+                    error = json.dumps(
+                        {
+                            "error": {
+                                "message": f"This model's maximum context length is {fake.context_tokens} tokens",
+                                "type": "invalid_request_error",
+                                "code": "context_length_exceeded",
+                            }
+                        }
+                    ).encode()
+                    self.send_response(400)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(error)))
+                    self.end_headers()
+                    self.wfile.write(error)
+                    return
                 content = fake.reply(body.get("messages", []), n)
                 if content is None:
                     return

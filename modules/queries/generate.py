@@ -32,6 +32,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from ..embeddings import Embedder, LocalEmbedder
+from ..lm import MAX_URL_CHARS, NodeRunner, as_data
 from ..response.attribution import normalize_domain
 from ..response.groundtruth import TITLE_SEPARATORS, brands_from_titles, group_by_domain, pages_for
 from ..response.schema import ExpectedClaim, StoredPage
@@ -472,17 +473,15 @@ class LMDrafter:
         self.program = dspy.ChainOfThought(DraftQueries)
 
     def page_drafts(self, page: StoredPage, site: str, count: int) -> tuple[list[DraftedQuery], str | None]:
-        from html import escape
-
         error = None
         for _ in range(self.retries + 1):
             try:
-                with dspy.context(lm=self.lm):
+                with dspy.context(lm=NodeRunner(lm=self.lm).lm_for("queries")):
                     pred = self.program(
                         site=site,
-                        page_title=page.title or "",
-                        page_url=page.url,
-                        page=f"<document>\n{escape(page.text[:12000], quote=False)}\n</document>",
+                        page_title=as_data(page.title or ""),
+                        page_url=as_data(page.url[:MAX_URL_CHARS]),
+                        page=f"<document>\n{as_data(page.text[:12000])}\n</document>",
                         count=count,
                     )
                 return list(pred.queries), None

@@ -17,7 +17,7 @@ from typing import Literal
 import dspy
 
 from ..embeddings import Embedder, LocalEmbedder
-from ..lm import NodeRunner
+from ..lm import NodeRunner, as_data
 from ..text import content_terms
 from .anchor import locate
 from .baseline import BaselineRelevance, Weights, brief_answer, introduction
@@ -57,7 +57,7 @@ class RelevanceAnalyzer:
         if self.runner.lm is None:
             return self.baseline(query, plan, items)
         inputs = {"query": query, "research_plan": plan.as_text(), "results": results_as_data(items)}
-        call = self.runner.run(self.program, inputs, "rankings", lambda: None)
+        call = self.runner.run(self.program, inputs, "rankings", lambda: None, node="rerank")
         if call.fallback:
             return self._failed(query, plan, items, call.error or "LM failed")
         prediction = call.output
@@ -160,8 +160,9 @@ def original_order(items: Sequence[SearchResultIn], error: str) -> Reranking:
 def results_as_data(items: Sequence[SearchResultIn]) -> str:
     return (
         "\n".join(
-            f'<result index="{i}" id="{html.escape(r.id or str(i))}" title="{html.escape(r.title)}">\n'
-            f"{html.escape(r.text[:DOC_CHARS], quote=False)}\n</result>"
+            f'<result index="{i}" id="{as_data(r.id or str(i), quote=True)}" '
+            f'title="{as_data(r.title[:200], quote=True)}">\n'
+            f"{as_data(r.text[:DOC_CHARS])}\n</result>"
             for i, r in enumerate(items)
         )
         or "(no results)"

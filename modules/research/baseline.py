@@ -89,6 +89,7 @@ class Thread:
     titles: dict[str, str] = field(default_factory=dict)  # title of each page read
     searched_entities: set[str] = field(default_factory=set)
     candidate_urls: list[str] = field(default_factory=list)  # from search results and page links only
+    origins: dict[str, tuple[str, str]] = field(default_factory=dict)  # candidate -> (title, where found)
     no_progress_steps: int = 0
     last_analysis: Analysis | None = None
     history: list[str] = field(default_factory=list)

@@ -30,6 +30,8 @@ from .prompts import (
     REPORT_FACTS,
     analyzer_inputs,
     analyzer_report,
+    candidate_lines,
+    candidate_url,
     decision_inputs,
     final_assessment,
     report_inputs,
@@ -163,16 +165,22 @@ class Researcher:
             thread.question,
             thread.constraints,
             analyzer_report(thread.last_analysis),
-            research_history(thread.history),
+            research_history(thread.history, thread.step, self.limits.max_steps, thread.queries),
             memory.summary(),
-            [u for u in thread.candidate_urls if u not in thread.read_urls],
+            candidate_lines(_ranked_candidates(thread)),
             [f"search_{e}" for e in thread.engines] + ["crawl_url", "send_to_hitl"],
         )
         call = self.runner.run(
-            self.programs.get("decision"), inputs, "decision", lambda: self.decide_baseline(thread)
+            self.programs.get("decision"),
+            inputs,
+            "decision",
+            lambda: self.decide_baseline(thread),
+            node="decision",
         )
         decision: Decision = call.output
         fallback, error = call.fallback, call.error
+        if decision.next_action == "crawl_url" and not call.fallback:
+            decision = decision.model_copy(update={"query_or_url": candidate_url(decision.query_or_url)})
         if decision.next_action == "crawl_url" and decision.query_or_url not in thread.candidate_urls:
             log.append(
                 f"step {thread.step}: refused to crawl {decision.query_or_url!r}: not from search results or page links"
@@ -239,6 +247,7 @@ class Researcher:
                     )
                 if r.url not in thread.candidate_urls:
                     thread.candidate_urls.append(r.url)
+                    thread.origins[r.url] = (r.title, f'search result {r.rank} for "{query}"')
             n_read = self.limits.read_first if len(thread.queries) == 1 else self.limits.read_per_search
             ordered = self._rank(thread, query, decision.reasoning, list(results))
             unread = [r.url for r in ordered if r.url not in thread.read_urls][:n_read]
@@ -252,9 +261,10 @@ class Researcher:
                 if page.outcome == "ok" and page.text:
                     source.title = source.title or page.title or ""
                     source.text, source.links = page.text, list(page.links)
-                    for link, _ in page.links:
+                    for link, anchor in page.links:
                         if link not in thread.candidate_urls:
                             thread.candidate_urls.append(link)
+                            thread.origins[link] = (anchor, f"link on {page.url}")
                     documents.append(source)
                 elif source.snippet:  # unreadable page: the search snippet is all there is
                     source.text = source.snippet
@@ -311,9 +321,15 @@ class Researcher:
             baseline_facts.extend(facts)
             return analysis
 
-        inputs = analyzer_inputs(thread.question, documents, memory.summary())
+        shared = memory.summary()
+        room = self.runner.input_chars("analyzer", fixed=len(shared) + len(thread.question))
+        inputs = analyzer_inputs(thread.question, documents, shared, room)
         call = self.runner.run(
-            self.programs.get("analyzer") if documents else None, inputs, "analysis", baseline
+            self.programs.get("analyzer") if documents else None,
+            inputs,
+            "analysis",
+            baseline,
+            node="analyzer",
         )
         analysis: Analysis = call.output
         facts = (
@@ -370,6 +386,7 @@ class Researcher:
             inputs,
             "report",
             lambda: self.report_baseline(thread, memory, journey),
+            node="report",
         )
         report: Report = call.output
         retrieved = {u for u, s in sources.items() if s.text or s.snippet}
@@ -391,6 +408,22 @@ class Researcher:
             cost_usd=call.cost_usd,
             duration_ms=round(1000 * (time.monotonic() - t), 1),
         )
+
+
+def _ranked_candidates(thread: Thread) -> list[tuple[str, str, str]]:
+    """Unread candidate URLs (url, title, where found), best first: those whose title or link
+    text shares most words with the question and the user's constraints, search results before
+    page links (navigation links otherwise crowd out the leads), then in the order found."""
+    wanted = content_terms(" ".join([thread.question, *thread.constraints]))
+    unread = [u for u in thread.candidate_urls if u not in thread.read_urls]
+
+    def key(item: tuple[int, str]) -> tuple:
+        i, url = item
+        title, origin = thread.origins.get(url, ("", ""))
+        return (-len(wanted & content_terms(title)), not origin.startswith("search"), i)
+
+    ranked = sorted(enumerate(unread), key=key)
+    return [(u, *thread.origins.get(u, ("", ""))) for _, u in ranked]
 
 
 def _attribute(analysis: Analysis, documents: list[Source]) -> list[tuple[str, str, float]]:

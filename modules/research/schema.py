@@ -21,9 +21,9 @@ FactStatus = Literal["supported", "conflicting", "unverified"]
 class Decision(BaseModel):
     """Decision node output: the next action and its argument."""
 
-    next_action: str = Field(description="one of: " + ", ".join(ACTIONS))
+    next_action: str = Field(description="one of available_actions")
     query_or_url: str | None = Field(
-        None, description="the search query, the URL to crawl, or null for send_to_hitl"
+        None, description="the search query, the URL to crawl (from candidate_urls), or null for send_to_hitl"
     )
     reasoning: str = Field("", description="why, in one or two sentences")
 

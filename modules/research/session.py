@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 
 from .. import programs as program_store
 from ..embeddings import LocalEmbedder
-from ..lm import LMSettings, NodeRunner
+from ..lm import LMSettings
 from ..relevance.analyzer import RelevanceAnalyzer
 from ..tools.crawl import CrawlConfig, fetch_all
 from ..tools.engines import auto_order, make_backend
@@ -71,7 +71,7 @@ def build_researcher(options: ResearchOptions, embedder=None) -> Researcher:
         if name == "local":
             mirror = backends[name].index  # pages of the local corpus are read offline
     settings = options.lm_settings()
-    runner = NodeRunner(lm=settings.build(), retries=settings.retries)
+    runner = settings.runner()
     limits = Limits(
         max_steps=options.max_steps,
         max_seconds=options.max_seconds,

@@ -243,7 +243,7 @@ class LMJudge:
             "claims": [ClaimIn(id=c.id, text=c.text) for c in result.expected_claims],
             "page_excerpts": excerpts,
         }
-        call = self.runner.run(complete, inputs, "out", lambda: None)
+        call = self.runner.run(complete, inputs, "out", lambda: None, node="judge")
         if call.fallback or call.output is None:
             return self.fallback(result, call.error or "the LM judge gave no output")
         try:
