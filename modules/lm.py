@@ -63,6 +63,9 @@ class NodeCall:
 
 @dataclass
 class NodeRunner:
+    """Runs a node's DSPy program on ``lm`` with ``retries``, falling back to its baseline; holds
+    the tokens and cost its calls have spent (``usage``), shared by the nodes of a run."""
+
     lm: dspy.LM | None = None
     retries: int = 2
     usage: dict[str, float] = field(default_factory=lambda: {"tokens": 0, "cost_usd": 0.0})

@@ -65,6 +65,9 @@ _TEXT_TYPES = ("text/plain", "text/markdown", "text/x-markdown")
 
 @dataclass
 class Page:
+    """One fetched URL: its extracted text (markdown), links and metadata, and an ``outcome``;
+    a failure is a Page too (empty text, the outcome and ``error`` say why), never an exception."""
+
     url: str
     final_url: str
     status: int | None
@@ -102,6 +105,9 @@ class _Response:
 
 @dataclass
 class CrawlConfig:
+    """The crawler's limits and manners: timeouts, size and redirect caps, per-host pacing and
+    concurrency, robots.txt, and which non-public networks it may reach."""
+
     user_agent: str = USER_AGENT
     connect_timeout_s: float = 5.0
     read_timeout_s: float = 15.0
