@@ -23,7 +23,7 @@ import dspy
 from pydantic import BaseModel, Field
 
 from ..lm import NodeRunner
-from ..relevance.anchor import _Normalised, normalise
+from ..relevance.anchor import NormalisedText, normalise
 from ..text import content_terms, split_sentences
 from .config import AnalyzerConfig
 from .groundtruth import GroundTruth
@@ -127,7 +127,7 @@ def locate_quote(text: str, quote: str | None) -> tuple[int, int] | None:
     i = text.find(q)
     if i >= 0:
         return i, i + len(q)
-    norm, nq = _Normalised(text), normalise(q)
+    norm, nq = NormalisedText(text), normalise(q)
     j = norm.text.find(nq) if nq else -1
     if j < 0:
         return None
