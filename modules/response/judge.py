@@ -40,7 +40,7 @@ from .schema import (
     TextPosition,
     UnmatchedSegment,
 )
-from .tiers import tier_for
+from .tiers import tier_for, verified_floor
 
 Verdict = Literal["found", "missing", "contradicted"]
 Kind = Literal["number", "date", "money", "quantity", "entity", "negation", "other"]
@@ -483,7 +483,7 @@ class LMJudge:
         scored = completeness.total_required if completeness else 0
         verified = round(completeness.total_found / scored, 4) if completeness and scored else None
         if verified and not n_wrong:
-            score = max(score, round(100 * (0.55 + 0.45 * verified), 2))
+            score = max(score, verified_floor(verified))
         capped_by = None
         if n_wrong:
             cap = round(tiers.good - 0.01, 2)
