@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from modules.relevance.baseline import Weights
 from modules.relevance.batch import frame, load_items, output_line, rows
 from modules.store import ParquetStore
 from modules.store.runs import RunKind, runs_frame
+from modules.tables_io import write_jsonl
 
 
 class RerankOptions(BaseModel):
@@ -113,7 +113,7 @@ def rerank_batch(
     done = [x for f in rerank_items.map(batches, unmapped(options)) for x in f.result()]
     lines = [output_line(d["item"]["id"], d["reranking"]) for d in done]
     if out_path:
-        _write_jsonl_atomically(out_path, lines)
+        write_jsonl(out_path, lines)
     table = [row for d in done for row in rows(d["item"]["id"], d["item"]["query"], d["reranking"])]
     n_fallback = sum(d["reranking"].fallback for d in done)
     runs = runs_frame(
@@ -148,20 +148,3 @@ def _check_writable_folder(path: str) -> None:
             pass
     except OSError as exc:
         raise ValueError(f"cannot write --out {path}: {exc.strerror or exc}") from None
-
-
-def _write_jsonl_atomically(path: str, lines: list[dict]) -> None:
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".rerank-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            for line in lines:
-                f.write(json.dumps(line, ensure_ascii=False) + "\n")
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; an output file gets the usual mode
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)

@@ -19,6 +19,7 @@ from typing import Protocol
 
 import numpy as np
 
+from .tables_io import atomic_path
 from .text import STOPWORDS, stem, words
 
 
@@ -158,11 +159,8 @@ class VectorCache:
                 pass  # a corrupt cache file is recomputed and replaced
         vectors = encode_with_retry(embedder, texts, **retry)
         try:
-            self.root.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-            with open(tmp, "wb") as f:
+            with atomic_path(path) as tmp, open(tmp, "wb") as f:
                 np.save(f, vectors)
-            os.replace(tmp, path)
         except OSError:
             pass  # a read-only cache only costs speed
         return vectors

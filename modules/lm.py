@@ -116,7 +116,8 @@ class NodeCall:
 @dataclass
 class NodeRunner:
     """Runs a node's DSPy program with the node's budget (reply cap, temperature), retrying
-    unparseable output, and falls back to the node's baseline program; counts tokens and cost."""
+    unparseable output, and falls back to the node's baseline program; holds the tokens and cost
+    its calls have spent (``usage``), shared by the nodes of a run."""
 
     lm: dspy.LM | None = None
     retries: int = 2

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ import dspy
 from .relevance.signatures import RankResults
 from .research.signatures import AnalyzeResults, DecideNextAction, WriteReport
 from .response.judge import JudgeClaims
+from .tables_io import atomic_write_bytes, atomic_write_text
 
 DEFAULT_DIR = Path(__file__).resolve().parent / "compiled"
 SIGNATURES = {
@@ -43,16 +45,16 @@ def save(
 ) -> Path:
     """Write the program and its metadata atomically; returns the program's path."""
     folder = Path(root or DEFAULT_DIR) / node
-    folder.mkdir(parents=True, exist_ok=True)
-    tmp = folder / f".tmp-{os.getpid()}.json"
-    program.save(str(tmp))
-    digest = hashlib.sha256(tmp.read_bytes()).hexdigest()[:8]
-    name = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ") + f"-{digest}"
+    with tempfile.TemporaryDirectory() as scratch:
+        program.save(str(Path(scratch) / "program.json"))
+        data = (Path(scratch) / "program.json").read_bytes()
+    name = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ") + f"-{hashlib.sha256(data).hexdigest()[:8]}"
     path = folder / f"{name}.json"
-    meta_tmp = folder / f".tmp-{os.getpid()}.meta.json"
-    meta_tmp.write_text(json.dumps({"node": node, "version": name, **meta}, indent=2, default=str) + "\n")
-    os.replace(meta_tmp, folder / f"{name}.meta.json")
-    os.replace(tmp, path)  # the program appears last: a reader never finds one without metadata
+    atomic_write_text(
+        folder / f"{name}.meta.json",
+        json.dumps({"node": node, "version": name, **meta}, indent=2, default=str) + "\n",
+    )
+    atomic_write_bytes(path, data)  # the program appears last: a reader never finds one without metadata
     return path
 
 

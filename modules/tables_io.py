@@ -1,4 +1,5 @@
-"""Reading user-supplied tables (Parquet or JSONL) as rows, with line-numbered errors.
+"""Files in and out: user-supplied tables (Parquet or JSONL) read as rows with line-numbered
+errors, JSONL written, and every whole-file write made atomic (:func:`atomic_path`).
 
 Text hygiene happens here, at the boundary: a line that is not UTF-8, or whose JSON decodes to
 a lone surrogate (``"\\ud800"``, which no file or table can store), is a bad line named by
@@ -10,7 +11,9 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -92,3 +95,76 @@ def numbered_lines(path: str | os.PathLike) -> tuple[list[tuple[int, Any]], list
         else:
             rows.append((n, value))
     return rows, bad
+
+
+def read_validated(path: str | os.PathLike, validate: Callable[[object, int], dict], what: str) -> list[dict]:
+    """A JSONL input where every line must be valid: ``validate(item, line_number)`` returns the
+    clean item (with an ``id``) or raises ValueError.
+
+    Blank lines are skipped; a malformed line, an invalid item or a repeated id is an error that
+    names its line, and nothing is returned unless every line is good (no input is lost silently).
+    """
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"no such {what} file: {path}")
+    items, problems, seen = [], [], set()
+    for n, value, why in json_lines(path):
+        if why:
+            problems.append(f"line {n}: {why}")
+            continue
+        try:
+            item = validate(value, n)
+        except ValueError as exc:
+            problems.append(f"line {n}: {exc}")
+            continue
+        if item["id"] in seen:
+            problems.append(f"line {n}: duplicate id {item['id']!r}")
+            continue
+        seen.add(item["id"])
+        items.append(item)
+    if problems:
+        raise ValueError(
+            f"{path}: "
+            + "; ".join(problems[:10])
+            + (f" (and {len(problems) - 10} more)" if len(problems) > 10 else "")
+        )
+    if not items:
+        raise ValueError(f"{path}: no {what}s")
+    return items
+
+
+@contextmanager
+def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
+    """A temporary name beside ``path`` for the block to write; renamed onto ``path`` when the
+    block succeeds (a reader sees the old file or the whole new one), removed when it fails.
+    The parent folder is created; the file gets the usual mode (umask applies)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically (see :func:`atomic_path`)."""
+    with atomic_path(path) as tmp:
+        tmp.write_bytes(data)
+
+
+def atomic_write_text(path: str | os.PathLike, text: str) -> None:
+    """Write ``text`` to ``path`` as UTF-8, atomically (see :func:`atomic_path`)."""
+    with atomic_path(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+
+
+def jsonl_text(rows: Iterable[Any]) -> str:
+    """Rows as JSONL: one JSON value a line, non-ASCII kept as it is."""
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+
+
+def write_jsonl(path: str | os.PathLike, rows: Iterable[Any]) -> None:
+    """Write rows as a JSONL file, atomically."""
+    atomic_write_text(path, jsonl_text(rows))

@@ -189,7 +189,7 @@ _PREPS = {
     "up",
 }
 _EXAMPLE_MARKERS = {"like", "including", "e.g.", "especially", "notably"}  # and 'such as'
-_DETERMINERS = {
+DETERMINERS = {  # words that open a noun phrase: 'the', 'its', 'every'; shared with generate.py
     "the",
     "a",
     "an",
@@ -279,7 +279,7 @@ _SUBORDINATORS = (
     }
 )
 _FUNCTION = (
-    _DETERMINERS | _PREPS | _SUBORDINATORS | {"and", "or", "but", "not", "than", "that", "which", "who"}
+    DETERMINERS | _PREPS | _SUBORDINATORS | {"and", "or", "but", "not", "than", "that", "which", "who"}
 )
 _NUMBER_WORDS = {
     "one",
@@ -703,7 +703,7 @@ def _list_items(verb: list[str], rest: list[str]) -> tuple[list[str], list[list[
             return None  # 'read and write access', 'producing and maintaining the content'
         if "of" in (_bare(t) for t in last) and "of" not in (_bare(t) for t in item0):
             return None  # 'the content and structure of web content'
-    if _bare(verb[0]) in _COPULA and _bare(item0[0]) in ("a", "an") and _bare(last[0]) not in _DETERMINERS:
+    if _bare(verb[0]) in _COPULA and _bare(item0[0]) in ("a", "an") and _bare(last[0]) not in DETERMINERS:
         return None  # 'was a physicist and chemist': one thing
     if prefix and _bare(prefix[-1]) == "both":
         prefix = prefix[:-1]

@@ -37,7 +37,7 @@ from ..response.attribution import normalize_domain
 from ..response.groundtruth import TITLE_SEPARATORS, brands_from_titles, group_by_domain, pages_for
 from ..response.schema import ExpectedClaim, StoredPage
 from ..text import STOPWORDS, Span, content_terms, numbers, split_sentences, words
-from ._atomic import atomic_facts
+from ._atomic import DETERMINERS, atomic_facts
 from .queryset import Query
 
 log = logging.getLogger(__name__)
@@ -144,21 +144,6 @@ _VERBS = (
         "discovered",
     }
 )
-_DETERMINERS = {
-    "the",
-    "a",
-    "an",
-    "all",
-    "our",
-    "your",
-    "this",
-    "these",
-    "each",
-    "every",
-    "some",
-    "most",
-    "many",
-}
 _PRONOUNS = {"it", "they", "this", "these", "he", "she"}
 _BASE = {"has": "have", "does": "do", "is": "be"}
 
@@ -228,7 +213,7 @@ def _as_subject(subject: str, page_text: str) -> str:
     """Lower-case a sentence-initial common word ('Additional protection' -> 'additional
     protection'); keep a name: a word the page capitalises mid-sentence, or a multi-word name."""
     first, _, tail = subject.partition(" ")
-    if first.lower() in _DETERMINERS:
+    if first.lower() in DETERMINERS:
         return (first.lower() + " " + tail).strip()
     if not first[:1].isupper() or tail[:1].isupper():  # 'Nimbus Notes ...': a multi-word name
         return subject

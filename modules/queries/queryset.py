@@ -20,7 +20,7 @@ import polars as pl
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..response.schema import AIResponse, ExpectedClaim
-from ..tables_io import numbered_lines, read_parquet
+from ..tables_io import atomic_path, numbered_lines, read_parquet, write_jsonl
 
 Review = Literal["draft", "approved"]
 
@@ -172,16 +172,10 @@ def load_query_set(path: str | os.PathLike, *, allow_drafts: bool = True) -> Que
 def write_query_set(path: str | os.PathLike, queries: list[Query]) -> str:
     """Write a query set as JSONL or Parquet (by suffix), atomically; returns the path."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
     rows = [q.model_dump(mode="json") for q in queries]
-    try:
-        if path.suffix == ".parquet":
+    if path.suffix == ".parquet":
+        with atomic_path(path) as tmp:
             pl.DataFrame(rows, schema=QUERY_SET_SCHEMA).write_parquet(tmp)
-        else:
-            tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+    else:
+        write_jsonl(path, rows)
     return str(path)

@@ -29,6 +29,9 @@ DOC_CHARS = 3000  # per result in the LM prompt
 
 
 class RelevanceAnalyzer:
+    """Reranks search results against a query and plan: the LM program when an LM is set, else
+    (or when it fails) the baseline program, or the original order as the last resort."""
+
     def __init__(
         self,
         embedder: Embedder | None = None,

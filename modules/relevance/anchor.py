@@ -58,7 +58,7 @@ class Anchored:
         return self.method != "best_sentence"
 
 
-class _Normalised:
+class NormalisedText:
     """Lower-cased text with unified quotes/dashes and single spaces, mapped back to offsets."""
 
     def __init__(self, text: str):
@@ -77,11 +77,12 @@ class _Normalised:
         self.text, self.pos = "".join(chars), pos
 
     def original(self, start: int, end: int) -> tuple[int, int]:
+        """The span of the original text that ``text[start:end]`` came from."""
         return self.pos[start], self.pos[end - 1] + 1
 
 
 def normalise(s: str) -> str:
-    return _Normalised(s.strip()).text.strip()
+    return NormalisedText(s.strip()).text.strip()
 
 
 def locate(
@@ -92,7 +93,7 @@ def locate(
     best_sentence: Callable[[list[Span]], Span | None] | None = None,
 ) -> Anchored | None:
     """The sentence of ``text`` that begins with ``start_anchor`` and ends with ``end_anchor``."""
-    norm = _Normalised(text)
+    norm = NormalisedText(text)
     a, b = normalise(start_anchor), normalise(end_anchor)
     sentences = split_sentences(text)
     bounds = ({x.start for x in sentences}, {x.end for x in sentences})
@@ -131,7 +132,7 @@ def _find(haystack: str, needle: str) -> list[tuple[int, int]]:
     return [(m.start(), m.start() + len(needle)) for m in re.finditer(re.escape(needle), haystack)]
 
 
-def _exact(norm: _Normalised, a: str, b: str, bounds: tuple[set[int], set[int]]) -> tuple[int, int] | None:
+def _exact(norm: NormalisedText, a: str, b: str, bounds: tuple[set[int], set[int]]) -> tuple[int, int] | None:
     """The span from a start anchor to an end anchor that best matches a whole sentence: one that
     begins and ends where a sentence does, then the shortest (a first word repeated inside the
     sentence, or an end anchor that also occurs earlier in it, does not cut it short)."""
@@ -148,7 +149,7 @@ def _exact(norm: _Normalised, a: str, b: str, bounds: tuple[set[int], set[int]])
 
 
 def _fit(
-    norm: _Normalised, start: int, end: int, bounds: tuple[set[int], set[int]]
+    norm: NormalisedText, start: int, end: int, bounds: tuple[set[int], set[int]]
 ) -> tuple[bool, bool, int]:
     o_start, o_end = norm.original(start, end)
     return o_start not in bounds[0], o_end not in bounds[1], end - start

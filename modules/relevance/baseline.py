@@ -32,6 +32,37 @@ from .schema import RankedResult, Reranking, ResearchPlan, SearchResultIn, SubSc
 MAX_CHARS = 20_000
 NOVELTY_LO, NOVELTY_HI = 0.3, 0.85  # passage similarity from which a passage starts / stops being new
 DEPTH_NOVELTY = 0.8  # share of depth that must be new (chosen on the eval: 0.5-0.8 x 0.3-0.5 x 0.85-0.95)
+COS_LO, COS_HI = 0.1, 0.7  # MiniLM cosine: below, unrelated; above, as close as passages get
+IDF_FLOOR = 0.1  # added to every query term's idf: a term in every result still counts a little
+
+# Direct relevance: lexical coverage and dense similarity, plus a bonus for naming the query's subject.
+DENSE_SENTENCE_W, DENSE_PASSAGE_W = 0.6, 0.4  # dense similarity: the best sentence's cosine, the passage's
+LEXICAL_W, DENSE_W = 0.5, 0.5  # direct relevance: idf-weighted query-term coverage, dense similarity
+ABOUT_BONUS = 0.15  # added when the passage is about a thing the query names (its title in the query)
+
+# Depth: the share of direct relevance earned by sentences that bear on the query.
+BEARING_COS = 0.3  # a sentence's cosine to the query from which (with a shared term) it bears on it
+DEPTH_BASE, DEPTH_BEARING_W = 0.6, 0.4  # depth / direct with no bearing sentence; the rest, earned by them
+BEARING_FULL = 3  # bearing sentences that earn the whole of DEPTH_BEARING_W
+
+# Plan alignment: the closest facet and how many facets the passage matches.
+PLAN_BEST_W, PLAN_COVERAGE_W = 0.7, 0.3  # the best facet's cosine, the share of facets matched
+FACET_COS = 0.35  # a facet's cosine from which the passage matches it
+
+# The key sentence: query terms and meaning, and a lead sentence defines the passage's subject.
+PICK_LEXICAL_W, PICK_DENSE_W = 0.5, 0.5  # the sentence's share of query terms, its cosine to the query
+FIRST_SENTENCE_BONUS = 0.08  # added for the passage's first sentence
+
+# Unexpectedness: new against the passages above it and near the plan's surprises (times direct).
+NOVELTY_W, SURPRISE_W = 0.5, 0.5  # novelty against better passages, similarity to surprises
+
+# The second hop (_bridge): a passage about an entity that the top passages name.
+HOP_BASE, HOP_COS_W = 0.6, 0.4  # a lead: its passage's direct relevance, by its sentence's cosine
+BRIDGE_LEAD_W, BRIDGE_OWN_W = 0.85, 0.15  # a bridged passage's direct relevance: the lead's, its own
+BRIDGE_DEPTH = 0.9  # a bridged passage's depth is at least this share of its direct relevance
+
+SENSES_COS = 0.15  # two sentences using a query term below this cosine use it in different senses
+
 _LEADING = re.compile(
     r"^(?:and|but|or|so|which|who|that|while|whereas|although|because|as|it|he|she|they|this|these)\s+", re.I
 )
@@ -59,7 +90,7 @@ class Weights:
         return int(round(100 * min(1.0, max(0.0, raw))))
 
 
-def _cos01(c: float, lo: float = 0.1, hi: float = 0.7) -> float:
+def _cos01(c: float, lo: float = COS_LO, hi: float = COS_HI) -> float:
     """MiniLM cosine to 0-1: below ``lo`` unrelated, above ``hi`` as close as passages get."""
     return float(min(1.0, max(0.0, (c - lo) / (hi - lo))))
 
@@ -88,7 +119,7 @@ class BaselineRelevance:
 
         q_terms = content_terms(query)
         df = Counter(t for text in texts for t in content_terms(text))
-        idf = {t: math.log(1 + len(texts) / (1 + df[t])) + 0.1 for t in q_terms}
+        idf = {t: math.log(1 + len(texts) / (1 + df[t])) + IDF_FLOOR for t in q_terms}
         q_weight = sum(idf.values()) or 1.0
 
         per: list[dict] = []
@@ -101,22 +132,28 @@ class BaselineRelevance:
             lexical = sum(idf[t] for t in q_terms & terms) / q_weight
             sent_cos = sv @ q_vec
             best_cos = float(sent_cos.max()) if len(sent_cos) else 0.0
-            dense = 0.6 * _cos01(best_cos) + 0.4 * _cos01(float(d_vecs[i] @ q_vec))
+            dense = DENSE_SENTENCE_W * _cos01(best_cos) + DENSE_PASSAGE_W * _cos01(float(d_vecs[i] @ q_vec))
             names = _names(r.title)
             about = any(re.search(r"(?<!\w)" + re.escape(n) + r"(?!\w)", query, re.IGNORECASE) for n in names)
-            direct = min(
-                1.0, 0.5 * lexical + 0.5 * dense + (0.15 if about else 0.0)
-            )  # a passage about a thing the query names
+            direct = min(1.0, LEXICAL_W * lexical + DENSE_W * dense + (ABOUT_BONUS if about else 0.0))
             # depth: how much of the passage bears on the query (several sentences, not one mention)
-            bearing = [k for k, s in enumerate(ss) if sent_cos[k] >= 0.3 and content_terms(s.text) & q_terms]
-            depth = direct * (0.6 + 0.4 * min(1.0, len(bearing) / 3))
+            bearing = [
+                k for k, s in enumerate(ss) if sent_cos[k] >= BEARING_COS and content_terms(s.text) & q_terms
+            ]
+            depth = direct * (DEPTH_BASE + DEPTH_BEARING_W * min(1.0, len(bearing) / BEARING_FULL))
             facet_cos = f_vecs @ d_vecs[i] if len(f_vecs) else np.zeros(1)
             if len(sv) and len(f_vecs):
                 facet_cos = np.maximum(facet_cos, (sv @ f_vecs.T).max(axis=0))
-            plan_alignment = 0.7 * _cos01(float(facet_cos.max())) + 0.3 * float((facet_cos >= 0.35).mean())
+            plan_alignment = PLAN_BEST_W * _cos01(float(facet_cos.max())) + PLAN_COVERAGE_W * float(
+                (facet_cos >= FACET_COS).mean()
+            )
             # best sentence: query terms and meaning, a lead sentence defines the passage's subject
             lex_s = np.array([len(content_terms(s.text) & q_terms) / max(len(q_terms), 1) for s in ss])
-            pick = 0.5 * lex_s + 0.5 * sent_cos + np.array([0.08 if k == 0 else 0.0 for k in range(len(ss))])
+            pick = (
+                PICK_LEXICAL_W * lex_s
+                + PICK_DENSE_W * sent_cos
+                + np.array([FIRST_SENTENCE_BONUS if k == 0 else 0.0 for k in range(len(ss))])
+            )
             per.append(
                 {
                     "direct": direct,
@@ -138,7 +175,8 @@ class BaselineRelevance:
             sim = max((float(d_vecs[i] @ v) for v in ranked_vecs), default=0.0)
             novelty = 1.0 - _cos01(sim, NOVELTY_LO, NOVELTY_HI)
             surprise = _cos01(float((s_vecs @ d_vecs[i]).max())) if len(s_vecs) else novelty
-            per[i]["unexpected"] = per[i]["direct"] * (0.5 * novelty + 0.5 * surprise)  # new *and* relevant
+            # new *and* relevant
+            per[i]["unexpected"] = per[i]["direct"] * (NOVELTY_W * novelty + SURPRISE_W * surprise)
             per[i]["depth"] *= (
                 1 - DEPTH_NOVELTY + DEPTH_NOVELTY * novelty
             )  # a near-copy of a better passage teaches nothing new
@@ -207,11 +245,12 @@ class BaselineRelevance:
                         sentence.text
                     ):  # named in a sentence that bears on the query: a strong lead
                         best = max(
-                            best, per[j]["direct"] * (0.6 + 0.4 * _cos01(float(per[j]["sent_cos"][k])))
+                            best,
+                            per[j]["direct"] * (HOP_BASE + HOP_COS_W * _cos01(float(per[j]["sent_cos"][k]))),
                         )
             if best:
-                p["direct"] = max(p["direct"], 0.85 * best + 0.15 * p["direct"])
-                p["depth"] = max(p["depth"], 0.9 * p["direct"])
+                p["direct"] = max(p["direct"], BRIDGE_LEAD_W * best + BRIDGE_OWN_W * p["direct"])
+                p["depth"] = max(p["depth"], BRIDGE_DEPTH * p["direct"])
 
     @staticmethod
     def _note(query: str, plan: ResearchPlan, sub: SubScores, p: dict) -> str:
@@ -327,7 +366,7 @@ def semantic_note(query: str, results: Sequence[SearchResultIn], per: list[dict]
         vecs = np.stack([c[2] for c in contexts[:6]])
         sims = vecs @ vecs.T
         i, j = np.unravel_index(np.argmin(sims), sims.shape)
-        if sims[i, j] < 0.15:
+        if sims[i, j] < SENSES_COS:
             notes.append(
                 f'"{surface.get(term, term)}" is used in different senses: in {contexts[i][0] or "one result"} '
                 f'("{contexts[i][1][:80]}") and in {contexts[j][0] or "another"} ("{contexts[j][1][:80]}").'

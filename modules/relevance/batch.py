@@ -6,8 +6,8 @@ from pathlib import Path
 
 import polars as pl
 
-from ..jsonl import read_validated
 from ..store import frame as store_frame
+from ..tables_io import read_validated
 from .schema import Reranking, SearchResultIn
 
 RERANKINGS_SCHEMA = {

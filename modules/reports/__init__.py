@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ..store import ParquetStore
 from ..store.runs import RunKind
+from ..tables_io import atomic_write_text
 from .html import esc, page, section, table
 from .layouts import LAYOUTS
 
@@ -87,14 +88,7 @@ def write_run_report(run_id: str, data_dir: str | None = None, path: str | os.Pa
             raise ValueError(f"{store.root} is not a local folder: pass --html FILE")
         path = Path(store.root) / "html" / f"{run_id}.html"
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
-        tmp.write_text(html, encoding="utf-8")
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+    atomic_write_text(path, html)
     return str(path)
 
 

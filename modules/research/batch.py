@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..jsonl import read_validated
+from ..tables_io import read_validated
 
 
 def load_questions(path: str | Path) -> list[dict]:

@@ -17,11 +17,14 @@ from ..text import has_negation, numbers
 from .prompts import SUMMARY_FACTS, fact_lines
 from .schema import Fact
 
-SAME_TOPIC = 0.8
-DUPLICATE = 0.95
+SAME_TOPIC = 0.8  # cosine from which two facts speak of the same thing (and support or conflict)
+DUPLICATE = 0.95  # cosine from which a fact from the same source is a repeat, not stored again
 
 
 class Memory:
+    """A thread's established facts and their vectors: new facts are checked against them for
+    support or conflict, and :meth:`summary` is what the nodes see of them."""
+
     def __init__(self, embedder: Embedder, facts: Sequence[Fact] = ()):
         self.embedder = embedder
         self.facts: list[Fact] = []

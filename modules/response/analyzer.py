@@ -66,7 +66,7 @@ from .schema import (
     UnmatchedSegment,
     UnsupportedStatement,
 )
-from .tiers import tier_for
+from .tiers import tier_for, verified_floor
 from .verdicts import Judge, JudgeSettings, Lexicon, PageFinding, Verdict, Window
 
 ANALYZER_VERSION = f"sleuth-response-analyzer/{__version__}"
@@ -136,7 +136,7 @@ def _with_facts(
     score = accuracy.score
     verified = round(found / scored, 4) if scored else None
     if verified and not wrong:
-        score = max(score, round(100 * (0.55 + 0.45 * verified), 2))
+        score = max(score, verified_floor(verified))
     capped_by = None
     if wrong:
         cap = round(tiers.good - 0.01, 2)

@@ -89,6 +89,9 @@ class BatchConfig(_Section):
 
 
 class AnalyzerConfig(_Section):
+    """Every setting of the response analyzer, by section (TOML ``--config``, ``--set`` overrides);
+    its hash is recorded with each run."""
+
     accuracy: AccuracyConfig = AccuracyConfig()
     completeness: CompletenessConfig = CompletenessConfig()
     attribution: AttributionConfig = AttributionConfig()

@@ -23,7 +23,7 @@ import dspy
 from pydantic import BaseModel, Field
 
 from ..lm import NodeRunner
-from ..relevance.anchor import _Normalised, normalise
+from ..relevance.anchor import NormalisedText, normalise
 from ..text import content_terms, split_sentences
 from .config import AnalyzerConfig
 from .groundtruth import GroundTruth
@@ -40,7 +40,7 @@ from .schema import (
     TextPosition,
     UnmatchedSegment,
 )
-from .tiers import tier_for
+from .tiers import tier_for, verified_floor
 
 Verdict = Literal["found", "missing", "contradicted"]
 Kind = Literal["number", "date", "money", "quantity", "entity", "negation", "other"]
@@ -127,7 +127,7 @@ def locate_quote(text: str, quote: str | None) -> tuple[int, int] | None:
     i = text.find(q)
     if i >= 0:
         return i, i + len(q)
-    norm, nq = _Normalised(text), normalise(q)
+    norm, nq = NormalisedText(text), normalise(q)
     j = norm.text.find(nq) if nq else -1
     if j < 0:
         return None
@@ -483,7 +483,7 @@ class LMJudge:
         scored = completeness.total_required if completeness else 0
         verified = round(completeness.total_found / scored, 4) if completeness and scored else None
         if verified and not n_wrong:
-            score = max(score, round(100 * (0.55 + 0.45 * verified), 2))
+            score = max(score, verified_floor(verified))
         capped_by = None
         if n_wrong:
             cap = round(tiers.good - 0.01, 2)

@@ -24,9 +24,7 @@ about the same thing has another name in its place.
 
 from __future__ import annotations
 
-import os
 import re
-import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -35,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from ..embeddings import Embedder
+from ..tables_io import atomic_path
 from ..text import STOPWORDS, Span, has_negation, split_clauses, split_sentences, stem
 from .facts import Value, compare_values, values
 
@@ -312,11 +311,8 @@ class Lexicon:
         if self.store is None or not self.vectors or len(self.vectors) > self.MAX_STORED:
             return
         try:
-            self.store.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.store.with_name(f".{self.store.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-            with open(tmp, "wb") as f:
+            with atomic_path(self.store) as tmp, open(tmp, "wb") as f:
                 np.savez(f, words=np.array(list(self.vectors)), vectors=np.stack(list(self.vectors.values())))
-            os.replace(tmp, self.store)
         except OSError:
             pass  # a read-only cache only costs speed
 

@@ -65,6 +65,9 @@ _TEXT_TYPES = ("text/plain", "text/markdown", "text/x-markdown")
 
 @dataclass
 class Page:
+    """One fetched URL: its extracted text (markdown), links and metadata, and an ``outcome``;
+    a failure is a Page too (empty text, the outcome and ``error`` say why), never an exception."""
+
     url: str
     final_url: str
     status: int | None
@@ -89,8 +92,22 @@ class Page:
         )
 
 
+@dataclass(frozen=True)
+class _Response:
+    """What a URL answered, before extraction: the part every Page built from it shares."""
+
+    url: str
+    final_url: str
+    status: int | None
+    ctype: str | None
+    body: bytes
+
+
 @dataclass
 class CrawlConfig:
+    """The crawler's limits and manners: timeouts, size and redirect caps, per-host pacing and
+    concurrency, robots.txt, and which non-public networks it may reach."""
+
     user_agent: str = USER_AGENT
     connect_timeout_s: float = 5.0
     read_timeout_s: float = 15.0
@@ -180,19 +197,8 @@ class Crawler:
     async def fetch(self, url: str, *, snippet: str | None = None) -> Page:
         """Fetch and extract one URL; failures are Pages with an outcome, never exceptions."""
         if self.mirror is not None and (doc := self.mirror.get(url)) is not None:
-            return self._page(
-                url,
-                url,
-                200,
-                "text/markdown",
-                doc.title,
-                doc.text,
-                [],
-                None,
-                doc.text.encode(),
-                "corpus",
-                "ok",
-            )
+            got = _Response(url, url, 200, "text/markdown", doc.text.encode())
+            return self._page(got, "ok", title=doc.title, text=doc.text, extraction="corpus")
         async with self._slots:
             try:
                 return await self._fetch(url, snippet)
@@ -354,185 +360,91 @@ class Crawler:
     ) -> Page:
         status = response.status_code
         ctype = (response.headers.get("content-type") or "").split(";")[0].strip().lower() or _sniff(body)
+        got = _Response(url, final_url, status, ctype, body)
         if status >= 400:
             text = body.decode(response.encoding or "utf-8", errors="replace")
             if _looks_challenged(text, status):
-                return self._page(
-                    url,
-                    final_url,
-                    status,
-                    ctype,
-                    _title(text),
-                    "",
-                    [],
-                    None,
-                    body,
-                    "none",
-                    "blocked",
-                    "challenge page",
-                )
-            return self._page(
-                url,
-                final_url,
-                status,
-                ctype,
-                None,
-                "",
-                [],
-                None,
-                body,
-                "none",
-                "http_error",
-                f"HTTP {status}",
-            )
+                return self._page(got, "blocked", title=_title(text), error="challenge page")
+            return self._page(got, "http_error", error=f"HTTP {status}")
         if ctype in _HTML_TYPES:
             html = body.decode(response.encoding or "utf-8", errors="replace")
-            return self._from_html(url, final_url, status, ctype, html, body, snippet)
+            return self._from_html(got, html, snippet)
         if ctype in _TEXT_TYPES:
             text = body.decode(response.encoding or "utf-8", errors="replace")
-            return self._page(url, final_url, status, ctype, None, text, [], None, body, "text", "ok")
+            return self._page(got, "ok", text=text, extraction="text")
         if ctype == "application/pdf":
-            return self._from_pdf(url, final_url, status, ctype, body)
+            return self._from_pdf(got)
         return self._page(
-            url,
-            final_url,
-            status,
-            ctype,
-            None,
-            "",
-            [],
-            None,
-            body,
-            "none",
-            "unsupported_content",
-            f"cannot extract text from {ctype or 'unknown content'}",
+            got, "unsupported_content", error=f"cannot extract text from {ctype or 'unknown content'}"
         )
 
-    def _from_html(self, url, final_url, status, ctype, html: str, body: bytes, snippet: str | None) -> Page:
+    def _from_html(self, got: _Response, html: str, snippet: str | None) -> Page:
         title = _title(html)
-        if _looks_challenged(html, status):
-            return self._page(
-                url,
-                final_url,
-                status,
-                ctype,
-                title,
-                "",
-                [],
-                None,
-                body,
-                "none",
-                "blocked",
-                "challenge or bot-wall page",
-            )
+        if _looks_challenged(html, got.status):
+            return self._page(got, "blocked", title=title, error="challenge or bot-wall page")
         tree = _parse(html)
-        links = _links(tree, final_url) if tree is not None else []
-        text, extraction, published = _trafilatura(tree if tree is not None else html, final_url)
+        links = _links(tree, got.final_url) if tree is not None else []
+        text, extraction, published = _trafilatura(tree if tree is not None else html, got.final_url)
         if not text:
             text, extraction = _plain_text(html), "html-text"
         if len(text.strip()) < WALL_MAX_TEXT and _CAPTCHA.search(html):
             return self._page(
-                url,
-                final_url,
-                status,
-                ctype,
-                title,
-                "",
-                links,
-                published,
-                body,
-                "none",
-                "blocked",
-                "captcha wall",
+                got, "blocked", title=title, links=links, published=published, error="captcha wall"
             )
         if _is_js_shell(html, text):
             return self._page(
-                url,
-                final_url,
-                status,
-                ctype,
-                title,
-                "",
-                links,
-                published,
-                body,
-                "none",
+                got,
                 "blocked",
-                "JavaScript-only page: no content without running scripts",
+                title=title,
+                links=links,
+                published=published,
+                error="JavaScript-only page: no content without running scripts",
             )
         if not text.strip() and snippet:
             text, extraction = snippet, "snippet"
         return self._page(
-            url, final_url, status, ctype, title, text, links, published, body, extraction, "ok"
+            got, "ok", title=title, text=text, links=links, published=published, extraction=extraction
         )
 
-    def _from_pdf(self, url, final_url, status, ctype, body: bytes) -> Page:
+    def _from_pdf(self, got: _Response) -> Page:
         try:
             import io
 
             from pypdf import PdfReader
         except ImportError:
-            return self._page(
-                url,
-                final_url,
-                status,
-                ctype,
-                None,
-                "",
-                [],
-                None,
-                body,
-                "none",
-                "unsupported_content",
-                "PDF text needs the pypdf package",
-            )
+            return self._page(got, "unsupported_content", error="PDF text needs the pypdf package")
         try:
-            reader = PdfReader(io.BytesIO(body))
+            reader = PdfReader(io.BytesIO(got.body))
             text = "\n\n".join((page.extract_text() or "").strip() for page in reader.pages).strip()
             title = (reader.metadata.title if reader.metadata else None) or None
         except Exception as exc:  # pypdf raises many types on damaged files
-            return self._page(
-                url,
-                final_url,
-                status,
-                ctype,
-                None,
-                "",
-                [],
-                None,
-                body,
-                "none",
-                "error",
-                f"unreadable PDF: {exc}",
-            )
-        return self._page(url, final_url, status, ctype, title, text, [], None, body, "pdf", "ok")
+            return self._page(got, "error", error=f"unreadable PDF: {exc}")
+        return self._page(got, "ok", title=title, text=text, extraction="pdf")
 
     def _page(
         self,
-        url,
-        final_url,
-        status,
-        ctype,
-        title,
-        text,
-        links,
-        published,
-        body,
-        extraction,
-        outcome,
-        error=None,
+        got: _Response,
+        outcome: Outcome,
+        *,
+        title: str | None = None,
+        text: str = "",
+        links: list[tuple[str, str]] | None = None,
+        published: str | None = None,
+        extraction: Extraction = "none",
+        error: str | None = None,
     ) -> Page:
+        """The Page of a response: what extraction found, by name; a failure keeps no text."""
         return Page(
-            url=url,
-            final_url=final_url,
-            status=status,
-            content_type=ctype or None,
+            url=got.url,
+            final_url=got.final_url,
+            status=got.status,
+            content_type=got.ctype or None,
             title=title,
             text=text,
-            links=links,
+            links=links if links is not None else [],
             published=published,
             fetched_at=datetime.now(UTC),
-            content_sha256=hashlib.sha256(body).hexdigest() if body else None,
+            content_sha256=hashlib.sha256(got.body).hexdigest() if got.body else None,
             extraction=extraction,
             outcome=outcome,
             error=error,
