@@ -38,8 +38,9 @@ def add_task_runner(p: argparse.ArgumentParser) -> None:
     )
 
 
-def add_lm(p: argparse.ArgumentParser, programs_help: str | None = None) -> None:
-    """--lm and --lm-base-url (and --programs on the commands that run compiled DSPy programs)."""
+def add_lm(p: argparse.ArgumentParser, programs_help: str | None = None, context: bool = False) -> None:
+    """--lm and --lm-base-url (and --programs on the commands that run compiled DSPy programs,
+    --lm-context on those whose prompts are fitted to the model's window)."""
     p.add_argument(
         "--lm",
         metavar="MODEL",
@@ -50,5 +51,13 @@ def add_lm(p: argparse.ArgumentParser, programs_help: str | None = None) -> None
         metavar="URL",
         help="OpenAI-compatible server (llama.cpp, vLLM, Ollama); default $SLEUTH_LM_BASE_URL",
     )
+    if context:
+        p.add_argument(
+            "--lm-context",
+            type=int,
+            metavar="TOKENS",
+            help="the model's context window: every node's prompt and reply fit in it "
+            "(default $SLEUTH_LM_CONTEXT or 8192)",
+        )
     if programs_help:
         p.add_argument("--programs", metavar="DIR", help=programs_help)

@@ -17,6 +17,7 @@ def _research_options(args: argparse.Namespace):
         "corpus": args.corpus,
         "lm": args.lm,
         "lm_base_url": args.lm_base_url,
+        "lm_context": args.lm_context,
         "max_steps": args.max_steps,
         "max_seconds": args.max_seconds,
         "max_tokens": args.max_tokens,
@@ -36,7 +37,9 @@ def _add_research_options(p: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="local corpus, JSONL/Parquet of {url, title, text} (default $SLEUTH_CORPUS or the sample)",
     )
-    add_lm(p, "compiled programs (default modules/compiled): the newest per node runs with an LM")
+    add_lm(
+        p, "compiled programs (default modules/compiled): the newest per node runs with an LM", context=True
+    )
     p.add_argument("--max-steps", type=int, help="decision steps per question (default 8)")
     p.add_argument("--max-seconds", type=float, help="wall-clock limit per question (default 300)")
     p.add_argument("--max-tokens", type=int, help="LM token budget per question (default 200000)")

@@ -38,6 +38,9 @@ class ResearchOptions(BaseModel):
         2, ge=0, description="further attempts after unparseable output before the baseline runs"
     )
     lm_timeout_s: float = Field(60.0, gt=0, description="per LM request")
+    lm_context: int | None = Field(
+        None, ge=2048, description="the model's context window in tokens; default $SLEUTH_LM_CONTEXT or 8192"
+    )
     max_steps: int = Field(8, ge=1)
     max_seconds: float = Field(300.0, gt=0)
     max_tokens: int = Field(200_000, ge=0, description="LM token budget per question")
@@ -57,7 +60,7 @@ class ResearchOptions(BaseModel):
         return auto_order() if self.search == "auto" else [self.search]
 
     def lm_settings(self) -> LMSettings:
-        settings = LMSettings.from_env(self.lm, self.lm_base_url)
+        settings = LMSettings.from_env(self.lm, self.lm_base_url, self.lm_context)
         settings.retries, settings.timeout_s = self.lm_retries, self.lm_timeout_s
         return settings
 
