@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from modules.embeddings import LocalEmbedder
 from modules.lm import MAX_URL_CHARS, NODE_BUDGETS, LMSettings, as_data
-from modules.research.loop import Limits, Researcher
+from modules.research.loop import Limits, Researcher, renumber_citations
+from modules.research.memory import Memory
 from modules.research.prompts import (
     best_passages,
     candidate_lines,
@@ -148,3 +149,22 @@ def test_data_cannot_open_a_section_or_close_a_tag(text):
 @given(st.text(min_size=1, max_size=2000), st.integers(min_value=50, max_value=1500))
 def test_passages_respect_their_limit(text, limit):
     assert len(best_passages(text, "question words", limit)) <= limit
+
+
+def test_citations_follow_key_sources_and_survive_a_removed_source():
+    answer = "Derrickson is American [1]. Wood was American [2], per a forum [3]."
+    cited = ["https://a.example/", "https://bad.example/", "https://c.example/"]
+    out = renumber_citations(answer, cited, ["https://a.example/", "https://c.example/"])
+    assert out == "Derrickson is American [1]. Wood was American, per a forum [2]."
+
+
+def test_the_memory_summary_keeps_conflicts_when_it_cuts(embedder):
+    memory = Memory(embedder)
+    topics = "rain wind snow fog hail frost heat storms clouds sunshine drought floods tides dew".split()
+    memory.add(
+        [(f"The town records its {t} every season.", f"https://s-{t}.example/", 0.9) for t in topics], 1
+    )
+    memory.add([("Scott Derrickson was born in 1966.", "https://a.example/", 0.2)], 1)
+    memory.add([("Scott Derrickson was born in 1967.", "https://b.example/", 0.2)], 2)
+    lines = memory.summary(limit=3).splitlines()
+    assert [line.startswith("- [conflicting]") for line in lines] == [True, True, False]

@@ -374,7 +374,8 @@ class BaselineReport:
             if confidence >= MEDIUM_CONFIDENCE
             else "low"
         )
-        body = " ".join(f.text.rstrip() + f" [{i}]" for i, f in enumerate(ranked, 1))
+        sources = list(dict.fromkeys(f.source_url for f in ranked))
+        body = " ".join(f.text.rstrip() + f" [{sources.index(f.source_url) + 1}]" for f in ranked)
         caveats = []
         if level != "high":
             caveats.append(f"Confidence is {level} ({confidence:.2f}).")
@@ -386,5 +387,5 @@ class BaselineReport:
         return Report(
             answer=" ".join([body] + caveats),
             research_journey=journey,
-            key_sources=list(dict.fromkeys(f.source_url for f in ranked)),
+            key_sources=sources,
         )

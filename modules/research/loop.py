@@ -9,6 +9,7 @@ citations are checked against the sources this thread retrieved; others are remo
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -224,6 +225,7 @@ class Researcher:
         self, thread: Thread, decision: Decision, sources: dict[str, Source]
     ) -> tuple[list[Source], StepRecord]:
         t = time.monotonic()
+        spent: dict[str, float] = {}
         if decision.next_action == "crawl_url":
             urls, engine, n_results, outcome = [decision.query_or_url], None, 1, "ok"
             snippets = [sources[decision.query_or_url].snippet if decision.query_or_url in sources else None]
@@ -249,7 +251,10 @@ class Researcher:
                     thread.candidate_urls.append(r.url)
                     thread.origins[r.url] = (r.title, f'search result {r.rank} for "{query}"')
             n_read = self.limits.read_first if len(thread.queries) == 1 else self.limits.read_per_search
+            usage = self.relevance.runner.usage if self.relevance is not None else {}
+            spent = dict(usage)
             ordered = self._rank(thread, query, decision.reasoning, list(results))
+            spent = {k: usage[k] - spent[k] for k in spent}  # the rerank's LM call, if any
             unread = [r.url for r in ordered if r.url not in thread.read_urls][:n_read]
             urls, snippets = unread, [sources[u].snippet for u in unread]
         documents = []
@@ -283,6 +288,8 @@ class Researcher:
             engine=engine,
             outcome=outcome,
             n_results=n_results,
+            tokens=int(spent.get("tokens", 0)),
+            cost_usd=round(spent.get("cost_usd", 0.0), 6),
             duration_ms=round(1000 * (time.monotonic() - t), 1),
         )
 
@@ -390,12 +397,15 @@ class Researcher:
         )
         report: Report = call.output
         retrieved = {u for u, s in sources.items() if s.text or s.snippet}
-        kept = [u for u in report.key_sources if u in retrieved]
+        kept = [u for u in dict.fromkeys(report.key_sources) if u in retrieved]
         for u in report.key_sources:
             if u not in retrieved:
                 log.append(f"removed citation {u!r}: not retrieved in this thread")
+        # the journey is the step log's; [n] follow key_sources, renumbered after removals
         report = Report(
-            answer=report.answer, research_journey=report.research_journey or journey, key_sources=kept
+            answer=renumber_citations(report.answer, list(dict.fromkeys(report.key_sources)), kept),
+            research_journey=journey,
+            key_sources=kept,
         )
         return report, StepRecord(
             step=thread.step,
@@ -435,6 +445,21 @@ def _attribute(analysis: Analysis, documents: list[Source]) -> list[tuple[str, s
         if best is not None and terms & content_terms(best.text[:DOC_CHARS]):
             out.append((fact, best.url, analysis.confidence_score))
     return out
+
+
+_CITATION = re.compile(r"\s?\[(\d{1,3})\]")
+
+
+def renumber_citations(answer: str, cited: list[str], kept: list[str]) -> str:
+    """``[n]`` markers of ``answer`` (n: a position in ``cited``) made positions in ``kept``; a
+    marker of a removed or unknown source is dropped."""
+    where = {i: kept.index(u) + 1 for i, u in enumerate(cited, 1) if u in kept}
+
+    def sub(m: re.Match) -> str:
+        n = where.get(int(m.group(1)))
+        return f"{m.group(0)[: m.start(1) - m.start(0) - 1]}[{n}]" if n else ""
+
+    return _CITATION.sub(sub, answer)
 
 
 def journey_from(steps: list[StepRecord], stop_reason: str) -> str:

@@ -69,6 +69,7 @@ class Memory:
         return added, conflicts
 
     def summary(self, limit: int = SUMMARY_FACTS) -> str:
-        """Facts for the Decision, Analyzer and Report nodes: text, status and source (no raw pages)."""
-        ranked = sorted(self.facts, key=lambda f: (f.status == "conflicting", -f.confidence))[:limit]
+        """Facts for the Decision, Analyzer and Report nodes: text, status and source (no raw
+        pages); conflicts first, so that the limit never cuts what the next step must settle."""
+        ranked = sorted(self.facts, key=lambda f: (f.status != "conflicting", -f.confidence))[:limit]
         return fact_lines((f.status, f.text, f.source_url) for f in ranked)

@@ -53,8 +53,8 @@ class Report(BaseModel):
     """Report node output, shown to the human."""
 
     answer: str
-    research_journey: str
-    key_sources: list[str] = Field(default_factory=list)
+    research_journey: str = Field("", description="empty: the step log is attached by the system")
+    key_sources: list[str] = Field(default_factory=list, description="URLs cited as [1], [2], ... in order")
 
 
 class Fact(BaseModel):
