@@ -36,6 +36,7 @@ NODE_BUDGETS: dict[str, NodeBudget] = {
     "analyzer": NodeBudget(max_tokens=1500, temperature=0.2),
     "report": NodeBudget(max_tokens=1200, temperature=0.3),
     "rerank": NodeBudget(max_tokens=3000, temperature=0.3),
+    "order": NodeBudget(max_tokens=200, temperature=0.2),  # the research loop's lean rerank: indices
     "judge": NodeBudget(max_tokens=1500, temperature=0.0),
     "queries": NodeBudget(max_tokens=3000, temperature=0.3),
 }

@@ -29,7 +29,7 @@ def reply_cap(body: dict) -> int:
 
 def node_of(messages: list[dict]) -> str:
     system = " ".join(m.get("content") or "" for m in messages if m.get("role") == "system")
-    for field in ("decision", "analysis", "report", "rankings"):
+    for field in ("decision", "analysis", "report", "rankings", "order"):
         if f"`{field}`" in system:
             return field
     return "unknown"
@@ -70,6 +70,8 @@ def good_answer(node: str, messages: list[dict]) -> dict:
                 "reasoning": "start broad",
             }
         return {"next_action": "send_to_hitl", "query_or_url": None, "reasoning": "enough evidence"}
+    if node == "order":
+        return list(range(user.count("<result ")))
     if node == "analysis":
         return {
             "extracted_info": ["Scott Derrickson is an American director, screenwriter and producer."],
@@ -107,6 +109,7 @@ class FakeLM:
         )
         self.context_tokens = context_tokens
         self.requests: list[dict] = []
+        self.replies: dict[int, str] = {}  # id(request) -> the reply sent
         self._lock = threading.Lock()
         fake = self
 
@@ -135,6 +138,8 @@ class FakeLM:
                 content = fake.reply(body.get("messages", []), n)
                 if content is None:
                     return
+                with fake._lock:
+                    fake.replies[id(body)] = content
                 payload = json.dumps(
                     {
                         "id": f"chatcmpl-{n}",
@@ -148,7 +153,11 @@ class FakeLM:
                                 "finish_reason": "stop",
                             }
                         ],
-                        "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
+                        "usage": {  # as a server counts them, at 4 characters a token
+                            "prompt_tokens": prompt_tokens(body),
+                            "completion_tokens": len(content) // 4,
+                            "total_tokens": prompt_tokens(body) + len(content) // 4,
+                        },
                     }
                 ).encode()
                 try:

@@ -13,7 +13,7 @@ from modules.research.batch import load_questions
 from modules.research.session import ResearchOptions
 from modules.store import ParquetStore
 from tests.conftest import SAMPLES, write_jsonl
-from tests.fake_lm import BAD_CITATION, GOOD_CITATION, FakeLM
+from tests.fake_lm import BAD_CITATION, GOOD_CITATION, FakeLM, prompt_tokens
 
 QUESTION = "Were Scott Derrickson and Ed Wood of the same nationality?"
 CONTRACT = {
@@ -138,7 +138,8 @@ def test_flaky_output_is_retried_without_falling_back(prefect_harness, tmp_path)
         fake.close()
     steps = ParquetStore(str(tmp_path)).read("steps", "r-flaky")
     first = steps.filter(pl.col("node") == "decision").row(0, named=True)
-    assert not first["fallback"] and first["tokens"] == 360  # 2 failed requests + 1 good, all counted
+    billed = [prompt_tokens(b) + len(fake.replies[id(b)]) // 4 for b in fake.requests[:3]]
+    assert not first["fallback"] and first["tokens"] == sum(billed)  # 2 failed requests + 1 good, all counted
 
 
 def test_feedback_reopens_the_thread_with_its_memory(baseline_run):

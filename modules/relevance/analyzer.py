@@ -23,7 +23,7 @@ from .anchor import locate
 from .baseline import BaselineRelevance, Weights, brief_answer, introduction
 from .highlight import highlight
 from .schema import RankedResult, Reranking, ResearchPlan, SearchResultIn, SubScores
-from .signatures import LMRanking, RankResults
+from .signatures import LMRanking, OrderResults, RankResults
 
 DOC_CHARS = 3000  # per result in the LM prompt
 
@@ -47,6 +47,7 @@ class RelevanceAnalyzer:
         self.baseline = BaselineRelevance(self.embedder, self.weights)
         self.runner = runner or NodeRunner()
         self.program = program or dspy.Predict(RankResults)
+        self.order_program = dspy.Predict(OrderResults)
         self.fallback = fallback
 
     def rerank(
@@ -65,6 +66,33 @@ class RelevanceAnalyzer:
             return self._failed(query, plan, items, call.error or "LM failed")
         prediction = call.output
         return self.from_rankings(query, items, prediction)
+
+    def order(
+        self, query: str, plan: ResearchPlan | dict | str | None, results: Sequence[SearchResultIn | dict]
+    ) -> list[int]:
+        """The results' indices best first, for a reader that keeps only the order (the research
+        loop): with an LM, a lean program that answers indices alone (a full ranking's anchors,
+        brief answers and notes would be ~1.5k reply tokens thrown away); else the baseline's order.
+        Indices the LM invents or repeats are ignored, those it leaves out follow in the given order."""
+        items = [r if isinstance(r, SearchResultIn) else SearchResultIn.model_validate(r) for r in results]
+        items = [r if r.id is not None else r.model_copy(update={"id": str(i)}) for i, r in enumerate(items)]
+        plan = ResearchPlan.parse(plan)
+        if self.runner.lm is not None:
+            inputs = {
+                "query": query,
+                "research_plan": plan.as_text(),
+                "results": results_as_data(items, SNIPPET_CHARS),
+            }
+            call = self.runner.run(self.order_program, inputs, "order", lambda: None, node="order")
+            if not call.fallback and call.output:
+                given = list(
+                    dict.fromkeys(i for i in call.output if isinstance(i, int) and 0 <= i < len(items))
+                )
+                return given + [i for i in range(len(items)) if i not in given]
+        ranked = (
+            self.baseline(query, plan, items) if self.fallback == "baseline" else original_order(items, "")
+        )
+        return [r.originalIndex for r in ranked.results]
 
     def _failed(self, query: str, plan: ResearchPlan, items: list[SearchResultIn], error: str) -> Reranking:
         if self.fallback == "baseline":
@@ -160,13 +188,18 @@ def original_order(items: Sequence[SearchResultIn], error: str) -> Reranking:
     )
 
 
-def results_as_data(items: Sequence[SearchResultIn]) -> str:
+#: Characters of each result the lean ordering reads: a snippet's worth, which is what it ranks.
+SNIPPET_CHARS = 400
+
+
+def results_as_data(items: Sequence[SearchResultIn], limit: int = DOC_CHARS) -> str:
+    """Results as delimited, escaped data; an ``id`` that only repeats the index is left out."""
+
+    def tag(i: int, r: SearchResultIn) -> str:
+        rid = "" if r.id in (None, str(i)) else f' id="{as_data(r.id, quote=True)}"'
+        return f'<result index="{i}"{rid} title="{as_data(r.title[:200], quote=True)}">'
+
     return (
-        "\n".join(
-            f'<result index="{i}" id="{as_data(r.id or str(i), quote=True)}" '
-            f'title="{as_data(r.title[:200], quote=True)}">\n'
-            f"{as_data(r.text[:DOC_CHARS])}\n</result>"
-            for i, r in enumerate(items)
-        )
+        "\n".join(f"{tag(i, r)}\n{as_data(r.text[:limit])}\n</result>" for i, r in enumerate(items))
         or "(no results)"
     )

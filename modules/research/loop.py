@@ -27,7 +27,6 @@ from .baseline import BaselineAnalyzer, BaselineDecision, BaselineReport, Thread
 from .memory import Memory
 from .prompts import (
     ANSWERED_CONFIDENCE,
-    DOC_CHARS,
     REPORT_FACTS,
     analyzer_inputs,
     analyzer_report,
@@ -302,7 +301,7 @@ class Researcher:
             queries=[PlanQuery(query=q) for q in thread.queries],
             angles=list(thread.constraints),
         )
-        ranking = self.relevance.rerank(
+        order = self.relevance.order(
             thread.question,
             plan,
             [
@@ -310,7 +309,7 @@ class Researcher:
                 for i, r in enumerate(results)
             ],
         )
-        return [results[r.originalIndex] for r in ranking.results]
+        return [results[i] for i in order]
 
     def _analyze(
         self,
@@ -440,9 +439,13 @@ def _attribute(analysis: Analysis, documents: list[Source]) -> list[tuple[str, s
     """Give each LM-extracted fact the document that shares most of its words."""
     out = []
     for fact in analysis.extracted_info:
+        quoted = [d for d in documents if fact.strip().rstrip(".") in d.text]
+        if quoted:  # the Analyzer is asked to quote: the page that holds the quote is its source
+            out.append((fact, quoted[0].url, analysis.confidence_score))
+            continue
         terms = content_terms(fact)
-        best = max(documents, key=lambda d: len(terms & content_terms(d.text[:DOC_CHARS])), default=None)
-        if best is not None and terms & content_terms(best.text[:DOC_CHARS]):
+        best = max(documents, key=lambda d: len(terms & content_terms(d.text)), default=None)
+        if best is not None and terms & content_terms(best.text):
             out.append((fact, best.url, analysis.confidence_score))
     return out
 

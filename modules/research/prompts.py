@@ -13,13 +13,14 @@ from ..lm import MAX_URL_CHARS, as_data
 from ..text import content_terms, split_sentences
 from .schema import Analysis, Source
 
-#: Characters of each document the Analyzer reads.
-DOC_CHARS = 4000
+#: Characters of each document the Analyzer reads: its passages closest to the question (a
+#: page's other text costs tokens and buries the evidence in the middle of a long prompt).
+DOC_CHARS = 1000
 #: Steps of history and unread candidate URLs the Decision node sees.
-HISTORY_STEPS = 8
-MAX_CANDIDATES = 25
+HISTORY_STEPS = 4
+MAX_CANDIDATES = 12
 #: Facts in the memory summary the Decision and Analyzer nodes read, and the Report node.
-SUMMARY_FACTS = 12
+SUMMARY_FACTS = 6
 REPORT_FACTS = 30
 
 #: The seed's stop rule: an analysis this confident that says the question is answered ends the

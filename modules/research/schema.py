@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 ACTIONS = (
     "search_duckduckgo",
@@ -18,8 +18,18 @@ ACTIONS = (
 FactStatus = Literal["supported", "conflicting", "unverified"]
 
 
+def _lean_schema(schema: dict) -> None:
+    """The JSON schema an LM reads, without the titles pydantic repeats for every field (tokens
+    sent with every call, telling the model nothing its field names do not)."""
+    schema.pop("title", None)
+    for prop in schema.get("properties", {}).values():
+        prop.pop("title", None)
+
+
 class Decision(BaseModel):
     """Decision node output: the next action and its argument."""
+
+    model_config = ConfigDict(json_schema_extra=_lean_schema)
 
     next_action: str = Field(description="one of available_actions")
     query_or_url: str | None = Field(
@@ -38,6 +48,8 @@ class Decision(BaseModel):
 class Analysis(BaseModel):
     """Analyzer node output."""
 
+    model_config = ConfigDict(json_schema_extra=_lean_schema)
+
     extracted_info: list[str] = Field(
         default_factory=list, description="facts relevant to the query, each one sentence"
     )
@@ -51,6 +63,8 @@ class Analysis(BaseModel):
 
 class Report(BaseModel):
     """Report node output, shown to the human."""
+
+    model_config = ConfigDict(json_schema_extra=_lean_schema)
 
     answer: str
     research_journey: str = Field("", description="empty: the step log is attached by the system")
