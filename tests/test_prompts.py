@@ -153,8 +153,9 @@ def test_data_cannot_open_a_section_or_close_a_tag(text):
 
 
 @given(st.text(min_size=1, max_size=2000), st.integers(min_value=50, max_value=1500))
-def test_passages_respect_their_limit(text, limit):
-    assert len(best_passages(text, "question words", limit)) <= limit
+def test_passages_respect_their_limit_and_never_come_back_empty(text, limit):
+    out = best_passages(text, "question words", limit)
+    assert len(out) <= limit and (out.strip() or not text[:limit].strip())
 
 
 def test_citations_follow_key_sources_and_survive_a_removed_source():

@@ -94,6 +94,8 @@ def best_passages(text: str, question: str, limit: int) -> str:
                 used += len(sentences[j].text) + 3
         if used >= limit * 0.95:
             break
+    if not chosen:  # no sentence fits (a page without sentence breaks): its opening
+        return text[:limit]
     out, last = [], -1
     for j in sorted(chosen):
         if last >= 0 and j != last + 1:
