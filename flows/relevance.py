@@ -20,7 +20,7 @@ from flows.runtime import (
     write_run,
 )
 from modules import programs as program_store
-from modules.lm import LMSettings, NodeRunner
+from modules.lm import LMSettings
 from modules.relevance.analyzer import RelevanceAnalyzer
 from modules.relevance.baseline import Weights
 from modules.relevance.batch import frame, load_items, output_line, rows
@@ -51,14 +51,14 @@ class RerankOptions(BaseModel):
 
     def analyzer(self, embedder=None) -> RelevanceAnalyzer:
         settings = LMSettings.from_env(self.lm, self.lm_base_url)
-        settings.retries, settings.timeout_s, settings.max_tokens = self.lm_retries, self.lm_timeout_s, 3000
+        settings.retries, settings.timeout_s = self.lm_retries, self.lm_timeout_s
         d, p, pl_, u = self.weights
-        lm = settings.build()
-        path = program_store.resolve("relevance", "latest", self.programs) if lm is not None else None
+        runner = settings.runner()  # its rerank reply cap (3,000 tokens) is the node's budget
+        path = program_store.resolve("relevance", "latest", self.programs) if runner.lm is not None else None
         return RelevanceAnalyzer(
             embedder=embedder,
             weights=Weights(d, p, pl_, u, self.threshold),
-            runner=NodeRunner(lm=lm, retries=settings.retries),
+            runner=runner,
             fallback=self.fallback,
             program=program_store.load("relevance", path) if path else None,
         )

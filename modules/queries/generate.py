@@ -454,6 +454,7 @@ class LMDrafter:
 
     def __init__(self, lm: dspy.LM, embedder: Embedder | None = None, retries: int = 2, support: float = 0.6):
         self.lm, self.retries, self.support = lm, retries, support
+        self.node_lm = NodeRunner(lm=lm).lm_for("queries")  # with the node's reply cap and temperature
         self.embedder = embedder or LocalEmbedder()
         self.program = dspy.ChainOfThought(DraftQueries)
 
@@ -461,7 +462,7 @@ class LMDrafter:
         error = None
         for _ in range(self.retries + 1):
             try:
-                with dspy.context(lm=NodeRunner(lm=self.lm).lm_for("queries")):
+                with dspy.context(lm=self.node_lm):
                     pred = self.program(
                         site=site,
                         page_title=as_data(page.title or ""),
