@@ -52,14 +52,14 @@ class ScriptedModel:
 
     def __call__(self, node: str, messages: list[dict]) -> dict:
         if node == "decision":
-            return {"decision": self._decide(messages)}
+            return self._decide(messages)
         if node == "analysis":
-            return {"analysis": self._analyze(messages)}
+            return self._analyze(messages)
         if node == "report":
             facts = _field(messages, "facts").splitlines()[:3]
             urls = list(dict.fromkeys(u for line in facts for u in _URL.findall(line)))
             answer = " ".join(f"{line[2:120]} [{i}]." for i, line in enumerate(facts, 1))
-            return {"report": {"answer": answer, "research_journey": "", "key_sources": urls}}
+            return {"key_sources": urls, "answer": answer}
         if node == "order":
             return {
                 "order": [int(i) for i in re.findall(r'<result index="(\d+)"', _field(messages, "results"))]
@@ -122,7 +122,10 @@ class ScriptedModel:
     @staticmethod
     def _analyze(messages: list[dict]) -> dict:
         docs = re.findall(r"<document [^>]*>\n(.*?)\n</document>", _field(messages, "documents"), re.S)
-        facts = [re.split(r"(?<=[.!?])\s", d, maxsplit=1)[0][:240] for d in docs]
+        facts = [
+            {"doc": i, "quote": re.split(r"(?<=[.!?])\s", d, maxsplit=1)[0][:240]}
+            for i, d in enumerate(docs, 1)
+        ]
         return {
             "extracted_info": facts,
             "assessment": "Some facts are found; the compared attribute of the second entity is still open.",

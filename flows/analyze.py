@@ -31,7 +31,7 @@ from flows.runtime import (
     write_run,
 )
 from modules import programs as program_store
-from modules.lm import LMSettings
+from modules.lm import DEFAULT_CONTEXT_TOKENS, LMSettings
 from modules.response import AnalysisResult, AnalyzerConfig, ResponseAnalyzer, load_pages
 from modules.response.analyzer import record_from_result
 from modules.response.batch import analyze_to_rows, build_tables
@@ -55,6 +55,9 @@ class JudgeOptions(BaseModel):
 
     lm: str | None = Field(None, description="DSPy/LiteLLM model string; default $SLEUTH_LM")
     lm_base_url: str | None = Field(None, description="OpenAI-compatible server; default $SLEUTH_LM_BASE_URL")
+    lm_context: int | None = Field(
+        None, description="the model's context window in tokens; default $SLEUTH_LM_CONTEXT or 8192"
+    )
     programs: str | None = Field(
         None, description="compiled programs folder (default modules/compiled); the newest judge program runs"
     )
@@ -70,7 +73,7 @@ class JudgeOptions(BaseModel):
     def resolve(self) -> JudgeOptions | None:
         """The model (``$SLEUTH_LM`` when not given) and the program file that will judge, fixed once
         per run so that every batch uses the same; None when no LM judges."""
-        settings = LMSettings.from_env(self.lm, self.lm_base_url)
+        settings = LMSettings.from_env(self.lm, self.lm_base_url, self.lm_context)
         if not settings.model or self.program == "baseline":
             return None
         path = program_store.resolve(
@@ -80,6 +83,7 @@ class JudgeOptions(BaseModel):
             update={
                 "lm": settings.model,
                 "lm_base_url": settings.base_url,
+                "lm_context": settings.context_tokens,
                 "program": str(path) if path else "uncompiled",
             }
         )
@@ -90,7 +94,12 @@ class JudgeOptions(BaseModel):
 
     def record(self) -> dict[str, Any]:
         """What the run's ``runs.config_json`` says about the judge."""
-        return {"lm": self.lm, "lm_base_url": self.lm_base_url, "program": self.version}
+        return {
+            "lm": self.lm,
+            "lm_base_url": self.lm_base_url,
+            "lm_context": self.lm_context,
+            "program": self.version,
+        }
 
     def build(self, config: AnalyzerConfig):
         """The judge of a resolved spec (see :meth:`resolve`)."""
@@ -100,9 +109,17 @@ class JudgeOptions(BaseModel):
             retries=self.retries,
             timeout_s=self.timeout_s,
             max_tokens=self.max_tokens,
+            context_tokens=self.lm_context or DEFAULT_CONTEXT_TOKENS,
         )
         program = program_store.load("judge", self.program) if self.version != "uncompiled" else None
-        return LMJudge(settings.build(), program, config=config, retries=self.retries, version=self.version)
+        return LMJudge(
+            settings.build(),
+            program,
+            config=config,
+            retries=self.retries,
+            version=self.version,
+            context_tokens=settings.context_tokens,
+        )
 
 
 def with_judge(runs, judge: JudgeOptions | None):

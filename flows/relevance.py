@@ -38,6 +38,7 @@ class RerankOptions(BaseModel):
     threshold: int = Field(60, ge=0, le=100)
     lm: str | None = None
     lm_base_url: str | None = None
+    lm_context: int | None = Field(None, description="the model's context window in tokens (default 8192)")
     lm_retries: int = 2
     lm_timeout_s: float = 60.0
     fallback: str = Field(
@@ -50,7 +51,7 @@ class RerankOptions(BaseModel):
     )
 
     def analyzer(self, embedder=None) -> RelevanceAnalyzer:
-        settings = LMSettings.from_env(self.lm, self.lm_base_url)
+        settings = LMSettings.from_env(self.lm, self.lm_base_url, self.lm_context)
         settings.retries, settings.timeout_s = self.lm_retries, self.lm_timeout_s
         d, p, pl_, u = self.weights
         runner = settings.runner()  # its rerank reply cap (3,000 tokens) is the node's budget

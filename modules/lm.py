@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import dspy
+from pydantic import BaseModel
 
 
 @dataclass(frozen=True)
@@ -114,6 +115,12 @@ class NodeCall:
     attempts: int = 0
 
 
+def output_model(model: type[BaseModel], prediction: Any) -> BaseModel:
+    """The pydantic contract a node's separate output fields make up (fields the signature does
+    not ask for keep their defaults); invalid values raise ``ValueError`` (pydantic's)."""
+    return model.model_validate({name: prediction[name] for name in model.model_fields if name in prediction})
+
+
 @dataclass
 class NodeRunner:
     """Runs a node's DSPy program with the node's budget (reply cap, temperature), retrying
@@ -149,10 +156,12 @@ class NodeRunner:
         self,
         program: dspy.Module | None,
         inputs: dict[str, Any],
-        output_field: str,
+        output: str | type[BaseModel],
         baseline: Callable[[], Any],
         node: str = "",
     ) -> NodeCall:
+        """``output``: the prediction field the node returns, or the pydantic model its output
+        fields make up (:func:`output_model`)."""
         if self.lm is None or program is None:
             return NodeCall(output=baseline())
         lm = self.lm_for(node) if node else self.lm
@@ -162,9 +171,12 @@ class NodeRunner:
             try:
                 with dspy.context(lm=lm):
                     prediction = program(**inputs)
-                return NodeCall(
-                    output=getattr(prediction, output_field), attempts=attempt, **self._spent(lm, before)
+                value = (
+                    getattr(prediction, output)
+                    if isinstance(output, str)
+                    else output_model(output, prediction)
                 )
+                return NodeCall(output=value, attempts=attempt, **self._spent(lm, before))
             except (
                 dspy.utils.exceptions.AdapterParseError,
                 ValueError,

@@ -27,11 +27,15 @@ def reply_cap(body: dict) -> int:
     return int(body.get("max_tokens") or body.get("max_completion_tokens") or 0)
 
 
+NODE_FIELDS = {"next_action": "decision", "extracted_info": "analysis", "key_sources": "report"}
+
+
 def node_of(messages: list[dict]) -> str:
+    """The node a request is for, by an output field only its signature declares."""
     system = " ".join(m.get("content") or "" for m in messages if m.get("role") == "system")
-    for field in ("decision", "analysis", "report", "rankings", "order"):
+    for field in (*NODE_FIELDS, "rankings", "order"):
         if f"`{field}`" in system:
-            return field
+            return NODE_FIELDS.get(field, field)
     return "unknown"
 
 
@@ -44,10 +48,12 @@ def output_fields(messages: list[dict]) -> list[tuple[str, str]]:
 
 def generic_answer(messages: list[dict]) -> str:
     """Any signature: our nodes' contracts answered well, other fields (optimizers' own) plausibly."""
+    node = node_of(messages)
+    good = good_answer(node, messages) if node in NODE_FIELDS.values() else {}
     values = []
     for name, kind in output_fields(messages):
-        if name in ("decision", "analysis", "report"):
-            value = json.dumps(good_answer({"analysis": "analysis"}.get(name, name), messages))
+        if name in good:
+            value = good[name] if isinstance(good[name], str) else json.dumps(good[name])
         elif kind.startswith("list"):
             value = "[]"
         elif kind in ("int", "float"):
@@ -74,7 +80,9 @@ def good_answer(node: str, messages: list[dict]) -> dict:
         return list(range(user.count("<result ")))
     if node == "analysis":
         return {
-            "extracted_info": ["Scott Derrickson is an American director, screenwriter and producer."],
+            "extracted_info": [
+                {"doc": 1, "quote": "Scott Derrickson is an American director, screenwriter and producer."}
+            ],
             "assessment": "The director's nationality is stated.",
             "confidence_score": 0.9,
             "suggestions_for_next_step": ["Query appears answered"],
@@ -84,7 +92,6 @@ def good_answer(node: str, messages: list[dict]) -> dict:
         }
     return {
         "answer": "Scott Derrickson is American [1].",
-        "research_journey": "searched, read, answered",
         "key_sources": [GOOD_CITATION, BAD_CITATION],
     }
 
@@ -219,8 +226,14 @@ class FakeLM:
         self.server.server_close()
 
 
-def _fields(node: str, value: dict) -> str:
-    return f"[[ ## {node} ## ]]\n{json.dumps(value)}\n\n[[ ## completed ## ]]"
+def _fields(node: str, value) -> str:
+    """A reply in DSPy's chat format: the research nodes' contracts field by field (a value that
+    is not a string as JSON), any other node's value as its one field."""
+    items = value.items() if isinstance(value, dict) else [(node, value)]
+    return (
+        "\n\n".join(f"[[ ## {k} ## ]]\n{v if isinstance(v, str) else json.dumps(v)}" for k, v in items)
+        + "\n\n[[ ## completed ## ]]"
+    )
 
 
 __all__ = ["FakeLM", "GOOD_CITATION", "BAD_CITATION"]

@@ -56,9 +56,9 @@ def test_metrics_score_and_explain():
     )
     good = METRICS["decision"](
         crawl,
-        dspy.Prediction(decision=Decision(next_action="crawl_url", query_or_url=crawl.row["acceptable"][0])),
+        dspy.Prediction(**dict(Decision(next_action="crawl_url", query_or_url=crawl.row["acceptable"][0]))),
     )
-    wrong = METRICS["decision"](crawl, dspy.Prediction(decision=Decision(next_action="send_to_hitl")))
+    wrong = METRICS["decision"](crawl, dspy.Prediction(**dict(Decision(next_action="send_to_hitl"))))
     assert good.score == 1.0 and wrong.score == 0.0 and "expected crawl_url" in wrong.feedback
     title = search.row["acceptable"][0]
     assert query_retrieves_gold(title, search.row) and not query_retrieves_gold("zzzz qqqq", search.row)
@@ -90,7 +90,7 @@ def test_labeled_compilation_offline_and_the_program_loads_into_the_flow(prefect
         and meta["baseline_dev_score"] > 0
     )
     loaded = program_store.load("report", saved[0])
-    first_answer = loaded.demos[0]["report"]["answer"]
+    first_answer = loaded.demos[0]["answer"]
     assert len(loaded.demos) == 6 and first_answer
     evaluations = ParquetStore(str(tmp_path / "data")).read("evaluations", result.run_id)
     assert set(evaluations["program"]) == {"baseline"} and evaluations.height == 4
@@ -113,7 +113,7 @@ def test_labeled_compilation_offline_and_the_program_loads_into_the_flow(prefect
     finally:
         fake.close()
     assert json.loads(out.reports[0]["programs"])["report"] == saved[0].stem
-    report_prompts = [r for r in fake.requests if "`report`" in json.dumps(r["messages"][0])]
+    report_prompts = [r for r in fake.requests if "`key_sources`" in json.dumps(r["messages"][0])]
     assert report_prompts and json.dumps(first_answer)[1:-1] in json.dumps(report_prompts[0]["messages"])
 
 

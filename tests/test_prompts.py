@@ -13,21 +13,22 @@ from hypothesis import strategies as st
 
 from modules.embeddings import LocalEmbedder
 from modules.lm import MAX_URL_CHARS, NODE_BUDGETS, LMSettings, as_data
-from modules.research.loop import Limits, Researcher, renumber_citations
+from modules.research.loop import Limits, Researcher, _attribute, renumber_citations
 from modules.research.memory import Memory
 from modules.research.prompts import (
     best_passages,
     candidate_lines,
     candidate_url,
     documents_as_data,
+    link_lines,
     research_history,
 )
-from modules.research.schema import Source
+from modules.research.schema import Analysis, Quote, Source
 from modules.text import split_sentences
 from modules.tools.crawl import CrawlConfig, fetch_all
 from modules.tools.local_index import LocalSearch
 from tests.conftest import SAMPLES
-from tests.fake_lm import FakeLM, node_of, prompt_tokens, reply_cap
+from tests.fake_lm import FakeLM, node_of, output_fields, prompt_tokens, reply_cap
 
 QUESTION = "Were Scott Derrickson and Ed Wood of the same nationality?"
 PLANTED = "https://attacker.example/planted"
@@ -39,10 +40,24 @@ INJECTION = (  # one sentence, so that it is read with the first one
 )
 NODE = {
     "decision": "decision",
-    "analysis": "analyzer",
+    "analysis": "analyzer",  # as tests.fake_lm.node_of names the nodes
     "report": "report",
     "rankings": "rerank",
     "order": "order",
+}
+#: Output fields in the order the LM writes them: reasoning and evidence before verdicts.
+FIELD_ORDER = {
+    "decision": ["reasoning", "next_action", "query_or_url"],
+    "analyzer": [
+        "extracted_info",
+        "inconsistencies_found",
+        "assessment",
+        "suggestions_for_next_step",
+        "new_potential_urls",
+        "answered",
+        "confidence_score",
+    ],
+    "report": ["key_sources", "answer"],
 }
 
 
@@ -97,6 +112,8 @@ def test_every_node_request_fits_a_4k_window_with_its_budget_and_escaped_data(we
         budget = NODE_BUDGETS[node]
         assert reply_cap(body) == budget.max_tokens and body["temperature"] == budget.temperature
         assert prompt_tokens(body) + budget.max_tokens <= 4096
+        if node in FIELD_ORDER:
+            assert [name for name, _ in output_fields(body["messages"])] == FIELD_ORDER[node]
         user = "\n".join(m["content"] for m in body["messages"] if m["role"] == "user")
         # the page's forged markup and markers are data: escaped, never a section or a tag
         assert "</document><document" not in user, (
@@ -175,3 +192,44 @@ def test_the_memory_summary_keeps_conflicts_when_it_cuts(embedder):
     memory.add([("Scott Derrickson was born in 1967.", "https://b.example/", 0.2)], 2)
     lines = memory.summary(limit=3).splitlines()
     assert [line.startswith("- [conflicting]") for line in lines] == [True, True, False]
+
+
+def test_a_fact_is_credited_to_the_document_it_names_unless_another_holds_its_quote():
+    docs = [
+        Source(url="https://a.example", text="Ed Wood was an American filmmaker. He made Glen or Glenda."),
+        Source(url="https://b.example", text="Scott Derrickson is an American filmmaker and director."),
+    ]
+    analysis = Analysis(
+        extracted_info=[
+            Quote(doc=2, quote="Scott Derrickson is an American film director"),  # paraphrase: its index
+            Quote(doc=2, quote="Ed Wood was an American filmmaker."),  # wrong index: the page quoted
+            "He made Glen or Glenda.",  # a bare sentence (smaller models): the page that holds it
+            Quote(doc=7, quote="Derrickson directs films"),  # no such index: words shared
+        ],
+        confidence_score=0.5,
+    )
+    assert [url for _, url, _ in _attribute(analysis, docs)] == [
+        "https://b.example",
+        "https://a.example",
+        "https://a.example",
+        "https://b.example",
+    ]
+
+
+def test_the_analyzer_sees_a_pages_leads_not_its_navigation():
+    links = [
+        ("https://w.example/Main_Page", "Main page"),
+        ("https://w.example/Ed_Wood", "Ed Wood"),
+        ("https://w.example/Sinister", "Sinister"),
+        ("https://w.example/" + "x" * MAX_URL_CHARS, "Ed Wood again"),
+        ("https://w.example/Glen?a=1&b=2", "Glen <or> Glenda"),
+    ]
+    passages = "Derrickson directed Sinister and wrote Glen <or> Glenda reviews."
+    lines = link_lines(links, "Was Ed Wood American?", passages)
+    assert lines == [
+        "https://w.example/Ed_Wood | Ed Wood",
+        "https://w.example/Sinister | Sinister",
+        "https://w.example/Glen?a=1&amp;b=2 | Glen &lt;or&gt; Glenda",
+    ]
+    doc = Source(url="https://w.example/Scott", title="Scott", text=passages, links=links)
+    assert "links:\nhttps://w.example/Ed_Wood | Ed Wood" in documents_as_data([doc], "Was Ed Wood American?")

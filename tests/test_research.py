@@ -103,45 +103,23 @@ def test_injected_instructions_in_a_page_change_nothing(tmp_path, embedder):
 
 
 def test_dspy_nodes_through_dummy_lm_and_citation_check(sample_search, embedder):
-    responses = [
+    responses = [  # field by field, reasoning first, as the signatures declare them
+        {"reasoning": "start", "next_action": "search_local", "query_or_url": "Scott Derrickson nationality"},
         {
-            "decision": json.dumps(
-                {
-                    "next_action": "search_local",
-                    "query_or_url": "Scott Derrickson nationality",
-                    "reasoning": "start",
-                }
-            )
+            "extracted_info": json.dumps([{"doc": 1, "quote": "Scott Derrickson is an American director."}]),
+            "inconsistencies_found": "null",
+            "assessment": "half answered",
+            "suggestions_for_next_step": json.dumps(["search: Ed Wood"]),
+            "new_potential_urls": "[]",
+            "answered": "false",
+            "confidence_score": "0.5",
         },
+        {"reasoning": "enough for now", "next_action": "send_to_hitl", "query_or_url": "null"},
         {
-            "analysis": json.dumps(
-                {
-                    "extracted_info": ["Scott Derrickson is an American director."],
-                    "assessment": "half answered",
-                    "confidence_score": 0.5,
-                    "suggestions_for_next_step": ["search: Ed Wood"],
-                    "new_potential_urls": [],
-                    "inconsistencies_found": None,
-                    "answered": False,
-                }
-            )
-        },
-        {
-            "decision": json.dumps(
-                {"next_action": "send_to_hitl", "query_or_url": None, "reasoning": "enough for now"}
-            )
-        },
-        {
-            "report": json.dumps(
-                {
-                    "answer": "Scott Derrickson is American.",
-                    "research_journey": "Searched once.",
-                    "key_sources": [
-                        "https://en.wikipedia.org/wiki/Scott_Derrickson",
-                        "https://invented.example/source",
-                    ],
-                }
-            )
+            "key_sources": json.dumps(
+                ["https://en.wikipedia.org/wiki/Scott_Derrickson", "https://invented.example/source"]
+            ),
+            "answer": "Scott Derrickson is American.",
         },
     ]
     result = researcher(sample_search, embedder, runner=NodeRunner(lm=DummyLM(responses))).run(QUESTION)
@@ -156,7 +134,7 @@ def test_dspy_nodes_through_dummy_lm_and_citation_check(sample_search, embedder)
 
 def test_unparseable_lm_output_falls_back_to_the_baseline(sample_search, embedder):
     garbage = DummyLM(
-        [{"decision": "I think we should search", "analysis": "{not json", "report": "Answer: yes"}] * 200
+        [{"next_action": "I think we should search", "extracted_info": "{not json", "answer": "yes"}] * 200
     )
     result = researcher(
         sample_search, embedder, runner=NodeRunner(lm=garbage, retries=1), limits=Limits(max_steps=2)

@@ -49,10 +49,15 @@ def _judge_options(args: argparse.Namespace):
     from flows.analyze import JudgeOptions
     from modules.lm import LMSettings
 
-    settings = LMSettings.from_env(args.lm, args.lm_base_url)
+    settings = LMSettings.from_env(args.lm, args.lm_base_url, args.lm_context)
     if not settings.model:
         return None
-    options = JudgeOptions(lm=settings.model, lm_base_url=settings.base_url, programs=args.programs)
+    options = JudgeOptions(
+        lm=settings.model,
+        lm_base_url=settings.base_url,
+        lm_context=settings.context_tokens,
+        programs=args.programs,
+    )
     options.resolve()  # an unusable --programs / program file fails before any work
     return options
 
@@ -100,7 +105,11 @@ def add_analysis_options(p: argparse.ArgumentParser, ground_truth_required: bool
         action="store_true",
         help="fail on the first malformed record (continue_on_error=false)",
     )
-    add_lm(p, "compiled programs (default modules/compiled): the newest judge program runs with an LM")
+    add_lm(
+        p,
+        "compiled programs (default modules/compiled): the newest judge program runs with an LM",
+        context=True,
+    )
     add_json(p)
 
 

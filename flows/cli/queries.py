@@ -13,9 +13,14 @@ def cmd_queries_generate(args: argparse.Namespace) -> int:
     from modules.queries.generate import draft_query_set
     from modules.response import load_pages
 
-    lm = LMSettings.from_env(args.lm, args.lm_base_url).build()
+    settings = LMSettings.from_env(args.lm, args.lm_base_url, args.lm_context)
     drafts = draft_query_set(
-        load_pages(args.ground_truth), args.domain, n=args.n, query_set_id=args.query_set_id, lm=lm
+        load_pages(args.ground_truth),
+        args.domain,
+        n=args.n,
+        query_set_id=args.query_set_id,
+        lm=settings.build(),
+        lm_context=settings.context_tokens,
     )
     if not drafts.queries:
         raise ValueError(f"no queries could be drafted from the pages of {args.domain}")
@@ -73,7 +78,7 @@ def register(sub) -> None:
     q.add_argument("--query-set-id", help="default <domain>-<date>")
     q.add_argument("--out", metavar="FILE", help="default datasets/query_sets/<query_set_id>.jsonl")
     q.add_argument("--force", action="store_true", help="overwrite --out if it exists")
-    add_lm(q)
+    add_lm(q, context=True)
     q.set_defaults(func=cmd_queries_generate)
     q = qsub.add_parser(
         "check",

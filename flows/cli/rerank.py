@@ -17,6 +17,7 @@ def _rerank_options(args: argparse.Namespace):
         "threshold": args.threshold,
         "lm": args.lm,
         "lm_base_url": args.lm_base_url,
+        "lm_context": args.lm_context,
         "fallback": args.fallback,
         "programs": args.programs,
     }
@@ -35,7 +36,11 @@ def _rerank_options(args: argparse.Namespace):
 def _add_rerank_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--threshold", type=int, help="score a result needs to be kept (default 60)")
     p.add_argument("--weights", metavar="D,DEPTH,PLAN,UNEXP", help="criteria weights (default 40,30,20,10)")
-    add_lm(p, "compiled programs (default modules/compiled): the newest relevance program runs with an LM")
+    add_lm(
+        p,
+        "compiled programs (default modules/compiled): the newest relevance program runs with an LM",
+        context=True,
+    )
     p.add_argument(
         "--fallback",
         choices=["baseline", "original"],

@@ -24,13 +24,14 @@ import numpy as np
 import polars as pl
 
 from ..embeddings import Embedder, LocalEmbedder
+from ..lm import output_model
 from ..relevance.analyzer import RelevanceAnalyzer, results_as_data
 from ..relevance.anchor import normalise
 from ..relevance.schema import ResearchPlan, SearchResultIn
 from ..research.baseline import BaselineAnalyzer, BaselineDecision, BaselineReport, Thread
 from ..research.memory import Memory
 from ..research.prompts import analyzer_inputs, decision_inputs, fact_lines, report_inputs
-from ..research.schema import Analysis, Fact, Source
+from ..research.schema import Analysis, Decision, Fact, Report, Source
 from ..response import ResponseAnalyzer
 from ..store import frame
 from ..text import content_terms, overlap_f1
@@ -146,7 +147,7 @@ def _same_sentence(a: str, b: str) -> bool:
 
 def metric_decision(gold: dspy.Example, pred, trace=None, pred_name=None, pred_trace=None) -> dspy.Prediction:
     row = gold.row
-    decision = pred.decision
+    decision = output_model(Decision, pred)
     action, arg = decision.next_action, (decision.query_or_url or "")
     want = row["gold_action"]
     if want == "send_to_hitl":
@@ -211,8 +212,8 @@ def query_retrieves_gold(query: str, row: dict, k: int = 3) -> bool:
 
 def metric_analyzer(gold: dspy.Example, pred, trace=None, pred_name=None, pred_trace=None) -> dspy.Prediction:
     row = gold.row
-    analysis: Analysis = pred.analysis
-    facts = analysis.extracted_info
+    analysis = output_model(Analysis, pred)
+    facts = [f.quote for f in analysis.extracted_info]
     found = [g for g in row["gold_facts"] if any(_same_sentence(g, f) for f in facts)]
     recall = len(found) / len(row["gold_facts"]) if row["gold_facts"] else float(not facts)
     precision = (
@@ -252,7 +253,7 @@ def metric_analyzer(gold: dspy.Example, pred, trace=None, pred_name=None, pred_t
 
 
 def metric_report(gold: dspy.Example, pred, trace=None, pred_name=None, pred_trace=None) -> dspy.Prediction:
-    s = answer_scores(gold.row["answer"], pred.report.answer)
+    s = answer_scores(gold.row["answer"], output_model(Report, pred).answer)
     score = max(s["f1"], s["containment"])
     feedback = (
         "the answer contains the gold answer"
@@ -319,7 +320,7 @@ class BaselineRunner:
         if self._judge is not None:
             return self._judge(example)
         if self.node == "decision":
-            return dspy.Prediction(decision=BaselineDecision(self.embedder)(self._thread(row)))
+            return dspy.Prediction(**dict(BaselineDecision(self.embedder)(self._thread(row))))
         if self.node == "analyzer":
             page = row["page"]
             memory = Memory(
@@ -343,7 +344,7 @@ class BaselineRunner:
             )
             _, conflicts = memory.add(facts, 1)
             analysis.inconsistencies_found = "; ".join(conflicts) or None
-            return dspy.Prediction(analysis=analysis)
+            return dspy.Prediction(**dict(analysis))
         if self.node == "report":
             memory = Memory(
                 self.embedder,
@@ -361,7 +362,7 @@ class BaselineRunner:
             )
             thread = Thread(question=row["question"], engines=["local"], step=1)
             thread.last_analysis = Analysis(confidence_score=0.9, answered=True)
-            return dspy.Prediction(report=BaselineReport()(thread, memory, "searched and read the sources"))
+            return dspy.Prediction(**dict(BaselineReport()(thread, memory, "searched and read the sources")))
         out = RelevanceAnalyzer(embedder=self.embedder).rerank(
             row["question"], row.get("plan"), row["results"]
         )

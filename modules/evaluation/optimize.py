@@ -13,19 +13,24 @@ from collections.abc import Callable
 
 import dspy
 
-from ..programs import new_program
+from ..programs import SIGNATURES, new_program
 from ..relevance.analyzer import RelevanceAnalyzer
 from ..relevance.schema import SearchResultIn
 from ..relevance.signatures import LMRanking
-from ..research.schema import Analysis, Decision, Report
+from ..research.schema import Analysis, Decision, Quote, Report
 from . import judge
 from .nodes import METRICS
 
 OPTIMIZERS = ("labeled", "bootstrap", "random-search", "mipro", "gepa")
 
 
+def _fields(node: str, output) -> dict:
+    """A node's pydantic output as its signature's output fields."""
+    return {k: v for k, v in dict(output).items() if k in SIGNATURES[node].output_fields}
+
+
 def gold_output(node: str, row: dict, inputs: dict | None = None) -> dict:
-    """The labeled output of an example, as the node's signature outputs it."""
+    """The labeled output of an example, as the node's signature outputs it (field by field)."""
     if node == "judge":
         return judge.gold_output(row, (inputs or {}).get("page_excerpts"))
     if node == "decision":
@@ -36,11 +41,12 @@ def gold_output(node: str, row: dict, inputs: dict | None = None) -> dict:
             "crawl_url": "A page that holds a missing part of the answer is among the candidates.",
             "search_local": "A needed entity has not been researched yet; search for it by name.",
         }[action]
-        return {"decision": Decision(next_action=action, query_or_url=arg, reasoning=why)}
+        return _fields("decision", Decision(next_action=action, query_or_url=arg, reasoning=why))
     if node == "analyzer":
-        return {
-            "analysis": Analysis(
-                extracted_info=row["gold_facts"],
+        return _fields(
+            "analyzer",
+            Analysis(
+                extracted_info=[Quote(doc=1, quote=f) for f in row["gold_facts"]],  # one page a row
                 assessment="gold label",
                 confidence_score=0.9 if row["answered"] else 0.4,
                 suggestions_for_next_step=[]
@@ -48,16 +54,11 @@ def gold_output(node: str, row: dict, inputs: dict | None = None) -> dict:
                 else ["research the entity the facts point to"],
                 inconsistencies_found="the page contradicts a stored fact" if row["inconsistent"] else None,
                 answered=row["answered"],
-            )
-        }
+            ),
+        )
     if node == "report":
-        return {
-            "report": Report(
-                answer=row["answer"],
-                research_journey="searched and read the sources",
-                key_sources=list(dict.fromkeys(f["source_url"] for f in row["facts"])),
-            )
-        }
+        sources = list(dict.fromkeys(f["source_url"] for f in row["facts"]))
+        return _fields("report", Report(answer=row["answer"], key_sources=sources))
     gold = set(row["gold_ids"])
     rankings = []
     for i, r in enumerate(row["results"]):

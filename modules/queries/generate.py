@@ -32,7 +32,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from ..embeddings import Embedder, LocalEmbedder
-from ..lm import MAX_URL_CHARS, NodeRunner, as_data
+from ..lm import DEFAULT_CONTEXT_TOKENS, MAX_URL_CHARS, NodeRunner, as_data
 from ..response.attribution import normalize_domain
 from ..response.groundtruth import TITLE_SEPARATORS, brands_from_titles, group_by_domain, pages_for
 from ..response.schema import ExpectedClaim, StoredPage
@@ -46,6 +46,7 @@ log = logging.getLogger(__name__)
 
 
 MAX_CLAIMS = 6  # atomic claims per query
+PAGE_CHARS = 12_000  # of a page the LM drafter reads, at most
 
 
 class DraftedClaim(BaseModel):
@@ -452,9 +453,19 @@ def _select(per_page: list[list[_Candidate]], n: int, embedder: Embedder) -> lis
 class LMDrafter:
     """``DraftQueries`` per page; claims checked against the page's sentences."""
 
-    def __init__(self, lm: dspy.LM, embedder: Embedder | None = None, retries: int = 2, support: float = 0.6):
+    def __init__(
+        self,
+        lm: dspy.LM,
+        embedder: Embedder | None = None,
+        retries: int = 2,
+        support: float = 0.6,
+        context_tokens: int = DEFAULT_CONTEXT_TOKENS,
+    ):
         self.lm, self.retries, self.support = lm, retries, support
-        self.node_lm = NodeRunner(lm=lm).lm_for("queries")  # with the node's reply cap and temperature
+        runner = NodeRunner(lm=lm, context_tokens=context_tokens)
+        self.node_lm = runner.lm_for("queries")  # with the node's reply cap and temperature
+        # a page's characters that fit the window beside the instructions and the reply
+        self.page_chars = min(PAGE_CHARS, runner.input_chars("queries", fixed=400))
         self.embedder = embedder or LocalEmbedder()
         self.program = dspy.ChainOfThought(DraftQueries)
 
@@ -467,7 +478,7 @@ class LMDrafter:
                         site=site,
                         page_title=as_data(page.title or ""),
                         page_url=as_data(page.url[:MAX_URL_CHARS]),
-                        page=f"<document>\n{as_data(page.text[:12000])}\n</document>",
+                        page=f"<document>\n{as_data(page.text[: self.page_chars])}\n</document>",
                         count=count,
                     )
                 return list(pred.queries), None
@@ -502,6 +513,7 @@ def draft_query_set(
     n: int = 20,
     query_set_id: str | None = None,
     lm: dspy.LM | None = None,
+    lm_context: int = DEFAULT_CONTEXT_TOKENS,
     brand_names: Sequence[str] | None = None,
     embedder: Embedder | None = None,
 ) -> Drafts:
@@ -534,7 +546,7 @@ def draft_query_set(
             for c in chosen
         ]
     else:
-        drafter = LMDrafter(lm, baseline.embedder)
+        drafter = LMDrafter(lm, baseline.embedder, context_tokens=lm_context)
         per_page = max(1, -(-n // len(site_pages)))
         drafted = []
         for page in site_pages:

@@ -60,7 +60,9 @@ class RelevanceAnalyzer:
         plan = ResearchPlan.parse(plan)
         if self.runner.lm is None:
             return self.baseline(query, plan, items)
-        inputs = {"query": query, "research_plan": plan.as_text(), "results": results_as_data(items)}
+        plan_text = plan.as_text()
+        each = self._chars_each("rerank", DOC_CHARS, len(items), len(query) + len(plan_text))
+        inputs = {"query": query, "research_plan": plan_text, "results": results_as_data(items, each)}
         call = self.runner.run(self.program, inputs, "rankings", lambda: None, node="rerank")
         if call.fallback:
             return self._failed(query, plan, items, call.error or "LM failed")
@@ -78,11 +80,9 @@ class RelevanceAnalyzer:
         items = [r if r.id is not None else r.model_copy(update={"id": str(i)}) for i, r in enumerate(items)]
         plan = ResearchPlan.parse(plan)
         if self.runner.lm is not None:
-            inputs = {
-                "query": query,
-                "research_plan": plan.as_text(),
-                "results": results_as_data(items, SNIPPET_CHARS),
-            }
+            plan_text = plan.as_text()
+            each = self._chars_each("order", SNIPPET_CHARS, len(items), len(query) + len(plan_text))
+            inputs = {"query": query, "research_plan": plan_text, "results": results_as_data(items, each)}
             call = self.runner.run(self.order_program, inputs, "order", lambda: None, node="order")
             if not call.fallback and call.output:
                 given = list(
@@ -93,6 +93,11 @@ class RelevanceAnalyzer:
             self.baseline(query, plan, items) if self.fallback == "baseline" else original_order(items, "")
         )
         return [r.originalIndex for r in ranked.results]
+
+    def _chars_each(self, node: str, most: int, n: int, fixed: int) -> int:
+        """Characters of each result's text: ``most``, or less where the results must share a
+        smaller context window (``--lm-context``); tags and titles take ~120 a result."""
+        return max(100, min(most, self.runner.input_chars(node, fixed=fixed) // max(n, 1) - 120))
 
     def _failed(self, query: str, plan: ResearchPlan, items: list[SearchResultIn], error: str) -> Reranking:
         if self.fallback == "baseline":

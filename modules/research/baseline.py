@@ -19,7 +19,7 @@ from ..embeddings import Embedder
 from ..text import content_terms, split_sentences, stem, words
 from .memory import Memory
 from .prompts import ANSWERED_CONFIDENCE, MEDIUM_CONFIDENCE
-from .schema import Analysis, Decision, Report, Source
+from .schema import Analysis, Decision, Quote, Report, Source
 
 ENTITY = re.compile(
     r"\b(?:[A-Z][\w'’.-]*[\w’']?|\d{4})(?:\s+(?:of|the|de|del|von|van|and|&|for)?\s*[A-Z][\w'’.-]*)*"
@@ -206,8 +206,9 @@ class BaselineAnalyzer:
         pending = bool(comparisons) or (bool(bridges) and not hopped)
         confidence = round(coverage * agreement * quality * (0.7 if pending else 1.0), 3)
         answered = coverage >= 0.8 and len(sources) >= 2 and not pending
+        index = {d.url: i for i, d in enumerate(documents, 1)}
         analysis = Analysis(
-            extracted_info=[t for t, _, _ in facts],
+            extracted_info=[Quote(doc=index[u], quote=t) for t, u, _ in facts],
             assessment=(
                 f"{len(facts)} relevant statements from {len({u for _, u, _ in facts})} of {len(documents)} documents; "
                 f"{round(100 * coverage)}% of the question's terms covered by {len(sources)} sources"

@@ -173,7 +173,7 @@ class Researcher:
         call = self.runner.run(
             self.programs.get("decision"),
             inputs,
-            "decision",
+            Decision,
             lambda: self.decide_baseline(thread),
             node="decision",
         )
@@ -333,7 +333,7 @@ class Researcher:
         call = self.runner.run(
             self.programs.get("analyzer") if documents else None,
             inputs,
-            "analysis",
+            Analysis,
             baseline,
             node="analyzer",
         )
@@ -348,8 +348,10 @@ class Researcher:
             analysis.inconsistencies_found = "; ".join(conflicts)
         for doc in documents:
             doc.analyzed = True
-        # URLs the Analyzer proposes count only if this thread saw them in results or links.
-        analysis.new_potential_urls = [u for u in analysis.new_potential_urls if u in thread.candidate_urls]
+        # URLs the Analyzer proposes (as it read them: escaped, maybe with their link text) count
+        # only if this thread saw them in results or links.
+        proposed = [candidate_url(u) for u in analysis.new_potential_urls]
+        analysis.new_potential_urls = [u for u in dict.fromkeys(proposed) if u in thread.candidate_urls]
         thread.no_progress_steps = 0 if new else thread.no_progress_steps + 1
         thread.last_analysis = analysis
         thread.history.append(
@@ -390,7 +392,7 @@ class Researcher:
         call = self.runner.run(
             self.programs.get("report") if memory.facts else None,
             inputs,
-            "report",
+            Report,
             lambda: self.report_baseline(thread, memory, journey),
             node="report",
         )
@@ -436,17 +438,26 @@ def _ranked_candidates(thread: Thread) -> list[tuple[str, str, str]]:
 
 
 def _attribute(analysis: Analysis, documents: list[Source]) -> list[tuple[str, str, float]]:
-    """Give each LM-extracted fact the document that shares most of its words."""
+    """Each LM-extracted fact with its source: the document it names by index when that document
+    holds the quote; else the document that holds the quote; else the one sharing most words."""
     out = []
     for fact in analysis.extracted_info:
-        quoted = [d for d in documents if fact.strip().rstrip(".") in d.text]
-        if quoted:  # the Analyzer is asked to quote: the page that holds the quote is its source
-            out.append((fact, quoted[0].url, analysis.confidence_score))
+        text = fact.quote.strip()
+        if not text:
             continue
-        terms = content_terms(fact)
-        best = max(documents, key=lambda d: len(terms & content_terms(d.text)), default=None)
-        if best is not None and terms & content_terms(best.text):
-            out.append((fact, best.url, analysis.confidence_score))
+        quoted = text.rstrip(".")
+        named = documents[fact.doc - 1] if fact.doc and 0 < fact.doc <= len(documents) else None
+        holders = [d for d in documents if quoted in d.text]
+        if named is not None and (named in holders or not holders):
+            source = named
+        elif holders:  # the Analyzer is asked to quote: the page that holds the quote is its source
+            source = holders[0]
+        else:
+            terms = content_terms(text)
+            best = max(documents, key=lambda d: len(terms & content_terms(d.text)), default=None)
+            source = best if best is not None and terms & content_terms(best.text) else None
+        if source is not None:
+            out.append((text, source.url, analysis.confidence_score))
     return out
 
 

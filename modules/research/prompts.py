@@ -16,6 +16,10 @@ from .schema import Analysis, Source
 #: Characters of each document the Analyzer reads: its passages closest to the question (a
 #: page's other text costs tokens and buries the evidence in the middle of a long prompt).
 DOC_CHARS = 1000
+#: Links of each document the Analyzer sees (those sharing most words with the question), so
+#: that the URLs it suggests can be real links of the page.
+DOC_LINKS = 3
+LINKS_CHARS = 300  # of a document's share, kept for its links
 #: Steps of history and unread candidate URLs the Decision node sees.
 HISTORY_STEPS = 4
 MAX_CANDIDATES = 12
@@ -108,14 +112,40 @@ def best_passages(text: str, question: str, limit: int) -> str:
 def documents_as_data(documents: Sequence[Source], question: str = "", limit: int | None = None) -> str:
     """Documents as delimited, escaped data: a page cannot close the tag, open a prompt section
     or pose as the prompt. With ``limit``, the documents share that many characters, each trimmed
-    to its passages closest to ``question``."""
+    to its passages closest to ``question``; each keeps its links closest to the question."""
     each = DOC_CHARS if limit is None or not documents else min(DOC_CHARS, limit // len(documents) - 120)
     parts = []
     for i, d in enumerate(documents, 1):
-        body = as_data(best_passages(d.text, question, max(200, each)))
+        passages = best_passages(d.text, question, max(200, each - LINKS_CHARS if d.links else each))
+        links = link_lines(d.links, question, passages)
+        body = as_data(passages)
+        if links:
+            body += "\nlinks:\n" + "\n".join(links)
         url, title = as_data(d.url[:MAX_URL_CHARS], quote=True), as_data(d.title[:200], quote=True)
         parts.append(f'<document index="{i}" url="{url}" title="{title}">\n{body}\n</document>')
     return "\n".join(parts) or "(no documents)"
+
+
+def link_lines(links: Sequence[tuple[str, str]], question: str, passages: str = "") -> list[str]:
+    """A page's ``DOC_LINKS`` best leads as "URL | link text" lines, escaped: links whose text
+    shares words with the question, then those whose text occurs in the ``passages`` shown (a
+    link in the evidence, where a bridge's next hop is); navigation links share neither. A URL
+    longer than ``MAX_URL_CHARS`` is left out, and a lead fits in ``LINKS_CHARS``."""
+    wanted = content_terms(question)
+    scored = []
+    for i, (url, text) in enumerate(links):
+        text = " ".join(text.split())[:80]
+        if len(url) > MAX_URL_CHARS or not text:
+            continue
+        score = 2 * len(wanted & content_terms(text)) + (len(text) > 3 and text in passages)
+        if score:
+            scored.append((-score, i, f"{as_data(url)} | {as_data(text)}"))
+    lines, used = [], 0
+    for _, _, line in sorted(scored)[:DOC_LINKS]:
+        if used + len(line) + 1 <= LINKS_CHARS:
+            lines.append(line)
+            used += len(line) + 1
+    return lines
 
 
 def candidate_lines(candidates: Sequence[tuple[str, str, str]]) -> list[str]:

@@ -27,15 +27,16 @@ def _lean_schema(schema: dict) -> None:
 
 
 class Decision(BaseModel):
-    """Decision node output: the next action and its argument."""
+    """Decision node output: the next action and its argument, reasoning first (an LM writes the
+    fields in this order, so it reasons before it commits to an action)."""
 
     model_config = ConfigDict(json_schema_extra=_lean_schema)
 
+    reasoning: str = Field("", description="why, in one or two sentences")
     next_action: str = Field(description="one of available_actions")
     query_or_url: str | None = Field(
         None, description="the search query, the URL to crawl (from candidate_urls), or null for send_to_hitl"
     )
-    reasoning: str = Field("", description="why, in one or two sentences")
 
     @field_validator("next_action")
     @classmethod
@@ -44,21 +45,46 @@ class Decision(BaseModel):
             raise ValueError(f"next_action must be one of {ACTIONS}, got {value!r}")
         return value
 
+    @field_validator("query_or_url")
+    @classmethod
+    def _none(cls, value: str | None) -> str | None:
+        return None if value is None or value.strip().lower() in ("", "null", "none") else value
 
-class Analysis(BaseModel):
-    """Analyzer node output."""
+
+class Quote(BaseModel):
+    """A fact as the Analyzer extracts it: a sentence quoted from one document, named by its
+    index, so that the fact's source is exact rather than guessed from shared words."""
 
     model_config = ConfigDict(json_schema_extra=_lean_schema)
 
-    extracted_info: list[str] = Field(
-        default_factory=list, description="facts relevant to the query, each one sentence"
-    )
+    doc: int | None = Field(None, description="the index of the document quoted")
+    quote: str = Field(description="one sentence of that document, verbatim")
+
+
+class Analysis(BaseModel):
+    """Analyzer node output, evidence first: facts, conflicts and assessment come before the
+    confidence and the answered flag they justify."""
+
+    model_config = ConfigDict(json_schema_extra=_lean_schema)
+
+    extracted_info: list[Quote] = Field(default_factory=list, description="facts relevant to the query")
+    inconsistencies_found: str | None = None
     assessment: str = ""
-    confidence_score: float = Field(0.0, ge=0.0, le=1.0)
     suggestions_for_next_step: list[str] = Field(default_factory=list)
     new_potential_urls: list[str] = Field(default_factory=list)
-    inconsistencies_found: str | None = None
     answered: bool = False  # beyond the seed: the Analyzer's judgement that the query is answered
+    confidence_score: float = Field(0.0, ge=0.0, le=1.0)
+
+    @field_validator("extracted_info", mode="before")
+    @classmethod
+    def _quotes(cls, value):
+        """A bare sentence (as smaller models write it) is a quote of an unnamed document."""
+        return [{"quote": v} if isinstance(v, str) else v for v in value or []]
+
+    @field_validator("inconsistencies_found")
+    @classmethod
+    def _none(cls, value: str | None) -> str | None:
+        return None if value is None or value.strip().lower() in ("", "null", "none") else value
 
 
 class Report(BaseModel):

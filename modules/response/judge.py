@@ -14,6 +14,7 @@ a claim returns the offline result unchanged, with ``fallback`` true, the flag
 
 from __future__ import annotations
 
+import html
 import math
 from collections import Counter
 from collections.abc import Sequence
@@ -22,7 +23,7 @@ from typing import Literal
 import dspy
 from pydantic import BaseModel, Field
 
-from ..lm import NodeRunner
+from ..lm import DEFAULT_CONTEXT_TOKENS, MAX_URL_CHARS, NodeRunner, as_data
 from ..relevance.anchor import NormalisedText, normalise
 from ..text import content_terms, split_sentences
 from .config import AnalyzerConfig
@@ -119,7 +120,7 @@ _STRIP = " \t\r\n\"'“”‘’`«»"
 def locate_quote(text: str, quote: str | None) -> tuple[int, int] | None:
     """Where ``quote`` stands in ``text``: exactly, else ignoring case, spacing and quote/dash
     variants; None when the answer does not hold it."""
-    q = (quote or "").strip(_STRIP)
+    q = html.unescape(quote or "").strip(_STRIP)  # the LM read the answer escaped
     for tail in ("...", "…"):
         q = q.removesuffix(tail).strip(_STRIP)
     if not q:
@@ -190,8 +191,9 @@ class LMJudge:
         config: AnalyzerConfig | None = None,
         retries: int = 2,
         version: str | None = None,
+        context_tokens: int = DEFAULT_CONTEXT_TOKENS,
     ):
-        self.runner = NodeRunner(lm=lm, retries=retries)
+        self.runner = NodeRunner(lm=lm, retries=retries, context_tokens=context_tokens)
         self.program = program or dspy.Predict(JudgeClaims)
         self.config = config or AnalyzerConfig()
         self.version = version or "uncompiled"
@@ -227,6 +229,7 @@ class LMJudge:
         if self.runner.lm is None or not self._judgeable(result):
             return result
         excerpts = [e if isinstance(e, PageExcerpt) else PageExcerpt.model_validate(e) for e in page_excerpts]
+        excerpts = self._fitting(result, excerpts)
         ids = [c.id for c in result.expected_claims]
 
         def complete(**inputs):
@@ -237,11 +240,13 @@ class LMJudge:
                 raise ValueError(f"the LM gave no verdict for claim(s) {', '.join(left)}")
             return dspy.Prediction(out=prediction)
 
-        inputs = {
-            "question": result.query or "(not given)",
-            "answer": result.response,
+        inputs = {  # the answer and the pages are untrusted: escaped, so they cannot open a section
+            "question": as_data(result.query or "(not given)"),
+            "answer": as_data(result.response),
             "claims": [ClaimIn(id=c.id, text=c.text) for c in result.expected_claims],
-            "page_excerpts": excerpts,
+            "page_excerpts": [
+                PageExcerpt(url=as_data(e.url[:MAX_URL_CHARS]), text=as_data(e.text)) for e in excerpts
+            ],
         }
         call = self.runner.run(complete, inputs, "out", lambda: None, node="judge")
         if call.fallback or call.output is None:
@@ -250,6 +255,22 @@ class LMJudge:
             return self.apply(result, call.output.verdicts or [], call.output.wrong_facts or [], excerpts)
         except Exception as exc:  # noqa: BLE001 - output that parses but cannot be applied: the baseline stands
             return self.fallback(result, f"LM output not applicable: {type(exc).__name__}: {str(exc)[:300]}")
+
+    def _fitting(self, result: AnalysisResult, excerpts: list[PageExcerpt]) -> list[PageExcerpt]:
+        """The leading excerpts that fit the context window beside the answer and the claims (a
+        longer prompt is refused or silently cut by the server)."""
+        fixed = (
+            len(result.response)
+            + len(result.query or "")
+            + sum(len(c.text) + 40 for c in result.expected_claims)
+        )
+        room, kept = self.runner.input_chars("judge", fixed=fixed), []
+        for e in excerpts:
+            room -= len(e.text) + len(e.url[:MAX_URL_CHARS]) + 30
+            if room < 0:
+                break
+            kept.append(e)
+        return kept
 
     @staticmethod
     def fallback(result: AnalysisResult, reason: str) -> AnalysisResult:
@@ -283,8 +304,8 @@ class LMJudge:
                     (
                         TextPosition(start=at[0], end=at[1]),
                         str(_field(w, "kind") or "other"),
-                        str(_field(w, "evidence") or ""),
-                        _field(w, "page_url"),
+                        html.unescape(str(_field(w, "evidence") or "")),
+                        html.unescape(_field(w, "page_url") or "") or None,
                     )
                 )
 
