@@ -126,6 +126,8 @@ def test_every_node_request_fits_a_4k_window_with_its_budget_and_escaped_data(we
         if node == "decision":
             offered = user.split("[[ ## candidate_urls ## ]]", 1)[1].split("[[ ##", 1)[0]
             assert PLANTED not in offered  # a URL in page text is no link: never a candidate
+            actions = user.split("[[ ## available_actions ## ]]", 1)[1].split("Respond with", 1)[0]
+            assert ("crawl_url" in actions) == (offered.strip() != "[]")  # only the actions open now
     assert PLANTED not in result.sources
     # the injection did reach the Analyzer: as escaped text inside its document
     assert any(

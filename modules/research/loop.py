@@ -161,14 +161,16 @@ class Researcher:
     # ----- nodes -------------------------------------------------------------------------
     def _decide(self, thread: Thread, memory: Memory, log: list[str]) -> tuple[Decision, StepRecord]:
         t = time.monotonic()
+        candidates = candidate_lines(_ranked_candidates(thread))
         inputs = decision_inputs(
             thread.question,
             thread.constraints,
             analyzer_report(thread.last_analysis),
             research_history(thread.history, thread.step, self.limits.max_steps, thread.queries),
             memory.summary(),
-            candidate_lines(_ranked_candidates(thread)),
-            [f"search_{e}" for e in thread.engines] + ["crawl_url", "send_to_hitl"],
+            candidates,
+            # only the actions open now: no crawl without a candidate URL
+            [f"search_{e}" for e in thread.engines] + ["crawl_url"] * bool(candidates) + ["send_to_hitl"],
         )
         call = self.runner.run(
             self.programs.get("decision"),
@@ -446,7 +448,7 @@ def _attribute(analysis: Analysis, documents: list[Source]) -> list[tuple[str, s
         if not text:
             continue
         quoted = text.rstrip(".")
-        named = documents[fact.doc - 1] if fact.doc and 0 < fact.doc <= len(documents) else None
+        named = documents[fact.doc - 1] if 0 < fact.doc <= len(documents) else None
         holders = [d for d in documents if quoted in d.text]
         if named is not None and (named in holders or not holders):
             source = named

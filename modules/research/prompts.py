@@ -24,7 +24,7 @@ LINKS_CHARS = 300  # of a document's share, kept for its links
 HISTORY_STEPS = 4
 MAX_CANDIDATES = 12
 #: Facts in the memory summary the Decision and Analyzer nodes read, and the Report node.
-SUMMARY_FACTS = 6
+SUMMARY_FACTS = 5
 REPORT_FACTS = 30
 
 #: The seed's stop rule: an analysis this confident that says the question is answered ends the

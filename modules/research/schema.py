@@ -19,9 +19,11 @@ FactStatus = Literal["supported", "conflicting", "unverified"]
 
 
 def _lean_schema(schema: dict) -> None:
-    """The JSON schema an LM reads, without the titles pydantic repeats for every field (tokens
-    sent with every call, telling the model nothing its field names do not)."""
+    """The JSON schema an LM reads, without the titles pydantic repeats for every field and the
+    model's docstring (tokens sent with every call, telling the model nothing its field names
+    and descriptions do not)."""
     schema.pop("title", None)
+    schema.pop("description", None)
     for prop in schema.get("properties", {}).values():
         prop.pop("title", None)
 
@@ -57,8 +59,8 @@ class Quote(BaseModel):
 
     model_config = ConfigDict(json_schema_extra=_lean_schema)
 
-    doc: int | None = Field(None, description="the index of the document quoted")
-    quote: str = Field(description="one sentence of that document, verbatim")
+    doc: int = Field(description="index of the document quoted; 0 if unknown")
+    quote: str = Field(description="its sentence, verbatim")
 
 
 class Analysis(BaseModel):
@@ -79,7 +81,7 @@ class Analysis(BaseModel):
     @classmethod
     def _quotes(cls, value):
         """A bare sentence (as smaller models write it) is a quote of an unnamed document."""
-        return [{"quote": v} if isinstance(v, str) else v for v in value or []]
+        return [{"doc": 0, "quote": v} if isinstance(v, str) else v for v in value or []]
 
     @field_validator("inconsistencies_found")
     @classmethod
