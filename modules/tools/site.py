@@ -43,7 +43,11 @@ class CorpusSite:
         self.robots = robots
         self._by_path = {_path(d.url): i for i, d in enumerate(self.docs)}
         self._mentions = self._title_keys()
-        self._longest = max((len(k) for k in self._mentions), default=0)
+        self._lengths: dict[str, list[int]] = {}  # first word -> word counts of titles, longest first
+        for key in self._mentions:
+            self._lengths.setdefault(key[0], []).append(len(key))
+        for first, counts in self._lengths.items():
+            self._lengths[first] = sorted(set(counts), reverse=True)
         site = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -133,7 +137,9 @@ class CorpusSite:
         tokens = list(_TOKEN.finditer(text))
         out, at, k = [], 0, 0
         while k < len(tokens):
-            for n in range(min(self._longest, len(tokens) - k), 0, -1):
+            for n in self._lengths.get(tokens[k].group(), ()):
+                if k + n > len(tokens):
+                    continue
                 j = self._mentions.get(tuple(t.group() for t in tokens[k : k + n]))
                 if j is None:
                     continue
