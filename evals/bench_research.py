@@ -15,7 +15,7 @@ pages crawled through the real crawler: the single-shot rows crawl the top 10, t
 (``--max-steps 16``) crawls the pages its Decision node chooses. A gold paragraph counts as read
 when its page was crawled and analyzed.
 
-Run: ``.venv/bin/python -m evals.bench_research [--limit N] [--max-steps 6] [--web]``
+Run: ``.venv/bin/python -m evals.bench_research [--limit N] [--max-steps 6] [--web] [--loop-only]``
 """
 
 from __future__ import annotations
@@ -120,6 +120,7 @@ def main() -> None:
     parser.add_argument("--details", metavar="FILE", help="write per-question loop results as JSONL")
     parser.add_argument("--no-rerank", action="store_true", help="read search results in engine order")
     parser.add_argument("--web", action="store_true", help="on the offline web: snippets, then crawled pages")
+    parser.add_argument("--loop-only", action="store_true", help="skip the single-shot rows")
     args = parser.parse_args()
     args.max_steps = args.max_steps or (16 if args.web else 6)
 
@@ -147,7 +148,7 @@ def main() -> None:
     gold = {q.qid: frozenset(map(page_url, q.gold_urls)) if site else q.gold_urls for q in questions}
 
     table = {}
-    for name, mode in (("bm25@10", "bm25"), ("hybrid@10", "hybrid")):
+    for name, mode in () if args.loop_only else (("bm25@10", "bm25"), ("hybrid@10", "hybrid")):
         backend = _OneRanking(index, mode, page_url)
         table[name] = summarize([single_shot(researcher, backend, q, gold[q.qid]) for q in questions])
     loop_rows = [loop(researcher, q, gold[q.qid]) for q in questions]

@@ -114,7 +114,7 @@ def test_crawl_choice_prefers_sought_names_then_the_best_results_of_the_latest_s
     # a page titled exactly with a name of the question before its qualified namesake
     assert next_crawl(_thread(candidates))[:2] == (0, "http://s/3")
     # with both namesakes read, a one-word title merely in the question is no lead:
-    # the latest search's best unread result is, while fewer than 3 of it were crawled
+    # the latest search's best unread result is, while fewer than 4 of it were crawled
     assert next_crawl(_thread(candidates, read={"http://s/2", "http://s/3"}))[:2] == (2, "http://s/1")
     assert next_crawl(_thread(candidates, read={"http://s/1", "http://s/2", "http://s/3"})) is None
     # a lead the Analyzer suggested searching for is crawled where a page names it

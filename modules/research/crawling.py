@@ -12,7 +12,7 @@ from __future__ import annotations
 from .baseline import BaselineDecision, Thread, _is_anchor, _norm_title, question_entities
 from .schema import Decision
 
-FIRST_SEARCH_CRAWLS = 3  # the question's own search casts the widest net
+FIRST_SEARCH_CRAWLS = 4  # the question's own search casts the widest net
 LATER_SEARCH_CRAWLS = 1  # a later search is after one lead: its best result
 
 
