@@ -158,8 +158,20 @@ def decision_examples(
         """``value`` with every URL of the site replaced by its document's URL."""
         if site is None:
             return value
-        pattern = re.escape(site.base) + r'/[^\s"]+'
-        return json.loads(re.sub(pattern, lambda m: site.original(m.group()) or m.group(), json.dumps(value)))
+        if isinstance(value, dict):
+            return {as_documents(k): as_documents(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [as_documents(v) for v in value]
+        if not isinstance(value, str):
+            return value
+
+        def original(m: re.Match) -> str:
+            url, tail = m.group(), ""
+            while url and site.original(url) is None and url[-1] in ").,;:":
+                url, tail = url[:-1], url[-1] + tail  # "(source: URL)": the ")" is prose
+            return (site.original(url) or url) + tail
+
+        return re.sub(re.escape(site.base) + r"/\S+", original, value)
 
     def record(thread, memory) -> None:
         q = current

@@ -4,7 +4,11 @@ When search results carry no text, the Analyzer learns only what the Decision no
 the decision is which candidate page to open. Like the Decision node itself it sees titles and
 where each candidate was found, never page text: a candidate titled with a name the research is
 after (a name of the question, or a lead the Analyzer suggested searching for) is crawled
-before any new search; failing that, the best result of the latest search, once per search.
+before any new search; failing that, the best results of the latest search in the relevance
+analyzer's order (4 of the question's own search, 1 of each later one). A page link the
+Analyzer proposes comes before those. The hand-over of an answered question is kept; one of an
+unanswered question is not while a promising page is left (search steps read nothing, so they
+count as steps without progress).
 """
 
 from __future__ import annotations
