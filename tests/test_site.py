@@ -139,3 +139,35 @@ def test_research_on_the_offline_web_reads_only_crawled_pages(embedder=None):
     for tool, analysis in zip(tools[::2], tools[1::2]):  # a search step gives the Analyzer nothing
         assert analysis.n_results == (1 if tool.action == "crawl_url" else 0)
     assert set(result.report.key_sources) <= crawled and result.report.answer
+
+
+def test_a_decision_state_recorded_on_the_web_is_replayed_with_the_crawling_decision():
+    import dspy
+
+    from modules.evaluation.nodes import METRICS, BaselineRunner
+
+    first = f'search result 2 for "{QUESTION}"'
+    ed_wood = "https://en.wikipedia.org/wiki/Ed_Wood"
+    state = {
+        "engines": ["local"],
+        "step": 2,
+        "queries": [QUESTION],
+        "read_urls": [],
+        "titles": {},
+        "searched_entities": [QUESTION],
+        "candidate_urls": [ed_wood],
+        "no_progress_steps": 1,
+        "history": [],
+        "constraints": [],
+        "last_analysis": None,
+        "web": True,
+        "origins": {ed_wood: ["Ed Wood", first]},
+    }
+    row = {"question": QUESTION, "gold_action": "crawl_url", "acceptable": [ed_wood], "state": state}
+    example = dspy.Example(row=row)
+    prediction = BaselineRunner("decision")(example)
+    assert (prediction.decision.next_action, prediction.decision.query_or_url) == ("crawl_url", ed_wood)
+    assert METRICS["decision"](example, prediction).score == 1.0
+    # the corpus baseline, which reads search results instead, crawls no unproposed result
+    state["web"] = False
+    assert BaselineRunner("decision")(example).decision.next_action != "crawl_url"
