@@ -9,7 +9,13 @@ Three methods side by side, on the same questions and index:
 - ``loop``: sleuth's baseline research loop (``--max-steps 6``), the offline default: search results
   ordered by the relevance analyzer before the Analyzer reads them (``--no-rerank``: engine order).
 
-Run: ``.venv/bin/python -m evals.bench_research [--limit N] [--max-steps 6]``
+``--web``: the same on the offline web (``sleuth research --web``): the corpus served as linked
+pages on 127.0.0.1, search giving titles, URLs and snippets only, and the Analyzer reading only
+pages crawled through the real crawler: the single-shot rows crawl the top 10, the loop
+(``--max-steps 16``) crawls the pages its Decision node chooses. A gold paragraph counts as read
+when its page was crawled and analyzed.
+
+Run: ``.venv/bin/python -m evals.bench_research [--limit N] [--max-steps 6] [--web] [--loop-only]``
 """
 
 from __future__ import annotations
@@ -33,24 +39,27 @@ class _OneRanking:
 
     name = "local"
 
-    def __init__(self, index, mode: str):
+    def __init__(self, index, mode: str, page_url=None):
         self.index, self.mode = index, mode
+        self.page_url = page_url or (lambda url: url)  # a document's URL on the offline web
 
     def search(self, query: str, max_results: int = 10) -> SearchResults:
         if self.mode == "hybrid":
-            return self.index.search(query, max_results)
-        hits = self.index.search_ids(query, max_results, mode=self.mode)
-        rows = [
-            (self.index.docs[i].title, self.index.docs[i].url, self.index.docs[i].text[:300]) for i, _ in hits
-        ]
-        return _results("local", rows, query, max_results)
+            rows = [(r.title, r.url, r.snippet) for r in self.index.search(query, max_results)]
+        else:
+            hits = self.index.search_ids(query, max_results, mode=self.mode)
+            rows = [
+                (self.index.docs[i].title, self.index.docs[i].url, self.index.docs[i].text[:300])
+                for i, _ in hits
+            ]
+        return _results("local", [(t, self.page_url(u), s) for t, u, s in rows], query, max_results)
 
 
 def contains(answer: str, report: str) -> bool:
     return answer.strip().lower() in report.lower()
 
 
-def single_shot(researcher: Researcher, backend: _OneRanking, q: Question) -> dict:
+def single_shot(researcher: Researcher, backend: _OneRanking, q: Question, gold: frozenset[str]) -> dict:
     """One search, the Analyzer reads the top 10, the Report node answers."""
     t = time.perf_counter()
     results = backend.search(q.question, 10)
@@ -68,44 +77,52 @@ def single_shot(researcher: Researcher, backend: _OneRanking, q: Question) -> di
     report = researcher.report_baseline(thread, memory, journey_from([], "max_steps"))
     read = {d.url for d in docs}
     return {
-        "recall": q.gold_urls <= read,
+        "recall": gold <= read,
         "contains": contains(q.answer, report.answer),
         "read": len(read),
         "seconds": time.perf_counter() - t,
     }
 
 
-def loop(researcher: Researcher, q: Question) -> dict:
+def loop(researcher: Researcher, q: Question, gold: frozenset[str]) -> dict:
     t = time.perf_counter()
     result = researcher.run(q.question)
     read = {u for u, s in result.sources.items() if s.analyzed}
     return {
-        "recall": q.gold_urls <= read,
+        "recall": gold <= read,
         "contains": contains(q.answer, result.report.answer),
         "read": len(read),
         "seconds": time.perf_counter() - t,
         "steps": sum(s.node == "decision" for s in result.steps),
+        "crawled": sum(s.node == "tool" and s.action == "crawl_url" for s in result.steps),
         "stop": result.stop_reason,
-        "missing": sorted(q.gold_urls - read),
+        "missing": sorted(gold - read),
     }
 
 
 def summarize(rows: list[dict]) -> dict:
-    return {
+    out = {
         "evidence_recall": round(sum(r["recall"] for r in rows) / len(rows), 3),
         "answer_containment": round(sum(r["contains"] for r in rows) / len(rows), 3),
         "median_sources_read": statistics.median(r["read"] for r in rows),
         "median_s_per_question": round(statistics.median(r["seconds"] for r in rows), 3),
     }
+    if "crawled" in rows[0]:
+        out["median_steps"] = statistics.median(r["steps"] for r in rows)
+        out["median_pages_crawled"] = statistics.median(r["crawled"] for r in rows)
+    return out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, help="first N questions only")
-    parser.add_argument("--max-steps", type=int, default=6)
+    parser.add_argument("--max-steps", type=int, help="loop steps (default 6; 16 with --web)")
     parser.add_argument("--details", metavar="FILE", help="write per-question loop results as JSONL")
     parser.add_argument("--no-rerank", action="store_true", help="read search results in engine order")
+    parser.add_argument("--web", action="store_true", help="on the offline web: snippets, then crawled pages")
+    parser.add_argument("--loop-only", action="store_true", help="skip the single-shot rows")
     args = parser.parse_args()
+    args.max_steps = args.max_steps or (16 if args.web else 6)
 
     questions = load_questions()[: args.limit]
     corpus = write_corpus(Path(tempfile.mkdtemp(prefix="sleuth-bench-research-")))
@@ -113,18 +130,28 @@ def main() -> None:
     # exactly what `sleuth research --corpus ... --max-steps N` runs, without a time limit
     researcher = build_researcher(
         ResearchOptions(
-            corpus=str(corpus), max_steps=args.max_steps, max_seconds=600, rerank=not args.no_rerank
+            corpus=str(corpus),
+            max_steps=args.max_steps,
+            max_seconds=600,
+            rerank=not args.no_rerank,
+            web=args.web,
         )
     )
-    index = researcher.search["local"].index
+    engine = researcher.search["local"]
+    site = engine.site if args.web else None
+    index = engine.local.index if site else engine.index
+    page_url = site.url_for if site else None
     print(f"index: {len(index.docs)} documents, opened in {time.perf_counter() - t:.1f} s")
+    if site:
+        print(f"offline web: {site.base}")
     index.search("warm up", 1)
+    gold = {q.qid: frozenset(map(page_url, q.gold_urls)) if site else q.gold_urls for q in questions}
 
     table = {}
-    for name, mode in (("bm25@10", "bm25"), ("hybrid@10", "hybrid")):
-        backend = _OneRanking(index, mode)
-        table[name] = summarize([single_shot(researcher, backend, q) for q in questions])
-    loop_rows = [loop(researcher, q) for q in questions]
+    for name, mode in () if args.loop_only else (("bm25@10", "bm25"), ("hybrid@10", "hybrid")):
+        backend = _OneRanking(index, mode, page_url)
+        table[name] = summarize([single_shot(researcher, backend, q, gold[q.qid]) for q in questions])
+    loop_rows = [loop(researcher, q, gold[q.qid]) for q in questions]
     table[f"loop (max {args.max_steps} steps)"] = summarize(loop_rows)
     if args.details:
         with open(args.details, "w") as f:
@@ -132,10 +159,10 @@ def main() -> None:
                 f.write(json.dumps({"qid": q.qid, "question": q.question, "kind": q.kind, **r}) + "\n")
 
     print(f"\n{len(questions)} questions; evidence recall = both gold paragraphs read by the Analyzer\n")
-    cols = ["evidence_recall", "answer_containment", "median_sources_read", "median_s_per_question"]
+    cols = list(dict.fromkeys(c for s in table.values() for c in s))
     print(f"{'method':22s}" + "".join(f"{c:>24s}" for c in cols))
     for name, s in table.items():
-        print(f"{name:22s}" + "".join(f"{s[c]!s:>24s}" for c in cols))
+        print(f"{name:22s}" + "".join(f"{s.get(c, '-')!s:>24s}" for c in cols))
     by_kind = {}
     for q, r in zip(questions, loop_rows):
         by_kind.setdefault(q.kind, []).append(r)

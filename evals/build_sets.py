@@ -16,7 +16,9 @@ dev, the rest train; the split is recorded in ``evals/sets/split.json``. Labels:
   offline corpus (HotpotQA paragraphs + encyclopedia); gold action at each state: both gold
   paragraphs read -> send_to_hitl; else a gold paragraph's URL among unread candidate URLs ->
   crawl_url (acceptable: those URLs); else -> a search naming an unread gold paragraph's title
-  (acceptable queries: those titles).
+  (acceptable queries: those titles). Recorded twice: on the corpus (search results are read)
+  and on the offline web (``--web``: snippets only, pages read by crawling; ``mode: web``),
+  where the crawl_url states arise.
 
 Run: ``.venv/bin/python -m evals.build_sets`` (the decision set runs the loop: a few minutes,
 plus the corpus index build on first use).
@@ -33,7 +35,8 @@ from pathlib import Path
 from evals.hotpot import HOTPOT, Question, load_questions, write_corpus
 
 SETS = Path(__file__).resolve().parent / "sets"
-VERSION = "v1"
+VERSION = "v2"  # v2: the decision set adds states recorded on the offline web
+WEB_STEPS = 16  # as evals.bench_research --web
 
 
 def split_of(index: int) -> str:
@@ -132,64 +135,101 @@ def analyzer_examples(q: Question) -> list[dict]:
     return out
 
 
-def decision_examples(questions: list[Question], max_steps: int = 6) -> dict[str, list[dict]]:
-    """States along the baseline loop's trajectories, labeled with the gold next action."""
-    from modules.research.loop import Limits, Researcher
-    from modules.research.prompts import MAX_CANDIDATES, analyzer_report, research_history
-    from modules.tools.crawl import CrawlConfig, fetch_all
-    from modules.tools.local_index import LocalSearch
+def decision_examples(
+    questions: list[Question], max_steps: int = 6, web: bool = False
+) -> dict[str, list[dict]]:
+    """States along the baseline loop's trajectories, labeled with the gold next action.
 
-    search = LocalSearch(write_corpus(Path(tempfile.mkdtemp(prefix="sleuth-sets-"))))
-    index = search.index
+    ``web``: on the offline web (``sleuth research --web``), where search gives snippets only and
+    pages are read by crawling, so states with a gold page among the unread candidates arise.
+    Their site URLs are written as the documents' URLs (the site's port changes every run)."""
+    from modules.research.loop import _ranked_candidates
+    from modules.research.prompts import MAX_CANDIDATES, analyzer_report, candidate_lines, research_history
+    from modules.research.session import ResearchOptions, build_researcher
+
+    corpus = write_corpus(Path(tempfile.mkdtemp(prefix="sleuth-sets-")))
+    researcher = build_researcher(
+        ResearchOptions(corpus=str(corpus), max_steps=max_steps, max_seconds=600, rerank=web, web=web)
+    )
+    site = researcher.search["local"].site if web else None
     states: dict[str, list[dict]] = {}
 
-    class Recording(Researcher):
-        def _decide(self, thread, memory, log):
-            q = current
-            read = set(thread.read_urls)
-            unread_candidates = [u for u in thread.candidate_urls if u not in read]
-            if q.gold_urls <= read:
-                action, acceptable = "send_to_hitl", []
-            elif any(u in q.gold_urls for u in unread_candidates):
-                action, acceptable = "crawl_url", sorted(u for u in unread_candidates if u in q.gold_urls)
-            else:
-                action = "search"
-                acceptable = sorted(t for u, t, _ in q.paragraphs if u in q.gold_urls and u not in read)
-            a = thread.last_analysis
-            states.setdefault(q.qid, []).append(
-                {
-                    "qid": q.qid,
-                    "question": q.question,
-                    "step": thread.step,
-                    # the Decision node's inputs, as the loop builds them
-                    "analyzer_report": analyzer_report(a),
-                    "research_history": research_history(thread.history),
-                    "memory_summary": memory.summary(),
-                    "candidate_urls": unread_candidates[:MAX_CANDIDATES],
-                    "gold_action": action,
-                    "acceptable": acceptable,
-                    "gold_urls": sorted(q.gold_urls),
-                    "paragraph_titles": {u: t for u, t, _ in q.paragraphs},
-                    "paragraph_texts": {u: " ".join(x.strip() for x in ss) for u, _, ss in q.paragraphs},
-                    "state": {  # what the baseline Decision program reads, to re-run it on this state
-                        "engines": thread.engines,
-                        "step": thread.step,
-                        "queries": list(thread.queries),
-                        "read_urls": sorted(thread.read_urls),
-                        "titles": dict(thread.titles),
-                        "searched_entities": sorted(thread.searched_entities),
-                        "candidate_urls": list(thread.candidate_urls),
-                        "no_progress_steps": thread.no_progress_steps,
-                        "history": list(thread.history),
-                        "constraints": list(thread.constraints),
-                        "last_analysis": a.model_dump() if a else None,
-                    },
-                }
-            )
-            return super()._decide(thread, memory, log)
+    def as_documents(value):
+        """``value`` with every URL of the site replaced by its document's URL."""
+        if site is None:
+            return value
+        if isinstance(value, dict):
+            return {as_documents(k): as_documents(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [as_documents(v) for v in value]
+        if not isinstance(value, str):
+            return value
 
-    fetch = lambda urls, snippets: fetch_all(urls, CrawlConfig(), mirror=index, snippets=snippets)  # noqa: E731
-    researcher = Recording({"local": search}, fetch, index.embedder, limits=Limits(max_steps=max_steps))
+        def original(m: re.Match) -> str:
+            url, tail = m.group(), ""
+            while url and site.original(url) is None and url[-1] in ").,;:":
+                url, tail = url[:-1], url[-1] + tail  # "(source: URL)": the ")" is prose
+            return (site.original(url) or url) + tail
+
+        return re.sub(re.escape(site.base) + r"/\S+", original, value)
+
+    def record(thread, memory) -> None:
+        q = current
+        read = {as_documents(u) for u in thread.read_urls}
+        unread_candidates = [as_documents(u) for u in thread.candidate_urls if u not in thread.read_urls]
+        if q.gold_urls <= read:
+            action, acceptable = "send_to_hitl", []
+        elif any(u in q.gold_urls for u in unread_candidates):
+            action, acceptable = "crawl_url", sorted(u for u in unread_candidates if u in q.gold_urls)
+        else:
+            action = "search"
+            acceptable = sorted(t for u, t, _ in q.paragraphs if u in q.gold_urls and u not in read)
+        a = thread.last_analysis
+        candidates = (
+            candidate_lines(_ranked_candidates(thread)) if web else unread_candidates[:MAX_CANDIDATES]
+        )
+        state = {  # what the baseline Decision program reads, to re-run it on this state
+            "engines": thread.engines,
+            "step": thread.step,
+            "queries": list(thread.queries),
+            "read_urls": sorted(thread.read_urls),
+            "titles": dict(thread.titles),
+            "searched_entities": sorted(thread.searched_entities),
+            "candidate_urls": list(thread.candidate_urls),
+            "no_progress_steps": thread.no_progress_steps,
+            "history": list(thread.history),
+            "constraints": list(thread.constraints),
+            "last_analysis": a.model_dump() if a else None,
+        }
+        if web:
+            state |= {"web": True, "origins": dict(thread.origins)}
+        states.setdefault(q.qid, []).append(
+            {
+                "qid": q.qid,
+                "question": q.question,
+                "mode": "web" if web else "corpus",
+                "step": thread.step,
+                # the Decision node's inputs, as the loop builds them
+                "analyzer_report": as_documents(analyzer_report(a)),
+                "research_history": as_documents(research_history(thread.history)),
+                "memory_summary": as_documents(memory.summary()),
+                "candidate_urls": as_documents(candidates),
+                "gold_action": action,
+                "acceptable": acceptable,
+                "gold_urls": sorted(q.gold_urls),
+                "paragraph_titles": {u: t for u, t, _ in q.paragraphs},
+                "paragraph_texts": {u: " ".join(x.strip() for x in ss) for u, _, ss in q.paragraphs},
+                "state": as_documents(state),
+            }
+        )
+
+    decide = researcher._decide
+
+    def recording_decide(thread, memory, log):
+        record(thread, memory)
+        return decide(thread, memory, log)
+
+    researcher._decide = recording_decide
     for current in questions:
         researcher.run(current.question)
     return states
@@ -207,8 +247,14 @@ def main() -> None:
             _write(SETS / f"{node}-{part}.jsonl", rows)
             counts[f"{node}-{part}"] = len(rows)
     states = decision_examples(questions)
+    web_states = decision_examples(questions, max_steps=WEB_STEPS, web=True)
     for part in ("train", "dev"):
-        rows = [s for q in questions if split[q.qid] == part for s in states.get(q.qid, [])]
+        rows = [
+            s
+            for q in questions
+            if split[q.qid] == part
+            for s in states.get(q.qid, []) + web_states.get(q.qid, [])
+        ]
         _write(SETS / f"decision-{part}.jsonl", rows)
         counts[f"decision-{part}"] = len(rows)
     source_hash = hashlib.sha256(HOTPOT.read_bytes()).hexdigest()[:16]

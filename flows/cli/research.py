@@ -22,6 +22,7 @@ def _research_options(args: argparse.Namespace):
         "max_seconds": args.max_seconds,
         "max_tokens": args.max_tokens,
         "programs": args.programs,
+        "web": args.web or None,
     }
     return ResearchOptions(**{k: v for k, v in given.items() if v is not None})
 
@@ -39,6 +40,12 @@ def _add_research_options(p: argparse.ArgumentParser) -> None:
     )
     add_lm(
         p, "compiled programs (default modules/compiled): the newest per node runs with an LM", context=True
+    )
+    p.add_argument(
+        "--web",
+        action="store_true",
+        help="the offline web: the local corpus served as linked pages on 127.0.0.1; search gives "
+        "snippets only and the Analyzer reads the pages the Decision node crawls",
     )
     p.add_argument("--max-steps", type=int, help="decision steps per question (default 8)")
     p.add_argument("--max-seconds", type=float, help="wall-clock limit per question (default 300)")

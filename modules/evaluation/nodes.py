@@ -29,6 +29,7 @@ from ..relevance.analyzer import RelevanceAnalyzer, results_as_data
 from ..relevance.anchor import normalise
 from ..relevance.schema import ResearchPlan, SearchResultIn
 from ..research.baseline import BaselineAnalyzer, BaselineDecision, BaselineReport, Thread
+from ..research.crawling import CrawlingDecision
 from ..research.memory import Memory
 from ..research.prompts import analyzer_inputs, decision_inputs, fact_lines, report_inputs
 from ..research.schema import Analysis, Decision, Fact, Report, Source
@@ -320,7 +321,8 @@ class BaselineRunner:
         if self._judge is not None:
             return self._judge(example)
         if self.node == "decision":
-            return dspy.Prediction(**dict(BaselineDecision(self.embedder)(self._thread(row))))
+            program = CrawlingDecision if row["state"].get("web") else BaselineDecision
+            return dspy.Prediction(**dict(program(self.embedder)(self._thread(row))))
         if self.node == "analyzer":
             page = row["page"]
             memory = Memory(
@@ -382,6 +384,7 @@ class BaselineRunner:
             no_progress_steps=state["no_progress_steps"],
             history=list(state["history"]),
             constraints=list(state["constraints"]),
+            origins={u: (title, where) for u, (title, where) in state.get("origins", {}).items()},
         )
         if state["last_analysis"]:
             thread.last_analysis = Analysis.model_validate(state["last_analysis"])

@@ -248,14 +248,15 @@ class Researcher:
                         rank=r.rank,
                         step=thread.step,
                     )
-                if r.url not in thread.candidate_urls:
-                    thread.candidate_urls.append(r.url)
-                    thread.origins[r.url] = (r.title, f'search result {r.rank} for "{query}"')
             n_read = self.limits.read_first if len(thread.queries) == 1 else self.limits.read_per_search
             usage = self.relevance.runner.usage if self.relevance is not None else {}
             spent = dict(usage)
             ordered = self._rank(thread, query, decision.reasoning, list(results))
             spent = {k: usage[k] - spent[k] for k in spent}  # the rerank's LM call, if any
+            for r in ordered:  # candidates best first: what to crawl when results are not read
+                if r.url not in thread.candidate_urls:
+                    thread.candidate_urls.append(r.url)
+                    thread.origins[r.url] = (r.title, f'search result {r.rank} for "{query}"')
             unread = [r.url for r in ordered if r.url not in thread.read_urls][:n_read]
             urls, snippets = unread, [sources[u].snippet for u in unread]
         documents = []

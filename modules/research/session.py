@@ -15,6 +15,8 @@ from ..relevance.analyzer import RelevanceAnalyzer
 from ..tools.crawl import CrawlConfig, fetch_all
 from ..tools.engines import auto_order, make_backend
 from ..tools.local_index import LocalSearch
+from ..tools.site import SiteSearch, site_for
+from .crawling import CrawlingDecision
 from .loop import Limits, Researcher
 
 SEARCH_CHOICES = ("local", "duckduckgo", "google", "searxng", "serper", "auto")
@@ -49,6 +51,11 @@ class ResearchOptions(BaseModel):
         3, ge=1, description="unread results the Analyzer reads after each later search"
     )
     rerank: bool = Field(True, description="order search results with the relevance analyzer before reading")
+    web: bool = Field(
+        False,
+        description="the offline web: the local corpus served as linked pages on 127.0.0.1, "
+        "search gives snippets only, the Analyzer reads the pages the Decision node crawls",
+    )
     programs: str | None = Field(
         None,
         description="compiled programs folder (default modules/compiled): the newest per node runs when an LM is configured",
@@ -73,21 +80,29 @@ def build_researcher(options: ResearchOptions, embedder=None) -> Researcher:
         backends[name] = LocalSearch(options.corpus) if name == "local" else make_backend(name)
         if name == "local":
             mirror = backends[name].index  # pages of the local corpus are read offline
+    embedder = embedder or (mirror.embedder if mirror is not None else LocalEmbedder())
+    config = CrawlConfig()
+    site = None
+    if options.web:  # search results are not read: pages are, once crawled from the loopback site
+        if set(backends) != {"local"}:
+            raise ValueError("the offline web serves the local corpus: use it with --search local")
+        site = site_for(backends["local"])
+        backends["local"], mirror = SiteSearch(backends["local"], site), None
+        # the site is ours and on loopback: allowed by name, paced at a tenth of a second
+        config = CrawlConfig(allow_networks=("127.0.0.0/8",), per_host_delay_s=0.1)
     settings = options.lm_settings()
     runner = settings.runner()
     limits = Limits(
         max_steps=options.max_steps,
         max_seconds=options.max_seconds,
         max_tokens=options.max_tokens,
-        read_first=options.read_first,
-        read_per_search=options.read_per_search,
+        read_first=0 if site else options.read_first,
+        read_per_search=0 if site else options.read_per_search,
     )
-    config = CrawlConfig()
 
     def fetch(urls, snippets):
         return fetch_all(urls, config, mirror=mirror, snippets=snippets)
 
-    embedder = embedder or (mirror.embedder if mirror is not None else LocalEmbedder())
     compiled, versions = load_programs(options.programs) if runner.lm is not None else ({}, {})
     relevance = (
         RelevanceAnalyzer(embedder=embedder, runner=runner, program=compiled.get("relevance"))
@@ -99,6 +114,8 @@ def build_researcher(options: ResearchOptions, embedder=None) -> Researcher:
         for node in ("decision", "analyzer", "report")
     }
     researcher = Researcher(backends, fetch, embedder, runner, limits, programs=programs, relevance=relevance)
+    if site is not None:
+        researcher.decide_baseline = CrawlingDecision(embedder)
     researcher.program_versions = {
         node: versions.get(node, "baseline" if runner.lm is None else "uncompiled")
         for node in ("decision", "analyzer", "report", "relevance")

@@ -1,0 +1,86 @@
+"""The baseline Decision on a web whose search returns snippets only: choosing pages to crawl.
+
+When search results carry no text, the Analyzer learns only what the Decision node crawls, so
+the decision is which candidate page to open. Like the Decision node itself it sees titles and
+where each candidate was found, never page text: a candidate titled with a name the research is
+after (a name of the question, or a lead the Analyzer suggested searching for) is crawled
+before any new search; failing that, the best results of the latest search in the relevance
+analyzer's order (4 of the question's own search, 1 of each later one). A page link the
+Analyzer proposes comes before those. The hand-over of an answered question is kept; one of an
+unanswered question is not while a promising page is left (search steps read nothing, so they
+count as steps without progress).
+"""
+
+from __future__ import annotations
+
+from .baseline import BaselineDecision, Thread, _is_anchor, _norm_title, question_entities
+from .schema import Decision
+
+FIRST_SEARCH_CRAWLS = 4  # the question's own search casts the widest net
+LATER_SEARCH_CRAWLS = 1  # a later search is after one lead: its best result
+
+
+def next_crawl(thread: Thread) -> tuple[int, str, str] | None:
+    """(tier, url, why) of the unread candidate to crawl next, or None when none is promising:
+    tier 0 is titled with a name sought (the question's or a lead's), 1 with a longer name the
+    question holds, 2 is among the best results of the latest search (in the relevance order)."""
+    a = thread.last_analysis
+    leads = [
+        s[len("search: ") :].strip()
+        for s in (a.suggestions_for_next_step if a else [])
+        if s.startswith("search: ")
+    ]
+    names = {n.lower() for n in question_entities(thread.question) + leads if n}
+    crawled = [_norm_title(t) for t in thread.titles.values()]
+    best: tuple[tuple, str, str] | None = None
+    for i, url in enumerate(thread.candidate_urls):
+        if url in thread.read_urls:
+            continue
+        title, origin = thread.origins.get(url, ("", ""))
+        name = _norm_title(title)
+        if not name or crawled.count(name) >= 2:  # "Ed Wood (film)", then "Ed Wood": enough
+            continue
+        if name in names or any(name.startswith(n + ",") for n in names):  # "Brown County, Kansas"
+            tier, why = 0, f'its title "{title}" names what the research is after'
+        elif len(name.split()) > 1 and _is_anchor(title, thread.question):
+            tier, why = 1, f'its title "{title}" is named in the question'
+        else:
+            continue
+        key = (tier, name in crawled, title.lower() != name, not origin.startswith("search"), i)
+        if best is None or key < best[0]:
+            best = (key, url, why)
+    if best is not None:
+        return best[0][0], best[1], best[2]
+    return _best_of_latest_search(thread)
+
+
+def _best_of_latest_search(thread: Thread) -> tuple[int, str, str] | None:
+    """The best unread result of the latest search, while fewer than its share were crawled."""
+    if not thread.queries:
+        return None
+    query = thread.queries[-1]
+    tag = f'for "{query}"'
+    results = [u for u in thread.candidate_urls if thread.origins.get(u, ("", ""))[1].endswith(tag)]
+    share = FIRST_SEARCH_CRAWLS if len(thread.queries) == 1 else LATER_SEARCH_CRAWLS
+    if sum(u in thread.read_urls for u in results) >= share:
+        return None
+    unread = [u for u in results if u not in thread.read_urls]
+    if not unread:
+        return None
+    return 2, unread[0], f'a best result for "{query}" ("{thread.origins[unread[0]][0]}")'
+
+
+class CrawlingDecision(BaselineDecision):
+    """BaselineDecision that crawls a promising candidate page where it would search again, or
+    hand over with the question still unanswered."""
+
+    def __call__(self, thread: Thread) -> Decision:
+        decision = super().__call__(thread)
+        a = thread.last_analysis
+        if not thread.queries or (decision.next_action == "send_to_hitl" and a is not None and a.answered):
+            return decision
+        choice = next_crawl(thread)
+        if choice is None or (decision.next_action == "crawl_url" and choice[0] > 1):
+            return decision  # a link the Analyzer proposed beats a search result picked by rank
+        _, url, why = choice
+        return Decision(next_action="crawl_url", query_or_url=url, reasoning=f"Crawling this page: {why}.")

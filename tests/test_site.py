@@ -1,0 +1,173 @@
+"""The offline web: the corpus site's pages, links and robots.txt, crawling it with the real
+crawler, the snippet-only search over it, the crawl choice, and a research run on it."""
+
+import re
+
+import pytest
+
+from modules.research.baseline import Thread
+from modules.research.crawling import CrawlingDecision, next_crawl
+from modules.research.schema import Analysis
+from modules.research.session import ResearchOptions, build_researcher
+from modules.tools.crawl import CrawlConfig, fetch, fetch_all
+from modules.tools.local_index import Document, LocalSearch
+from modules.tools.site import CorpusSite, SiteSearch
+from tests.conftest import SAMPLES
+from tests.test_research import GOLD, QUESTION
+
+DOCS = [
+    Document(
+        "https://en.wikipedia.org/wiki/Big_Stone_Gap_(film)",
+        "Big Stone Gap (film)",
+        "Big Stone Gap is a 2014 American romantic comedy film directed by Adriana Trigiani. It was "
+        "filmed in the town of Big Stone Gap, Virginia, which Adriana Trigiani wrote about. The film "
+        "premiered at the Virginia Film Festival in 2014 and opened in theaters the following year.",
+    ),
+    Document(
+        "https://en.wikipedia.org/wiki/Adriana_Trigiani",
+        "Adriana Trigiani",
+        "Adriana Trigiani is an Italian American best-selling author of sixteen books, television writer, "
+        "film director, and entrepreneur based in Greenwich Village, New York City. Her novel Big Stone "
+        "Gap was adapted into a film that she directed herself in 2014.",
+    ),
+    Document("https://example.org/art", "Art", "Art is made by people such as Adriana Trigiani."),
+    Document("https://example.org/secret", "Secret Page", "Not for crawlers."),
+]
+LOOPBACK = CrawlConfig(allow_networks=("127.0.0.0/8",), per_host_delay_s=0)
+
+
+@pytest.fixture(scope="module")
+def site():
+    with CorpusSite(DOCS, robots="User-agent: *\nDisallow: /example.org/secret\n") as s:
+        yield s
+
+
+def test_pages_link_the_first_mention_of_each_other_article(site):
+    status, ctype, body = site.respond("/en.wikipedia.org/wiki/Big_Stone_Gap_(film)")
+    assert status == 200 and ctype.startswith("text/html")
+    assert "<title>Big Stone Gap (film)</title>" in body
+    links = re.findall(r'<a href="([^"]+)">([^<]+)</a>', body)
+    # one link to Adriana Trigiani (first mention only), none to itself ("Big Stone Gap" is its name)
+    assert links == [("/en.wikipedia.org/wiki/Adriana_Trigiani", "Adriana Trigiani")]
+    _, _, other = site.respond("/en.wikipedia.org/wiki/Adriana_Trigiani")
+    # the qualifier "(film)" is dropped from the name; "Art" is too short a title to link
+    assert '<a href="/en.wikipedia.org/wiki/Big_Stone_Gap_(film)">Big Stone Gap</a>' in other
+    assert "/example.org/art" not in other and "/example.org/art" not in body
+    assert site.respond("/robots.txt")[2].startswith("User-agent: *")
+    assert site.respond("/en.wikipedia.org/wiki/Nowhere")[0] == 404
+
+
+def test_the_crawler_reads_the_site_only_with_loopback_allowed_and_honours_robots(site):
+    url = site.url_for("https://en.wikipedia.org/wiki/Adriana_Trigiani")
+    assert fetch(url, CrawlConfig()).outcome == "refused"  # loopback is never reached by default
+    page = fetch(url, LOOPBACK)
+    assert page.outcome == "ok" and page.title == "Adriana Trigiani" and page.extraction == "trafilatura"
+    assert page.text.startswith("Adriana Trigiani is an Italian American") and "<a" not in page.text
+    assert [(site.original(u), a) for u, a in page.links] == [
+        ("https://en.wikipedia.org/wiki/Big_Stone_Gap_(film)", "Big Stone Gap")
+    ]
+    assert site.original(url) == "https://en.wikipedia.org/wiki/Adriana_Trigiani"
+    assert site.original("https://en.wikipedia.org/wiki/Adriana_Trigiani") is None
+    secret = fetch(site.url_for("https://example.org/secret"), LOOPBACK)
+    assert secret.outcome == "robots_disallowed" and not secret.text
+
+
+def test_site_search_gives_site_urls_and_snippets_only(tmp_path):
+    local = LocalSearch(SAMPLES / "corpus.jsonl")
+    with CorpusSite(local.index.docs) as site:
+        results = SiteSearch(local, site).search("Scott Derrickson director", 5)
+        assert results.outcome == "ok" and len(results) == 5
+        assert all(r.url.startswith(site.base + "/") and r.engine == "local" for r in results)
+        top = results[0]
+        doc = local.index.get(site.original(top.url))
+        assert top.title == doc.title and top.snippet and len(top.snippet) < len(doc.text)
+        pages = fetch_all([r.url for r in results[:2]], LOOPBACK)
+        assert [site.original(p.url) for p in pages] == [site.original(r.url) for r in results[:2]]
+        assert all(p.outcome == "ok" and p.text for p in pages)
+
+
+def _thread(candidates, read=(), suggestions=()):
+    thread = Thread(question=QUESTION, engines=["local"], step=2, queries=[QUESTION])
+    for url, title, origin in candidates:
+        thread.candidate_urls.append(url)
+        thread.origins[url] = (title, origin)
+    thread.read_urls = {u for u, _, _ in candidates if u in read}
+    thread.titles = {u: t for u, t, _ in candidates if u in read}
+    thread.last_analysis = Analysis(
+        extracted_info=[],
+        assessment="",
+        confidence_score=0.1,
+        suggestions_for_next_step=list(suggestions),
+        new_potential_urls=[],
+    )
+    return thread
+
+
+def test_crawl_choice_prefers_sought_names_then_the_best_results_of_the_latest_search():
+    first = f'for "{QUESTION}"'
+    candidates = [
+        ("http://s/1", "Wood", f"search result 1 {first}"),
+        ("http://s/2", "Ed Wood (film)", f"search result 2 {first}"),
+        ("http://s/3", "Ed Wood", f"search result 3 {first}"),
+        ("http://s/4", "Tim Burton", "link on http://s/2"),
+    ]
+    # a page titled exactly with a name of the question before its qualified namesake
+    assert next_crawl(_thread(candidates))[:2] == (0, "http://s/3")
+    # with both namesakes read, a one-word title merely in the question is no lead:
+    # the latest search's best unread result is, while fewer than 4 of it were crawled
+    assert next_crawl(_thread(candidates, read={"http://s/2", "http://s/3"}))[:2] == (2, "http://s/1")
+    assert next_crawl(_thread(candidates, read={"http://s/1", "http://s/2", "http://s/3"})) is None
+    # a lead the Analyzer suggested searching for is crawled where a page names it
+    led = _thread(
+        candidates, read={"http://s/1", "http://s/2", "http://s/3"}, suggestions=["search: Tim Burton"]
+    )
+    assert next_crawl(led)[:2] == (0, "http://s/4")
+
+
+def test_research_on_the_offline_web_reads_only_crawled_pages(embedder=None):
+    researcher = build_researcher(
+        ResearchOptions(corpus=str(SAMPLES / "corpus.jsonl"), web=True, max_steps=10, max_seconds=120)
+    )
+    assert isinstance(researcher.decide_baseline, CrawlingDecision)
+    site = researcher.search["local"].site
+    result = researcher.run(QUESTION)
+    analyzed = {u for u, s in result.sources.items() if s.analyzed}
+    crawled = {s.query_or_url for s in result.steps if s.node == "tool" and s.action == "crawl_url"}
+    assert {site.url_for(u) for u in GOLD} <= analyzed == crawled
+    assert all(u.startswith(site.base + "/") for u in result.sources)
+    tools = [s for s in result.steps if s.node in ("tool", "analyzer")]
+    for tool, analysis in zip(tools[::2], tools[1::2]):  # a search step gives the Analyzer nothing
+        assert analysis.n_results == (1 if tool.action == "crawl_url" else 0)
+    assert set(result.report.key_sources) <= crawled and result.report.answer
+
+
+def test_a_decision_state_recorded_on_the_web_is_replayed_with_the_crawling_decision():
+    import dspy
+
+    from modules.evaluation.nodes import METRICS, BaselineRunner
+
+    first = f'search result 2 for "{QUESTION}"'
+    ed_wood = "https://en.wikipedia.org/wiki/Ed_Wood"
+    state = {
+        "engines": ["local"],
+        "step": 2,
+        "queries": [QUESTION],
+        "read_urls": [],
+        "titles": {},
+        "searched_entities": [QUESTION],
+        "candidate_urls": [ed_wood],
+        "no_progress_steps": 1,
+        "history": [],
+        "constraints": [],
+        "last_analysis": None,
+        "web": True,
+        "origins": {ed_wood: ["Ed Wood", first]},
+    }
+    row = {"question": QUESTION, "gold_action": "crawl_url", "acceptable": [ed_wood], "state": state}
+    example = dspy.Example(row=row)
+    prediction = BaselineRunner("decision")(example)
+    assert (prediction.decision.next_action, prediction.decision.query_or_url) == ("crawl_url", ed_wood)
+    assert METRICS["decision"](example, prediction).score == 1.0
+    # the corpus baseline, which reads search results instead, crawls no unproposed result
+    state["web"] = False
+    assert BaselineRunner("decision")(example).decision.next_action != "crawl_url"
