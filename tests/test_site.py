@@ -166,8 +166,8 @@ def test_a_decision_state_recorded_on_the_web_is_replayed_with_the_crawling_deci
     row = {"question": QUESTION, "gold_action": "crawl_url", "acceptable": [ed_wood], "state": state}
     example = dspy.Example(row=row)
     prediction = BaselineRunner("decision")(example)
-    assert (prediction.decision.next_action, prediction.decision.query_or_url) == ("crawl_url", ed_wood)
+    assert (prediction.next_action, prediction.query_or_url) == ("crawl_url", ed_wood)
     assert METRICS["decision"](example, prediction).score == 1.0
     # the corpus baseline, which reads search results instead, crawls no unproposed result
     state["web"] = False
-    assert BaselineRunner("decision")(example).decision.next_action != "crawl_url"
+    assert BaselineRunner("decision")(example).next_action != "crawl_url"
