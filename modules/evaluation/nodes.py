@@ -252,7 +252,11 @@ def metric_analyzer(gold: dspy.Example, pred, trace=None, pred_name=None, pred_t
 
 
 def metric_report(gold: dspy.Example, pred, trace=None, pred_name=None, pred_trace=None) -> dspy.Prediction:
-    s = answer_scores(gold.row["answer"], pred.report.answer)
+    """Exact match and F1 of the short answer (HotpotQA's normalisation), containment of the
+    gold answer in the whole answer; the score is the better of F1 and containment."""
+    report = pred.report
+    s = answer_scores(gold.row["answer"], report.short_answer)
+    s["containment"] = answer_scores(gold.row["answer"], report.answer)["containment"]
     score = max(s["f1"], s["containment"])
     feedback = (
         "the answer contains the gold answer"
@@ -319,7 +323,9 @@ class BaselineRunner:
         if self._judge is not None:
             return self._judge(example)
         if self.node == "decision":
-            return dspy.Prediction(decision=BaselineDecision(self.embedder)(self._thread(row)))
+            return dspy.Prediction(
+                decision=BaselineDecision(self.embedder)(self._thread(row), self._memory(row))
+            )
         if self.node == "analyzer":
             page = row["page"]
             memory = Memory(
@@ -366,6 +372,25 @@ class BaselineRunner:
             row["question"], row.get("plan"), row["results"]
         )
         return dspy.Prediction(results=out.results)
+
+    def _memory(self, row: dict) -> Memory:
+        """The memory the state was recorded with (sets built before it was recorded have none)."""
+        facts = row["state"].get("facts") or []
+        return Memory(
+            self.embedder,
+            [
+                Fact(
+                    fact_id=f"s{i}",
+                    text=f["text"],
+                    quote=f["text"],
+                    source_url=f["source_url"],
+                    step=0,
+                    confidence=f["confidence"],
+                    status=f["status"],
+                )
+                for i, f in enumerate(facts)
+            ],
+        )
 
     def _thread(self, row: dict) -> Thread:
         state = row["state"]

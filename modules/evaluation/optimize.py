@@ -53,6 +53,8 @@ def gold_output(node: str, row: dict, inputs: dict | None = None) -> dict:
     if node == "report":
         return {
             "report": Report(
+                short_answer=row["answer"],
+                answer_type="yes_no" if row["answer"] in ("yes", "no") else "entity",
                 answer=row["answer"],
                 research_journey="searched and read the sources",
                 key_sources=list(dict.fromkeys(f["source_url"] for f in row["facts"])),

@@ -174,7 +174,7 @@ class Researcher:
             self.programs.get("decision"),
             inputs,
             "decision",
-            lambda: self.decide_baseline(thread),
+            lambda: self.decide_baseline(thread, memory),
             node="decision",
         )
         decision: Decision = call.output
@@ -186,7 +186,7 @@ class Researcher:
                 f"step {thread.step}: refused to crawl {decision.query_or_url!r}: not from search results or page links"
             )
             decision, fallback, error = (
-                self.decide_baseline(thread),
+                self.decide_baseline(thread, memory),
                 True,
                 "crawl target not among candidate URLs",
             )
@@ -402,6 +402,8 @@ class Researcher:
                 log.append(f"removed citation {u!r}: not retrieved in this thread")
         # the journey is the step log's; [n] follow key_sources, renumbered after removals
         report = Report(
+            short_answer=report.short_answer,
+            answer_type=report.answer_type,
             answer=renumber_citations(report.answer, list(dict.fromkeys(report.key_sources)), kept),
             research_journey=journey,
             key_sources=kept,

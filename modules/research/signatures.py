@@ -54,10 +54,11 @@ class AnalyzeResults(dspy.Signature):
 
 
 class WriteReport(dspy.Signature):
-    """You are the Report Generator for the human-in-the-loop interface. Synthesize a clear,
-    direct answer to the initial query from the stored facts, with the certainty the final
-    assessment implies; if it could not be fully answered, say what was found and what is
-    missing. List the key sources (only URLs that appear in the facts) and cite them in the
+    """You are the Report Generator for the human-in-the-loop interface. Give the short answer
+    first (short_answer: yes / no, a name, a date, a number or a place, and its answer_type),
+    then in answer the short answer followed by the facts that support it, cited, and the
+    caveats the final assessment implies. Answer only from the stored facts: if they do not
+    answer the query, leave short_answer empty and say what was found and what is missing. List the key sources (only URLs that appear in the facts) and cite them in the
     answer as [n], n being the source's position in key_sources (1 for the first). Leave
     research_journey empty: the step log is attached to the report as it is.
 
