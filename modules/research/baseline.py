@@ -219,7 +219,11 @@ class BaselineAnalyzer:
             extracted_info=[t for t, _, _ in facts],
             assessment=(
                 f"{len(facts)} relevant statements from {len({u for _, u, _ in facts})} of {len(documents)} documents; "
-                f"{round(100 * coverage)}% of the question's terms covered by {len(sources)} sources"
+                + (
+                    f'the facts of {len(sources)} sources answer the question: "{found.text}"'
+                    if found.settled
+                    else f"{round(100 * coverage)}% of the question's terms covered by {len(sources)} sources"
+                )
                 + (f"; still open: {', '.join(sorted(open_terms))}" if open_terms else "")
             ),
             confidence_score=min(1.0, confidence),
