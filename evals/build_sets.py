@@ -16,7 +16,8 @@ dev, the rest train; the split is recorded in ``evals/sets/split.json``. Labels:
   offline corpus (HotpotQA paragraphs + encyclopedia); gold action at each state: both gold
   paragraphs read -> send_to_hitl; else a gold paragraph's URL among unread candidate URLs ->
   crawl_url (acceptable: those URLs); else -> a search naming an unread gold paragraph's title
-  (acceptable queries: those titles).
+  (acceptable queries: those titles). Each state keeps the memory's facts, which the Decision
+  baseline reads to tell whether the question is answered.
 
 Run: ``.venv/bin/python -m evals.build_sets`` (the decision set runs the loop: a few minutes,
 plus the corpus index build on first use).
@@ -183,6 +184,16 @@ def decision_examples(questions: list[Question], max_steps: int = 6) -> dict[str
                         "history": list(thread.history),
                         "constraints": list(thread.constraints),
                         "last_analysis": a.model_dump() if a else None,
+                        # the memory at this state: the Decision baseline reads whether it answers
+                        "facts": [
+                            {
+                                "text": f.text,
+                                "source_url": f.source_url,
+                                "status": f.status,
+                                "confidence": f.confidence,
+                            }
+                            for f in memory.facts
+                        ],
                     },
                 }
             )
