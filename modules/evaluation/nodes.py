@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 import bm25s
 import dspy
@@ -366,6 +367,9 @@ class BaselineRunner:
                 ],
             )
             thread = Thread(question=row["question"], engines=["local"], step=1)
+            # the page titles, which the loop knows of every page read (a set URL is the
+            # Wikipedia URL of its paragraph's title)
+            thread.titles = {f["source_url"]: _url_title(f["source_url"]) for f in row["facts"]}
             thread.last_analysis = Analysis(confidence_score=0.9, answered=True)
             return dspy.Prediction(report=BaselineReport()(thread, memory, "searched and read the sources"))
         out = RelevanceAnalyzer(embedder=self.embedder).rerank(
@@ -412,6 +416,11 @@ class BaselineRunner:
         if thread.queries:
             thread.query_vectors = list(self.embedder.encode(thread.queries))
         return thread
+
+
+def _url_title(url: str) -> str:
+    """ "https://en.wikipedia.org/wiki/Ed_Wood_(film)" -> "Ed Wood (film)" """
+    return unquote(url.rsplit("/", 1)[-1]).replace("_", " ")
 
 
 class ProgramRunner:
