@@ -23,9 +23,6 @@ from dataclasses import dataclass, field
 
 from ..text import STOPWORDS, content_terms, stem, words
 
-#: kinds of answer (the ``answer_type`` of a report)
-ANSWER_TYPES = ("yes_no", "choice", "person", "date", "year", "number", "place", "entity", "none")
-
 _AUX = r"(?:are|is|was|were|did|do|does|has|have|had|can|could|will|would)"
 _YES_NO = re.compile(rf"^\s*{_AUX}\b", re.I)
 _MONTHS = (
@@ -252,7 +249,7 @@ def _terms(text: str) -> set[str]:
     return terms
 
 
-def _nationalities(facts: Sequence[Evidence], subject: str) -> list[tuple[str, Evidence]]:
+def _nationalities(facts: Sequence[Evidence]) -> list[tuple[str, Evidence]]:
     out = []
     for f in facts:
         for m in _NATIONALITY.finditer(f.text):
@@ -271,7 +268,7 @@ _PLACE = re.compile(
 def _values(attribute: set[str], facts: Sequence[Evidence]) -> list[tuple[str, Evidence]]:
     """The attribute values two things are compared on: nationalities, else places ("in Laleli")."""
     if attribute & {"nationality", "national", "country", "citizen", "citizenship", "american", "origin"}:
-        return _nationalities(facts, "")
+        return _nationalities(facts)
     out = []
     for f in facts:
         for m in _PLACE.finditer(f.text):
