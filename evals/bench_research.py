@@ -2,7 +2,9 @@
 
 Corpus: every HotpotQA paragraph plus the encyclopedia's 10,033 article leads as distractors,
 searched by the local backend. Evidence recall: both gold paragraphs are among the sources the
-Analyzer read. Answer containment: the gold answer string occurs in the report's answer.
+Analyzer read. Answer EM / F1: the report's ``short_answer`` against the gold answer, with the
+standard HotpotQA (SQuAD) normalisation. Answer containment: the gold answer string occurs in
+the report's whole answer. Sources read and steps (Decision calls) are per question.
 Three methods side by side, on the same questions and index:
 
 - ``bm25@10`` / ``hybrid@10``: one search for the question, the Analyzer reads the top 10, one report;
@@ -28,6 +30,7 @@ import time
 from pathlib import Path
 
 from evals.hotpot import Question, load_questions, write_corpus
+from modules.evaluation.nodes import answer_scores
 from modules.research.loop import Researcher, journey_from
 from modules.research.memory import Memory
 from modules.research.session import ResearchOptions, build_researcher
@@ -74,14 +77,21 @@ def single_shot(researcher: Researcher, backend: _OneRanking, q: Question, gold:
     analysis, facts = researcher.analyze_baseline(thread, docs, memory)
     memory.add(facts, 1)
     thread.last_analysis = analysis
+    thread.titles = {d.url: d.title for d in docs}
     report = researcher.report_baseline(thread, memory, journey_from([], "max_steps"))
     read = {d.url for d in docs}
     return {
         "recall": gold <= read,
-        "contains": contains(q.answer, report.answer),
+        **scores(q, report),
         "read": len(read),
+        "steps": 1,
         "seconds": time.perf_counter() - t,
     }
+
+
+def scores(q: Question, report) -> dict:
+    s = answer_scores(q.answer, report.short_answer)
+    return {"em": s["exact_match"], "f1": s["f1"], "contains": contains(q.answer, report.answer)}
 
 
 def loop(researcher: Researcher, q: Question, gold: frozenset[str]) -> dict:
@@ -90,21 +100,27 @@ def loop(researcher: Researcher, q: Question, gold: frozenset[str]) -> dict:
     read = {u for u, s in result.sources.items() if s.analyzed}
     return {
         "recall": gold <= read,
-        "contains": contains(q.answer, result.report.answer),
+        **scores(q, result.report),
         "read": len(read),
         "seconds": time.perf_counter() - t,
         "steps": sum(s.node == "decision" for s in result.steps),
         "crawled": sum(s.node == "tool" and s.action == "crawl_url" for s in result.steps),
         "stop": result.stop_reason,
         "missing": sorted(gold - read),
+        "gold": q.answer,
+        "short_answer": result.report.short_answer,
+        "answer_type": result.report.answer_type,
     }
 
 
 def summarize(rows: list[dict]) -> dict:
     out = {
         "evidence_recall": round(sum(r["recall"] for r in rows) / len(rows), 3),
+        "answer_em": round(sum(r["em"] for r in rows) / len(rows), 3),
+        "answer_f1": round(sum(r["f1"] for r in rows) / len(rows), 3),
         "answer_containment": round(sum(r["contains"] for r in rows) / len(rows), 3),
         "median_sources_read": statistics.median(r["read"] for r in rows),
+        "median_steps": statistics.median(r["steps"] for r in rows),
         "median_s_per_question": round(statistics.median(r["seconds"] for r in rows), 3),
     }
     if "crawled" in rows[0]:
@@ -160,9 +176,9 @@ def main() -> None:
 
     print(f"\n{len(questions)} questions; evidence recall = both gold paragraphs read by the Analyzer\n")
     cols = list(dict.fromkeys(c for s in table.values() for c in s))
-    print(f"{'method':22s}" + "".join(f"{c:>24s}" for c in cols))
+    print(f"{'method':22s}" + "".join(f"{c:>22s}" for c in cols))
     for name, s in table.items():
-        print(f"{name:22s}" + "".join(f"{s.get(c, '-')!s:>24s}" for c in cols))
+        print(f"{name:22s}" + "".join(f"{s.get(c, '-')!s:>22s}" for c in cols))
     by_kind = {}
     for q, r in zip(questions, loop_rows):
         by_kind.setdefault(q.kind, []).append(r)

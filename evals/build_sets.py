@@ -18,7 +18,8 @@ dev, the rest train; the split is recorded in ``evals/sets/split.json``. Labels:
   crawl_url (acceptable: those URLs); else -> a search naming an unread gold paragraph's title
   (acceptable queries: those titles). Recorded twice: on the corpus (search results are read)
   and on the offline web (``--web``: snippets only, pages read by crawling; ``mode: web``),
-  where the crawl_url states arise.
+  where the crawl_url states arise. Each state keeps the memory's facts, which the Decision baseline
+  reads to tell whether the question is answered.
 
 Run: ``.venv/bin/python -m evals.build_sets`` (the decision set runs the loop: a few minutes,
 plus the corpus index build on first use).
@@ -200,6 +201,11 @@ def decision_examples(
             "history": list(thread.history),
             "constraints": list(thread.constraints),
             "last_analysis": a.model_dump() if a else None,
+            # the memory at this state: the Decision baseline reads whether it answers
+            "facts": [
+                {"text": f.text, "source_url": f.source_url, "status": f.status, "confidence": f.confidence}
+                for f in memory.facts
+            ],
         }
         if web:
             state |= {"web": True, "origins": dict(thread.origins)}

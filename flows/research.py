@@ -400,7 +400,7 @@ def reopen(
     store = ParquetStore(data_dir)
     seeds = seeds_from_run(store, parent_run_id, question_ids)
     for seed in seeds:
-        seed.constraints = constraints_for(seed.constraints, verdict, text, seed.answer)
+        seed.constraints = constraints_for(seed.constraints, verdict, text, seed.answer, seed.short_answer)
     result = _research(
         seeds, options, run_id, data_dir, parent_run_id, f"run_id={parent_run_id}", RunKind.FEEDBACK
     )

@@ -173,7 +173,7 @@ def test_feedback_reopens_the_thread_with_its_memory(baseline_run):
     )
     constraints = rejected.reports[0]["constraints"]
     assert constraints[0] == "Say which country each man was born in." and constraints[1].startswith(
-        "The previous answer was rejected"
+        'The previous answer "yes" was rejected (It never says'
     )
 
     research_feedback("r-grandchild", "accept", options=OFFLINE, data_dir=data_dir)

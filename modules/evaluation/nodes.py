@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 import bm25s
 import dspy
@@ -254,7 +255,11 @@ def metric_analyzer(gold: dspy.Example, pred, trace=None, pred_name=None, pred_t
 
 
 def metric_report(gold: dspy.Example, pred, trace=None, pred_name=None, pred_trace=None) -> dspy.Prediction:
-    s = answer_scores(gold.row["answer"], output_model(Report, pred).answer)
+    """Exact match and F1 of the short answer (HotpotQA's normalisation), containment of the
+    gold answer in the whole answer; the score is the better of F1 and containment."""
+    report = output_model(Report, pred)
+    s = answer_scores(gold.row["answer"], report.short_answer)
+    s["containment"] = answer_scores(gold.row["answer"], report.answer)["containment"]
     score = max(s["f1"], s["containment"])
     feedback = (
         "the answer contains the gold answer"
@@ -322,7 +327,7 @@ class BaselineRunner:
             return self._judge(example)
         if self.node == "decision":
             program = CrawlingDecision if row["state"].get("web") else BaselineDecision
-            return dspy.Prediction(**dict(program(self.embedder)(self._thread(row))))
+            return dspy.Prediction(**dict(program(self.embedder)(self._thread(row), self._memory(row))))
         if self.node == "analyzer":
             page = row["page"]
             memory = Memory(
@@ -363,12 +368,34 @@ class BaselineRunner:
                 ],
             )
             thread = Thread(question=row["question"], engines=["local"], step=1)
+            # the page titles, which the loop knows of every page read (a set URL is the
+            # Wikipedia URL of its paragraph's title)
+            thread.titles = {f["source_url"]: _url_title(f["source_url"]) for f in row["facts"]}
             thread.last_analysis = Analysis(confidence_score=0.9, answered=True)
             return dspy.Prediction(**dict(BaselineReport()(thread, memory, "searched and read the sources")))
         out = RelevanceAnalyzer(embedder=self.embedder).rerank(
             row["question"], row.get("plan"), row["results"]
         )
         return dspy.Prediction(results=out.results)
+
+    def _memory(self, row: dict) -> Memory:
+        """The memory the state was recorded with (sets built before it was recorded have none)."""
+        facts = row["state"].get("facts") or []
+        return Memory(
+            self.embedder,
+            [
+                Fact(
+                    fact_id=f"s{i}",
+                    text=f["text"],
+                    quote=f["text"],
+                    source_url=f["source_url"],
+                    step=0,
+                    confidence=f["confidence"],
+                    status=f["status"],
+                )
+                for i, f in enumerate(facts)
+            ],
+        )
 
     def _thread(self, row: dict) -> Thread:
         state = row["state"]
@@ -391,6 +418,11 @@ class BaselineRunner:
         if thread.queries:
             thread.query_vectors = list(self.embedder.encode(thread.queries))
         return thread
+
+
+def _url_title(url: str) -> str:
+    """ "https://en.wikipedia.org/wiki/Ed_Wood_(film)" -> "Ed Wood (film)" """
+    return unquote(url.rsplit("/", 1)[-1]).replace("_", " ")
 
 
 class ProgramRunner:

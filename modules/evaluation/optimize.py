@@ -58,7 +58,11 @@ def gold_output(node: str, row: dict, inputs: dict | None = None) -> dict:
         )
     if node == "report":
         sources = list(dict.fromkeys(f["source_url"] for f in row["facts"]))
-        return _fields("report", Report(answer=row["answer"], key_sources=sources))
+        kind = "yes_no" if row["answer"] in ("yes", "no") else "entity"
+        report = Report(
+            short_answer=row["answer"], answer_type=kind, answer=row["answer"], key_sources=sources
+        )
+        return _fields("report", report)
     gold = set(row["gold_ids"])
     rankings = []
     for i, r in enumerate(row["results"]):

@@ -17,9 +17,10 @@ import numpy as np
 
 from ..embeddings import Embedder
 from ..text import content_terms, split_sentences, stem, words
+from .answer import Evidence, answer, rejected_answers
 from .memory import Memory
 from .prompts import ANSWERED_CONFIDENCE, MEDIUM_CONFIDENCE
-from .schema import Analysis, Decision, Quote, Report, Source
+from .schema import Analysis, Decision, Fact, Quote, Report, Source
 
 ENTITY = re.compile(
     r"\b(?:[A-Z][\w'’.-]*[\w’']?|\d{4})(?:\s+(?:of|the|de|del|von|van|and|&|for)?\s*[A-Z][\w'’.-]*)*"
@@ -139,7 +140,9 @@ class BaselineAnalyzer:
     def __call__(
         self, thread: Thread, documents: list[Source], memory: Memory
     ) -> tuple[Analysis, list[tuple[str, str, float]]]:
-        q_terms = content_terms(thread.question + " " + " ".join(thread.constraints))
+        # the question's terms only: feedback is a constraint the nodes read, never terms to
+        # search for or to "establish" ("compare the two people's nationality")
+        q_terms = content_terms(thread.question)
         candidates: list[tuple[str, Source, float]] = []
         searched = {e.lower() for e in thread.searched_entities}
         for doc in documents:
@@ -171,8 +174,14 @@ class BaselineAnalyzer:
 
         known = [f.text for f in memory.facts] + [t for t, _, _ in facts]
         covered = set().union(*(content_terms(t) for t in known)) & q_terms if known else set()
-        coverage = len(covered) / max(len(q_terms), 1)
-        open_terms = q_terms - covered
+        # the answerer settles the question from the facts: every part of it is then covered
+        found = answer(
+            thread.question,
+            evidence(thread, memory.facts) + [Evidence(t, u, thread.titles.get(u, "")) for t, u, _ in facts],
+            excluded=rejected_answers(thread.constraints),
+        )
+        coverage = 1.0 if found.settled else len(covered) / max(len(q_terms), 1)
+        open_terms = set() if found.settled else q_terms - covered
         sources = {u for _, u, _ in facts} | {f.source_url for f in memory.facts}
         agreement = min(1.0, len(sources) / 2)
         quality = max((source_quality(u) for u in sources), default=0.8)
@@ -203,15 +212,19 @@ class BaselineAnalyzer:
         hopped = any(
             _norm_title(t) in {e.lower() for e in thread.searched_entities} for t in thread.titles.values()
         )
-        pending = bool(comparisons) or (bool(bridges) and not hopped)
+        pending = not found.settled and (bool(comparisons) or (bool(bridges) and not hopped))
         confidence = round(coverage * agreement * quality * (0.7 if pending else 1.0), 3)
-        answered = coverage >= 0.8 and len(sources) >= 2 and not pending
+        answered = found.settled or (coverage >= 0.8 and len(sources) >= 2 and not pending)
         index = {d.url: i for i, d in enumerate(documents, 1)}
         analysis = Analysis(
             extracted_info=[Quote(doc=index[u], quote=t) for t, u, _ in facts],
             assessment=(
                 f"{len(facts)} relevant statements from {len({u for _, u, _ in facts})} of {len(documents)} documents; "
-                f"{round(100 * coverage)}% of the question's terms covered by {len(sources)} sources"
+                + (
+                    f'the facts of {len(sources)} sources answer the question: "{found.text}"'
+                    if found.settled
+                    else f"{round(100 * coverage)}% of the question's terms covered by {len(sources)} sources"
+                )
                 + (f"; still open: {', '.join(sorted(open_terms))}" if open_terms else "")
             ),
             confidence_score=min(1.0, confidence),
@@ -296,17 +309,35 @@ class BaselineAnalyzer:
 
 
 class BaselineDecision:
-    """The seed's decision logic, literally."""
+    """The seed's decision logic, and a stop rule that reads the question: hand over once the
+    answerer answers from cited facts with every part supported (both things of a comparison
+    with the compared attribute; a wh-question's answer of the asked type). Until then a named
+    thing of the question that no fact speaks of is searched first."""
 
     DUPLICATE_QUERY = 0.9
 
     def __init__(self, embedder: Embedder):
         self.embedder = embedder
 
-    def __call__(self, thread: Thread) -> Decision:
+    def __call__(self, thread: Thread, memory: Memory | None = None) -> Decision:
         a = thread.last_analysis
         if not thread.queries:
             return self._search(thread, thread.question, "initial search for the question")
+        found = (
+            answer(
+                thread.question, evidence(thread, memory.facts), excluded=rejected_answers(thread.constraints)
+            )
+            if memory is not None and memory.facts
+            else None
+        )
+        if found is not None and found.settled:
+            return Decision(
+                next_action="send_to_hitl",
+                reasoning=f'Every part of the question has a cited fact: the answer is "{found.text}".',
+            )
+        for target in found.targets if found is not None else []:
+            if not self._repeats(thread, target):
+                return self._search(thread, target, "Nothing found yet on this part of the question.")
         if a and a.confidence_score >= ANSWERED_CONFIDENCE and a.answered:
             return Decision(
                 next_action="send_to_hitl",
@@ -357,16 +388,32 @@ class BaselineDecision:
 
 
 class BaselineReport:
+    """The short answer from cited facts (:mod:`.answer`), then its support, then the caveats;
+    when the facts do not answer, what was found and what is missing."""
+
     def __call__(self, thread: Thread, memory: Memory, journey: str) -> Report:
         a = thread.last_analysis
         usable = [f for f in memory.facts if f.status != "conflicting"] or memory.facts
-        ranked = sorted(usable, key=lambda f: (f.status != "supported", -f.confidence))[:3]
+        ranked = sorted(usable, key=lambda f: (f.status != "supported", -f.confidence))
         if not ranked:
             return Report(
+                short_answer="",
+                answer_type="none",
                 answer="No answer: the research found no relevant facts.",
                 research_journey=journey,
                 key_sources=[],
             )
+        found = answer(
+            thread.question, evidence(thread, ranked), excluded=rejected_answers(thread.constraints)
+        )
+        if found.complete:
+            cited = [(f.text, f.url) for f in found.support]
+            opening = f"{found.text[0].upper() + found.text[1:]}."
+        else:
+            cited = [(f.text, f.source_url) for f in ranked[:3]]
+            opening = "Not answered by the facts found."
+        sources = list(dict.fromkeys(u for _, u in cited))
+        body = " ".join(t.rstrip() + f" [{sources.index(u) + 1}]" for t, u in cited)
         confidence = a.confidence_score if a else 0.0
         level = (
             "high"
@@ -375,18 +422,23 @@ class BaselineReport:
             if confidence >= MEDIUM_CONFIDENCE
             else "low"
         )
-        sources = list(dict.fromkeys(f.source_url for f in ranked))
-        body = " ".join(f.text.rstrip() + f" [{sources.index(f.source_url) + 1}]" for f in ranked)
         caveats = []
-        if level != "high":
+        if level != "high" and not found.complete:
             caveats.append(f"Confidence is {level} ({confidence:.2f}).")
         conflicts = [f for f in memory.facts if f.status == "conflicting"]
         if conflicts:
             caveats.append(f"{len(conflicts)} statements from different sources disagree.")
-        if a and "still open" in a.assessment:
-            caveats.append("Not established: " + a.assessment.split("still open: ", 1)[1] + ".")
+        if found.missing:
+            caveats.append("Not established: " + "; ".join(found.missing) + ".")
         return Report(
-            answer=" ".join([body] + caveats),
+            short_answer=found.text if found.complete else "",
+            answer_type=found.answer_type,
+            answer=" ".join([opening, body] + caveats),
             research_journey=journey,
             key_sources=sources,
         )
+
+
+def evidence(thread: Thread, facts: list[Fact]) -> list[Evidence]:
+    """Facts as the answerer reads them: sentence, source URL and the title of its page."""
+    return [Evidence(f.text, f.source_url, thread.titles.get(f.source_url, "")) for f in facts]

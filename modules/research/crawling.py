@@ -14,6 +14,7 @@ count as steps without progress).
 from __future__ import annotations
 
 from .baseline import BaselineDecision, Thread, _is_anchor, _norm_title, question_entities
+from .memory import Memory
 from .schema import Decision
 
 FIRST_SEARCH_CRAWLS = 4  # the question's own search casts the widest net
@@ -74,8 +75,8 @@ class CrawlingDecision(BaselineDecision):
     """BaselineDecision that crawls a promising candidate page where it would search again, or
     hand over with the question still unanswered."""
 
-    def __call__(self, thread: Thread) -> Decision:
-        decision = super().__call__(thread)
+    def __call__(self, thread: Thread, memory: Memory | None = None) -> Decision:
+        decision = super().__call__(thread, memory)
         a = thread.last_analysis
         if not thread.queries or (decision.next_action == "send_to_hitl" and a is not None and a.answered):
             return decision

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from ..store import ParquetStore
+from .answer import rejection
 from .schema import Fact
 from .tables import facts_from_rows
 
@@ -20,6 +21,7 @@ class ThreadSeed(BaseModel):
     facts: list[Fact] = Field(default_factory=list)
     constraints: list[str] = Field(default_factory=list)
     answer: str = ""
+    short_answer: str = ""
 
 
 def seeds_from_run(
@@ -50,19 +52,22 @@ def seeds_from_run(
                 facts=facts_from_rows(facts),
                 constraints=list(r["constraints"] or []),
                 answer=r["answer"] or "",
+                short_answer=r.get("short_answer") or "",
             )
         )
     return seeds
 
 
-def constraints_for(existing: list[str], verdict: str, text: str, previous_answer: str) -> list[str]:
-    """The thread's constraints after feedback: a rejection names what was wrong with the last answer."""
+def constraints_for(
+    existing: list[str], verdict: str, text: str, previous_answer: str, previous_short: str = ""
+) -> list[str]:
+    """The thread's constraints after feedback: a rejection names what was wrong with the last
+    answer and the short answer rejected (which the answerer then never gives again). The nodes
+    read constraints; they are never searched for, nor counted as terms the research must cover."""
     if verdict not in VERDICTS:
         raise ValueError(f"unknown verdict {verdict!r}: use {', '.join(VERDICTS)}")
     if verdict == "reject":
-        return existing + [
-            f"The previous answer was rejected ({text.strip()}). Previous answer: {previous_answer[:300]}"
-        ]
+        return existing + [rejection(previous_short, text.strip(), previous_answer[:300])]
     if verdict == "add":
         return existing + [text.strip()]
     return existing

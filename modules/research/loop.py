@@ -176,7 +176,7 @@ class Researcher:
             self.programs.get("decision"),
             inputs,
             Decision,
-            lambda: self.decide_baseline(thread),
+            lambda: self.decide_baseline(thread, memory),
             node="decision",
         )
         decision: Decision = call.output
@@ -188,7 +188,7 @@ class Researcher:
                 f"step {thread.step}: refused to crawl {decision.query_or_url!r}: not from search results or page links"
             )
             decision, fallback, error = (
-                self.decide_baseline(thread),
+                self.decide_baseline(thread, memory),
                 True,
                 "crawl target not among candidate URLs",
             )
@@ -407,6 +407,8 @@ class Researcher:
                 log.append(f"removed citation {u!r}: not retrieved in this thread")
         # the journey is the step log's; [n] follow key_sources, renumbered after removals
         report = Report(
+            short_answer=report.short_answer,
+            answer_type=report.answer_type,
             answer=renumber_citations(report.answer, list(dict.fromkeys(report.key_sources)), kept),
             research_journey=journey,
             key_sources=kept,

@@ -94,7 +94,16 @@ class Report(BaseModel):
 
     model_config = ConfigDict(json_schema_extra=_lean_schema)
 
-    answer: str
+    short_answer: str = Field(
+        "",
+        description="the direct answer alone (yes / no, a name, a date, a number, a place); empty if the facts do not answer",
+    )
+    answer_type: str = Field(
+        "", description="yes_no, choice, person, year, date, number, place, entity, or none"
+    )
+    answer: str = Field(
+        description="opens with the short answer, then the supporting facts cited as [n], then the caveats"
+    )
     research_journey: str = Field("", description="empty: the step log is attached by the system")
     key_sources: list[str] = Field(default_factory=list, description="URLs cited as [1], [2], ... in order")
 

@@ -34,6 +34,8 @@ REPORTS_SCHEMA = {
     "started_at": pl.Datetime("us", "UTC"),
     "duration_s": pl.Float64,
     "error": pl.String,
+    "short_answer": pl.String,
+    "answer_type": pl.String,
 }
 STEPS_SCHEMA = {
     "question_id": pl.String,
@@ -122,6 +124,8 @@ def thread_rows(
         "started_at": started_at,
         "duration_s": round(duration_s, 3),
         "error": None,
+        "short_answer": result.report.short_answer,
+        "answer_type": result.report.answer_type,
     }
     steps = [
         {"question_id": question_id, **{k: getattr(s, k) for k in STEPS_SCHEMA if k != "question_id"}}
@@ -175,6 +179,8 @@ def failed_report_row(
         "started_at": started_at,
         "duration_s": round(duration_s, 3),
         "error": error,
+        "short_answer": "",
+        "answer_type": "none",
     }
 
 

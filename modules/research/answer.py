@@ -1,0 +1,531 @@
+"""The offline answerer: a short, typed answer to a question from cited facts, or what is missing.
+
+It reads what the question asks (:func:`read_question`): a yes/no question about one or two
+named things and an attribute ("Were A and B of the same nationality?", "Are A and B both
+genera?"), a choice between two options ("Who is older, A or B?"), or a wh-question whose
+answer has a type (a person, a year or date, a number, a place, a named thing). It then answers
+only from the facts (sentences with their source URLs): yes/no by comparing each named thing's
+attribute as its facts state it, a choice by comparing the options' dates or the attribute's
+support, a wh-question by extracting candidates of the asked type from the facts, not named by
+the question, ranked by how much of the question their sentence and its words around the
+candidate state. Every answer carries the facts that support it; when a part of the question
+has no supporting fact the answer is empty and ``missing`` says which part.
+
+The Report baseline opens its answer with it, and the Decision baseline hands over once it
+answers with every part supported (:meth:`Answer.complete`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
+
+from ..text import STOPWORDS, content_terms, stem, words
+
+_AUX = r"(?:are|is|was|were|did|do|does|has|have|had|can|could|will|would)"
+_YES_NO = re.compile(rf"^\s*{_AUX}\b", re.I)
+_MONTHS = (
+    "January|February|March|April|May|June|July|August|September|October|November|December|"
+    "Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec"
+)
+_YEAR = r"(?:1[0-9]{3}|20[0-9]{2})"
+_DATE = re.compile(rf"\b(?:(?:\d{{1,2}}\s+)?(?:{_MONTHS})\.?(?:\s+\d{{1,2}})?,?\s+{_YEAR}|{_YEAR}s?)\b")
+_SPAN = re.compile(
+    rf"\b(?:from\s+|between\s+)?{_YEAR}\s*(?:–|-|to|until|till|and|through)\s*(?:{_YEAR}|present)\b", re.I
+)
+_NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.,])\d+(?:\.\d+)?(?![\w,])")
+_NAME = re.compile(
+    r"(?:[A-Z][\w'’.\-]*|\d+(?:st|nd|rd|th)?)(?:\s+(?:(?:of|the|de|del|da|di|von|van|and|for|du|la|le|&)\s+)*"
+    r"(?:[A-Z][\w'’.\-]*|\d+(?:st|nd|rd|th)?))*"
+)
+_QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
+_LEADING = {
+    "The", "A", "An", "He", "She", "It", "They", "In", "On", "At", "His", "Her", "Its", "This", "That",
+    "There", "These", "Those", "After", "Before", "During", "When", "While", "As", "For", "From", "With",
+    "Which", "What", "Who", "Where", "How", "Why", "Is", "Are", "Was", "Were", "Both", "And", "But", "Or",
+    "By", "Since", "Following", "According", "Although", "Today", "Currently", "Also",
+}  # fmt: skip
+_MONTH_WORDS = set(_MONTHS.split("|"))
+#: a country's people as its facts name them: "from the United States" is "American"
+DEMONYMS = {
+    "united states": "american", "america": "american", "usa": "american", "u.s.": "american",
+    "england": "english", "britain": "british", "united kingdom": "british", "uk": "british",
+    "canada": "canadian", "australia": "australian", "france": "french", "germany": "german",
+    "italy": "italian", "spain": "spanish", "japan": "japanese", "china": "chinese", "india": "indian",
+    "mexico": "mexican", "russia": "russian", "ireland": "irish", "scotland": "scottish",
+    "wales": "welsh", "netherlands": "dutch", "sweden": "swedish", "norway": "norwegian",
+    "denmark": "danish", "brazil": "brazilian", "turkey": "turkish", "korea": "korean",
+    "south korea": "south korean", "new zealand": "new zealander", "poland": "polish",
+    "greece": "greek", "israel": "israeli", "egypt": "egyptian", "argentina": "argentine",
+    "austria": "austrian", "belgium": "belgian", "switzerland": "swiss", "portugal": "portuguese",
+    "finland": "finnish", "hungary": "hungarian", "ethiopia": "ethiopian", "nigeria": "nigerian",
+}  # fmt: skip
+_NATIONALITY = re.compile(
+    r"\b(" + "|".join(sorted({d.title() for d in DEMONYMS.values()}, key=len, reverse=True)) + r")\b"
+)
+#: attribute words that name the same thing ("genera" is the plural of "genus")
+_SAME = {"genera": "genus", "genu": "genus", "documentari": "documentary", "documentary": "documentary"}
+_OLDER = re.compile(r"\b(older|elder|earlier|first|oldest|earliest|longer ago)\b", re.I)
+_YOUNGER = re.compile(r"\b(younger|later|newer|youngest|latest|more recent(?:ly)?|last)\b", re.I)
+_MORE = re.compile(r"\b(more|most|larger|largest|higher|highest|bigger|greater|taller|longer)\b", re.I)
+_FEWER = re.compile(r"\b(fewer|less|least|smaller|smallest|lower|lowest|shorter)\b", re.I)
+_ORDERS = (("older", _OLDER), ("younger", _YOUNGER), ("more", _MORE), ("fewer", _FEWER))
+#: peoples one word of a question may name together: "from England" and "a British writer"
+_KIN = {"english": {"british"}, "british": {"english", "scottish", "welsh"}, "scottish": {"british"}}
+
+
+#: an extracted answer this strong (question words shared by its sentence, more for those next
+#: to it) ends the research; below it the answer is reported but the research goes on
+SETTLED = 4.0
+HOP_BONUS = 2.5
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A fact the answerer may cite: its sentence, source URL and the title of its page."""
+
+    text: str
+    url: str
+    title: str = ""
+
+
+@dataclass
+class QuestionShape:
+    """What a question asks: its kind, the named things (subjects or options) and the attribute."""
+
+    kind: str  # yes_no | choice | person | date | year | number | place | entity
+    subjects: list[str]
+    attribute: set[str]  # stemmed content words the answer must speak of
+    same: bool = False  # "the same nationality": compare values, not check membership
+    order: str = ""  # choice by date or amount: older | younger | more | fewer
+
+
+@dataclass
+class Answer:
+    text: str  # the short answer, "" when the facts do not give one
+    answer_type: str
+    support: list[Evidence] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)  # parts of the question no fact supports
+    targets: list[str] = field(default_factory=list)  # searches for the missing parts
+    strength: float = SETTLED  # an extracted answer's: how much of the question its sentence states
+
+    @property
+    def complete(self) -> bool:
+        """Every part of the question is supported by a cited fact."""
+        return bool(self.text) and bool(self.support) and not self.missing
+
+    @property
+    def settled(self) -> bool:
+        """Complete, and an extracted answer's sentence states the question's relation around it:
+        research can stop here."""
+        return self.complete and self.strength >= SETTLED
+
+
+def _names(text: str) -> list[str]:
+    out = []
+    for m in _NAME.finditer(text):
+        tokens = m.group().strip(" .,'’").split()
+        while tokens and tokens[0] in _LEADING:
+            tokens = tokens[1:]
+        while tokens and tokens[-1].lower() in {"of", "the", "and", "de", "for", "on", "in", "&"}:
+            tokens = tokens[:-1]
+        if tokens:
+            out.append(" ".join(tokens))
+    return out
+
+
+def _split_options(text: str) -> list[str]:
+    """ "Annie Morton or Terry Richardson" -> both; "the Manchester Terrier or the Scotch Collie" too."""
+    parts = [p.strip(" ,.?:;\"'") for p in re.split(r"\s+or\s+", text.strip(" ?"), maxsplit=1)]
+    return [re.sub(r"^(?:the|a|an)\s+", "", p, flags=re.I) for p in parts if p]
+
+
+def read_question(question: str) -> QuestionShape:
+    """The question's kind, its subjects or options, and the attribute it asks about."""
+    q = " ".join(question.split()).strip()
+    body = q.rstrip(" ?.")
+    # a choice: "Who is older, A or B?", "Which band, A or B, had more members?", "..., A or B?"
+    m = re.search(r"[,:]\s*([^,:]+?\s+or\s+[^,:?]+?)\s*(?:[,?]|$)", body + "?") or re.search(
+        r"\b(?:older|younger|elder)\s+(.+?\s+or\s+.+?)\s*$", body
+    )
+    if m and not _YES_NO.match(q):
+        options = _split_options(m.group(1))
+        rest = (body[: m.start(1)] + " " + body[m.end(1) :]).strip()
+        order = next((o for o, p in _ORDERS if p.search(rest)), "")
+        if len(options) == 2:
+            return QuestionShape("choice", options, _attribute(rest, options), order=order)
+    if _YES_NO.match(q):
+        subjects = _yes_no_subjects(body)
+        return QuestionShape(
+            "yes_no",
+            subjects,
+            _attribute(body, subjects),
+            same=bool(re.search(r"\b(same|similar|identical|share|both from the same)\b", body, re.I)),
+        )
+    low = q.lower()
+    if re.search(r"\b(?:what|which|in what|since what)\s+(?:year|decade)\b", low):
+        kind = "year"
+    elif re.search(r"\bwhen\b|\bwhat (?:date|years|timeframe|time|period|era|century)\b|\bhow long\b", low):
+        kind = "date"
+    elif re.search(r"\bhow (?:many|any|much|large|big|tall|long|far|old)\b|\bpopulation\b", low):
+        kind = "number"
+    elif re.search(
+        r"\bwhere\b|\bwhat (?:\w+ )?(?:city|town|country|state|county|place|region|area|village|location)\b"
+        r"|\bin what\b|\bwhich (?:\w+ )?(?:city|town|country|state|county|place)\b",
+        low,
+    ):
+        kind = "place"
+    elif re.search(r"^(?:who|whom|whose)\b|\bwho (?:is|was|were)\b|\bby whom\b|\bby who\b", low) or re.search(
+        r"\bwhich (?:\w+ )?(?:person|actor|actress|singer|writer|director|player|pilot|driver|author|"
+        r"composer|president|vice president|politician|man|woman|artist|musician|screenwriter)\b"
+        r"|\bwhat (?:\w+ )?(?:screenwriter|actor|actress|singer|writer|director|author|person)\b"
+        r"|\bunder which\b.*\b(?:president|minister|king|queen)\b",
+        low,
+    ):
+        kind = "person"
+    else:
+        kind = "entity"
+    subjects = _names(re.sub(r"^\s*\w+", "", q)) + _QUOTED.findall(q)
+    return QuestionShape(kind, list(dict.fromkeys(s for s in subjects if s)), _attribute(body, subjects))
+
+
+def _yes_no_subjects(body: str) -> list[str]:
+    """The two things a yes/no question names: "Are A and B both ..." / "Were A and B of the same ..."."""
+    rest = re.sub(rf"^\s*{_AUX}\s+(?:both\s+)?", "", body, flags=re.I)
+    m = re.match(
+        r"(.+?)\s+and\s+(.+?),?\s+(?:both|of the same|the same|located|from|in the same|described|used|types?|"
+        r"genera|considered|part|members?|based|(?!the\b|of\b|a\b|an\b|and\b)[a-z]+)\b",
+        rest,
+    )
+    if m:
+        pair = [m.group(1), m.group(2)]
+        return [re.sub(r"^(?:the|a|an)\s+", "", p.strip(" ,"), flags=re.I) for p in pair]
+    return _names(rest)[:2]
+
+
+def _attribute(text: str, subjects: Sequence[str]) -> set[str]:
+    """The question's own words less its subjects, wh-words and auxiliaries, stemmed."""
+    rest = text
+    for s in sorted(subjects, key=len, reverse=True):
+        rest = rest.replace(s, " ")
+    drop = {"same", "both", "older", "younger", "which", "who", "what", "more", "fewer", "higher", "lower"}
+    drop |= {"typ", "type", "kind", "sort", "describ", "described", "locat", "located", "name", "consider"}
+    return {_SAME.get(t, t) for t in content_terms(rest) if t not in drop}
+
+
+# ----- evidence -----------------------------------------------------------------------------
+def _about(subject: str, facts: Sequence[Evidence]) -> list[Evidence]:
+    """Facts about a named thing: from a page titled with it, or naming it (its last word for a person)."""
+    s = subject.lower()
+    titled = [f for f in facts if _title_name(f.title) == s or (s and s in _title_name(f.title))]
+    titled.sort(key=lambda f: f.title.strip().lower() != s)  # "Ed Wood" before "Ed Wood (film)"
+    named = [f for f in facts if s in f.text.lower() and f not in titled]
+    if titled or named:
+        return titled + named
+    tokens = [t for t in words(subject) if t not in STOPWORDS]
+    if len(tokens) >= 2:  # "Edward Davis Wood Jr." for "Ed Wood": the page's title or its surname
+        last = tokens[-1]
+        return [f for f in facts if last in words(_title_name(f.title))]
+    return []
+
+
+def _title_name(title: str) -> str:
+    return re.sub(r"\s*\([^)]*\)\s*$", "", title or "").strip().lower()
+
+
+def _terms(text: str) -> set[str]:
+    terms = {_SAME.get(t, t) for t in content_terms(text)}
+    low = text.lower()
+    for country, people in DEMONYMS.items():  # a country and its people are one attribute
+        if re.search(rf"\b{re.escape(country)}\b", low):
+            terms |= content_terms(people)
+        if re.search(rf"\b{re.escape(people)}\b", low):
+            terms |= content_terms(country)
+            for kin in _KIN.get(people, ()):
+                terms |= content_terms(kin) | {
+                    stem(c) for c, p in DEMONYMS.items() if p == kin and " " not in c
+                }
+    return terms
+
+
+def _nationalities(facts: Sequence[Evidence]) -> list[tuple[str, Evidence]]:
+    out = []
+    for f in facts:
+        for m in _NATIONALITY.finditer(f.text):
+            out.append((m.group(1).lower(), f))
+        for country, people in DEMONYMS.items():
+            if re.search(rf"\b(?:from|in|of)\s+(?:the\s+)?{re.escape(country)}\b", f.text, re.I):
+                out.append((people, f))
+    return out
+
+
+_PLACE = re.compile(
+    r"\b(?:in|at|located in|based in|from|of)\s+((?:the\s+)?[A-Z][\w'’.\-]*(?:[\s,]+[A-Z][\w'’.\-]*)*)"
+)
+
+
+def _values(attribute: set[str], facts: Sequence[Evidence]) -> list[tuple[str, Evidence]]:
+    """The attribute values two things are compared on: nationalities, else places ("in Laleli")."""
+    if attribute & {"nationality", "national", "country", "citizen", "citizenship", "american", "origin"}:
+        return _nationalities(facts)
+    out = []
+    for f in facts:
+        for m in _PLACE.finditer(f.text):
+            first = m.group(1).replace("the ", "").split(",")[0].strip()
+            if first and first.split()[0] not in _MONTH_WORDS:
+                out.append((first.lower(), f))
+    return out
+
+
+# ----- answering ----------------------------------------------------------------------------
+def answer(
+    question: str,
+    facts: Sequence[Evidence],
+    shape: QuestionShape | None = None,
+    excluded: Collection[str] = (),
+) -> Answer:
+    """The short answer to ``question`` from ``facts`` only, with the facts that support it;
+    never one of ``excluded`` (answers a reviewer rejected, lower case)."""
+    shape = shape or read_question(question)
+    if not facts:
+        return Answer("", shape.kind, missing=["any relevant fact"])
+    if shape.kind == "yes_no":
+        found = _yes_no(question, shape, facts)
+    elif shape.kind == "choice":
+        found = _choice(question, shape, facts)
+    else:
+        found = _extract(question, shape, facts, excluded)
+    if found.text and found.text.lower() in excluded:
+        return Answer("", shape.kind, missing=[f'an answer other than the rejected "{found.text}"'])
+    return found
+
+
+#: how a rejection is recorded among a thread's constraints, with the short answer rejected
+def rejection(short: str, why: str, previous_answer: str) -> str:
+    quoted = f' "{short}"' if short and '"' not in short else ""
+    return f"The previous answer{quoted} was rejected ({why}). Previous answer: {previous_answer}"
+
+
+_REJECTED = re.compile(r'^The previous answer "([^"]+)" was rejected')
+
+
+def rejected_answers(constraints: Sequence[str]) -> set[str]:
+    """Short answers a reviewer rejected, from the thread's constraints (lower case)."""
+    return {m.group(1).strip().lower() for c in constraints for m in [_REJECTED.match(c)] if m}
+
+
+def _yes_no(question: str, shape: QuestionShape, facts: Sequence[Evidence]) -> Answer:
+    subjects = shape.subjects or []
+    per = {s: _about(s, facts) for s in subjects}
+    missing = [s for s, fs in per.items() if not fs]
+    if missing or not subjects:
+        return Answer("", "yes_no", missing=missing or ["the things the question names"], targets=missing)
+    if shape.same and len(subjects) == 2:
+        values = {s: _values(shape.attribute, per[s]) for s in subjects}
+        gaps = [s for s, v in values.items() if not v]
+        if gaps:
+            what = " ".join(sorted(shape.attribute)) or "the compared attribute"
+            return Answer(
+                "", "yes_no", missing=[f"{s}: {what}" for s in gaps], targets=[f"{s} {what}" for s in gaps]
+            )
+        a, b = (values[s] for s in subjects)
+        shared = [(x, fx, fy) for x, fx in a for y, fy in b if x == y]
+        if shared:
+            _, fx, fy = shared[0]
+            return Answer("yes", "yes_no", support=_unique([fx, fy]))
+        return Answer("no", "yes_no", support=_unique([a[0][1], b[0][1]]))
+    # "Are A and B both X?": does each one's best fact state the attribute (and no other nationality)?
+    want = shape.attribute
+    if not want:
+        return Answer("", "yes_no", missing=["the attribute the question asks about"])
+    wanted_people = {p for p in set(DEMONYMS.values()) if p in want}
+    support, verdicts, kinds = [], [], []
+    for s in subjects:
+        fact = max(per[s], key=lambda f: len(want & _terms(f.text)))
+        match = len(want & _terms(fact.text))
+        stated = {m.lower() for m in _NATIONALITY.findall(fact.text)}
+        other_nation = bool(wanted_people) and bool(stated) and not (stated & wanted_people)
+        support.append(fact)
+        kinds.append(_category(fact.text))
+        verdicts.append(
+            not other_nation and (match == len(want) or (len(want) >= 2 and match >= (len(want) + 1) // 2))
+        )
+    if not all(verdicts) and any(verdicts) and kinds[0] and len(set(kinds)) == 1:
+        verdicts = [True] * len(verdicts)  # "Silene is a genus of flowering plants", "Ferocactus is a genus"
+    return Answer("yes" if all(verdicts) else "no", "yes_no", support=_unique(support))
+
+
+_COPULA = re.compile(r"\b(?:is|was|are|were)\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,3}?(genus|species|family|film|band|city|town|"
+                     r"village|airport|building|skyscraper|company|magazine|newspaper|novel|album|song|school|university)\b")  # fmt: skip
+
+
+def _category(text: str) -> str:
+    """What a lead sentence says its subject is: "Silene is a genus of ..." -> "genus"."""
+    m = _COPULA.search(text)
+    return m.group(1) if m else ""
+
+
+def _choice(question: str, shape: QuestionShape, facts: Sequence[Evidence]) -> Answer:
+    options = shape.subjects
+    per = {o: _about(o, facts) for o in options}
+    missing = [o for o, fs in per.items() if not fs]
+    if missing:
+        return Answer("", "choice", missing=missing, targets=missing)
+    if shape.order in ("older", "younger"):
+        dated = {}
+        for o, fs in per.items():
+            for f in fs:
+                years = [int(y) for y in re.findall(rf"\b{_YEAR}\b", f.text)]
+                if years:
+                    dated[o] = (min(years), f)
+                    break
+        if len(dated) == 2:
+            pick = (min if shape.order == "older" else max)(dated, key=lambda o: dated[o][0])
+            return Answer(pick, "choice", support=_unique([dated[o][1] for o in options]))
+        return Answer("", "choice", missing=[f"{o}: a date" for o in options if o not in dated])
+    want = shape.attribute
+    if shape.order in ("more", "fewer"):
+        counted = {}
+        for o, fs in per.items():
+            for f in fs:
+                n = _count(f.text)
+                if n:
+                    counted[o] = (n, f)
+                    break
+        if len(counted) == 2 and counted[options[0]][0] != counted[options[1]][0]:
+            pick = (max if shape.order == "more" else min)(counted, key=lambda o: counted[o][0])
+            return Answer(pick, "choice", support=_unique([counted[o][1] for o in options]))
+    scores = {}
+    for o, fs in per.items():
+        best = max(fs, key=lambda f: len(want & _terms(f.text)))
+        scores[o] = (len(want & _terms(best.text)), best)
+    if not want or scores[options[0]][0] == scores[options[1]][0]:
+        return Answer(
+            "", "choice", missing=[f"which of {options[0]} or {options[1]} " + " ".join(sorted(want))]
+        )
+    pick = max(options, key=lambda o: scores[o][0])
+    return Answer(pick, "choice", support=_unique([scores[o][1] for o in options]))
+
+
+_NUMBER_WORDS = {
+    w: i for i, w in enumerate("two three four five six seven eight nine ten eleven twelve".split(), 2)
+}
+
+
+def _count(text: str) -> int:
+    """How many members a sentence lists: a number word ("a five-piece") or the names it lists."""
+    m = re.search(
+        r"\b(two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)[-\s](?:piece|member)", text, re.I
+    )
+    if m:
+        return _NUMBER_WORDS[m.group(1).lower()]
+    listed = re.search(
+        r"(?:consist(?:s|ed)? of|compris\w*|featur\w*|members?(?: are| were| include)?|line-?up|formed\b[^.]*?\bby)"
+        r"([^.]*)",
+        text,
+        re.I,
+    )
+    return len(_names(listed.group(1))) if listed else 0
+
+
+def _extract(
+    question: str, shape: QuestionShape, facts: Sequence[Evidence], excluded: Collection[str] = ()
+) -> Answer:
+    """A candidate of the asked type, not named by the question, from the facts that say most of it."""
+    q_words = {w for w in words(question)}
+    names = {t for s in shape.subjects for t in content_terms(s)}
+    q_terms = content_terms(question) - names  # what the question says of its named things
+    focus = _focus_terms(question) - names
+    # a page that another page's fact names was reached by a hop: a bridge question's answer is there
+    titles = {_title_name(f.title): f.url for f in facts if f.title}
+    hopped = {
+        titles[t]
+        for f in facts
+        for t in titles
+        if t and titles[t] != f.url and t in f.text.lower() and t not in question.lower()
+    }
+    best: tuple[float, str, Evidence] | None = None
+    for i, f in enumerate(facts):
+        sentence_terms = content_terms(f.text)
+        shared = len(sentence_terms & q_terms) + 0.5 * len(_terms(f.title) & q_terms)
+        hop = HOP_BONUS if f.url in hopped else 0.0
+        for cand, start, end in _candidates(shape.kind, f):
+            c_words = [w for w in words(cand) if w not in STOPWORDS]
+            if not c_words or all(w in q_words for w in c_words) or cand.lower() in excluded:
+                continue  # the question's own names are not its answer
+            if cand.lower() in titles and titles[cand.lower()] != f.url:
+                continue  # another page's subject is a hop on the way, not the answer
+            near = content_terms(f.text[max(0, start - 60) : start] + " " + f.text[end : end + 40])
+            local = len(near & focus) + 0.5 * len(near & q_terms)
+            title_bonus = 0.0
+            if shape.kind in ("person", "entity") and _title_name(f.title) == cand.lower():
+                title_bonus = (
+                    1.0  # the page's subject, named in its lead: "Eenasul Fateh ... known as Aladin"
+                )
+            score = shared + 1.5 * local + title_bonus + hop - 0.02 * i
+            if best is None or score > best[0]:
+                best = (score, cand, f)
+    if best is None or best[0] < 1.0:
+        return Answer("", shape.kind, missing=[f"a {shape.kind} that answers the question"])
+    score, cand, fact = best
+    return Answer(cand, shape.kind, support=[fact], strength=round(score, 3))
+
+
+def _focus_terms(question: str) -> set[str]:
+    """The words next to the wh-word, which the answer's own sentence repeats around it:
+    "founded in what year" -> {found}; "headquartered" in "Where is ... headquartered?"."""
+    low = question.lower()
+    m = re.search(r"\b(?:what|which|who|whom|when|where|how)\b", low)
+    near = low[max(0, (m.start() if m else 0) - 30) : (m.end() if m else 0) + 40]
+    tail = " ".join(words(low)[-3:])
+    return content_terms(near + " " + tail) - {"year", "name", "type"}
+
+
+def _candidates(kind: str, fact: Evidence) -> list[tuple[str, int, int]]:
+    text = fact.text
+    out: list[tuple[str, int, int]] = []
+    if kind in ("year", "date"):
+        out += (
+            [(m.group().strip(), m.start(), m.end()) for m in _SPAN.finditer(text)] if kind == "date" else []
+        )
+        for m in _DATE.finditer(text):
+            value = m.group()
+            if kind == "year":
+                year = re.search(_YEAR, value)
+                out.append((year.group(), m.start(), m.end()))
+            else:
+                out.append((value, m.start(), m.end()))
+        return out
+    if kind == "number":
+        for m in _NUMBER.finditer(text):
+            if not re.fullmatch(_YEAR, m.group()) or "," in m.group():
+                out.append((m.group(), m.start(), m.end()))
+        return out
+    for m in _NAME.finditer(text):
+        raw = m.group()
+        tokens = raw.strip(" .,'’").split()
+        lead = 0
+        while tokens and tokens[0] in _LEADING:
+            lead += len(tokens[0]) + 1
+            tokens = tokens[1:]
+        while tokens and tokens[-1].lower() in {"of", "the", "and", "de", "for", "on", "in", "&"}:
+            tokens = tokens[:-1]
+        if not tokens or tokens[0].isdigit() or all(t in _MONTH_WORDS for t in tokens):
+            continue
+        if kind == "person" and (len(tokens) < 2 or _NATIONALITY.fullmatch(tokens[0])):
+            continue
+        if kind == "place" and (
+            _NATIONALITY.fullmatch(" ".join(tokens))
+            or not re.search(r"\b(?:in|at|near|from|of|to)\s+(?:the\s+)?$", text[: m.start() + lead])
+        ):
+            continue
+        cand = " ".join(tokens)
+        out.append((cand, m.start() + lead, m.start() + lead + len(cand)))
+    if kind == "entity":
+        out += [(m.group(1), m.start(1), m.end(1)) for m in _QUOTED.finditer(text)]
+    return out
+
+
+def _unique(facts: Sequence[Evidence]) -> list[Evidence]:
+    return list({(f.url, f.text): f for f in facts}.values())
