@@ -59,7 +59,8 @@ class ScriptedModel:
             facts = _field(messages, "facts").splitlines()[:3]
             urls = list(dict.fromkeys(u for line in facts for u in _URL.findall(line)))
             answer = " ".join(f"{line[2:120]} [{i}]." for i, line in enumerate(facts, 1))
-            return {"key_sources": urls, "answer": answer}
+            short = facts[0][2:60] if facts else ""
+            return {"key_sources": urls, "answer": answer, "answer_type": "entity", "short_answer": short}
         if node == "order":
             return {
                 "order": [int(i) for i in re.findall(r'<result index="(\d+)"', _field(messages, "results"))]

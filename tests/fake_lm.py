@@ -92,6 +92,8 @@ def good_answer(node: str, messages: list[dict]) -> dict:
         }
     return {
         "answer": "Scott Derrickson is American [1].",
+        "answer_type": "entity",
+        "short_answer": "American",
         "key_sources": [GOOD_CITATION, BAD_CITATION],
     }
 

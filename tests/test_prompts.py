@@ -57,7 +57,7 @@ FIELD_ORDER = {
         "answered",
         "confidence_score",
     ],
-    "report": ["key_sources", "answer"],
+    "report": ["key_sources", "answer", "answer_type", "short_answer"],
 }
 
 

@@ -120,6 +120,8 @@ def test_dspy_nodes_through_dummy_lm_and_citation_check(sample_search, embedder)
                 ["https://en.wikipedia.org/wiki/Scott_Derrickson", "https://invented.example/source"]
             ),
             "answer": "Scott Derrickson is American.",
+            "answer_type": "entity",
+            "short_answer": "American",
         },
     ]
     result = researcher(sample_search, embedder, runner=NodeRunner(lm=DummyLM(responses))).run(QUESTION)
