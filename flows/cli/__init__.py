@@ -21,6 +21,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--debug", action="store_true", help="show full tracebacks for input and option errors"
     )
+    parser.add_argument("--verbose", action="store_true", help=VERBOSE_HELP)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     analysis.register(sub)  # analyze, reanalyze
     research.register(sub)  # research, research-batch, feedback
@@ -29,7 +30,24 @@ def build_parser() -> argparse.ArgumentParser:
     queries.register(sub)  # queries generate|check|approve
     analysis.register_collection(sub)  # collect, monitor
     runs.register(sub)  # report, runs
+    _add_verbose(sub)
     return parser
+
+
+VERBOSE_HELP = (
+    "show Prefect's and the libraries' logs and progress bars in the terminal "
+    "(default: they go to the Prefect run and <data-dir>/logs/sleuth.log; warnings are counted at the end)"
+)
+
+
+def _add_verbose(sub) -> None:
+    """``--verbose`` after any command too (``sleuth analyze ... --verbose``), on every leaf parser."""
+    for p in dict.fromkeys(sub.choices.values()):
+        nested = [a for a in p._actions if isinstance(a, argparse._SubParsersAction)]
+        if nested:
+            _add_verbose(nested[0])
+        else:
+            p.add_argument("--verbose", action="store_true", default=argparse.SUPPRESS, help=VERBOSE_HELP)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -37,6 +55,10 @@ def main(argv: list[str] | None = None) -> int:
     if not os.environ.get("PREFECT_API_URL"):  # offline by default: the temporary server sends no telemetry
         os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     args = build_parser().parse_args(argv)
+    if not args.verbose:
+        from .output import quiet_terminal
+
+        quiet_terminal(getattr(args, "data_dir", None))
     if not args.debug:
         from flows.runtime import quiet_user_errors
 
@@ -48,6 +70,11 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"sleuth: error: {exc}", file=sys.stderr)
         return 2
+    finally:
+        if not args.verbose:
+            from .output import print_warning_summary
+
+            print_warning_summary()
 
 
 __all__ = ["build_parser", "main"]
