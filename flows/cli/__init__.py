@@ -55,10 +55,9 @@ def main(argv: list[str] | None = None) -> int:
     if not os.environ.get("PREFECT_API_URL"):  # offline by default: the temporary server sends no telemetry
         os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     args = build_parser().parse_args(argv)
-    if not args.verbose:
-        from .output import quiet_terminal
+    from .output import set_terminal
 
-        quiet_terminal(getattr(args, "data_dir", None))
+    set_terminal(args.verbose, getattr(args, "data_dir", None))
     if not args.debug:
         from flows.runtime import quiet_user_errors
 

@@ -52,7 +52,7 @@ def print_paths(paths: dict[str, str], width: int = 18) -> None:
 _TALLIED = ("prefect.flow_runs", "prefect.task_runs", "flows", "modules", "sleuth")
 
 
-class _LogFile(logging.FileHandler):
+class LogFile(logging.FileHandler):
     """Appends to ``path``, created (with its folder) at the first record: a command that logs
     nothing leaves no file."""
 
@@ -61,11 +61,12 @@ class _LogFile(logging.FileHandler):
         return super()._open()
 
 
-class _WarningTally(logging.Handler):
+class WarningTally(logging.Handler):
     """Counts sleuth's warnings and errors by message, for :func:`print_warning_summary`."""
 
     def __init__(self) -> None:
         super().__init__(logging.WARNING)
+        self.setFormatter(logging.Formatter())  # a user handler to Prefect: it leaves the root logger alone
         self.counts: Counter[tuple[str, str]] = Counter()
         self.first: dict[tuple[str, str], str] = {}
 
@@ -77,8 +78,19 @@ class _WarningTally(logging.Handler):
         self.first.setdefault(key, record.getMessage().splitlines()[0] if record.getMessage() else "")
 
 
-_tally: _WarningTally | None = None
+_tally: WarningTally | None = None
 _log_path: Path | None = None
+_console: list[tuple[logging.Logger, logging.Handler]] = []  # Prefect's console handlers, taken off
+_env_set: list[str] = []
+
+#: Set in a quiet command before Prefect, transformers, huggingface_hub or tqdm are imported.
+_QUIET_ENV = {
+    "PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL": "CRITICAL",
+    "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+    "TQDM_DISABLE": "1",
+    "TRANSFORMERS_VERBOSITY": "error",
+    "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1",
+}
 
 
 def log_file_path(data_dir: str | None) -> Path | None:
@@ -90,42 +102,50 @@ def log_file_path(data_dir: str | None) -> Path | None:
     return None if "://" in root else Path(root) / "logs" / "sleuth.log"
 
 
-def quiet_terminal(data_dir: str | None) -> None:
-    """The terminal shows sleuth's own lines only: Prefect's and the libraries' logs go to the log
-    file (and, for flow and task runs, to the Prefect run as always), download and "Loading
-    weights" bars are off, and sleuth's warnings are counted for :func:`print_warning_summary`.
-    Must run before Prefect, transformers or tqdm are imported by the command."""
-    global _tally, _log_path
-    for var in ("HF_HUB_DISABLE_PROGRESS_BARS", "TQDM_DISABLE"):
-        os.environ.setdefault(var, "1")
-    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-    os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
-    import prefect.main  # noqa: F401  (sets Prefect's handlers up, once a process: replace them after)
-    from prefect.logging.formatters import PrefectFormatter
-    from prefect.logging.handlers import PrefectConsoleHandler
+def set_terminal(verbose: bool, data_dir: str | None) -> None:
+    """Quiet (the default): the terminal shows sleuth's own lines only; Prefect's and the
+    libraries' logs go to the log file (and, for flow and task runs, to the Prefect run as
+    always), download and "Loading weights" bars are off, and sleuth's warnings are counted for
+    :func:`print_warning_summary`. Verbose: Prefect's console logging and the bars, as Prefect
+    and the libraries set them.
 
+    Runs before the command imports Prefect, transformers or tqdm, and imports none of them (a
+    command that needs no flow starts fast). Prefect leaves the root logger alone when it already
+    has handlers of the user's (ours); ``PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL`` quiets its
+    console handler wherever else it is attached. Calling it again (tests run many commands in one
+    process, Prefect already set up) undoes the previous call first."""
+    global _tally, _log_path
+    root = logging.getLogger()
+    for h in [h for h in root.handlers if isinstance(h, (WarningTally, LogFile))]:
+        root.removeHandler(h)
+        h.close()
+    _tally, _log_path = None, None
+    if verbose:
+        for logger, h in _console:
+            h.setLevel(logging.NOTSET)
+            logger.addHandler(h)
+        _console.clear()
+        for var in _env_set:
+            os.environ.pop(var, None)
+        _env_set.clear()
+        logging.captureWarnings(False)
+        return
+    for var, value in _QUIET_ENV.items():
+        if var not in os.environ:
+            os.environ[var] = value
+            _env_set.append(var)
+    handlers = sys.modules.get("prefect.logging.handlers")  # Prefect already set up in this process
+    if handlers is not None:
+        for h in [h for h in root.handlers if isinstance(h, handlers.PrefectConsoleHandler)]:
+            root.removeHandler(h)
+            _console.append((root, h))
+    _tally = WarningTally()
+    root.addHandler(_tally)
     _log_path = log_file_path(data_dir)
-    _tally = _WarningTally()
-    handlers: list[logging.Handler] = [_tally]
     if _log_path is not None:
-        file = _LogFile(_log_path, delay=True, encoding="utf-8")
-        head = "%(asctime)s | %(levelname)-7s | "
-        file.setFormatter(
-            PrefectFormatter(
-                head + "%(name)s - %(message)s",
-                flow_run_fmt=head + "Flow run %(flow_run_name)r - %(message)s",
-                task_run_fmt=head + "Task run %(task_run_name)r - %(message)s",
-            )
-        )
-        handlers.append(file)
-    for name in (None, "uvicorn", "fastapi"):
-        logger = logging.getLogger(name)
-        console = [h for h in logger.handlers if isinstance(h, PrefectConsoleHandler)]
-        for h in console:
-            logger.removeHandler(h)
-        if console:
-            for h in handlers:
-                logger.addHandler(h)
+        file = LogFile(_log_path, delay=True, encoding="utf-8")
+        file.setFormatter(logging.Formatter("%(asctime)s | %(levelname)-7s | %(name)s - %(message)s"))
+        root.addHandler(file)
     logging.captureWarnings(True)  # libraries' warnings.warn(): to the log file
 
 
