@@ -55,6 +55,20 @@ def test_analyze_is_quiet_by_default_and_verbose_shows_the_logs(tmp_path, verbos
     assert f"summaries          {tmp_path}/summaries/run_id={run_id}" in shown.stdout
 
 
+@pytest.mark.slow
+@pytest.mark.usefixtures("prefect_harness")
+def test_warnings_a_user_must_see_are_counted_at_the_end(tmp_path, capsys):
+    args = ["analyze", *SAMPLE_ARGS, "--data-dir", str(tmp_path), "--set", "batch.max_response_chars=100"]
+    assert main(args) == 0
+    captured = capsys.readouterr()
+    assert "INFO" not in captured.out + captured.err
+    assert captured.err.strip().splitlines() == [
+        f"1 warning (details in {tmp_path}/logs/sleuth.log):",
+        "  responses cut to batch.max_response_chars before scoring (flag response_truncated): 8 of 15 responses",
+    ]
+    assert "WARNING | prefect.flow_runs - responses cut" in (tmp_path / "logs" / "sleuth.log").read_text()
+
+
 def _runs(tmp_path) -> None:
     store, now = ParquetStore(tmp_path), datetime.now(UTC)
     rows = {

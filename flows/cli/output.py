@@ -156,7 +156,11 @@ def print_warning_summary() -> None:
     where = f" (details in {_log_path})" if _log_path is not None else " (details in the Prefect run)"
     n = sum(_tally.counts.values())
     print(f"\n{n} warning{'s' * (n != 1)}{where}:", file=sys.stderr)
-    for key, count in _tally.counts.most_common(8):
-        print(f"  {count:>4}x {key[0]}: {_tally.first[key][:160]}", file=sys.stderr)
+    for (level, _), count in _tally.counts.most_common(8):
+        text = _tally.first[(level, _)][:160]
+        print(
+            f"  {f'{count}x ' if count > 1 else ''}{'' if level == 'warning' else level + ': '}{text}",
+            file=sys.stderr,
+        )
     if len(_tally.counts) > 8:
         print(f"  ... and {len(_tally.counts) - 8} more kinds", file=sys.stderr)
