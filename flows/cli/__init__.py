@@ -63,17 +63,17 @@ def main(argv: list[str] | None = None) -> int:
 
         quiet_user_errors()
     try:
-        return args.func(args)
+        status = args.func(args)
     except (ValueError, FileNotFoundError, FileExistsError) as exc:
         if args.debug:
             raise
-        print(f"sleuth: error: {exc}", file=sys.stderr)
+        print(f"sleuth: error: {exc}", file=sys.stderr)  # the one line: no warning summary after it
         return 2
-    finally:
-        if not args.verbose:
-            from .output import print_warning_summary
+    if not args.verbose:
+        from .output import print_warning_summary
 
-            print_warning_summary()
+        print_warning_summary()
+    return status
 
 
 __all__ = ["build_parser", "main"]
