@@ -54,11 +54,22 @@ _TALLIED = ("prefect.flow_runs", "prefect.task_runs", "flows", "modules", "sleut
 
 class LogFile(logging.FileHandler):
     """Appends to ``path``, created (with its folder) at the first record: a command that logs
-    nothing leaves no file."""
+    nothing leaves no file. A path that cannot be written (a data dir that is a file, read-only)
+    drops the records: the command's own error says what is wrong, the Prefect run keeps the logs."""
 
-    def _open(self):
-        Path(self.baseFilename).parent.mkdir(parents=True, exist_ok=True)
-        return super()._open()
+    unusable = False
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if self.unusable:
+            return
+        if self.stream is None:
+            try:
+                Path(self.baseFilename).parent.mkdir(parents=True, exist_ok=True)
+                self.stream = self._open()
+            except OSError:
+                self.unusable = True
+                return
+        super().emit(record)
 
 
 class WarningTally(logging.Handler):
