@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 
 from . import analysis, optimize, queries, rerank, research, runs
 
@@ -50,6 +51,15 @@ def _add_verbose(sub) -> None:
             p.add_argument("--verbose", action="store_true", default=argparse.SUPPRESS, help=VERBOSE_HELP)
 
 
+def log_file_path(data_dir: str | None) -> Path | None:
+    """``<data dir>/logs/sleuth.log`` for a local data dir; None for a bucket (the Prefect run
+    keeps the logs)."""
+    from modules.store import resolve_data_dir
+
+    root = resolve_data_dir(data_dir)
+    return None if "://" in root else Path(root) / "logs" / "sleuth.log"
+
+
 def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     if not os.environ.get("PREFECT_API_URL"):  # offline by default: the temporary server sends no telemetry
@@ -57,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from .output import set_terminal
 
-    set_terminal(args.verbose, getattr(args, "data_dir", None))
+    set_terminal(args.verbose, log_file_path(getattr(args, "data_dir", None)))
     if not args.debug:
         from flows.runtime import quiet_user_errors
 

@@ -104,18 +104,9 @@ _QUIET_ENV = {
 }
 
 
-def log_file_path(data_dir: str | None) -> Path | None:
-    """``<data dir>/logs/sleuth.log`` for a local data dir; None for a bucket (the Prefect run
-    keeps the logs)."""
-    from modules.store import resolve_data_dir
-
-    root = resolve_data_dir(data_dir)
-    return None if "://" in root else Path(root) / "logs" / "sleuth.log"
-
-
-def set_terminal(verbose: bool, data_dir: str | None) -> None:
+def set_terminal(verbose: bool, log_path: Path | None) -> None:
     """Quiet (the default): the terminal shows sleuth's own lines only; Prefect's and the
-    libraries' logs go to the log file (and, for flow and task runs, to the Prefect run as
+    libraries' logs go to ``log_path`` (and, for flow and task runs, to the Prefect run as
     always), download and "Loading weights" bars are off, and sleuth's warnings are counted for
     :func:`print_warning_summary`. Verbose: Prefect's console logging and the bars, as Prefect
     and the libraries set them.
@@ -152,7 +143,7 @@ def set_terminal(verbose: bool, data_dir: str | None) -> None:
             _console.append((root, h))
     _tally = WarningTally()
     root.addHandler(_tally)
-    _log_path = log_file_path(data_dir)
+    _log_path = log_path
     if _log_path is not None:
         file = LogFile(_log_path, delay=True, encoding="utf-8")
         file.setFormatter(logging.Formatter("%(asctime)s | %(levelname)-7s | %(name)s - %(message)s"))

@@ -7,8 +7,6 @@ import json
 import re
 from datetime import UTC, datetime, timedelta
 
-import polars as pl
-
 from .options import add_data_dir, add_json
 from .output import print_paths, print_table
 
@@ -58,10 +56,12 @@ def cmd_runs(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_rows(runs: pl.DataFrame, kind: str | None = None, since: datetime | None = None) -> list[dict]:
+def run_rows(runs, kind: str | None = None, since: datetime | None = None) -> list[dict]:
     """The ``runs`` rows, oldest first, as the table and ``--json`` show them: the stored columns
     (``flow`` also as ``kind``), plus ``status``, ``scope`` (the query set, else the domains
     of the ground truth) and ``parent`` (the run it resumed or re-analysed)."""
+    import polars as pl
+
     if runs.is_empty():
         return []
     runs = runs.sort("started_at")
