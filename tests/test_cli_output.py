@@ -21,8 +21,15 @@ CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")  # \t and \n are text
 
 
 def _sleuth(*args: str) -> subprocess.CompletedProcess:
-    """The installed command as a user runs it, its output piped (not a terminal)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_LOGGING")}
+    """The command as a user runs it, its output piped (not a terminal), without the settings an
+    earlier in-process quiet command left in this process's environment."""
+    quiet = {
+        "HF_HUB_DISABLE_PROGRESS_BARS",
+        "TQDM_DISABLE",
+        "TRANSFORMERS_VERBOSITY",
+        "TRANSFORMERS_NO_ADVISORY_WARNINGS",
+    }
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_LOGGING") and k not in quiet}
     return subprocess.run(
         [sys.executable, "-m", "flows.cli", *args], capture_output=True, text=True, env=env, timeout=600
     )
