@@ -210,7 +210,21 @@ def analyze_records(
         rows.extend(future.result())
         update_progress_artifact(progress, 100.0 * done / max(len(batches), 1))
     logger.info("analysed %d responses in %d batches", len(rows), len(batches))
+    for flag, meaning in WARNED_FLAGS.items():
+        n = sum(flag in (r["flags"] or []) for r in rows)
+        if n:  # one message per flag: the CLI counts warnings by message
+            logger.warning(f"{meaning} (flag {flag}): {n} of {len(rows)} responses")
     return rows, gts, embedding_model
+
+
+#: Row flags a user must hear of after a run, not only find in the table: what was cut or scored
+#: by a fallback.
+WARNED_FLAGS = {
+    "response_truncated": "responses cut to batch.max_response_chars before scoring",
+    "response_coerced": "responses that were not text, coerced to text",
+    "embedding_fallback": "responses scored by keyword matching (the embedding failed)",
+    "judge_fallback": "answers left to the offline judge (the LM judge's output was unusable)",
+}
 
 
 def summary_artifact(flow_name: RunKind, run_id: str, summaries: list[dict]) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 
 from . import analysis, optimize, queries, rerank, research, runs
 
@@ -21,6 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--debug", action="store_true", help="show full tracebacks for input and option errors"
     )
+    parser.add_argument("--verbose", action="store_true", help=VERBOSE_HELP)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     analysis.register(sub)  # analyze, reanalyze
     research.register(sub)  # research, research-batch, feedback
@@ -29,7 +31,33 @@ def build_parser() -> argparse.ArgumentParser:
     queries.register(sub)  # queries generate|check|approve
     analysis.register_collection(sub)  # collect, monitor
     runs.register(sub)  # report, runs
+    _add_verbose(sub)
     return parser
+
+
+VERBOSE_HELP = (
+    "show Prefect's and the libraries' logs and progress bars in the terminal "
+    "(default: they go to the Prefect run and <data-dir>/logs/sleuth.log; warnings are counted at the end)"
+)
+
+
+def _add_verbose(sub) -> None:
+    """``--verbose`` after any command too (``sleuth analyze ... --verbose``), on every leaf parser."""
+    for p in dict.fromkeys(sub.choices.values()):
+        nested = [a for a in p._actions if isinstance(a, argparse._SubParsersAction)]
+        if nested:
+            _add_verbose(nested[0])
+        else:
+            p.add_argument("--verbose", action="store_true", default=argparse.SUPPRESS, help=VERBOSE_HELP)
+
+
+def log_file_path(data_dir: str | None) -> Path | None:
+    """``<data dir>/logs/sleuth.log`` for a local data dir; None for a bucket (the Prefect run
+    keeps the logs)."""
+    from modules.store import resolve_data_dir
+
+    root = resolve_data_dir(data_dir)
+    return None if "://" in root else Path(root) / "logs" / "sleuth.log"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -37,17 +65,25 @@ def main(argv: list[str] | None = None) -> int:
     if not os.environ.get("PREFECT_API_URL"):  # offline by default: the temporary server sends no telemetry
         os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     args = build_parser().parse_args(argv)
+    from .output import set_terminal
+
+    set_terminal(args.verbose, log_file_path(getattr(args, "data_dir", None)))
     if not args.debug:
         from flows.runtime import quiet_user_errors
 
         quiet_user_errors()
     try:
-        return args.func(args)
+        status = args.func(args)
     except (ValueError, FileNotFoundError, FileExistsError) as exc:
         if args.debug:
             raise
-        print(f"sleuth: error: {exc}", file=sys.stderr)
+        print(f"sleuth: error: {exc}", file=sys.stderr)  # the one line: no warning summary after it
         return 2
+    if not args.verbose:
+        from .output import print_warning_summary
+
+        print_warning_summary()
+    return status
 
 
 __all__ = ["build_parser", "main"]

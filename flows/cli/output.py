@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import json
+import logging
+import os
+import sys
+from collections import Counter
+from pathlib import Path
 from typing import Any
 
 
@@ -40,3 +45,124 @@ def print_table(header: list[str], rows: list[list[Any]], left: int | None = Non
 def print_paths(paths: dict[str, str], width: int = 18) -> None:
     for table, path in paths.items():
         print(f"  {table:{width}s} {path}")
+
+
+#: Loggers whose warnings a user must see (fallbacks, skipped providers, truncated responses):
+#: sleuth's own and its flow and task runs'. Libraries' warnings go to the log file only.
+_TALLIED = ("prefect.flow_runs", "prefect.task_runs", "flows", "modules", "sleuth")
+
+
+class LogFile(logging.FileHandler):
+    """Appends to ``path``, created (with its folder) at the first record: a command that logs
+    nothing leaves no file. A path that cannot be written (a data dir that is a file, read-only)
+    drops the records: the command's own error says what is wrong, the Prefect run keeps the logs."""
+
+    unusable = False
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if self.unusable:
+            return
+        if self.stream is None:
+            try:
+                Path(self.baseFilename).parent.mkdir(parents=True, exist_ok=True)
+                self.stream = self._open()
+            except OSError:
+                self.unusable = True
+                return
+        super().emit(record)
+
+
+class WarningTally(logging.Handler):
+    """Counts sleuth's warnings and errors by message, for :func:`print_warning_summary`."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.setFormatter(logging.Formatter())  # a user handler to Prefect: it leaves the root logger alone
+        self.counts: Counter[tuple[str, str]] = Counter()
+        self.first: dict[tuple[str, str], str] = {}
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not record.name.startswith(_TALLIED):
+            return
+        key = (record.levelname.lower(), str(record.msg))
+        self.counts[key] += 1
+        self.first.setdefault(key, record.getMessage().splitlines()[0] if record.getMessage() else "")
+
+
+_tally: WarningTally | None = None
+_log_path: Path | None = None
+_console: list[tuple[logging.Logger, logging.Handler]] = []  # Prefect's console handlers, taken off
+_env_set: list[str] = []
+
+#: Set in a quiet command before Prefect, transformers, huggingface_hub or tqdm are imported.
+_QUIET_ENV = {
+    "PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL": "CRITICAL",
+    "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+    "TQDM_DISABLE": "1",
+    "TRANSFORMERS_VERBOSITY": "error",
+    "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1",
+}
+
+
+def set_terminal(verbose: bool, log_path: Path | None) -> None:
+    """Quiet (the default): the terminal shows sleuth's own lines only; Prefect's and the
+    libraries' logs go to ``log_path`` (and, for flow and task runs, to the Prefect run as
+    always), download and "Loading weights" bars are off, and sleuth's warnings are counted for
+    :func:`print_warning_summary`. Verbose: Prefect's console logging and the bars, as Prefect
+    and the libraries set them.
+
+    Runs before the command imports Prefect, transformers or tqdm, and imports none of them (a
+    command that needs no flow starts fast). Prefect leaves the root logger alone when it already
+    has handlers of the user's (ours); ``PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL`` quiets its
+    console handler wherever else it is attached. Calling it again (tests run many commands in one
+    process, Prefect already set up) undoes the previous call first."""
+    global _tally, _log_path
+    root = logging.getLogger()
+    for h in [h for h in root.handlers if isinstance(h, (WarningTally, LogFile))]:
+        root.removeHandler(h)
+        h.close()
+    _tally, _log_path = None, None
+    if verbose:
+        for logger, h in _console:
+            h.setLevel(logging.NOTSET)
+            logger.addHandler(h)
+        _console.clear()
+        for var in _env_set:
+            os.environ.pop(var, None)
+        _env_set.clear()
+        logging.captureWarnings(False)
+        return
+    for var, value in _QUIET_ENV.items():
+        if var not in os.environ:
+            os.environ[var] = value
+            _env_set.append(var)
+    handlers = sys.modules.get("prefect.logging.handlers")  # Prefect already set up in this process
+    if handlers is not None:
+        for h in [h for h in root.handlers if isinstance(h, handlers.PrefectConsoleHandler)]:
+            root.removeHandler(h)
+            _console.append((root, h))
+    _tally = WarningTally()
+    root.addHandler(_tally)
+    _log_path = log_path
+    if _log_path is not None:
+        file = LogFile(_log_path, delay=True, encoding="utf-8")
+        file.setFormatter(logging.Formatter("%(asctime)s | %(levelname)-7s | %(name)s - %(message)s"))
+        root.addHandler(file)
+    logging.captureWarnings(True)  # libraries' warnings.warn(): to the log file
+
+
+def print_warning_summary() -> None:
+    """After a quiet command: sleuth's warnings and errors, counted by message, on stderr."""
+    if _tally is None or not _tally.counts:
+        return
+    where = f" (details in {_log_path})" if _log_path is not None else " (details in the Prefect run)"
+    n = sum(_tally.counts.values())
+    print(f"\n{n} warning{'s' * (n != 1)}{where}:", file=sys.stderr)
+    for (level, _), count in _tally.counts.most_common(8):
+        text = _tally.first[(level, _)][:160]
+        print(
+            f"  {f'{count}x ' if count > 1 else ''}{'' if level == 'warning' else level + ': '}{text}",
+            file=sys.stderr,
+        )
+    if len(_tally.counts) > 8:
+        print(f"  ... and {len(_tally.counts) - 8} more kinds", file=sys.stderr)

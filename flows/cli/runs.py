@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import json
+import re
+from datetime import UTC, datetime, timedelta
 
-from .options import add_data_dir
+from .options import add_data_dir, add_json
+from .output import print_paths, print_table
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
@@ -12,6 +16,10 @@ def cmd_runs(args: argparse.Namespace) -> int:
     from modules.store.runs import is_committed
 
     store = ParquetStore(args.data_dir)
+    if args.action == "show":
+        return _show_run(store, args.run_id)
+    if args.run_id is not None:
+        raise ValueError(f"unknown runs action {args.run_id!r}: `sleuth runs show RUN_ID` shows one run")
     if args.gc:
         removed = store.gc()
         print(
@@ -19,14 +27,25 @@ def cmd_runs(args: argparse.Namespace) -> int:
             or f"nothing left behind by crashed runs under {store.root}"
         )
         return 0
-    runs = store.read("runs")
+    rows = run_rows(store.read("runs"), args.kind, args.since)
     interrupted = [rid for rid in Checkpoint.run_ids(store) if not is_committed(store, rid)]
-    if runs.is_empty() and not interrupted:
-        print(f"no runs under {store.root}")
+    if args.json:
+        print(json.dumps(rows, default=str, indent=2))
         return 0
-    if not runs.is_empty():
-        cols = ["run_id", "flow", "started_at", "total", "succeeded", "failed", "flagged", "duration_s"]
-        print(runs.sort("started_at").select(cols))
+    if not rows and not interrupted:
+        print(f"no runs under {store.root}" + (" that match" if args.kind or args.since else ""))
+        return 0
+    if rows:
+        header = ["run id", "kind", "started (UTC)", "duration", "status", "scope", "parent"]
+        print_table(
+            header + ["total", "ok", "failed", "flagged"],
+            [
+                [r["run_id"], r["kind"], _minute(r["started_at"]), _duration(r["duration_s"]), r["status"]]
+                + [r["scope"], r["parent"], r["total"], r["succeeded"], r["failed"], r["flagged"]]
+                for r in rows
+            ],
+            left=len(header),
+        )
     for rid in interrupted:
         checkpoint = store.checkpoint(rid)
         manifest = checkpoint.manifest() or {}
@@ -35,6 +54,75 @@ def cmd_runs(args: argparse.Namespace) -> int:
             f"if its process is gone, `sleuth {manifest.get('flow', 'collect')} --resume {rid}` asks the rest"
         )
     return 0
+
+
+def run_rows(runs, kind: str | None = None, since: datetime | None = None) -> list[dict]:
+    """The ``runs`` rows, oldest first, as the table and ``--json`` show them: the stored columns
+    (``flow`` also as ``kind``), plus ``status``, ``scope`` (the query set, else the domains
+    of the ground truth) and ``parent`` (the run it resumed or re-analysed)."""
+    import polars as pl
+
+    if runs.is_empty():
+        return []
+    runs = runs.sort("started_at")
+    if kind:
+        runs = runs.filter(pl.col("flow") == kind)
+    if since:
+        runs = runs.filter(pl.col("started_at") >= since)
+    rows = []
+    for r in runs.to_dicts():
+        stopped = r.get("stopped")
+        status = "stopped" if stopped else "errors" if r.get("failed") else "ok"
+        domains = sorted(json.loads(r.get("ground_truth_versions") or "{}"))
+        scope = r.get("query_set_id") or (", ".join(domains[:2]) + (" +" if len(domains) > 2 else "") or None)
+        input_path = r.get("input_path") or ""
+        parent = r.get("resumed_from") or (
+            input_path[len("run_id=") :] if input_path.startswith("run_id=") else None
+        )
+        rows.append(
+            {"run_id": r["run_id"], "kind": r["flow"], "status": status, "scope": scope, "parent": parent} | r
+        )
+    return rows
+
+
+def _show_run(store, run_id: str | None) -> int:
+    """The run's summary (the figures of its report) and the paths of its tables."""
+    from modules.reports import run_markdown
+
+    if run_id is None:
+        raise ValueError("sleuth runs show needs a RUN_ID (see `sleuth runs`)")
+    print(run_markdown(run_id, store.root).rstrip())
+    print("\nTables:")
+    print_paths({t: store.partition(t, run_id) for t in store.tables() if store.run_exists(run_id, (t,))})
+    return 0
+
+
+def _minute(t: datetime | None) -> str:
+    return "-" if t is None else t.strftime("%Y-%m-%d %H:%M")
+
+
+def _duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    minutes, s = divmod(round(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{s:02d}s" if minutes else f"{seconds:.1f}s"
+
+
+def since_time(text: str) -> datetime:
+    """``--since``: a UTC date or time (``2026-11-16``, ``2026-11-16T08:00``) or an age
+    (``7d``, ``12h``, ``30m``)."""
+    age = re.fullmatch(r"(\d+)([dhm])", text.strip())
+    if age:
+        unit = {"d": "days", "h": "hours", "m": "minutes"}[age.group(2)]
+        return datetime.now(UTC) - timedelta(**{unit: int(age.group(1))})
+    try:
+        t = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is neither a date (2026-11-16, 2026-11-16T08:00) nor an age (7d, 12h, 30m)"
+        ) from None
+    return t if t.tzinfo else t.replace(tzinfo=UTC)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -46,6 +134,8 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def register(sub) -> None:
+    from modules.store.runs import RunKind
+
     p = sub.add_parser(
         "report",
         help="a self-contained HTML report of any run (plots, highlights, tables)",
@@ -60,8 +150,21 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser(
-        "runs", help="list stored runs", description="List the runs recorded under the data dir."
+        "runs",
+        help="list stored runs, or show one",
+        description="List the runs recorded under the data dir (oldest first), and those still running "
+        "or interrupted; `sleuth runs show RUN_ID` prints one run's summary and the paths of its tables.",
     )
+    p.add_argument("action", nargs="?", choices=["show"], help="show: one run's summary and table paths")
+    p.add_argument("run_id", nargs="?", metavar="RUN_ID", help="the run to show")
+    p.add_argument("--kind", choices=[str(k) for k in RunKind], help="only runs of this kind")
+    p.add_argument(
+        "--since",
+        type=since_time,
+        metavar="WHEN",
+        help="only runs started since a UTC date or time (2026-11-16, 2026-11-16T08:00) or an age (7d, 12h)",
+    )
+    add_json(p, "print the runs as JSON: every stored column, plus kind, status, scope and parent")
     add_data_dir(p)
     p.add_argument(
         "--gc",
