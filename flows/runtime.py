@@ -12,6 +12,7 @@ import dataclasses
 import hashlib
 import logging
 import re
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -235,10 +236,12 @@ def stop_on_signals(cancellation: Cancellation) -> Iterator[None]:
     def handler(signum: int, frame) -> None:
         for s in watched:
             signal.signal(s, previous[s])
-        _run_logger().warning(
-            "%s received: stopping the calls and writing what was collected (send it again to stop at once)",
-            signal.Signals(signum).name,
+        notice = (
+            f"{signal.Signals(signum).name} received: stopping the calls and writing what was collected"
+            " (send it again to stop at once)"
         )
+        print(f"\n{notice}", file=sys.stderr, flush=True)  # at once, whatever the logs show
+        _run_logger().warning(notice)
         cancellation.cancel(f"{signal.Signals(signum).name} received", signum)
 
     for s in watched:

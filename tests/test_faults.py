@@ -259,6 +259,7 @@ def test_a_signal_mid_collection_writes_what_was_collected_and_resume_asks_the_r
         out, err = proc.communicate(timeout=120)
         assert proc.returncode == 128 + getattr(signal, signum), err
         assert f"stopped early ({signum} received)" in err and "--resume stopped" in err
+        assert f"{signum} received: stopping the calls" in err  # said at once, in a quiet terminal
         store = ParquetStore(tmp_path)
         responses = store.read("responses", "stopped")
         kept = responses.filter(pl.col("status") == "answered")
