@@ -330,20 +330,7 @@ class BaselineRunner:
             return dspy.Prediction(**dict(program(self.embedder)(self._thread(row), self._memory(row))))
         if self.node == "analyzer":
             page = row["page"]
-            memory = Memory(
-                self.embedder,
-                [
-                    Fact(
-                        fact_id=f"m{i}",
-                        text=m["text"],
-                        quote=m["text"],
-                        source_url=m["source_url"],
-                        step=0,
-                        confidence=1.0,
-                    )
-                    for i, m in enumerate(row["memory"])
-                ],
-            )
+            memory = self._stored(row["memory"], step=0)
             thread = Thread(question=row["question"], engines=["local"], step=1)
             thread.titles = {m["source_url"]: "" for m in row["memory"]}
             analysis, facts = BaselineAnalyzer(self.embedder)(
@@ -353,20 +340,7 @@ class BaselineRunner:
             analysis.inconsistencies_found = "; ".join(conflicts) or None
             return dspy.Prediction(**dict(analysis))
         if self.node == "report":
-            memory = Memory(
-                self.embedder,
-                [
-                    Fact(
-                        fact_id=f"f{i}",
-                        text=f["text"],
-                        quote=f["text"],
-                        source_url=f["source_url"],
-                        step=1,
-                        confidence=1.0,
-                    )
-                    for i, f in enumerate(row["facts"])
-                ],
-            )
+            memory = self._stored(row["facts"], step=1)
             thread = Thread(question=row["question"], engines=["local"], step=1)
             # the page titles, which the loop knows of every page read (a set URL is the
             # Wikipedia URL of its paragraph's title)
@@ -380,18 +354,21 @@ class BaselineRunner:
 
     def _memory(self, row: dict) -> Memory:
         """The memory the state was recorded with (sets built before it was recorded have none)."""
-        facts = row["state"].get("facts") or []
+        return self._stored(row["state"].get("facts") or [], step=0)
+
+    def _stored(self, facts: list[dict], step: int) -> Memory:
+        """A memory of labeled facts (text, source URL; status and confidence when recorded)."""
         return Memory(
             self.embedder,
             [
                 Fact(
-                    fact_id=f"s{i}",
+                    fact_id=f"f{i}",
                     text=f["text"],
                     quote=f["text"],
                     source_url=f["source_url"],
-                    step=0,
-                    confidence=f["confidence"],
-                    status=f["status"],
+                    step=step,
+                    confidence=f.get("confidence", 1.0),
+                    status=f.get("status", "unverified"),
                 )
                 for i, f in enumerate(facts)
             ],
