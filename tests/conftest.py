@@ -30,6 +30,21 @@ def analyzer():
 
 
 @pytest.fixture(scope="session")
+def embedder():
+    from modules.embeddings import LocalEmbedder
+
+    return LocalEmbedder()
+
+
+@pytest.fixture(scope="session")
+def sample_search():
+    """The research sample corpus behind the local search backend (its index built once)."""
+    from modules.tools.local_index import LocalSearch
+
+    return LocalSearch(SAMPLES / "corpus.jsonl")
+
+
+@pytest.fixture(scope="session")
 def sample_pages():
     from modules.response import load_pages
 

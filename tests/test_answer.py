@@ -3,14 +3,11 @@ feedback read as constraints. The example sentences are from Wikipedia via Hotpo
 
 import pytest
 
-from modules.embeddings import LocalEmbedder
 from modules.research.answer import Evidence, answer, read_question, rejected_answers
 from modules.research.feedback import constraints_for
 from modules.research.loop import Limits
 from modules.research.memory import Memory
 from modules.research.schema import Fact
-from modules.tools.local_index import LocalSearch
-from tests.conftest import SAMPLES
 from tests.test_research import GOLD, QUESTION, researcher
 
 W = "https://en.wikipedia.org/wiki/"
@@ -201,16 +198,6 @@ def test_a_rejected_answer_is_never_given_again():
 
 
 # ----- the loop -----------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def embedder():
-    return LocalEmbedder()
-
-
-@pytest.fixture(scope="module")
-def sample_search():
-    return LocalSearch(SAMPLES / "corpus.jsonl")
-
-
 def test_the_loop_stops_once_both_parts_of_the_comparison_are_supported(sample_search, embedder):
     result = researcher(sample_search, embedder, limits=Limits(max_steps=8)).run(QUESTION)
     searches = [s.query_or_url for s in result.steps if s.node == "tool"]
@@ -267,3 +254,10 @@ def test_feedback_is_a_constraint_never_a_search_or_an_open_term(sample_search, 
     assert result.constraints == constraints
     if verdict == "reject":  # "yes" was rejected: the answerer does not give it again
         assert result.report.short_answer != "yes"
+
+
+def test_which_of_two_is_older_reads_whole_dates_not_only_years():
+    spring = ev("Ann Lee", "Ann Lee (born March 3, 1970) is an American painter.")
+    autumn = ev("Bo Kim", "Bo Kim (born October 8, 1970) is an American sculptor.")
+    assert answer("Who is older, Ann Lee or Bo Kim?", [autumn, spring]).text == "Ann Lee"
+    assert answer("Who is younger, Ann Lee or Bo Kim?", [autumn, spring]).text == "Bo Kim"

@@ -11,7 +11,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from modules.embeddings import LocalEmbedder
 from modules.lm import MAX_URL_CHARS, NODE_BUDGETS, LMSettings, as_data
 from modules.research.loop import Limits, Researcher, _attribute, renumber_citations
 from modules.research.memory import Memory
@@ -59,11 +58,6 @@ FIELD_ORDER = {
     ],
     "report": ["key_sources", "answer", "answer_type", "short_answer"],
 }
-
-
-@pytest.fixture(scope="module")
-def embedder():
-    return LocalEmbedder()
 
 
 @pytest.fixture(scope="module")

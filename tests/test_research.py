@@ -3,10 +3,8 @@ loop detection, prompt-injection isolation, citation verification and LM fallbac
 
 import json
 
-import pytest
 from dspy.utils import DummyLM
 
-from modules.embeddings import LocalEmbedder
 from modules.lm import NodeRunner
 from modules.research.loop import Limits, Researcher
 from modules.research.memory import Memory
@@ -16,16 +14,6 @@ from tests.conftest import SAMPLES
 
 QUESTION = "Were Scott Derrickson and Ed Wood of the same nationality?"
 GOLD = {"https://en.wikipedia.org/wiki/Scott_Derrickson", "https://en.wikipedia.org/wiki/Ed_Wood"}
-
-
-@pytest.fixture(scope="module")
-def embedder():
-    return LocalEmbedder()
-
-
-@pytest.fixture(scope="module")
-def sample_search():
-    return LocalSearch(SAMPLES / "corpus.jsonl")
 
 
 def researcher(search, embedder, runner=None, limits=None):

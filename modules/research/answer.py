@@ -21,6 +21,7 @@ import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
+from ..response.facts import values
 from ..text import STOPWORDS, content_terms, stem, words
 
 _AUX = r"(?:are|is|was|were|did|do|does|has|have|had|can|could|will|would)"
@@ -376,9 +377,9 @@ def _choice(question: str, shape: QuestionShape, facts: Sequence[Evidence]) -> A
         dated = {}
         for o, fs in per.items():
             for f in fs:
-                years = [int(y) for y in re.findall(rf"\b{_YEAR}\b", f.text)]
-                if years:
-                    dated[o] = (min(years), f)
+                when = _earliest(f.text)
+                if when is not None:
+                    dated[o] = (when, f)
                     break
         if len(dated) == 2:
             pick = (min if shape.order == "older" else max)(dated, key=lambda o: dated[o][0])
@@ -406,6 +407,18 @@ def _choice(question: str, shape: QuestionShape, facts: Sequence[Evidence]) -> A
         )
     pick = max(options, key=lambda o: scores[o][0])
     return Answer(pick, "choice", support=_unique([scores[o][1] for o in options]))
+
+
+def _earliest(text: str) -> float | None:
+    """The earliest date or year a sentence states, as YYYYMMDD (a bare year counts from its
+    start), read by the response analyzer's typed values: "born August 14, 1965" is earlier
+    than "born October 8, 1970", and than a bare "1966"."""
+    days = [
+        v.amount if v.kind == "date" else v.amount * 10_000
+        for v in values(text)
+        if v.kind in ("date", "year")
+    ]
+    return min(days, default=None)
 
 
 _NUMBER_WORDS = {
