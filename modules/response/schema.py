@@ -33,6 +33,28 @@ class ExpectedClaim(Model):
     importance: Importance = "required"
 
 
+class Citation(Model):
+    """A source the assistant itself returned beside its text (beyond the seed).
+
+    Web-searching assistants list their sources as structured data (Perplexity citations,
+    OpenAI URL annotations, Anthropic citation blocks, Gemini grounding chunks); ``rank`` is
+    the 1-based position in that list, in the provider's order.
+    """
+
+    url: str = Field(min_length=1)
+    title: str | None = None
+    rank: int = Field(ge=1)
+
+
+class Competitor(Model):
+    """A brand the site owner tracks beside their own (beyond the seed): matched in answers
+    and cited sources with the same word and host boundaries as the site's own brand."""
+
+    name: str = Field(min_length=1)
+    domains: list[str] = []
+    brand_names: list[str] = []
+
+
 class ChunkMatch(Model):
     response_segment: str
     ground_truth_chunk_id: str | None
@@ -227,6 +249,8 @@ class AIResponse(Model):
     expected_answer: str | None = None
     claims: list[ExpectedClaim] = []
     brand_names: list[str] = []
+    citations: list[Citation] = []  # beyond the seed: the assistant's own cited sources
+    competitors: list[Competitor] = []  # beyond the seed: brands tracked beside the site's own
     query_set_id: str | None = None
     source_line: int | None = None
     error: str | None = None  # the provider gave no answer (a ``responses`` row of a failed call)
