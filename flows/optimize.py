@@ -37,6 +37,7 @@ from modules.evaluation.nodes import (
     evaluations_frame,
     file_hash,
     load_examples,
+    node_lm,
     set_path,
 )
 from modules.evaluation.optimize import compile_program
@@ -73,10 +74,11 @@ class EvaluationRun(FlowResult):
     paths: dict[str, str]
 
 
-def _lm(model: str | None, base_url: str | None):
+def _teacher(model: str, base_url: str | None):
+    """The teacher proposes demos and instructions: a roomier reply cap than any node's."""
     settings = LMSettings.from_env(model, base_url)
     settings.max_tokens = 3000
-    return settings.build(), settings.model
+    return settings.build()
 
 
 @task(name="evaluate-program", cache_policy=NO_CACHE)
@@ -89,11 +91,12 @@ def evaluate_task(
     lm_model: str | None,
     lm_base_url: str | None,
     split: str,
+    lm_context: int | None = None,
 ) -> tuple[float, list[dict]]:
     if label == "baseline":
         runner = BaselineRunner(node)
     else:
-        lm, _ = _lm(lm_model, lm_base_url)
+        lm = node_lm(node, LMSettings.from_env(lm_model, lm_base_url, lm_context))
         program = program_store.load(node, program_path) if program_path else program_store.new_program(node)
         runner = ProgramRunner(node, program, lm)
     mean, rows = evaluate(node, runner, examples)
@@ -110,10 +113,18 @@ def evaluate_task(
     retry_condition_fn=retry_transient,
 )
 def compile_task(
-    node: str, optimizer: str, trainset, devset, lm_model, lm_base_url, teacher_model, seed: int
+    node: str,
+    optimizer: str,
+    trainset,
+    devset,
+    lm_model,
+    lm_base_url,
+    teacher_model,
+    seed: int,
+    lm_context: int | None = None,
 ):
-    lm, _ = _lm(lm_model, lm_base_url)
-    teacher, _ = _lm(teacher_model, lm_base_url) if teacher_model else (None, None)
+    lm = node_lm(node, LMSettings.from_env(lm_model, lm_base_url, lm_context))
+    teacher = _teacher(teacher_model, lm_base_url) if teacher_model else None
     return compile_program(node, optimizer, trainset, lm=lm, teacher_lm=teacher, devset=devset, seed=seed)
 
 
@@ -154,14 +165,19 @@ def optimize_node(
     run_id: str | None = None,
     promote_if_better: bool = False,
     seed: int = 0,
+    lm_context: int | None = None,
 ) -> OptimizeRun:
+    """``lm_context``: the model's context window; the examples' inputs are fitted to it as a run
+    fits them (default ``$SLEUTH_LM_CONTEXT`` or 8192)."""
     logger = get_run_logger()
     started = datetime.now(UTC)
-    model = LMSettings.from_env(lm, lm_base_url).model
+    settings = LMSettings.from_env(lm, lm_base_url, lm_context)
+    model, lm_context = settings.model, settings.context_tokens
     require_lm(optimizer, promote_if_better, model)
     run_id = begin_run(run_id, data_dir)
     train_path, dev_path = trainset or str(set_path(node, "train")), devset or str(set_path(node, "dev"))
-    train, dev = load_examples(node, train_path), load_examples(node, dev_path)
+    train = load_examples(node, train_path, context_tokens=lm_context)
+    dev = load_examples(node, dev_path, context_tokens=lm_context)
     current_path = program_store.resolve(node, "latest", programs_dir)
     current_version = current_path.stem if current_path else "uncompiled"
     rows: list[dict] = []
@@ -178,13 +194,15 @@ def optimize_node(
             lm,
             lm_base_url,
             "dev",
+            lm_context,
         )
         rows += before_rows
-    compiled = compile_task(node, optimizer, train, dev, lm, lm_base_url, teacher_lm, seed)
+    compiled = compile_task(node, optimizer, train, dev, lm, lm_base_url, teacher_lm, seed, lm_context)
     saved = None
     meta = {
         "optimizer": optimizer,
         "lm": model,
+        "lm_context": lm_context,
         "teacher_lm": teacher_lm,
         "trainset": train_path,
         "devset": dev_path,
@@ -202,7 +220,7 @@ def optimize_node(
             probe = Path(tmp) / "candidate.json"
             compiled.save(str(probe))
             after, after_rows = evaluate_task(
-                node, "compiled", "candidate", str(probe), dev, lm, lm_base_url, "dev"
+                node, "compiled", "candidate", str(probe), dev, lm, lm_base_url, "dev", lm_context
             )
         meta["dev_score_after"] = after
     promote = not promote_if_better or (after is not None and (before is None or after > before))
@@ -249,13 +267,16 @@ def evaluate_node(
     programs_dir: str | None = None,
     data_dir: str | None = None,
     run_id: str | None = None,
+    lm_context: int | None = None,
 ) -> EvaluationRun:
-    """The baseline program's metrics, and the DSPy program's beside them when an LM is given."""
+    """The baseline program's metrics, and the DSPy program's beside them when an LM is given,
+    its inputs fitted to ``lm_context`` (the model's window) as a run fits them."""
     started = datetime.now(UTC)
     run_id = begin_run(run_id, data_dir)
     path = examples_path or str(set_path(node, split))
-    examples = load_examples(node, path)
-    model = LMSettings.from_env(lm, lm_base_url).model
+    settings = LMSettings.from_env(lm, lm_base_url, lm_context)
+    model, lm_context = settings.model, settings.context_tokens
+    examples = load_examples(node, path, context_tokens=lm_context)
     results: dict[str, Any] = {}
     score, rows = evaluate_task(node, "baseline", None, None, examples, None, None, split)
     results["baseline"] = score
@@ -272,6 +293,7 @@ def evaluate_node(
             lm,
             lm_base_url,
             split,
+            lm_context,
         )
         results[f"dspy ({version})"] = score
         all_rows += rows
@@ -284,6 +306,7 @@ def evaluate_node(
         failed=0,
         flagged=0,
         fallback=0,
+        config_json=json.dumps({"lm": model, "lm_context": lm_context, "program": program}),
     )
     paths = _write(RunKind.EVALUATE, data_dir, run_id, all_rows, runs)
     return EvaluationRun(

@@ -31,12 +31,13 @@ class NodeBudget:
 
 
 #: Per node. Rerank answers ten rankings of ten fields (~1.2-1.7k tokens measured), so it gets
-#: room for them; Decision answers one action; the Analyzer a list of quoted facts.
+#: room for them; Decision answers one action; the Analyzer a list of quoted facts. Rerank's
+#: instructions (ten fields described) take ~1k tokens, so its results get a smaller share.
 NODE_BUDGETS: dict[str, NodeBudget] = {
     "decision": NodeBudget(max_tokens=500, temperature=0.2),
     "analyzer": NodeBudget(max_tokens=1500, temperature=0.2),
     "report": NodeBudget(max_tokens=1200, temperature=0.3),
-    "rerank": NodeBudget(max_tokens=3000, temperature=0.3),
+    "rerank": NodeBudget(max_tokens=3000, temperature=0.3, input_share=0.45),
     "order": NodeBudget(max_tokens=200, temperature=0.2),  # the research loop's lean rerank: indices
     "judge": NodeBudget(max_tokens=1500, temperature=0.0),
     "queries": NodeBudget(max_tokens=3000, temperature=0.3),
@@ -133,11 +134,16 @@ class NodeRunner:
     context_tokens: int = DEFAULT_CONTEXT_TOKENS
     _node_lms: dict[str, Any] = field(default_factory=dict, repr=False)
 
+    def reply_tokens(self, node: str) -> int:
+        """The node's reply cap: its budget's, or half the context window where that is smaller
+        (rerank's 3,000 would leave a 4k model no room for the results)."""
+        return min(NODE_BUDGETS.get(node, DEFAULT_BUDGET).max_tokens, self.context_tokens // 2)
+
     def input_chars(self, node: str, fixed: int = 0) -> int:
         """Characters the node's variable inputs may fill: its share of the context window once
         its reply cap is set aside, less ``fixed`` characters of inputs it always sends."""
         budget = NODE_BUDGETS.get(node, DEFAULT_BUDGET)
-        tokens = (self.context_tokens - budget.max_tokens) * budget.input_share
+        tokens = (self.context_tokens - self.reply_tokens(node)) * budget.input_share
         return max(500, int(tokens * CHARS_PER_TOKEN) - fixed)
 
     def lm_for(self, node: str) -> Any:
@@ -147,7 +153,7 @@ class NodeRunner:
             return self.lm
         if node not in self._node_lms:
             budget = NODE_BUDGETS.get(node, DEFAULT_BUDGET)
-            copy = self.lm.copy(max_tokens=budget.max_tokens, temperature=budget.temperature)
+            copy = self.lm.copy(max_tokens=self.reply_tokens(node), temperature=budget.temperature)
             copy.history = self.lm.history
             self._node_lms[node] = copy
         return self._node_lms[node]

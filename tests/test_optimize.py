@@ -188,3 +188,45 @@ def test_a_run_that_needs_an_lm_fails_before_any_work_without_one(prefect_harnes
             state.message
         )
     assert ParquetStore(data).run_ids() == [] and not (tmp_path / "compiled").exists()
+
+
+@pytest.mark.parametrize("node", ["analyzer", "relevance"])
+def test_eval_sends_each_example_as_a_run_would_on_a_small_context(prefect_harness, tmp_path, node):
+    """Web-length pages on a 4k model: every prompt is fitted to ``--lm-context`` (the fake server
+    refuses longer ones, as a real one does) and carries the node's own reply cap and temperature."""
+    from modules.lm import NODE_BUDGETS
+    from tests.fake_lm import prompt_tokens, reply_cap
+
+    filler = " ".join(json.loads(x)["question"] for x in set_path("report", "train").read_text().splitlines())
+    rows = [json.loads(x) for x in set_path(node, "dev").read_text().splitlines()[:2]]
+    for row in rows:  # pages and results as long as the web's: unfitted, they overflow 4k tokens
+        if node == "analyzer":
+            row["page"]["text"] = row["page"]["text"] + " " + filler[:20_000]
+        else:
+            row["results"] = [{**r, "text": r["text"] + " " + filler[:3_000]} for r in row["results"]]
+    path = tmp_path / f"{node}-long.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    fake = FakeLM("generic", context_tokens=4096)
+    try:
+        result = evaluate_node(
+            node,
+            program="latest",
+            lm="openai/fake-model",
+            lm_base_url=fake.base_url,
+            examples_path=str(path),
+            programs_dir=str(tmp_path / "compiled"),
+            data_dir=str(tmp_path / "data"),
+            lm_context=4096,
+        )
+    finally:
+        fake.close()
+    budget = NODE_BUDGETS["rerank" if node == "relevance" else node]
+    assert fake.requests and all(prompt_tokens(r) + reply_cap(r) <= 4096 for r in fake.requests)
+    assert {(reply_cap(r), r.get("temperature")) for r in fake.requests} == {
+        (min(budget.max_tokens, 2048), budget.temperature)  # at most half the window
+    }
+    evaluations = ParquetStore(str(tmp_path / "data")).read("evaluations", result.run_id)
+    dspy_rows = evaluations.filter(evaluations["program"] == "dspy")
+    assert dspy_rows.height == 2 and dspy_rows["error"].null_count() == 2
+    config = json.loads(ParquetStore(str(tmp_path / "data")).read("runs", result.run_id)["config_json"][0])
+    assert config["lm_context"] == 4096

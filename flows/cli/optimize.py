@@ -24,6 +24,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             examples_path=args.examples,
             programs_dir=args.programs,
             data_dir=args.data_dir,
+            lm_context=args.lm_context,
         )
     if args.json:
         print_json(result)
@@ -57,6 +58,7 @@ def cmd_optimize(args: argparse.Namespace) -> int:
             run_id=args.run_id,
             promote_if_better=args.promote_if_better,
             seed=args.seed,
+            lm_context=args.lm_context,
         )
     if args.json:
         print_json(result)
@@ -83,7 +85,7 @@ def register(sub) -> None:
         metavar="PATH|latest|baseline",
         help="DSPy program to evaluate (default latest)",
     )
-    add_lm(p, "compiled programs folder (default modules/compiled)")
+    add_lm(p, "compiled programs folder (default modules/compiled)", context=True)
     p.add_argument("--split", choices=["dev", "train"], default="dev")
     p.add_argument("--examples", metavar="FILE", help="another labeled JSONL set")
     add_data_dir(p)
@@ -100,7 +102,7 @@ def register(sub) -> None:
     p.add_argument(
         "--optimizer", choices=["labeled", "bootstrap", "random-search", "mipro", "gepa"], default="labeled"
     )
-    add_lm(p, "where programs are saved (default modules/compiled)")
+    add_lm(p, "where programs are saved (default modules/compiled)", context=True)
     p.add_argument(
         "--teacher-lm",
         metavar="MODEL",

@@ -25,7 +25,8 @@ import dspy
 
 from ..response import ResponseAnalyzer
 from ..response.groundtruth import build_ground_truth, group_by_domain, pages_for
-from ..response.judge import ClaimIn, ClaimVerdict, ExcerptIndex, WrongFactOut, locate_quote
+from ..lm import DEFAULT_CONTEXT_TOKENS, NodeRunner
+from ..response.judge import ClaimIn, ClaimVerdict, ExcerptIndex, WrongFactOut, judge_inputs, locate_quote
 from ..response.schema import AIResponse, StoredPage
 from ..text import content_terms, overlap_f1, split_clauses, split_sentences
 from . import SETS
@@ -120,25 +121,23 @@ def load_rows(path: str | Path) -> tuple[list[dict], list[StoredPage]]:
     return [r[i] for i in range(longest) for r in per_file if i < len(r)], list(pages.values())
 
 
-def load_examples(path: str | Path) -> list[dspy.Example]:
-    """Examples with the ``JudgeClaims`` inputs set and the raw row under ``row`` (its file under
-    ``source``: the baseline reads the pages from there)."""
+def load_examples(path: str | Path, context_tokens: int = DEFAULT_CONTEXT_TOKENS) -> list[dspy.Example]:
+    """Examples with the ``JudgeClaims`` inputs as the judge sends them to a model with a
+    ``context_tokens`` window (:func:`judge_inputs`: fitted, escaped), and the raw row under
+    ``row`` (its file under ``source``: the baseline reads the pages from there)."""
     rows, pages = load_rows(path)
     grouped = group_by_domain(pages)
     indexes: dict[str, ExcerptIndex] = {}
+    runner = NodeRunner(context_tokens=context_tokens)
     out = []
     for row in rows:
         domain = row["domain"]
         if domain not in indexes:
             indexes[domain] = ExcerptIndex.of(build_ground_truth(domain, pages_for(domain, grouped)))
         excerpts = indexes[domain].select(row["response"], [c["text"] for c in row["claims"]])
-        example = dspy.Example(
-            row=row,
-            question=row.get("query") or "(not given)",
-            answer=row["response"],
-            claims=[ClaimIn(id=c["id"], text=c["text"]) for c in row["claims"]],
-            page_excerpts=excerpts,
-        )
+        claims = [ClaimIn(id=c["id"], text=c["text"]) for c in row["claims"]]
+        inputs, _ = judge_inputs(row.get("query"), row["response"], claims, excerpts, runner)
+        example = dspy.Example(row=row, **inputs)
         out.append(example.with_inputs(*INPUTS))
     return out
 

@@ -25,8 +25,8 @@ import numpy as np
 import polars as pl
 
 from ..embeddings import Embedder, LocalEmbedder
-from ..lm import output_model
-from ..relevance.analyzer import RelevanceAnalyzer, results_as_data
+from ..lm import DEFAULT_CONTEXT_TOKENS, LMSettings, NodeRunner, output_model
+from ..relevance.analyzer import RelevanceAnalyzer, rerank_inputs
 from ..relevance.anchor import normalise
 from ..relevance.schema import ResearchPlan, SearchResultIn
 from ..research.baseline import BaselineAnalyzer, BaselineDecision, BaselineReport, Thread
@@ -70,26 +70,30 @@ def file_hash(path: str | Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
 
 
-def load_examples(node: str, path: str | Path | None = None, part: str = "dev") -> list[dspy.Example]:
-    """Examples with the DSPy signature's inputs set, and the raw row kept under ``row``."""
+def load_examples(
+    node: str, path: str | Path | None = None, part: str = "dev", context_tokens: int = DEFAULT_CONTEXT_TOKENS
+) -> list[dspy.Example]:
+    """Examples with the DSPy signature's inputs set as the node sends them to a model with a
+    ``context_tokens`` window (``--lm-context``), and the raw row kept under ``row``."""
     if node not in NODES:
         raise ValueError(f"unknown node {node!r}: use {', '.join(NODES)}")
     if node == "judge":
-        return judge.load_examples(path or set_path(node, part))
+        return judge.load_examples(path or set_path(node, part), context_tokens)
     path = Path(path or set_path(node, part))
     if not path.exists():
         raise FileNotFoundError(f"no eval set {path}; build it with: python -m evals.build_sets")
+    runner = NodeRunner(context_tokens=context_tokens)
     out = []
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.strip():
             row = json.loads(line)
-            out.append(dspy.Example(row=row, **_inputs(node, row)).with_inputs(*INPUTS[node]))
+            out.append(dspy.Example(row=row, **_inputs(node, row, runner)).with_inputs(*INPUTS[node]))
     return out
 
 
-def _inputs(node: str, row: dict) -> dict[str, Any]:
+def _inputs(node: str, row: dict, runner: NodeRunner) -> dict[str, Any]:
     """The node's inputs for a labeled row, built as the research loop builds them (rows written
-    by evals/build_sets.py keep the Decision node's formatted fields)."""
+    by evals/build_sets.py keep the Decision node's formatted fields), fitted to ``runner``'s window."""
     if node == "decision":
         return decision_inputs(
             row["question"],
@@ -102,10 +106,10 @@ def _inputs(node: str, row: dict) -> dict[str, Any]:
         )
     if node == "analyzer":
         page = row["page"]
+        shared = fact_lines(("unverified", m["text"], m["source_url"]) for m in row["memory"])
+        room = runner.input_chars("analyzer", fixed=len(shared) + len(row["question"]))
         return analyzer_inputs(
-            row["question"],
-            [Source(url=page["url"], title=page["title"], text=page["text"])],
-            fact_lines(("unverified", m["text"], m["source_url"]) for m in row["memory"]),
+            row["question"], [Source(url=page["url"], title=page["title"], text=page["text"])], shared, room
         )
     if node == "report":
         return report_inputs(
@@ -114,11 +118,8 @@ def _inputs(node: str, row: dict) -> dict[str, Any]:
             "the facts cover the question",
             "searched and read the sources",
         )
-    return {
-        "query": row["question"],
-        "research_plan": ResearchPlan.parse(row.get("plan")).as_text(),
-        "results": results_as_data([SearchResultIn.model_validate(r) for r in row["results"]]),
-    }
+    results = [SearchResultIn.model_validate(r) for r in row["results"]]
+    return rerank_inputs(row["question"], ResearchPlan.parse(row.get("plan")), results, runner)
 
 
 # ----- metrics -----------------------------------------------------------------------------
@@ -400,6 +401,13 @@ class BaselineRunner:
 def _url_title(url: str) -> str:
     """ "https://en.wikipedia.org/wiki/Ed_Wood_(film)" -> "Ed Wood (film)" """
     return unquote(url.rsplit("/", 1)[-1]).replace("_", " ")
+
+
+def node_lm(node: str, settings: LMSettings) -> dspy.LM | None:
+    """The LM as the node runs in production: its reply cap and temperature (``NODE_BUDGETS``;
+    the relevance node is the rerank call), so that an evaluation or a compiled program's demos
+    see the replies a run would get."""
+    return settings.runner().lm_for("rerank" if node == "relevance" else node)
 
 
 class ProgramRunner:

@@ -60,9 +60,7 @@ class RelevanceAnalyzer:
         plan = ResearchPlan.parse(plan)
         if self.runner.lm is None:
             return self.baseline(query, plan, items)
-        plan_text = plan.as_text()
-        each = self._chars_each("rerank", DOC_CHARS, len(items), len(query) + len(plan_text))
-        inputs = {"query": query, "research_plan": plan_text, "results": results_as_data(items, each)}
+        inputs = rerank_inputs(query, plan, items, self.runner)
         call = self.runner.run(self.program, inputs, "rankings", lambda: None, node="rerank")
         if call.fallback:
             return self._failed(query, plan, items, call.error or "LM failed")
@@ -80,9 +78,7 @@ class RelevanceAnalyzer:
         items = [r if r.id is not None else r.model_copy(update={"id": str(i)}) for i, r in enumerate(items)]
         plan = ResearchPlan.parse(plan)
         if self.runner.lm is not None:
-            plan_text = plan.as_text()
-            each = self._chars_each("order", SNIPPET_CHARS, len(items), len(query) + len(plan_text))
-            inputs = {"query": query, "research_plan": plan_text, "results": results_as_data(items, each)}
+            inputs = rerank_inputs(query, plan, items, self.runner, node="order")
             call = self.runner.run(self.order_program, inputs, "order", lambda: None, node="order")
             if not call.fallback and call.output:
                 given = list(
@@ -93,11 +89,6 @@ class RelevanceAnalyzer:
             self.baseline(query, plan, items) if self.fallback == "baseline" else original_order(items, "")
         )
         return [r.originalIndex for r in ranked.results]
-
-    def _chars_each(self, node: str, most: int, n: int, fixed: int) -> int:
-        """Characters of each result's text: ``most``, or less where the results must share a
-        smaller context window (``--lm-context``); tags and titles take ~120 a result."""
-        return max(100, min(most, self.runner.input_chars(node, fixed=fixed) // max(n, 1) - 120))
 
     def _failed(self, query: str, plan: ResearchPlan, items: list[SearchResultIn], error: str) -> Reranking:
         if self.fallback == "baseline":
@@ -195,6 +186,19 @@ def original_order(items: Sequence[SearchResultIn], error: str) -> Reranking:
 
 #: Characters of each result the lean ordering reads: a snippet's worth, which is what it ranks.
 SNIPPET_CHARS = 400
+
+
+def rerank_inputs(
+    query: str, plan: ResearchPlan, items: Sequence[SearchResultIn], runner: NodeRunner, node: str = "rerank"
+) -> dict[str, str]:
+    """The rerank (or lean ``order``) program's inputs as sent and as its eval set is scored: each
+    result's text cut to ``DOC_CHARS`` (``SNIPPET_CHARS`` for the order), or less where the results
+    must share a smaller context window (``--lm-context``); tags and titles take ~120 a result."""
+    plan_text = plan.as_text()
+    most = SNIPPET_CHARS if node == "order" else DOC_CHARS
+    room = runner.input_chars(node, fixed=len(query) + len(plan_text))
+    each = max(100, min(most, room // max(len(items), 1) - 120))
+    return {"query": query, "research_plan": plan_text, "results": results_as_data(items, each)}
 
 
 def results_as_data(items: Sequence[SearchResultIn], limit: int = DOC_CHARS) -> str:

@@ -18,7 +18,7 @@ import html
 import math
 from collections import Counter
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 import dspy
 from pydantic import BaseModel, Field
@@ -180,6 +180,35 @@ def _field(item, name: str, default=None):
     return item.get(name, default) if isinstance(item, dict) else getattr(item, name, default)
 
 
+def judge_inputs(
+    question: str | None,
+    answer: str,
+    claims: list[ClaimIn],
+    excerpts: Sequence[PageExcerpt],
+    runner: NodeRunner,
+) -> tuple[dict[str, Any], list[PageExcerpt]]:
+    """The ``JudgeClaims`` inputs, as the judge sends them and the judge's eval set is scored:
+    the leading excerpts that fit the runner's context window beside the answer and the claims (a
+    longer prompt is refused or silently cut by the server), and the answer and the pages escaped
+    as untrusted data, so that they cannot open a section. Returns the inputs and the excerpts kept."""
+    fixed = len(answer) + len(question or "") + sum(len(c.text) + 40 for c in claims)
+    room, kept = runner.input_chars("judge", fixed=fixed), []
+    for e in excerpts:
+        room -= len(e.text) + len(e.url[:MAX_URL_CHARS]) + 30
+        if room < 0:
+            break
+        kept.append(e)
+    inputs = {
+        "question": as_data(question or "(not given)"),
+        "answer": as_data(answer),
+        "claims": claims,
+        "page_excerpts": [
+            PageExcerpt(url=as_data(e.url[:MAX_URL_CHARS]), text=as_data(e.text)) for e in kept
+        ],
+    }
+    return inputs, kept
+
+
 class LMJudge:
     """Claim verdicts and wrong facts by the ``JudgeClaims`` program, over an offline result."""
 
@@ -229,7 +258,8 @@ class LMJudge:
         if self.runner.lm is None or not self._judgeable(result):
             return result
         excerpts = [e if isinstance(e, PageExcerpt) else PageExcerpt.model_validate(e) for e in page_excerpts]
-        excerpts = self._fitting(result, excerpts)
+        claims = [ClaimIn(id=c.id, text=c.text) for c in result.expected_claims]
+        inputs, excerpts = judge_inputs(result.query, result.response, claims, excerpts, self.runner)
         ids = [c.id for c in result.expected_claims]
 
         def complete(**inputs):
@@ -240,14 +270,6 @@ class LMJudge:
                 raise ValueError(f"the LM gave no verdict for claim(s) {', '.join(left)}")
             return dspy.Prediction(out=prediction)
 
-        inputs = {  # the answer and the pages are untrusted: escaped, so they cannot open a section
-            "question": as_data(result.query or "(not given)"),
-            "answer": as_data(result.response),
-            "claims": [ClaimIn(id=c.id, text=c.text) for c in result.expected_claims],
-            "page_excerpts": [
-                PageExcerpt(url=as_data(e.url[:MAX_URL_CHARS]), text=as_data(e.text)) for e in excerpts
-            ],
-        }
         call = self.runner.run(complete, inputs, "out", lambda: None, node="judge")
         if call.fallback or call.output is None:
             return self.fallback(result, call.error or "the LM judge gave no output")
@@ -255,22 +277,6 @@ class LMJudge:
             return self.apply(result, call.output.verdicts or [], call.output.wrong_facts or [], excerpts)
         except Exception as exc:  # noqa: BLE001 - output that parses but cannot be applied: the baseline stands
             return self.fallback(result, f"LM output not applicable: {type(exc).__name__}: {str(exc)[:300]}")
-
-    def _fitting(self, result: AnalysisResult, excerpts: list[PageExcerpt]) -> list[PageExcerpt]:
-        """The leading excerpts that fit the context window beside the answer and the claims (a
-        longer prompt is refused or silently cut by the server)."""
-        fixed = (
-            len(result.response)
-            + len(result.query or "")
-            + sum(len(c.text) + 40 for c in result.expected_claims)
-        )
-        room, kept = self.runner.input_chars("judge", fixed=fixed), []
-        for e in excerpts:
-            room -= len(e.text) + len(e.url[:MAX_URL_CHARS]) + 30
-            if room < 0:
-                break
-            kept.append(e)
-        return kept
 
     @staticmethod
     def fallback(result: AnalysisResult, reason: str) -> AnalysisResult:
