@@ -23,9 +23,9 @@ from typing import Any
 
 import dspy
 
+from ..lm import DEFAULT_CONTEXT_TOKENS, NodeRunner
 from ..response import ResponseAnalyzer
 from ..response.groundtruth import build_ground_truth, group_by_domain, pages_for
-from ..lm import DEFAULT_CONTEXT_TOKENS, NodeRunner
 from ..response.judge import ClaimIn, ClaimVerdict, ExcerptIndex, WrongFactOut, judge_inputs, locate_quote
 from ..response.schema import AIResponse, StoredPage
 from ..text import content_terms, overlap_f1, split_clauses, split_sentences
