@@ -53,7 +53,7 @@ class FakeAssistant:
         self.drip_s = drip_s
         self.error_rate, self.rate_limit_rate, self.keep_bodies = error_rate, rate_limit_rate, keep_bodies
         self._random = random.Random(seed)
-        self.requests: list[dict] = []  # {model, query, at, body, status}
+        self.requests: list[dict] = []  # {model, path, query, at, body, status}
         self._lock = threading.Lock()
         fake = self
 
@@ -91,15 +91,16 @@ class FakeAssistant:
 
     def reply(self, body: dict, path: str = "") -> tuple[int, dict, dict]:
         if path.endswith("/messages"):
-            return self._anthropic(body)
+            return self._anthropic(body, path)
         if ":generateContent" in path:
-            return self._gemini(path.rsplit("/", 1)[-1].split(":")[0], body)
+            return self._gemini(path.rsplit("/", 1)[-1].split(":")[0], body, path)
         model = str(body.get("model", ""))
         query = next(
             (m.get("content") for m in reversed(body.get("messages", [])) if m.get("role") == "user"), ""
         )
         record = {
             "model": model,
+            "path": path,
             "query": query,
             "at": time.monotonic(),
             "body": body if self.keep_bodies else None,
@@ -180,11 +181,12 @@ class FakeAssistant:
     def _answer(self, query: str) -> str:
         return self.answers.get(query, f"I am not sure about: {query}")
 
-    def _record(self, model: str, query: str, body: dict) -> None:
+    def _record(self, model: str, query: str, body: dict, path: str) -> None:
         with self._lock:
             self.requests.append(
                 {
                     "model": model,
+                    "path": path,
                     "query": query,
                     "at": time.monotonic(),
                     "body": body if self.keep_bodies else None,
@@ -192,13 +194,13 @@ class FakeAssistant:
                 }
             )
 
-    def _anthropic(self, body: dict) -> tuple[int, dict, dict]:
+    def _anthropic(self, body: dict, path: str) -> tuple[int, dict, dict]:
         """An Anthropic Messages answer after a web search: the text in two blocks, each citing
         the sources it rests on (the first cites the first two, the second all but the first)."""
         model = str(body.get("model", ""))
         content = body["messages"][-1]["content"]
         query = content if isinstance(content, str) else " ".join(b.get("text", "") for b in content)
-        self._record(model, query, body)
+        self._record(model, query, body, path)
         answer, sources = self._answer(query), self.sources.get(query, [])
         cut = answer.find(" ", len(answer) // 2) + 1 or len(answer)
 
@@ -262,10 +264,10 @@ class FakeAssistant:
             },
         )
 
-    def _gemini(self, model: str, body: dict) -> tuple[int, dict, dict]:
+    def _gemini(self, model: str, body: dict, path: str) -> tuple[int, dict, dict]:
         """A Gemini generateContent answer grounded in Google Search."""
         query = " ".join(p.get("text", "") for p in body["contents"][-1]["parts"])
-        self._record(model, query, body)
+        self._record(model, query, body, path)
         answer, sources = self._answer(query), self.sources.get(query, [])
         candidate: dict = {
             "content": {"parts": [{"text": answer}], "role": "model"},
