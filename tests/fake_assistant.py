@@ -16,7 +16,8 @@ and ``search_results``), OpenAI web search (any other chat model: ``url_citation
 annotations), Anthropic Messages (``POST .../v1/messages``: text blocks whose citations are
 ``web_search_result_location``s, after the ``web_search_tool_result``) and Gemini
 (``POST .../models/MODEL:generateContent``: ``groundingMetadata.groundingChunks[].web``, whose
-``uri`` is Google's redirect and ``title`` the source's domain, as Gemini gives them).
+``uri`` is Google's redirect and ``title`` the source's domain, as Gemini gives them). As the
+real ones, Anthropic and Gemini search only when the request carries their search tool.
 """
 
 from __future__ import annotations
@@ -201,7 +202,8 @@ class FakeAssistant:
         content = body["messages"][-1]["content"]
         query = content if isinstance(content, str) else " ".join(b.get("text", "") for b in content)
         self._record(model, query, body, path)
-        answer, sources = self._answer(query), self.sources.get(query, [])
+        searched = any(t.get("type", "").startswith("web_search") for t in body.get("tools", []))
+        answer, sources = self._answer(query), self.sources.get(query, []) if searched else []
         cut = answer.find(" ", len(answer) // 2) + 1 or len(answer)
 
         def cite(part: list[tuple[str, str]], text: str) -> list[dict]:
@@ -268,7 +270,8 @@ class FakeAssistant:
         """A Gemini generateContent answer grounded in Google Search."""
         query = " ".join(p.get("text", "") for p in body["contents"][-1]["parts"])
         self._record(model, query, body, path)
-        answer, sources = self._answer(query), self.sources.get(query, [])
+        searched = any("googleSearch" in t or "google_search" in t for t in body.get("tools", []))
+        answer, sources = self._answer(query), self.sources.get(query, []) if searched else []
         candidate: dict = {
             "content": {"parts": [{"text": answer}], "role": "model"},
             "finishReason": "STOP",

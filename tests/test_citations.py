@@ -28,8 +28,8 @@ REDIRECT = "https://vertexaisearch.cloud.google.com/grounding-api-redirect/AUZIY
 PROVIDERS = {
     "perplexity": "perplexity/sonar",
     "openai": "openai/gpt-4o-search-preview",
-    "anthropic": "anthropic/claude-sonnet-4-5",
-    "gemini": "gemini/gemini-2.5-flash",
+    "anthropic": "anthropic/claude-sonnet-4-5,web_search=true",
+    "gemini": "gemini/gemini-2.5-flash,web_search=true",
 }
 
 
@@ -54,9 +54,11 @@ def assistant(queries):
     fake.close()
 
 
-def spec(fake, provider):
+def spec(fake, provider, model=None):
     return parse_provider(
-        f"{PROVIDERS[provider]},base_url={fake.base_url},label={provider}", timeout_s=5, backoff_s=0.05
+        f"{model or PROVIDERS[provider]},base_url={fake.base_url},label={provider}",
+        timeout_s=5,
+        backoff_s=0.05,
     )
 
 
@@ -104,6 +106,24 @@ def test_gemini_grounding_chunks(assistant, queries):
         "nimbusnotes.example",  # another redirect: another URL
     ]
     assert third.citations == []
+
+
+@pytest.mark.parametrize(
+    "provider, tool",
+    [("anthropic", {"type": "web_search_20250305", "name": "web_search"}), ("gemini", {"googleSearch": {}})],
+)
+def test_web_search_sends_the_providers_search_tool_and_only_then_gets_sources(
+    assistant, queries, provider, tool
+):
+    model = PROVIDERS[provider].split(",")[0]
+    plain = ask_provider(spec(assistant, provider, model), queries[:1]).answers[0]
+    assert plain.status == "answered" and plain.citations == []
+    assert "tools" not in assistant.requests[-1]["body"]
+    searched = ask_provider(spec(assistant, provider), queries[:1]).answers[0]
+    assert assistant.requests[-1]["body"]["tools"] == [tool] and len(searched.citations) == 2
+    assert spec(assistant, provider).parameters()["web_search"] is True
+    with pytest.raises(ValueError, match="web_search must be true or false"):
+        parse_provider(f"{model},web_search=maybe")
 
 
 def test_a_checkpointed_answer_keeps_its_citations(assistant, queries):

@@ -341,6 +341,8 @@ def _call(spec: ProviderSpec, query: Query) -> tuple[str, str | None, Any]:
     }
     if spec.temperature is not None:
         kwargs["temperature"] = spec.temperature
+    if spec.web_search:
+        kwargs["web_search_options"] = {}
     if spec.base_url:
         kwargs["api_base"] = spec.base_url
     key = spec.api_key()
