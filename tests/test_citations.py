@@ -186,3 +186,29 @@ def test_collected_citations_are_stored_and_analysed(monitored, queries):
         assert attribution["components"]["citedRank"] == 2 and attribution["components"]["citedPoints"] == 5
         assert [c["rank"] for c in attribution["citedSources"]] == ([2, 4] if provider == "gemini" else [2])
         assert all(m["type"] in ("url", "domain", "brand") for m in attribution["mentions"])
+
+
+def test_a_reanalysis_keeps_the_cited_sources(monitored, queries):
+    """``reanalyze`` rebuilds each record from ``result_json``: the citations travel with it."""
+    from modules.response.analyzer import record_from_result
+    from modules.response.attribution import score_attribution
+    from modules.response.config import AttributionConfig, TierConfig
+    from modules.response.schema import AnalysisResult
+
+    data_dir, _ = monitored
+    analyses = ParquetStore(data_dir).read("analyses", "cited")
+    row = analyses.filter((pl.col("provider") == "gemini") & (pl.col("query_id") == queries[1].query_id)).row(
+        0, named=True
+    )
+    result = AnalysisResult.model_validate_json(row["result_json"])
+    record = record_from_result(result)
+    assert record.citations == result.citations and len(record.citations) == 4
+    again = score_attribution(
+        record.response,
+        record.domain,
+        result.brand_names,
+        AttributionConfig(),
+        TierConfig(),
+        record.citations,
+    )
+    assert again == result.scores.attribution
