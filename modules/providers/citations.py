@@ -3,8 +3,8 @@
 Where each provider's list lands (LiteLLM 1.106):
 
 - Perplexity: ``response.citations`` (URLs, in the provider's order) and
-  ``response.search_results`` (``{title, url, date}``; the list itself when there are no
-  ``citations``), set by ``PerplexityChatConfig._add_citations_as_annotations``;
+  ``response.search_results`` (``{title, url, date}``: their titles, and any result not among
+  them after them), set by ``PerplexityChatConfig._add_citations_as_annotations``;
 - Gemini: ``response.vertex_ai_grounding_metadata``, one ``groundingMetadata`` per candidate,
   whose ``groundingChunks[].web`` are ``{uri, title}`` (the URI is Google's redirect, the title
   the source's domain);

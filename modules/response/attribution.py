@@ -11,6 +11,7 @@ scores less.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from urllib.parse import urlsplit
 
 from ..text import split_sentences
@@ -132,21 +133,24 @@ def _place(response: str, at: int) -> tuple[MentionPlace, int | None, int]:
     item's (without the marker).
     """
     items = [(m.start(), m.end()) for m in _LIST_ITEM.finditer(response)]
-    breaks = [b.start() for b in _PARAGRAPH_BREAK.finditer(response)]
+    starts = [s for s, _ in items]
+    breaks = [b.start() for b in _PARAGRAPH_BREAK.finditer(response)] + [len(response)]
+
+    def next_break(after: int) -> int:
+        return breaks[bisect_left(breaks, after)]
+
     begin = len(response) - len(response.lstrip())
-    block_end = min(
-        [b for b in breaks if b >= begin][:1] + [s for s, _ in items if s > begin][:1] + [len(response)]
-    )
-    lead = next((e for s, e in items if s <= begin < e), begin)
+    block_end = min([next_break(begin), *starts[bisect_right(starts, begin) :][:1]])
+    lead = next((e for s, e in items if s <= begin < e), begin)  # past a list marker
     sentences = split_sentences(response[lead:block_end])
     sentence_end = lead + sentences[0].end if sentences else block_end
+    before = bisect_right(starts, at)  # list items starting at or before the mention
     list_rank = None
-    for i, (s, e) in enumerate(items):
-        end = min([n for n, _ in items[i + 1 : i + 2]] + [b for b in breaks if b >= e][:1] + [len(response)])
-        if s <= at < end:
-            list_rank = i + 1
-            break
-    rank = list_rank if list_rank is not None else sum(s <= at for s, _ in items) + 1
+    if before:
+        _, marker_end = items[before - 1]
+        if at < min([next_break(marker_end), *starts[before : before + 1]]):
+            list_rank = before
+    rank = list_rank if list_rank is not None else before + 1
     place: MentionPlace = (
         "first_sentence" if at < sentence_end else "first_paragraph" if at < block_end else "later"
     )
