@@ -9,6 +9,15 @@ HTTP 429 with ``Retry-After`` to the first ``limit_first`` requests, ``slow`` an
 ``flaky`` / ``flaky-*`` answers 500 to ``error_rate`` and 429 (``Retry-After: retry_after``) to
 ``rate_limit_rate`` of requests, at random (seeded), and the rest after ``latency_s`` +- 50%.
 Every request is recorded with the status it got.
+
+It also speaks the web-searching assistants' own formats, returning ``sources`` (query text ->
+[(url, title)]) as each of them does: Perplexity (a ``sonar*`` model: top-level ``citations``
+and ``search_results``), OpenAI web search (any other chat model: ``url_citation`` message
+annotations), Anthropic Messages (``POST .../v1/messages``: text blocks whose citations are
+``web_search_result_location``s, after the ``web_search_tool_result``) and Gemini
+(``POST .../models/MODEL:generateContent``: ``groundingMetadata.groundingChunks[].web``, whose
+``uri`` is Google's redirect and ``title`` the source's domain, as Gemini gives them). As the
+real ones, Anthropic and Gemini search only when the request carries their search tool.
 """
 
 from __future__ import annotations
@@ -18,6 +27,7 @@ import random
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlsplit
 
 
 class FakeAssistant:
@@ -35,21 +45,23 @@ class FakeAssistant:
         rate_limit_rate: float = 0.0,
         seed: int = 0,
         keep_bodies: bool = True,
+        sources: dict[str, list[tuple[str, str]]] | None = None,
     ):
         self.answers = dict(answers or {})
+        self.sources = dict(sources or {})
         self.limit_first, self.retry_after, self.delay_s = limit_first, retry_after, delay_s
         self.latency_s = latency_s  # every answer takes this long, as a real model's would
         self.drip_s = drip_s
         self.error_rate, self.rate_limit_rate, self.keep_bodies = error_rate, rate_limit_rate, keep_bodies
         self._random = random.Random(seed)
-        self.requests: list[dict] = []  # {model, query, at, body, status}
+        self.requests: list[dict] = []  # {model, path, query, at, body, status}
         self._lock = threading.Lock()
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
-                status, headers, payload = fake.reply(body)
+                status, headers, payload = fake.reply(body, self.path)
                 data = json.dumps(payload).encode()
                 try:
                     self.send_response(status)
@@ -78,13 +90,18 @@ class FakeAssistant:
         self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
-    def reply(self, body: dict) -> tuple[int, dict, dict]:
+    def reply(self, body: dict, path: str = "") -> tuple[int, dict, dict]:
+        if path.endswith("/messages"):
+            return self._anthropic(body, path)
+        if ":generateContent" in path:
+            return self._gemini(path.rsplit("/", 1)[-1].split(":")[0], body, path)
         model = str(body.get("model", ""))
         query = next(
             (m.get("content") for m in reversed(body.get("messages", [])) if m.get("role") == "user"), ""
         )
         record = {
             "model": model,
+            "path": path,
             "query": query,
             "at": time.monotonic(),
             "body": body if self.keep_bodies else None,
@@ -133,28 +150,164 @@ class FakeAssistant:
         elif self.latency_s and not model.startswith("flaky"):
             time.sleep(self.latency_s)
         content = {"refuse": "I'm sorry, but I can't help with that request.", "empty": ""}.get(
-            model, self.answers.get(query, f"I am not sure about: {query}")
+            model, self._answer(query)
         )
+        message: dict = {"role": "assistant", "content": content}
+        payload: dict = {
+            "id": f"chatcmpl-{len(self.requests)}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": model,
+            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+            "usage": {
+                "prompt_tokens": 12,
+                "completion_tokens": max(1, len(content.split())),
+                "total_tokens": 12 + max(1, len(content.split())),
+            },
+        }
+        sources = self.sources.get(query, [])
+        if sources and model.startswith("sonar"):  # Perplexity: the list beside the choices
+            payload["citations"] = [url for url, _ in sources]
+            payload["search_results"] = [{"title": t, "url": u, "date": None} for u, t in sources]
+        elif sources:  # OpenAI web search: each source an annotation over the text it supports
+            message["annotations"] = [
+                {
+                    "type": "url_citation",
+                    "url_citation": {"url": u, "title": t, "start_index": 0, "end_index": len(content)},
+                }
+                for u, t in sources
+            ]
+        return 200, {}, payload
+
+    def _answer(self, query: str) -> str:
+        return self.answers.get(query, f"I am not sure about: {query}")
+
+    def _record(self, model: str, query: str, body: dict, path: str) -> None:
+        with self._lock:
+            self.requests.append(
+                {
+                    "model": model,
+                    "path": path,
+                    "query": query,
+                    "at": time.monotonic(),
+                    "body": body if self.keep_bodies else None,
+                    "status": 200,
+                }
+            )
+
+    def _anthropic(self, body: dict, path: str) -> tuple[int, dict, dict]:
+        """An Anthropic Messages answer after a web search: the text in two blocks, each citing
+        the sources it rests on (the first cites the first two, the second all but the first)."""
+        model = str(body.get("model", ""))
+        content = body["messages"][-1]["content"]
+        query = content if isinstance(content, str) else " ".join(b.get("text", "") for b in content)
+        self._record(model, query, body, path)
+        searched = any(t.get("type", "").startswith("web_search") for t in body.get("tools", []))
+        answer, sources = self._answer(query), self.sources.get(query, []) if searched else []
+        cut = answer.find(" ", len(answer) // 2) + 1 or len(answer)
+
+        def cite(part: list[tuple[str, str]], text: str) -> list[dict]:
+            return [
+                {
+                    "type": "web_search_result_location",
+                    "url": u,
+                    "title": t,
+                    "encrypted_index": "Eo8BCioIAhgBIiQ",
+                    "cited_text": text[:80],
+                }
+                for u, t in part
+            ]
+
+        blocks: list[dict] = []
+        if sources:
+            blocks += [
+                {
+                    "type": "server_tool_use",
+                    "id": "srvtoolu_01",
+                    "name": "web_search",
+                    "input": {"query": query},
+                },
+                {
+                    "type": "web_search_tool_result",
+                    "tool_use_id": "srvtoolu_01",
+                    "content": [
+                        {
+                            "type": "web_search_result",
+                            "url": u,
+                            "title": t,
+                            "encrypted_content": "EqgfCi",
+                            "page_age": None,
+                        }
+                        for u, t in sources
+                    ],
+                },
+            ]
+        for text, part in ((answer[:cut], sources[:2]), (answer[cut:], sources[1:])):
+            if text:
+                blocks.append(
+                    {"type": "text", "text": text, **({"citations": cite(part, text)} if part else {})}
+                )
         return (
             200,
             {},
             {
-                "id": f"chatcmpl-{len(self.requests)}",
-                "object": "chat.completion",
-                "created": int(time.time()),
+                "id": f"msg_{len(self.requests)}",
+                "type": "message",
+                "role": "assistant",
                 "model": model,
-                "choices": [
+                "content": blocks,
+                "stop_reason": "end_turn",
+                "stop_sequence": None,
+                "usage": {
+                    "input_tokens": 12,
+                    "output_tokens": max(1, len(answer.split())),
+                    "server_tool_use": {"web_search_requests": 1 if sources else 0},
+                },
+            },
+        )
+
+    def _gemini(self, model: str, body: dict, path: str) -> tuple[int, dict, dict]:
+        """A Gemini generateContent answer grounded in Google Search."""
+        query = " ".join(p.get("text", "") for p in body["contents"][-1]["parts"])
+        self._record(model, query, body, path)
+        searched = any("googleSearch" in t or "google_search" in t for t in body.get("tools", []))
+        answer, sources = self._answer(query), self.sources.get(query, []) if searched else []
+        candidate: dict = {
+            "content": {"parts": [{"text": answer}], "role": "model"},
+            "finishReason": "STOP",
+            "index": 0,
+        }
+        if sources:
+            candidate["groundingMetadata"] = {
+                "webSearchQueries": [query],
+                "groundingChunks": [
                     {
-                        "index": 0,
-                        "message": {"role": "assistant", "content": content},
-                        "finish_reason": "stop",
+                        "web": {
+                            "uri": f"https://vertexaisearch.cloud.google.com/grounding-api-redirect/AUZIYQ{i}",
+                            "title": urlsplit(u).hostname,
+                        }
+                    }
+                    for i, (u, _) in enumerate(sources)
+                ],
+                "groundingSupports": [
+                    {
+                        "segment": {"startIndex": 0, "endIndex": len(answer), "text": answer},
+                        "groundingChunkIndices": list(range(len(sources))),
                     }
                 ],
-                "usage": {
-                    "prompt_tokens": 12,
-                    "completion_tokens": max(1, len(content.split())),
-                    "total_tokens": 12 + max(1, len(content.split())),
+            }
+        return (
+            200,
+            {},
+            {
+                "candidates": [candidate],
+                "usageMetadata": {
+                    "promptTokenCount": 12,
+                    "candidatesTokenCount": max(1, len(answer.split())),
+                    "totalTokenCount": 12 + max(1, len(answer.split())),
                 },
+                "modelVersion": model,
+                "responseId": f"resp-{len(self.requests)}",
             },
         )
 

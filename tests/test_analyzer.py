@@ -171,7 +171,8 @@ def test_highlights_map_to_ground_truth_chunks(analyzer):
 def test_brand_from_page_titles_and_subdomain_pages(analyzer):
     r = analyzer.analyze(record("Acme Cloud offers SSO on its pro plan."), PAGES)
     assert r.scores.attribution.has_brand_mention and "Acme Cloud" in r.brand_names
-    assert r.scores.attribution.score == 50
+    assert r.scores.attribution.score == 65  # 50 for the brand, 15 for naming it in the first sentence
+    assert r.scores.attribution.components.first_mention_in == "first_sentence"
 
 
 def test_empty_response_scores_zero_and_is_flagged(analyzer):

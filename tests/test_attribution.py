@@ -1,9 +1,13 @@
 import pytest
-from hypothesis import given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from modules.response.attribution import find_mentions, normalize_domain, score_attribution
-from modules.response.config import AttributionConfig, TierConfig
+from modules.response.attribution import cited_on_site, find_mentions, normalize_domain, score_attribution
+from modules.response.config import AnalyzerConfig, AttributionConfig, TierConfig
+from modules.response.schema import AIResponse, Citation
+
+#: the seed's scoring alone: presence and the bonus per extra mention, no prominence
+SEED = dict(first_sentence_weight=0, first_paragraph_weight=0, list_weight=0, cited_weight=0)
 
 
 def kinds(text, domain="example.com", brands=()):
@@ -52,7 +56,7 @@ def test_brand_word_boundaries_and_case():
 
 
 def test_scores_and_bonus_cap():
-    cfg, tiers = AttributionConfig(), TierConfig()
+    cfg, tiers = AttributionConfig(**SEED), TierConfig()
     assert score_attribution("Nothing here", "example.com", [], cfg, tiers).score == 0
     assert score_attribution("Acme", "example.com", ["Acme"], cfg, tiers).score == 50
     assert score_attribution("Acme and Acme", "example.com", ["Acme"], cfg, tiers).score == 60
@@ -76,6 +80,156 @@ def test_attribution_score_bounded_and_positions_valid(parts, cap, bonus):
     cfg = AttributionConfig(max_score=cap, multi_mention_bonus=bonus)
     result = score_attribution(text, "example.com", ["Acme"], cfg, TierConfig())
     assert 0 <= result.score <= cap
+    c = result.components
+    parts = c.presence_points + c.extra_mention_points + c.position_points + c.list_points + c.cited_points
+    assert result.score == pytest.approx(parts - c.capped_points, abs=0.011)
     for m in result.mentions:
         assert text[m.position.start : m.position.end] == m.matched_text
         assert m.matched_text in m.context
+
+
+def parts(text, citations=(), **config):
+    r = score_attribution(
+        text, "example.com", ["Acme"], AttributionConfig(**config), TierConfig(), list(citations)
+    )
+    c = r.components
+    return r.score, c.first_mention_in, c.list_rank, c.position_points, c.list_points
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("Acme leads. Others follow.", (65, "first_sentence", None, 15, 0)),
+        ("Others lead. Then Acme.", (60, "first_paragraph", None, 10, 0)),
+        ("Others lead.\n\nAcme comes later.", (58, "later", None, 0, 8)),
+        ("Top picks:\n1. Foo\n2. Acme\n3. Bar", (54, "later", 2, 0, 4)),
+        ("Top picks:\n\n- Foo\n- Bar\n  * Acme, nested", (52.67, "later", 3, 0, 2.67)),
+        ("Top picks:\n1. Foo\n2. Bar\n\nAcme after the list.", (52.67, "later", None, 0, 2.67)),
+        ("1. Acme is first.\n2. Foo", (65, "first_sentence", 1, 15, 0)),
+        ("1. Foo is first.\n2. Acme", (54, "later", 2, 0, 4)),
+        ("Nothing about it.", (0, "none", None, 0, 0)),
+    ],
+)
+def test_prominence_first_sentence_paragraph_and_list_rank(text, expected):
+    assert parts(text) == expected
+
+
+def test_the_first_mention_counts_and_its_position_is_reported():
+    text = "Others lead.\n\nAcme later, and Acme again."
+    r = score_attribution(text, "example.com", ["Acme"], AttributionConfig(), TierConfig())
+    c = r.components
+    assert text[c.first_mention_position.start : c.first_mention_position.end] == "Acme"
+    assert (c.presence_points, c.extra_mention_points, c.list_points, r.score) == (50, 10, 8, 68)
+
+
+_WORD, _MENTIONS = "word", ["Acme", "example.com", "https://example.com/x"]
+_TOKENS = [_WORD, _WORD, _WORD, "word.", "word!", "\n", "\n\n", "\n1.", "\n2)", "\n-", "\n*", "\n  -", "##"]
+
+
+_CITATIONS = st.lists(
+    st.builds(
+        Citation, url=st.sampled_from(["https://example.com/a", "https://other.org"]), rank=st.integers(1, 5)
+    ),
+    max_size=2,
+)
+
+
+@settings(max_examples=300)
+@given(
+    st.lists(st.sampled_from(_TOKENS), min_size=2, max_size=40),
+    st.integers(0, 999),
+    st.integers(0, 999),
+    st.booleans(),
+    st.sampled_from(_MENTIONS),
+    _CITATIONS,
+)
+@example(["word.", "\n1.", "word", "\n2.", "word", "\n\n", "word"], 1, 2, False, "Acme", [])
+@example(["word.", "word", "\n\n", "word", "\n-", "word"], 0, 1, True, "Acme", [])
+def test_moving_the_first_mention_earlier_never_lowers_the_score(tokens, a, b, again, mention, citations):
+    """The same answer with its first mention moved to an earlier word (with another mention at
+    the last word, after both places, or not) scores at least as much, whatever the structure."""
+    words = [i for i, t in enumerate(tokens) if t == _WORD]
+    if len(words) < 2 or a % len(words) == b % len(words):
+        return
+    early, late = sorted((words[a % len(words)], words[b % len(words)]))
+    last = words[-1] if again and words[-1] > late else None
+    cfg = AttributionConfig(max_score=100, url_weight=40, domain_weight=30, brand_weight=20)
+
+    def score(at: int) -> float:
+        text = " ".join(mention if i in (at, last) else t for i, t in enumerate(tokens))
+        return score_attribution(text, "example.com", ["Acme"], cfg, TierConfig(), citations).score
+
+    assert score(early) >= score(late)
+
+
+def test_cited_sources_on_the_site_count_as_a_url_citation_with_their_rank():
+    citations = [
+        Citation(url="https://counterexample.com/a", title="Other", rank=1),
+        Citation(url="https://docs.example.com/guide", title="Guide", rank=2),
+        Citation(url="https://example.com/pricing", title="Pricing", rank=4),
+    ]
+    text = "Others lead.\n\nAcme comes later."
+    r = score_attribution(
+        text, "example.com", ["Acme"], AttributionConfig(url_weight=70), TierConfig(), citations
+    )
+    assert [c.rank for c in r.cited_sources] == [2, 4] and r.has_url_citation and r.has_brand_mention
+    assert [m.type for m in r.mentions] == ["brand"]  # mentions stay positions in the text
+    c = r.components
+    assert (c.presence_points, c.cited_rank, c.cited_points, c.list_points, r.score) == (70, 2, 5, 8, 83)
+    alone = score_attribution(
+        "Nothing here.", "example.com", [], AttributionConfig(), TierConfig(), citations
+    )
+    assert (
+        alone.score == 100
+        and alone.components.capped_points == 5
+        and alone.components.first_mention_in == "none"
+    )
+    assert (
+        score_attribution(
+            "Nothing here.", "example.com", [], AttributionConfig(), TierConfig(), citations[:1]
+        ).score
+        == 0
+    )
+
+
+def test_a_search_redirect_counts_by_the_domain_in_its_title():
+    redirect = "https://vertexaisearch.cloud.google.com/grounding-api-redirect/AUZIYQ"
+    citations = [
+        Citation(url=redirect + "1", title="example.com", rank=1),
+        Citation(url=redirect + "2", title="counterexample.com", rank=2),
+        Citation(url="https://other.org/x", title="example.com", rank=3),  # a title alone is no link
+        Citation(url=redirect + "3", title="All about example.com", rank=4),
+    ]
+    assert [c.rank for c in cited_on_site(citations, "www.example.com")] == [1]
+
+
+def test_prominence_weights_must_not_favour_a_later_place():
+    with pytest.raises(ValueError, match="an earlier mention never earns less"):
+        AnalyzerConfig.load(overrides={"attribution.list_weight": 20})
+    assert (
+        AnalyzerConfig.load(
+            overrides={"attribution.firstSentenceWeight": 30}
+        ).attribution.first_sentence_weight
+        == 30
+    )
+
+
+def test_input_citations_may_be_urls_or_unranked_objects():
+    record = AIResponse.model_validate(
+        {
+            "query_id": "q",
+            "domain": "example.com",
+            "response": "",
+            "citations": ["https://a.org", {"url": "https://example.com/x", "title": "X"}],
+        }
+    )
+    assert [(c.url, c.title, c.rank) for c in record.citations] == [
+        ("https://a.org", None, 1),
+        ("https://example.com/x", "X", 2),
+    ]
+    assert (
+        AIResponse.model_validate(
+            {"query_id": "q", "domain": "d.org", "response": "", "citations": None}
+        ).citations
+        == []
+    )

@@ -53,3 +53,36 @@ def test_parquet_input(tmp_path):
 def test_missing_input_file(tmp_path):
     with pytest.raises(FileNotFoundError, match="input not found"):
         load_records(tmp_path / "nope.jsonl")
+
+
+def test_citations_from_jsonl_and_from_a_responses_table(tmp_path):
+    """The assistant's cited sources: URLs or objects in JSONL (their order ranks them when no
+    rank is given), a list of structs in Parquet (null for a row without, as in older tables)."""
+    from modules.providers.tables import RESPONSES_SCHEMA
+
+    jsonl = write_jsonl(
+        tmp_path / "in.jsonl",
+        [
+            {"query_id": "a", "domain": "x.example", "response": "r", "citations": ["https://x.example/a"]},
+            {"query_id": "b", "domain": "x.example", "response": "r", "citations": [{"url": ""}]},
+        ],
+    )
+    records, errors, _ = load_records(jsonl)
+    assert [(c.url, c.rank) for c in records[0].citations] == [("https://x.example/a", 1)]
+    assert errors[0].line == 2 and "citations.0.url" in errors[0].error
+
+    citation = RESPONSES_SCHEMA["citations"]
+    pl.DataFrame(
+        {
+            "query_id": ["a", "b"],
+            "domain": ["x.example"] * 2,
+            "response": ["r", "r"],
+            "citations": [[{"url": "https://other.org", "title": "O", "rank": 1}], None],
+        },
+        schema={"query_id": pl.String, "domain": pl.String, "response": pl.String, "citations": citation},
+    ).write_parquet(tmp_path / "in.parquet")
+    records, errors, _ = load_records(tmp_path / "in.parquet")
+    assert not errors and [(c.url, c.title, c.rank) for c in records[0].citations] == [
+        ("https://other.org", "O", 1)
+    ]
+    assert records[1].citations == []

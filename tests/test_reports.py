@@ -41,7 +41,9 @@ def runs(prefect_harness, tmp_path_factory):
     responses.append(
         {**responses[0], "query_id": "injected", "provider": "evil", "response": f"{SCRIPT} no idea"}
     )
-    responses.append({**responses[2], "query_id": "injected-wrong", "provider": "evil", "response": WRONG})
+    responses.append(
+        {**responses[2], "query_id": "injected-wrong", "provider": "evil", "response": WRONG, "citations": []}
+    )
     analyze_responses(
         str(write_jsonl(d / "responses.jsonl", responses)),
         str(SAMPLES / "pages.jsonl"),
@@ -110,6 +112,25 @@ def test_response_report(runs):
     assert "&#10007; The Plus plan costs $6 per month" in html  # the injected answer's missing claim
 
 
+def test_an_answer_shows_its_cited_sources_and_prominence(runs):
+    """The sample's Perplexity answer names no source in its text but cites the pricing page second."""
+    import polars as pl
+
+    from modules.reports.response import worst_section
+    from modules.store import ParquetStore
+
+    analyses = ParquetStore(runs).read("analyses", "an-1")
+    cited = analyses.filter(
+        (pl.col("query_id") == "nimbus-price-plus") & (pl.col("provider") == "perplexity")
+    )
+    assert cited["cited_rank"].to_list() == [2] and cited["citation_count"].to_list() == [2]
+    html = worst_section(cited, 1)
+    assert 'cited source #2</span> <a href="https://nimbusnotes.example/pricing"' in html
+    assert "cited source #2: +5 for prominence" in html
+    first = analyses.filter((pl.col("query_id") == "nimbus-price-plus") & (pl.col("provider") == "anthropic"))
+    assert "first mention in the first sentence: +15 for prominence" in worst_section(first, 1)
+
+
 def test_wrong_facts_in_the_analyses_and_summaries(runs):
     import polars as pl
 
@@ -120,11 +141,9 @@ def test_wrong_facts_in_the_analyses_and_summaries(runs):
     analyses = store.read("analyses", "an-1")
     columns = [c for c in analyses.columns if c != "run_id"]
     assert columns == list(ANALYSES_SCHEMA)
-    assert columns[columns.index("result_json") + 1 :] == [
-        "claims_contradicted",
-        "contradiction_count",
-        "has_wrong_fact",
-    ]
+    after = columns.index("result_json") + 1  # appended columns follow it, each issue's in turn
+    assert columns[after : after + 3] == ["claims_contradicted", "contradiction_count", "has_wrong_fact"]
+    assert columns[after + 3 : after + 7] == ["first_mention_in", "list_rank", "citation_count", "cited_rank"]
     price = {r["provider"]: r for r in analyses.filter(pl.col("query_id") == "nimbus-price-plus").to_dicts()}
     wrong = price["perplexity"]  # "Plus is $9.99 per month and includes 1 TB of storage."
     assert (wrong["claims_contradicted"], wrong["contradiction_count"], wrong["has_wrong_fact"]) == (

@@ -217,8 +217,8 @@ def add_provider_options(p: argparse.ArgumentParser) -> None:
         action="append",
         metavar="MODEL[,key=value...]",
         help="an AI assistant as a LiteLLM model string (openai/gpt-4o-mini, anthropic/..., ollama_chat/...); "
-        "keys: base_url, label, api_key_env, temperature, max_tokens, concurrency, rpm, timeout, retries; "
-        "repeatable",
+        "keys: base_url, label, api_key_env, temperature, max_tokens, concurrency, rpm, timeout, retries, "
+        "web_search (true: ask Anthropic / Gemini to search and cite sources); repeatable",
     )
     p.add_argument(
         "--provider-concurrency", type=int, metavar="N", help="calls in flight per provider (default 4)"

@@ -25,12 +25,13 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from ..queries import Query
 from ..response.refusal import is_refusal
+from .citations import provider_citations
 from .spec import ProviderSpec
 
 log = logging.getLogger(__name__)
@@ -56,6 +57,7 @@ class Answer:
     cost_usd: float | None = None  # None when LiteLLM has no price for the model
     responded_at: datetime | None = None
     asked_at: datetime | None = None  # the first attempt's start (carried over by --resume)
+    citations: list[dict] = field(default_factory=list)  # the sources it returned: {url, title, rank}
 
     def to_record(self) -> dict[str, Any]:
         """The answer as a JSON object (the checkpoint's format; the query is kept by id)."""
@@ -88,6 +90,7 @@ _ANSWER_FIELDS = (
     "cost_usd",
     "responded_at",
     "asked_at",
+    "citations",
 )
 
 #: Answers a resumed collection keeps; any other (an error of any kind, ``cancelled``,
@@ -338,6 +341,8 @@ def _call(spec: ProviderSpec, query: Query) -> tuple[str, str | None, Any]:
     }
     if spec.temperature is not None:
         kwargs["temperature"] = spec.temperature
+    if spec.web_search:
+        kwargs["web_search_options"] = {}
     if spec.base_url:
         kwargs["api_base"] = spec.base_url
     key = spec.api_key()
@@ -463,6 +468,7 @@ class _Asker:
             answer.prompt_tokens = getattr(usage, "prompt_tokens", None)
             answer.completion_tokens = getattr(usage, "completion_tokens", None)
             answer.cost_usd = _cost(response)
+            answer.citations = provider_citations(response)
             answer.error = answer.error_type = None
             answer.status = (
                 "empty" if not text.strip() else "refusal" if is_refusal(text, finish) else "answered"

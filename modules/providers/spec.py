@@ -34,6 +34,10 @@ class ProviderSpec:
     abort_after: int = (
         3  # permanent failures (auth, unknown model) with no success before the rest are skipped
     )
+    # ask the provider to search the web and cite its sources (LiteLLM's ``web_search_options``:
+    # Anthropic's web_search tool, Gemini's googleSearch); Perplexity and OpenAI's search models
+    # search anyway, other models may reject it
+    web_search: bool = False
 
     def __post_init__(self):
         if not self.model or "/" not in self.model and not self.base_url:
@@ -77,6 +81,7 @@ class ProviderSpec:
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
             "system_prompt": self.system_prompt,
+            "web_search": self.web_search,
         }
 
     def api_key(self) -> str | None:
@@ -101,6 +106,8 @@ _ALIASES = {
 }
 _FLOATS = {"temperature", "rpm", "timeout_s", "backoff_s", "max_wait_s"}
 _INTS = {"max_tokens", "concurrency", "retries", "abort_after"}
+_BOOLS = {"web_search"}
+_TRUTH = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
 
 
 def parse_provider(text: str, **defaults) -> ProviderSpec:
@@ -116,6 +123,11 @@ def parse_provider(text: str, **defaults) -> ProviderSpec:
             raise ValueError(
                 f"provider {text!r}: expected key=value with key in {sorted(known)}, got {pair!r}"
             )
+        if key in _BOOLS:
+            if raw.strip().lower() not in _TRUTH:
+                raise ValueError(f"provider {text!r}: {key} must be true or false, got {raw!r}")
+            values[key] = _TRUTH[raw.strip().lower()]
+            continue
         try:
             values[key] = float(raw) if key in _FLOATS else int(raw) if key in _INTS else raw.strip()
         except ValueError:

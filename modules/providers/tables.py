@@ -42,6 +42,8 @@ RESPONSES_SCHEMA = {
     "parameters": pl.String,
     "query_set_version": pl.String,
     "asked_at": pl.Datetime("us", "UTC"),
+    # appended (issue 19), so that every earlier column keeps its position: an `analyze` input too
+    "citations": pl.List(pl.Struct({"url": pl.String, "title": pl.String, "rank": pl.Int64})),
 }
 
 COLLECTIONS_SCHEMA = {
@@ -102,6 +104,7 @@ def response_rows(run: ProviderRun, query_set: QuerySet) -> list[dict]:
                 "parameters": parameters,
                 "query_set_version": query_set.version,
                 "asked_at": a.asked_at or run.started_at,
+                "citations": a.citations,
             }
         )
     return rows

@@ -235,6 +235,11 @@ def _answer(row: dict) -> str:
         f'<li><span class="badge">{esc(m["type"])}</span> {esc(m["matchedText"])}</li>'
         for m in attribution.get("mentions") or []
     )
+    mentions += "".join(
+        f'<li><span class="badge">cited source #{c["rank"]}</span> {link(c["url"])}</li>'
+        for c in attribution.get("citedSources") or []
+    )
+    mentions += _prominence(attribution.get("components") or {}) if mentions else ""
     sources = "".join(
         f'<li><mark class="gt">{esc(h["responseText"][:120])}</mark> &rarr; {esc(h["groundTruthSource"]["pageUrl"])} '
         f'<span class="muted">&ldquo;{esc(h["groundTruthSource"]["matchedText"][:160])}&rdquo;</span></li>'
@@ -266,6 +271,27 @@ def _answer(row: dict) -> str:
         + (f'<h3>Not in the ground truth</h3><ul class="claims">{unsupported}</ul>' if unsupported else "")
         + (f'<h3>Attribution</h3><ul class="claims">{mentions}</ul>' if mentions else "")
     )
+
+
+_PLACES = {
+    "first_sentence": "in the first sentence",
+    "first_paragraph": "in the first paragraph",
+    "later": "beyond the first paragraph",
+}
+
+
+def _prominence(parts: dict) -> str:
+    """Where the site's first mention stands and what prominence earned (``components``)."""
+    where = []
+    place = _PLACES.get(parts.get("firstMentionIn"))
+    if place:
+        where.append(f"first mention {place}")
+    if parts.get("listRank"):
+        where.append(f"list item {parts['listRank']}")
+    if parts.get("citedRank"):
+        where.append(f"cited source #{parts['citedRank']}")
+    points = sum(parts.get(k) or 0 for k in ("positionPoints", "listPoints", "citedPoints"))
+    return f'<li class="muted">{esc(", ".join(where))}: +{points:g} for prominence</li>' if where else ""
 
 
 SOURCES = {"expected_answer": "the expected answer", "claim": "a claim", "ground_truth": "the site's page"}

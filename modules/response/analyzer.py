@@ -46,6 +46,7 @@ from .schema import (
     AccuracyResult,
     AIResponse,
     AnalysisResult,
+    AttributionComponents,
     AttributionResult,
     ChunkMatch,
     ClaimFeedback,
@@ -116,6 +117,7 @@ def record_from_result(result: AnalysisResult) -> AIResponse:
         expected_answer=result.expected_answer,
         claims=result.expected_claims,
         brand_names=result.brand_names,
+        citations=result.citations,
         query_set_id=result.query_set_id,
         source_line=result.source_line,
     )
@@ -425,6 +427,7 @@ class ResponseAnalyzer:
             expected_answer=r.expected_answer,
             expected_claims=p.claims,
             brand_names=brands,
+            citations=r.citations,
             source_line=r.source_line,
             **fields,
         )
@@ -460,7 +463,9 @@ class ResponseAnalyzer:
                     total_required=len(required),
                     total_found=0,
                 ),
-                attribution=AttributionResult(score=0, tier=tier_for(0, tiers)),
+                attribution=AttributionResult(
+                    score=0, tier=tier_for(0, tiers), components=AttributionComponents()
+                ),
             ),
             feedback=Feedback(
                 claims=ClaimFeedback(
@@ -505,6 +510,7 @@ class ResponseAnalyzer:
             list(dict.fromkeys(p.record.brand_names + gt.brand_names)),
             cfg.attribution,
             cfg.tiers,
+            p.record.citations,
         )
         highlights, unsupported = self._highlights(p, gt, sent_gt, wrong)
         stated = [c.position for c in completeness.claims_found] if completeness else []

@@ -1,16 +1,29 @@
-"""Attribution: does the response credit the site, by URL, by domain or by brand name?
+"""Attribution: does the response credit the site, by URL, by domain or by brand name, and how
+prominently?
 
 Matching respects word and host boundaries: "example.com" is found in "www.example.com",
 "docs.example.com/x" and "info@example.com", never in "counterexample.com" or "example.com.au".
+Prominence is where the first mention stands (first sentence, first paragraph, which list item)
+and the site's best rank among the sources the assistant itself cited; an earlier place never
+scores less.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from urllib.parse import urlsplit
 
+from ..text import split_sentences
 from .config import AttributionConfig, TierConfig
-from .schema import AttributionMention, AttributionResult, TextPosition
+from .schema import (
+    AttributionComponents,
+    AttributionMention,
+    AttributionResult,
+    Citation,
+    MentionPlace,
+    TextPosition,
+)
 from .tiers import tier_for
 
 _URL = re.compile(
@@ -85,17 +98,105 @@ def find_mentions(
     return mentions
 
 
+#: Hosts whose links are a search engine's redirects: the source's domain is in the title
+#: (Gemini's grounding chunks: ``{uri: https://vertexaisearch.cloud.google.com/grounding-api-redirect/..., title: example.com}``).
+_REDIRECT_HOSTS = frozenset({"vertexaisearch.cloud.google.com"})
+_HOSTNAME = re.compile(r"(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,63}\.?", re.IGNORECASE)
+# A markdown list item: "1. ", "2) ", "- ", "* ", "+ ", "• " at the start of a line.
+_LIST_ITEM = re.compile(r"^[ \t]*(?:\d{1,3}[.)]|[-*+•])[ \t]+(?=\S)", re.MULTILINE)
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
+
+
+def cited_on_site(citations: list[Citation], domain: str) -> list[Citation]:
+    """The cited sources on ``domain`` (its subdomains included), in rank order."""
+    domain = normalize_domain(domain)
+    if not domain:
+        return []
+    out = []
+    for c in sorted(citations, key=lambda c: c.rank):
+        host = urlsplit(c.url if "://" in c.url else "//" + c.url).hostname or ""
+        title = (c.title or "").strip()
+        if host_matches(host, domain) or (
+            host in _REDIRECT_HOSTS and _HOSTNAME.fullmatch(title) and host_matches(title, domain)
+        ):
+            out.append(c)
+    return out
+
+
+def _place(response: str, at: int) -> tuple[MentionPlace, int | None, int]:
+    """Where offset ``at`` stands: first_sentence, first_paragraph or later; the list item holding
+    it (1 = the answer's first item); and its rank for the list points, 1 + the list items before
+    it, so that text after a list ranks below every item of it.
+
+    The first paragraph ends at a blank line or where a list starts; a list item ends at the next
+    item or a blank line. The first sentence of an answer that starts with a list is its first
+    item's (without the marker).
+    """
+    items = [(m.start(), m.end()) for m in _LIST_ITEM.finditer(response)]
+    starts = [s for s, _ in items]
+    breaks = [b.start() for b in _PARAGRAPH_BREAK.finditer(response)] + [len(response)]
+
+    def next_break(after: int) -> int:
+        return breaks[bisect_left(breaks, after)]
+
+    begin = len(response) - len(response.lstrip())
+    block_end = min([next_break(begin), *starts[bisect_right(starts, begin) :][:1]])
+    lead = next((e for s, e in items if s <= begin < e), begin)  # past a list marker
+    sentences = split_sentences(response[lead:block_end])
+    sentence_end = lead + sentences[0].end if sentences else block_end
+    before = bisect_right(starts, at)  # list items starting at or before the mention
+    list_rank = None
+    if before:
+        _, marker_end = items[before - 1]
+        if at < min([next_break(marker_end), *starts[before : before + 1]]):
+            list_rank = before
+    rank = list_rank if list_rank is not None else before + 1
+    place: MentionPlace = (
+        "first_sentence" if at < sentence_end else "first_paragraph" if at < block_end else "later"
+    )
+    return place, list_rank, rank
+
+
 def score_attribution(
-    response: str, domain: str, brand_names: list[str], config: AttributionConfig, tiers: TierConfig
+    response: str,
+    domain: str,
+    brand_names: list[str],
+    config: AttributionConfig,
+    tiers: TierConfig,
+    citations: list[Citation] | None = None,
 ) -> AttributionResult:
-    """Strongest mention type's weight, plus a bonus per additional mention, capped."""
+    """The strongest mention type's weight (a cited source on the site counts as a URL citation),
+    a bonus per additional mention, and prominence points (where the first mention stands, the
+    site's best cited rank), capped; ``components`` says how much each part gave."""
     mentions = find_mentions(response, domain, brand_names, config.context_chars)
-    kinds = {m.type for m in mentions}
+    cited = cited_on_site(citations or [], domain)
+    kinds = {m.type for m in mentions} | ({"url"} if cited else set())
     weights = {"url": config.url_weight, "domain": config.domain_weight, "brand": config.brand_weight}
-    score = 0.0
+    parts = AttributionComponents(
+        presence_points=max((weights[k] for k in kinds), default=0),
+        extra_mention_points=config.multi_mention_bonus * max(0, len(mentions) - 1),
+    )
     if mentions:
-        base = max(weights[k] for k in kinds)
-        score = min(config.max_score, base + config.multi_mention_bonus * (len(mentions) - 1))
+        first = mentions[0].position
+        place, list_rank, rank = _place(response, first.start)
+        parts.first_mention_position, parts.first_mention_in, parts.list_rank = first, place, list_rank
+        parts.position_points = {
+            "first_sentence": config.first_sentence_weight,
+            "first_paragraph": config.first_paragraph_weight,
+        }.get(place, 0)
+        parts.list_points = round(config.list_weight / rank, 2) if place == "later" else 0
+    if cited:
+        parts.cited_rank = cited[0].rank
+        parts.cited_points = round(config.cited_weight / cited[0].rank, 2)
+    total = (
+        parts.presence_points
+        + parts.extra_mention_points
+        + parts.position_points
+        + parts.list_points
+        + parts.cited_points
+    )
+    score = min(config.max_score, total)
+    parts.capped_points = round(total - score, 2)
     return AttributionResult(
         score=score,
         tier=tier_for(score, tiers),
@@ -103,4 +204,6 @@ def score_attribution(
         has_url_citation="url" in kinds,
         has_domain_mention="domain" in kinds,
         has_brand_mention="brand" in kinds,
+        cited_sources=cited,
+        components=parts,
     )

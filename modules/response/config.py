@@ -43,8 +43,23 @@ class AttributionConfig(_Section):
     domain_weight: float = Field(75, ge=0)
     brand_weight: float = Field(50, ge=0)
     multi_mention_bonus: float = Field(10, ge=0)
+    # Prominence: where the first mention stands. An earlier place never earns less, hence the order.
+    first_sentence_weight: float = Field(15, ge=0)
+    first_paragraph_weight: float = Field(10, ge=0)
+    list_weight: float = Field(8, ge=0)  # beyond the first paragraph: / the mention's list rank
+    cited_weight: float = Field(10, ge=0)  # / the best rank of the site among the cited sources
     max_score: float = Field(100, ge=0, le=100)
     context_chars: int = Field(60, ge=0)
+
+    @model_validator(mode="after")
+    def _earlier_never_less(self) -> AttributionConfig:
+        if not (self.first_sentence_weight >= self.first_paragraph_weight >= self.list_weight):
+            raise ValueError(
+                "attribution weights must satisfy first_sentence_weight >= first_paragraph_weight >= "
+                f"list_weight (an earlier mention never earns less), got {self.first_sentence_weight}, "
+                f"{self.first_paragraph_weight}, {self.list_weight}"
+            )
+        return self
 
 
 class TierConfig(_Section):

@@ -106,13 +106,38 @@ class AttributionMention(Model):
     context: str
 
 
+MentionPlace = Literal["first_sentence", "first_paragraph", "later", "none"]
+
+
+class AttributionComponents(Model):
+    """Beyond the seed: the parts of the attribution score, so a score can be explained.
+
+    ``score = presence_points + extra_mention_points + position_points + list_points +
+    cited_points - capped_points``; where the site's first mention stands (prominence) and the
+    best rank the assistant gave the site among its own cited sources.
+    """
+
+    presence_points: float = 0  # the strongest mention type's weight (a cited source counts as a URL)
+    extra_mention_points: float = 0  # the bonus per mention in the text beyond the first
+    first_mention_position: TextPosition | None = None
+    first_mention_in: MentionPlace = "none"
+    list_rank: int | None = None  # the list item holding the first mention, from the answer's first item
+    cited_rank: int | None = None  # the best rank of a cited source on the site
+    position_points: float = 0  # first sentence or first paragraph
+    list_points: float = 0  # beyond the first paragraph: list weight / the mention's rank
+    cited_points: float = 0  # cited weight / cited rank
+    capped_points: float = 0  # what max_score cut off
+
+
 class AttributionResult(Model):
     score: float
     tier: ScoreTier
     mentions: list[AttributionMention] = []
-    has_url_citation: bool = False
+    has_url_citation: bool = False  # a URL of the site in the text, or among the cited sources
     has_domain_mention: bool = False
     has_brand_mention: bool = False
+    cited_sources: list[Citation] = []  # beyond the seed: the assistant's cited sources on the site
+    components: AttributionComponents | None = None  # beyond the seed
 
 
 class Scores(Model):
@@ -231,6 +256,7 @@ class AnalysisResult(Model):
     expected_answer: str | None = None
     expected_claims: list[ExpectedClaim] = []
     brand_names: list[str] = []  # as given or derived from page titles
+    citations: list[Citation] = []  # the assistant's cited sources, as given
     source_line: int | None = None
 
 
@@ -270,10 +296,25 @@ class AIResponse(Model):
             ]
         return value
 
-    @field_validator("brand_names", mode="before")
+    @field_validator("brand_names", "competitors", mode="before")
     @classmethod
-    def _no_brands(cls, value):
+    def _none_is_empty(cls, value):
         return [] if value is None else value
+
+    @field_validator("citations", mode="before")
+    @classmethod
+    def _ranked_citations(cls, value):
+        """Citations may be plain URLs or objects without ranks: their order ranks them."""
+        if value is None:
+            return []
+        if not isinstance(value, list):
+            return value
+        return [
+            {"url": c, "rank": i}
+            if isinstance(c, str)
+            else ({**c, "rank": i} if isinstance(c, dict) and c.get("rank") is None else c)
+            for i, c in enumerate(value, 1)
+        ]
 
 
 class StoredPage(Model):

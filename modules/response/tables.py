@@ -53,6 +53,11 @@ ANALYSES_SCHEMA = {
     "claims_contradicted": pl.Int64,
     "contradiction_count": pl.Int64,
     "has_wrong_fact": pl.Boolean,
+    # appended (issue 19): prominence and the assistant's own cited sources
+    "first_mention_in": pl.String,
+    "list_rank": pl.Int64,
+    "citation_count": pl.Int64,
+    "cited_rank": pl.Int64,
 }
 
 SUMMARY_SCHEMA = {
@@ -113,6 +118,10 @@ def analysis_row(r: AnalysisResult) -> dict:
         "claims_contradicted": len(contradicted) if scored else None,
         "contradiction_count": len(wrong) if scored else None,
         "has_wrong_fact": bool(wrong or contradicted) if scored else None,
+        "first_mention_in": attr and attr.components and attr.components.first_mention_in,
+        "list_rank": attr and attr.components and attr.components.list_rank,
+        "citation_count": len(r.citations) if scored else None,
+        "cited_rank": attr and attr.components and attr.components.cited_rank,
     }
 
 
