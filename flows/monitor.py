@@ -330,6 +330,7 @@ def monitor(
         config=config,
         started_at=started_at,
         previous_summaries=read_of_kind(store, "summaries", RunKind.MONITOR),
+        previous_competitor_summaries=read_of_kind(store, "competitor_summaries", RunKind.MONITOR),
         input_path=qs.path,
         ground_truth_path=plan.ground_truth,
         ground_truth=gts,
@@ -351,6 +352,7 @@ def monitor(
             "analyses": tables.analyses,
             "summaries": tables.summaries,
             "provider_summaries": provider_summaries,
+            "competitor_summaries": tables.competitor_summaries,
             "runs": runs,
         },
     )
