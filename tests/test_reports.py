@@ -120,17 +120,21 @@ def test_response_report(runs):
 def test_wrong_facts_in_the_analyses_and_summaries(runs):
     import polars as pl
 
-    from modules.response.tables import ANALYSES_SCHEMA, PROVIDER_SUMMARY_SCHEMA, SUMMARY_SCHEMA
+    from modules.response.tables import ANALYSES_SCHEMA, PROVIDER_SUMMARY_SCHEMA, SUMMARY_SCHEMA, VISIBILITY
     from modules.store import ParquetStore
 
     store = ParquetStore(runs)
     analyses = store.read("analyses", "an-1")
     columns = [c for c in analyses.columns if c != "run_id"]
     assert columns == list(ANALYSES_SCHEMA)
-    assert columns[columns.index("result_json") + 1 :] == [
+    assert columns[columns.index("result_json") + 1 :] == [  # appended: earlier columns keep their place
         "claims_contradicted",
         "contradiction_count",
         "has_wrong_fact",
+        "site_cited",
+        "site_named_first",
+        "competitors_mentioned",
+        "competitors",
     ]
     price = {r["provider"]: r for r in analyses.filter(pl.col("query_id") == "nimbus-price-plus").to_dicts()}
     wrong = price["perplexity"]  # "Plus is $9.99 per month and includes 1 TB of storage."
@@ -150,9 +154,11 @@ def test_wrong_facts_in_the_analyses_and_summaries(runs):
     )
 
     summaries = store.read("summaries", "an-1")
-    assert [c for c in summaries.columns if c != "run_id"][-2:] == [
+    visibility = [f"{v}{d}" for v in VISIBILITY for d in ("", "_delta")]  # appended after (issue 19)
+    assert [c for c in summaries.columns if c != "run_id"][-10:] == [
         "wrong_fact_rate",
         "wrong_fact_rate_delta",
+        *visibility,
     ]
     for s in summaries.to_dicts():
         scored = analyses.filter((pl.col("domain") == s["domain"]) & (pl.col("status") != "error"))
@@ -161,12 +167,13 @@ def test_wrong_facts_in_the_analyses_and_summaries(runs):
 
     week1, week2 = (store.read("provider_summaries", r) for r in ("mo-1", "mo-2"))
     assert [c for c in week2.columns if c != "run_id"] == list(PROVIDER_SUMMARY_SCHEMA)
-    assert list(PROVIDER_SUMMARY_SCHEMA)[-3:] == [
+    assert list(PROVIDER_SUMMARY_SCHEMA)[-11:] == [
         "wrong_fact_rate",
         "wrong_fact_rate_delta",
         "correct_mention_rate",
+        *visibility,
     ]
-    assert list(SUMMARY_SCHEMA)[-2:] == ["wrong_fact_rate", "wrong_fact_rate_delta"]
+    assert list(SUMMARY_SCHEMA)[-10:] == ["wrong_fact_rate", "wrong_fact_rate_delta", *visibility]
     good = week2.filter(pl.col("model") == "good").row(0, named=True)
     answers = store.read("analyses", "mo-2").filter(
         (pl.col("model") == "good") & (pl.col("status") != "error")
