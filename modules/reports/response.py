@@ -162,9 +162,9 @@ def share_of_voice_section(brands: pl.DataFrame, analyses: pl.DataFrame) -> str:
     return section("Share of voice", body + _instead_of_us(analyses), "share-of-voice")
 
 
-def _instead_of_us(analyses: pl.DataFrame) -> str:
-    """The answers that name a tracked competitor and not the site, with each competitor's first
-    mention marked; and how often each competitor is named so."""
+def _instead_of_us(analyses: pl.DataFrame, shown: int = 10) -> str:
+    """The answers that name a tracked competitor and not the site (the first ``shown``), with
+    each competitor's first mention marked; and how often each competitor is named so."""
     instead = [
         r
         for r in analyses.filter(
@@ -196,7 +196,13 @@ def _instead_of_us(analyses: pl.DataFrame) -> str:
         [{"name": n, "answers": k} for n, k in sorted(counts.items(), key=lambda x: (-x[1], x[0]))],
         [("name", "competitor"), ("answers", "answers naming it, not us")],
     )
-    return f"<h3>Competitors named instead of us</h3>{tally}{''.join(items)}"
+    more = (
+        f'<p class="muted">and {len(items) - shown} more such answers (analyses rows with '
+        "competitors_mentioned &gt; 0 that name the site by no URL, domain or brand)</p>"
+        if len(items) > shown
+        else ""
+    )
+    return f"<h3>Competitors named instead of us</h3>{tally}{''.join(items[:shown])}{more}"
 
 
 def provider_section(provider_rows: list[dict], collections: list[dict]) -> str:
