@@ -274,6 +274,7 @@ def _analyze_and_store(
         config=config,
         started_at=started_at,
         previous_summaries=store.read("summaries"),
+        previous_competitor_summaries=store.read("competitor_summaries"),
         input_path=input_label,
         ground_truth_path=ground_truth,
         ground_truth=gts,
@@ -283,7 +284,12 @@ def _analyze_and_store(
     paths = write_run.with_options(**_task_options(config))(
         data_dir,
         run_id,
-        {"analyses": tables.analyses, "summaries": tables.summaries, "runs": with_judge(tables.runs, judge)},
+        {
+            "analyses": tables.analyses,
+            "summaries": tables.summaries,
+            "competitor_summaries": tables.competitor_summaries,
+            "runs": with_judge(tables.runs, judge),
+        },
     )
     summary_rows = tables.summaries.to_dicts()
     summary_artifact(flow_name, run_id, summary_rows)

@@ -330,6 +330,7 @@ def monitor(
         config=config,
         started_at=started_at,
         previous_summaries=read_of_kind(store, "summaries", RunKind.MONITOR),
+        previous_competitor_summaries=read_of_kind(store, "competitor_summaries", RunKind.MONITOR),
         input_path=qs.path,
         ground_truth_path=plan.ground_truth,
         ground_truth=gts,
@@ -351,6 +352,7 @@ def monitor(
             "analyses": tables.analyses,
             "summaries": tables.summaries,
             "provider_summaries": provider_summaries,
+            "competitor_summaries": tables.competitor_summaries,
             "runs": runs,
         },
     )
@@ -381,8 +383,8 @@ def monitor(
 
 
 def provider_markdown(provider_rows: list[dict], collections: list[dict]) -> str:
-    """Providers side by side: mean scores, trend, refusals, errors, cost, wrong facts and answers
-    mentioned and correct (shares of scored answers); a failed provider says why."""
+    """Providers side by side: mean scores, trend, refusals, errors, cost, wrong facts, answers
+    mentioned and correct, and share of voice (shares of scored answers); a failed provider says why."""
     why = {(c["provider"], c["model"]): c for c in collections}
 
     def fmt(v, d=""):
@@ -397,8 +399,8 @@ def provider_markdown(provider_rows: list[dict], collections: list[dict]) -> str
 
     lines = [
         "| domain | provider | model | rank | accuracy | completeness | attribution | Δacc | refusals | errors | cost (USD) "
-        "| wrong facts | mentioned & correct |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| wrong facts | mentioned & correct | share of voice |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in provider_rows:
         c = why.get((r["provider"], r["model"]), {})
@@ -406,7 +408,7 @@ def provider_markdown(provider_rows: list[dict], collections: list[dict]) -> str
             f"| {r['domain']} | {r['provider']} | {r['model']} | {fmt(r['accuracy_rank'])} | {fmt(r['accuracy_mean'])} "
             f"| {fmt(r['completeness_mean'])} | {fmt(r['attribution_mean'])} | {fmt(r['accuracy_delta'], '+')} "
             f"| {r['refusal_count']} | {r['error_count']} | {fmt(c.get('cost_usd'))} "
-            f"| {pct(r.get('wrong_fact_rate'))} | {pct(r.get('correct_mention_rate'))} |"
+            f"| {pct(r.get('wrong_fact_rate'))} | {pct(r.get('correct_mention_rate'))} | {pct(r.get('share_of_voice'))} |"
         )
     failed = [c for c in collections if c["status"] == "failed"]
     for c in failed:

@@ -1,7 +1,8 @@
 """A fake AI assistant behind an OpenAI-compatible chat API on 127.0.0.1.
 
 The requested model name picks the behaviour, so one server plays several providers:
-``good`` / ``good-*`` answers from ``answers`` (query text -> answer), ``ratelimited`` answers
+``good`` / ``good-*`` answers from ``answers`` (query text -> answer), ``rival`` from
+``rival_answers`` (answers that recommend a competitor instead of the site), ``ratelimited`` answers
 HTTP 429 with ``Retry-After`` to the first ``limit_first`` requests, ``slow`` answers after
 ``delay_s``, ``refuse`` declines, ``empty`` returns an empty message, ``denied`` answers 401,
 ``broken`` answers 500 every time, ``drip`` sends its answer one byte every ``drip_s`` seconds
@@ -35,6 +36,7 @@ class FakeAssistant:
         self,
         answers: dict[str, str] | None = None,
         *,
+        rival_answers: dict[str, str] | None = None,
         limit_first: int = 1,
         retry_after: float = 1,
         delay_s: float = 3.0,
@@ -49,6 +51,7 @@ class FakeAssistant:
     ):
         self.answers = dict(answers or {})
         self.sources = dict(sources or {})
+        self.rival_answers = dict(rival_answers or {})
         self.limit_first, self.retry_after, self.delay_s = limit_first, retry_after, delay_s
         self.latency_s = latency_s  # every answer takes this long, as a real model's would
         self.drip_s = drip_s
@@ -150,7 +153,12 @@ class FakeAssistant:
         elif self.latency_s and not model.startswith("flaky"):
             time.sleep(self.latency_s)
         content = {"refuse": "I'm sorry, but I can't help with that request.", "empty": ""}.get(
-            model, self._answer(query)
+            model,
+            (
+                self.rival_answers.get(query, f"I am not sure about: {query}")
+                if model == "rival"
+                else self._answer(query)
+            ),
         )
         message: dict = {"role": "assistant", "content": content}
         payload: dict = {
@@ -319,6 +327,19 @@ class FakeAssistant:
         self.server.server_close()
 
 
+def rival_answers(queries) -> dict[str, str]:
+    """What an assistant that prefers the competitors might say: the query set's first competitor
+    recommended (linked on its domain), the others named after it; the site never named."""
+    out = {}
+    for q in queries:
+        if q.competitors:
+            first, *others = q.competitors
+            link = f" (https://{first.domains[0]})" if first.domains else ""
+            also = f" {' and '.join(c.name for c in others)} are good alternatives." if others else ""
+            out[q.query] = f"Most people use {first.name}{link} for that.{also}"
+    return out
+
+
 def main() -> None:
     """Serve the fake assistant, answering a query set's expected answers: a stand-in provider
     for trying `sleuth collect` / `sleuth monitor` offline (see README, "A weekly audit")."""
@@ -334,10 +355,11 @@ def main() -> None:
     args = parser.parse_args()
     from modules.queries import load_query_set
 
-    answers = {q.query: q.expected_answer or "" for q in load_query_set(args.answers).queries}
-    fake = FakeAssistant(answers, port=args.port)
+    queries = load_query_set(args.answers).queries
+    answers = {q.query: q.expected_answer or "" for q in queries}
+    fake = FakeAssistant(answers, rival_answers=rival_answers(queries), port=args.port)
     print(
-        f"fake assistant on {fake.base_url} (models: good, refuse, empty, ratelimited, slow, denied, broken)",
+        f"fake assistant on {fake.base_url} (models: good, rival, refuse, empty, ratelimited, slow, denied, broken)",
         flush=True,
     )
     threading.Event().wait()

@@ -165,3 +165,26 @@ def test_report_and_review_form_in_a_browser(browser, prefect_server, tmp_path):
     assert feedback["verdict"] == "add" and feedback["text"] == ADDED
     child = store.read("reports", feedback["child_run_id"]).row(0, named=True)
     assert child["parent_run_id"] == "reviewed" and any(ADDED in c for c in child["constraints"])
+
+
+@pytest.mark.usefixtures("prefect_harness")
+def test_share_of_voice_section_in_a_browser(browser, tmp_path):
+    """The sample's analysis report opened from disk: the share-of-voice plot is drawn and the
+    competitors named instead of the site are listed, marked (README's screenshot)."""
+    from flows.analyze import analyze_responses
+
+    data = str(tmp_path / "data")
+    analyze_responses(
+        str(SAMPLES / "responses.jsonl"), str(SAMPLES / "pages.jsonl"), run_id="sample", data_dir=data
+    )
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(Path(write_run_report("sample", data)).as_uri())
+    section = page.locator("#share-of-voice")
+    assert section.locator("svg").count() == 1 and section.locator("svg").bounding_box()["height"] > 100
+    assert section.get_by_text("nimbusnotes.example (us)").count() >= 3  # one row per provider
+    assert section.locator('mark[title="competitor: Obsidian"]').count() == 2
+    path = tmp_path / "report-response-share-of-voice.png"
+    section.screenshot(path=str(path))
+    if os.environ.get("SLEUTH_SCREENSHOTS"):
+        shutil.copy(path, Path(os.environ["SLEUTH_SCREENSHOTS"]) / path.name)
+    assert path.stat().st_size > 10_000

@@ -50,7 +50,8 @@ def test_analyze_is_quiet_by_default_and_verbose_shows_the_logs(tmp_path, verbos
     assert not CONTROL.search(out), repr(CONTROL.search(out))
     assert "INFO" not in out and "Loading weights" not in out and "temporary server" not in out
     summary = [line for line in done.stdout.splitlines() if line.strip()]
-    assert len(summary) <= 12, done.stdout  # the summary (run line, table, legend, paths), nothing else
+    # the summary (run line, table, legend, visibility table, paths), nothing else
+    assert len(summary) <= 18, done.stdout
     assert done.stderr.strip() == ""
     text = log.read_text()  # what the terminal no longer shows is in the log file
     assert "Starting temporary server" in text and "Finished in state Completed" in text
@@ -59,7 +60,7 @@ def test_analyze_is_quiet_by_default_and_verbose_shows_the_logs(tmp_path, verbos
     shown = _sleuth("runs", "show", run_id, "--data-dir", str(tmp_path))
     assert shown.returncode == 0 and f"# Run {run_id} (analyze)" in shown.stdout
     assert "| nimbusnotes.example | nimbus-2026-11 | 8 |" in shown.stdout  # the report's figures
-    assert f"summaries          {tmp_path}/summaries/run_id={run_id}" in shown.stdout
+    assert f"  summaries            {tmp_path}/summaries/run_id={run_id}" in shown.stdout  # aligned paths
 
 
 @pytest.mark.slow
@@ -71,7 +72,7 @@ def test_warnings_a_user_must_see_are_counted_at_the_end(tmp_path, capsys):
     assert "INFO" not in captured.out + captured.err
     assert captured.err.strip().splitlines() == [
         f"1 warning (details in {tmp_path}/logs/sleuth.log):",
-        "  responses cut to batch.max_response_chars before scoring (flag response_truncated): 8 of 15 responses",
+        "  responses cut to batch.max_response_chars before scoring (flag response_truncated): 9 of 15 responses",
     ]
     assert "WARNING | prefect.flow_runs - responses cut" in (tmp_path / "logs" / "sleuth.log").read_text()
 

@@ -16,7 +16,12 @@ from modules.research.tables import (
     SOURCES_SCHEMA,
     STEPS_SCHEMA,
 )
-from modules.response.tables import ANALYSES_SCHEMA, PROVIDER_SUMMARY_SCHEMA, SUMMARY_SCHEMA
+from modules.response.tables import (
+    ANALYSES_SCHEMA,
+    COMPETITOR_SUMMARY_SCHEMA,
+    PROVIDER_SUMMARY_SCHEMA,
+    SUMMARY_SCHEMA,
+)
 from modules.store.runs import RUNS_SCHEMA
 from tests.conftest import ROOT
 
@@ -45,6 +50,7 @@ def documented(table: str) -> dict[str, str]:
         ("responses", RESPONSES_SCHEMA),
         ("collections", COLLECTIONS_SCHEMA),
         ("provider_summaries", PROVIDER_SUMMARY_SCHEMA),
+        ("competitor_summaries", COMPETITOR_SUMMARY_SCHEMA),
     ],
 )
 def test_every_column_documented_with_its_type(table, schema):

@@ -202,7 +202,11 @@ def monitored(prefect_harness, tmp_path_factory, queries):
         f"openai/{m},base_url={fake.base_url},label=fake" for m in ("good-a", "good-b", "refuse", "denied")
     ]
     good = dict(fake.answers)
-    fake.answers = {**good, **{q.query: "I am not sure, maybe ask support." for q in queries[1:]}}
+    # week 1: good-a names a competitor (Evernote) where it does not know
+    fake.answers = {
+        **good,
+        **{q.query: "I am not sure, maybe ask support or try Evernote." for q in queries[1:]},
+    }
     week1 = monitor(
         QUERY_SET,
         PAGES,
@@ -300,6 +304,35 @@ def test_mentioned_and_correct_per_provider(monitored):
     )  # of the five expected answers, one names "Nimbus Notes"
 
 
+def test_visibility_and_share_of_voice_trend_against_the_previous_monitor_run(monitored):
+    data_dir, week1, _, week2 = monitored
+    store = ParquetStore(data_dir)
+    responses = store.read("responses", "w2")
+    assert set(responses["competitors"].list.eval(pl.element().struct.field("name")).list.join(",")) == {
+        "Evernote,Notion,Obsidian"
+    }  # the query set's competitors, copied into every answer
+    before = {r["model"]: r for r in week1.provider_summaries}
+    after = {r["model"]: r for r in week2.provider_summaries}
+    # week 1: good-a names Evernote in 4 of 5 answers and never the site; week 2: the expected
+    # answers, one of which names "Nimbus Notes" and none a competitor
+    assert before["good-a"]["share_of_voice"] == 0 and before["good-a"]["mention_rate"] == 0
+    a = after["good-a"]
+    assert a["share_of_voice"] == 1 and a["share_of_voice_delta"] == pytest.approx(1)
+    assert a["mention_rate"] == pytest.approx(0.2) and a["mention_rate_delta"] == pytest.approx(0.2)
+    assert a["first_position_rate_delta"] == pytest.approx(0.2) and a["citation_rate_delta"] == 0
+    assert after["refuse"]["share_of_voice"] is None and after["refuse"]["mention_rate"] == 0  # nobody named
+    assert after["good-b"]["share_of_voice_delta"] is None  # a new provider has no trend yet
+    domain, earlier = week2.summaries[0], week1.summaries[0]
+    assert earlier["share_of_voice"] == 0 and domain["share_of_voice"] == 1
+    assert domain["share_of_voice_delta"] == pytest.approx(1) and domain["previous_run_id"] == "w1"
+    brands = {(r["model"], r["brand"]): r for r in store.read("competitor_summaries", "w2").to_dicts()}
+    evernote = brands[("good-a", "Evernote")]
+    assert evernote["mention_rate"] == 0 and evernote["mention_rate_delta"] == pytest.approx(-0.8)
+    assert evernote["share_of_voice_delta"] == pytest.approx(-1) and evernote["previous_run_id"] == "w1"
+    assert brands[("good-a", "nimbusnotes.example")]["is_site"]
+    assert ("denied", "Evernote") not in brands  # no scored answer: no share of voice
+
+
 def test_responses_are_sleuth_analyze_input_as_they_are(monitored, tmp_path):
     data_dir, _, between, _ = monitored
     partition = between.paths["responses"]
@@ -384,7 +417,17 @@ def test_cli_monitor_prints_providers_side_by_side(prefect_harness, tmp_path, ca
         assert main(args) == 0
         out = capsys.readouterr().out
         assert "providers side by side" in out and "provider_summaries" in out
-        lines = [line.split() for line in out.splitlines() if line.startswith("nimbusnotes.example  fake")]
+        assert "providers' visibility beside tracked competitors" in out and "share of voice" in out
+        side, visibility = out.split("providers' visibility", 1)
+        lines = [line.split() for line in side.splitlines() if line.startswith("nimbusnotes.example  fake")]
         assert [(x[2], x[3]) for x in lines] == [("good", "1"), ("refuse", "2")]  # ranked by mean accuracy
+        lines = [
+            line.split() for line in visibility.splitlines() if line.startswith("nimbusnotes.example  fake")
+        ]
+        # mentioned, cited, named first, share of voice: one expected answer names "Nimbus Notes"
+        assert [x[2:7] for x in lines] == [
+            ["good", "20%", "0%", "20%", "100%"],
+            ["refuse", "0%", "0%", "0%", "-"],
+        ]
     finally:
         fake.close()

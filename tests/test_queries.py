@@ -332,3 +332,86 @@ def test_cli_generate_check_approve(tmp_path, capsys):
     assert load_query_set(out, allow_drafts=False).drafts == []
     bad = write_jsonl(tmp_path / "bad.jsonl", [{**GOOD, "query": None}])
     assert main(["queries", "check", str(bad)]) == 2 and "line 1: query" in capsys.readouterr().err
+
+
+RIVALS = [
+    {"name": "Evernote", "domains": ["evernote.com"], "brand_names": ["Evernote"]},
+    {"name": "Notion", "domains": ["notion.so"]},
+]
+
+
+def test_competitors_are_checked_and_every_query_gets_the_sets(tmp_path):
+    path = write_jsonl(
+        tmp_path / "rivals.jsonl",
+        [
+            {**GOOD, "competitors": RIVALS},
+            {**GOOD, "query_id": "q2"},
+            {**GOOD, "query_id": "q3", "competitors": RIVALS},
+        ],
+    )
+    qs = load_query_set(path)
+    assert [c.name for c in qs.competitors] == ["Evernote", "Notion"]
+    assert all(q.competitors == qs.competitors for q in qs.queries)
+    plain = load_query_set(
+        write_jsonl(tmp_path / "plain.jsonl", [GOOD, {**GOOD, "query_id": "q2"}, {**GOOD, "query_id": "q3"}])
+    )
+    assert plain.competitors == [] and plain.version != qs.version  # competitors are part of the set
+    # a set without competitors keeps the version it had before they existed (no key hashed)
+    assert "competitors" not in plain.queries[0].content()
+
+
+def test_bad_competitors_are_each_one_clear_line(tmp_path):
+    rows = [
+        {**GOOD, "competitors": [{"name": " ", "domains": ["evernote.com"]}]},
+        {**GOOD, "query_id": "q2", "competitors": [{"name": "Evernote", "domains": ["evernote"]}]},
+        {**GOOD, "query_id": "q3", "competitors": [{"name": "X", "domains": ["https://x.com/pricing"]}]},
+        {**GOOD, "query_id": "q4", "competitors": [{"name": "Us", "domains": ["www.NimbusNotes.example"]}]},
+        {**GOOD, "query_id": "q5", "competitors": [{"name": "Us", "domains": ["help.nimbusnotes.example"]}]},
+        {**GOOD, "query_id": "q6", "competitors": [{"name": "Evernote"}, {"name": "evernote "}]},
+        {**GOOD, "query_id": "q7", "competitors": RIVALS},
+        {**GOOD, "query_id": "q8", "competitors": RIVALS[:1]},
+        {**GOOD, "query_id": "q9", "competitors": [{"domains": ["a.com"]}]},
+        {**GOOD, "query_id": "q10", "competitors": "Evernote"},
+    ]
+    with pytest.raises(QuerySetError) as err:
+        load_query_set(write_jsonl(tmp_path / "bad.jsonl", rows))
+    msg = str(err.value)
+    for expected in (
+        "line 1: competitors.0.name: must not be blank",
+        "line 2: competitors.0.domains: 'evernote' is not a host name (like example.com)",
+        "line 3: competitors.0.domains: 'https://x.com/pricing' is not a host name",
+        "line 4: competitors.0.domains: 'www.NimbusNotes.example' is the site's own domain (nimbusnotes.example)",
+        "line 5: competitors.0.domains: 'help.nimbusnotes.example' is the site's own domain",
+        "line 6: competitors.1.name: duplicate competitor 'evernote'",
+        "line 8: competitors differ from line 7's: one list per query set",
+        "line 9: competitors.0.name: Field required",
+        "line 10: competitors: Input should be a valid list",
+    ):
+        assert expected in msg, expected
+    assert "line 7" not in msg.replace("line 7's", "")
+
+
+def test_cli_check_names_the_competitors_and_generate_leaves_them_to_the_reviewer(tmp_path, capsys):
+    assert main(["queries", "check", str(SAMPLES / "queries.jsonl")]) == 0
+    assert "competitors: Evernote, Notion, Obsidian" in capsys.readouterr().out
+    out = tmp_path / "drafts.jsonl"
+    args = [
+        "queries",
+        "generate",
+        "--ground-truth",
+        str(SAMPLES / "pages.jsonl"),
+        "--domain",
+        "nimbusnotes.example",
+    ]
+    assert main([*args, "--n", "2", "--out", str(out)]) == 0
+    assert all(json.loads(line)["competitors"] == [] for line in out.read_text().splitlines())
+    capsys.readouterr()
+    assert main(["queries", "check", str(out)]) == 0
+    assert "competitors: none (add them for share of voice)" in capsys.readouterr().out
+    bad = write_jsonl(
+        tmp_path / "bad.jsonl",
+        [{**GOOD, "competitors": [{"name": "Us", "domains": ["nimbusnotes.example"]}]}],
+    )
+    assert main(["queries", "check", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "is the site's own domain" in err

@@ -4,6 +4,7 @@ content, escaping, plots; the markdown artifact every flow publishes; `sleuth re
 import json
 import re
 
+import polars as pl
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -39,7 +40,13 @@ def runs(prefect_harness, tmp_path_factory):
     data = str(d / "data")
     responses = [json.loads(x) for x in (SAMPLES / "responses.jsonl").read_text().splitlines()]
     responses.append(
-        {**responses[0], "query_id": "injected", "provider": "evil", "response": f"{SCRIPT} no idea"}
+        {
+            **responses[0],
+            "query_id": "injected",
+            "provider": "evil",
+            "response": f"{SCRIPT} no idea",
+            "competitors": [{"name": SCRIPT}],  # a competitor named with markup, and named
+        }
     )
     responses.append(
         {**responses[2], "query_id": "injected-wrong", "provider": "evil", "response": WRONG, "citations": []}
@@ -56,7 +63,7 @@ def runs(prefect_harness, tmp_path_factory):
         f"openai/good,base_url={fake.base_url},label=a",
         f"openai/denied,base_url={fake.base_url},label=c",
     ]
-    fake.answers = {q.query: "Probably free." for q in queries}
+    fake.answers = {q.query: "Probably free, like Obsidian." for q in queries}
     monitor(
         str(SAMPLES / "queries.jsonl"), str(SAMPLES / "pages.jsonl"), providers, run_id="mo-1", data_dir=data
     )
@@ -134,16 +141,26 @@ def test_an_answer_shows_its_cited_sources_and_prominence(runs):
 def test_wrong_facts_in_the_analyses_and_summaries(runs):
     import polars as pl
 
-    from modules.response.tables import ANALYSES_SCHEMA, PROVIDER_SUMMARY_SCHEMA, SUMMARY_SCHEMA
+    from modules.response.tables import ANALYSES_SCHEMA, PROVIDER_SUMMARY_SCHEMA, SUMMARY_SCHEMA, VISIBILITY
     from modules.store import ParquetStore
 
     store = ParquetStore(runs)
     analyses = store.read("analyses", "an-1")
     columns = [c for c in analyses.columns if c != "run_id"]
     assert columns == list(ANALYSES_SCHEMA)
-    after = columns.index("result_json") + 1  # appended columns follow it, each issue's in turn
-    assert columns[after : after + 3] == ["claims_contradicted", "contradiction_count", "has_wrong_fact"]
-    assert columns[after + 3 : after + 7] == ["first_mention_in", "list_rank", "citation_count", "cited_rank"]
+    assert columns[columns.index("result_json") + 1 :] == [  # appended: earlier columns keep their place
+        "claims_contradicted",
+        "contradiction_count",
+        "has_wrong_fact",
+        "first_mention_in",
+        "list_rank",
+        "citation_count",
+        "cited_rank",
+        "site_cited",
+        "site_named_first",
+        "competitors_mentioned",
+        "competitors",
+    ]
     price = {r["provider"]: r for r in analyses.filter(pl.col("query_id") == "nimbus-price-plus").to_dicts()}
     wrong = price["perplexity"]  # "Plus is $9.99 per month and includes 1 TB of storage."
     assert (wrong["claims_contradicted"], wrong["contradiction_count"], wrong["has_wrong_fact"]) == (
@@ -162,9 +179,11 @@ def test_wrong_facts_in_the_analyses_and_summaries(runs):
     )
 
     summaries = store.read("summaries", "an-1")
-    assert [c for c in summaries.columns if c != "run_id"][-2:] == [
+    visibility = [f"{v}{d}" for v in VISIBILITY for d in ("", "_delta")]  # appended after (issue 19)
+    assert [c for c in summaries.columns if c != "run_id"][-10:] == [
         "wrong_fact_rate",
         "wrong_fact_rate_delta",
+        *visibility,
     ]
     for s in summaries.to_dicts():
         scored = analyses.filter((pl.col("domain") == s["domain"]) & (pl.col("status") != "error"))
@@ -173,12 +192,13 @@ def test_wrong_facts_in_the_analyses_and_summaries(runs):
 
     week1, week2 = (store.read("provider_summaries", r) for r in ("mo-1", "mo-2"))
     assert [c for c in week2.columns if c != "run_id"] == list(PROVIDER_SUMMARY_SCHEMA)
-    assert list(PROVIDER_SUMMARY_SCHEMA)[-3:] == [
+    assert list(PROVIDER_SUMMARY_SCHEMA)[-11:] == [
         "wrong_fact_rate",
         "wrong_fact_rate_delta",
         "correct_mention_rate",
+        *visibility,
     ]
-    assert list(SUMMARY_SCHEMA)[-2:] == ["wrong_fact_rate", "wrong_fact_rate_delta"]
+    assert list(SUMMARY_SCHEMA)[-10:] == ["wrong_fact_rate", "wrong_fact_rate_delta", *visibility]
     good = week2.filter(pl.col("model") == "good").row(0, named=True)
     answers = store.read("analyses", "mo-2").filter(
         (pl.col("model") == "good") & (pl.col("status") != "error")
@@ -298,6 +318,44 @@ def test_monitor_report_compares_providers_and_trends(runs):
     assert "c/denied</b>: provider failed" in html and "Incorrect API key" in html
     assert "nimbusnotes.example / nimbus-2026-11: 2 run(s)" in html  # the trend covers both monitor runs
     assert '<span class="badge good">+' in html  # accuracy improved against mo-1
+
+
+def test_share_of_voice_section_per_provider_with_the_competitors_named_instead_of_us(runs):
+    from modules.store import ParquetStore
+
+    html = render_run_report("an-1", runs)
+    no_live_markup(html)
+    section = html.split('id="share-of-voice"', 1)[1].split("</section>", 1)[0]
+    assert "<svg" in section and "share of voice per provider" in section
+    assert "nimbusnotes.example (us)" in section and "Competitors named instead of us" in section
+    # the sample's answers that name a competitor and not the site, each competitor's mention marked
+    assert '<mark title="competitor: Obsidian">Obsidian</mark>' in section
+    assert "For a free alternative, see" in section and "Notion</mark> and" in section
+    assert (
+        "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;</mark>" in section
+    )  # a name with markup, as text
+    assert "Nimbus Notes Plus costs $6" not in section  # names the site: not "instead of us"
+    md = run_markdown("an-1", runs)
+    assert "## Share of voice" in md and "### Competitors named instead of us" in md
+    assert "- **nimbus-encryption** (perplexity/sonar) names Evernote, Notion:" in md
+    site = (
+        ParquetStore(runs)
+        .read("competitor_summaries", "an-1")
+        .filter(pl.col("is_site") & (pl.col("provider") == "perplexity"))
+    )
+    assert site["share_of_voice"].to_list() == [0.0]
+    # across monitor runs: the deltas and the visibility trend
+    mo = render_run_report("mo-2", runs)
+    section = mo.split('id="share-of-voice"', 1)[1].split("</section>", 1)[0]
+    assert (
+        "a/good" in section
+        and "Δ share of voice" in section
+        and '<span class="badge good">+100 pt' in section
+    )
+    assert "(no answer names a competitor without the site)" in section
+    assert "nimbusnotes.example / nimbus-2026-11: 2 run(s): visibility" in mo
+    assert "<b>Obsidian</b>" in render_run_report("mo-1", runs)
+    assert "| a | good | nimbusnotes.example (us) | 100% | +100 pt |" in run_markdown("mo-2", runs)
 
 
 def test_research_report(runs):

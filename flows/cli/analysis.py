@@ -156,8 +156,32 @@ def print_summary(result) -> None:
         "\nmean scores 0-100; wrong facts = share of answers stating something the claims or the pages "
         "contradict;\nΔ = change against the previous run of the same domain and query set"
     )
+    print("\nvisibility beside tracked competitors (shares of answers; Δ in percentage points):\n")
+    print_visibility(result.summaries, ["domain", "query set"], ["domain", "query_set_id"])
     print("\nParquet written to:")
     print_paths(result.paths)
+
+
+VISIBILITY = (
+    ("mention_rate", "mentioned"),
+    ("citation_rate", "cited"),
+    ("first_position_rate", "named first"),
+    ("share_of_voice", "share of voice"),
+)
+
+
+def print_visibility(rows: list[dict], labels: list[str], keys: list[str]) -> None:
+    """The site's mention, citation and first-position rates and share of voice, with deltas."""
+    print_table(
+        [*labels, *(label for _, label in VISIBILITY), *(f"Δ{label}" for _, label in VISIBILITY)],
+        [
+            [*(r[k] or "-" for k in keys)]
+            + [percent(r.get(c)) for c, _ in VISIBILITY]
+            + [points(r.get(f"{c}_delta")) for c, _ in VISIBILITY]
+            for r in rows
+        ],
+        left=len(keys),
+    )
 
 
 def _run_flow(args: argparse.Namespace, flow, *flow_args) -> int:
@@ -417,6 +441,10 @@ def cmd_monitor(args: argparse.Namespace) -> int:
             ]
             for r in result.provider_summaries
         ],
+    )
+    print("\nproviders' visibility beside tracked competitors (shares of answers; Δ in percentage points):\n")
+    print_visibility(
+        result.provider_summaries, ["domain", "provider", "model"], ["domain", "provider", "model"]
     )
     print()
     _print_collections(result.collections)

@@ -43,6 +43,7 @@ def print_table(header: list[str], rows: list[list[Any]], left: int | None = Non
 
 
 def print_paths(paths: dict[str, str], width: int = 18) -> None:
+    width = max(width, *map(len, paths)) if paths else width
     for table, path in paths.items():
         print(f"  {table:{width}s} {path}")
 

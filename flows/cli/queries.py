@@ -47,6 +47,8 @@ def cmd_queries_check(args: argparse.Namespace) -> int:
         f"{args.file}: query set {qs.query_set_id!r}, {len(qs.queries)} queries, {len(qs.drafts)} drafts, "
         f"domains {', '.join(qs.domains)}, version {qs.version}"
     )
+    rivals = ", ".join(c.name for c in qs.competitors)
+    print(f"competitors: {rivals}" if rivals else "competitors: none (add them for share of voice)")
     return 0
 
 
@@ -63,7 +65,8 @@ def register(sub) -> None:
         "queries",
         help="draft, check and approve query sets",
         description="Query sets are JSONL/Parquet rows {query_set_id, query_id, query, domain, "
-        "expected_answer, claims [{id, text, importance}], brand_names, review?, source_urls?}.",
+        "expected_answer, claims [{id, text, importance}], brand_names, review?, source_urls?, "
+        "competitors? [{name, domains, brand_names}]}.",
     )
     qsub = p.add_subparsers(dest="queries_command", required=True, metavar="SUBCOMMAND")
     q = qsub.add_parser(

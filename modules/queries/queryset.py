@@ -1,8 +1,10 @@
 """The query-set file format (JSONL or Parquet), validated on load.
 
 One row per query: ``query_set_id, query_id, query, domain, expected_answer, claims [{id, text,
-importance}], brand_names``, plus ``review`` (``draft`` | ``approved``, default approved) and
-``source_urls`` (the pages a drafted query came from). A file holds one query set; its
+importance}], brand_names``, plus ``review`` (``draft`` | ``approved``, default approved),
+``source_urls`` (the pages a drafted query came from) and ``competitors`` ([{name, domains,
+brand_names}]: the set's tracked competitors, on any row; rows that name them name the same list,
+and every query of the set gets it). A file holds one query set; its
 ``version`` is a hash of the queries' content (review status aside), recorded with every
 response collected from it, so trends can tell a changed set from changed answers.
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -19,7 +22,8 @@ from typing import Literal
 import polars as pl
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from ..response.schema import AIResponse, ExpectedClaim
+from ..response.attribution import host_matches, normalize_domain
+from ..response.schema import AIResponse, Competitor, ExpectedClaim
 from ..tables_io import atomic_path, numbered_lines, read_parquet, write_jsonl
 
 Review = Literal["draft", "approved"]
@@ -34,7 +38,11 @@ QUERY_SET_SCHEMA = {
     "brand_names": pl.List(pl.String),
     "review": pl.String,
     "source_urls": pl.List(pl.String),
+    "competitors": pl.List(
+        pl.Struct({"name": pl.String, "domains": pl.List(pl.String), "brand_names": pl.List(pl.String)})
+    ),
 }
+_HOST = re.compile(r"(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,63}", re.IGNORECASE)
 
 
 class QuerySetError(ValueError):
@@ -53,11 +61,12 @@ class Query(BaseModel):
     brand_names: list[str] = []
     review: Review = "approved"
     source_urls: list[str] = []
+    competitors: list[Competitor] = []
 
     # the same leniency as `sleuth analyze` input: claims as strings, ids numbered when absent
     _claims = field_validator("claims", mode="before")(AIResponse._claims_from_strings.__func__)
 
-    @field_validator("brand_names", "source_urls", mode="before")
+    @field_validator("brand_names", "source_urls", "competitors", mode="before")
     @classmethod
     def _none_is_empty(cls, value):
         return [] if value is None else value
@@ -70,8 +79,11 @@ class Query(BaseModel):
         return value.strip()
 
     def content(self) -> dict:
-        """What the set's version hashes: everything but the review status."""
-        return self.model_dump(mode="json", exclude={"review"})
+        """What the set's version hashes: everything but the review status (and no competitors
+        key when there are none, so a set from before competitors keeps its version)."""
+        return self.model_dump(
+            mode="json", exclude={"review"} | (set() if self.competitors else {"competitors"})
+        )
 
 
 @dataclass(frozen=True)
@@ -84,6 +96,11 @@ class QuerySet:
     @property
     def drafts(self) -> list[Query]:
         return [q for q in self.queries if q.review == "draft"]
+
+    @property
+    def competitors(self) -> list[Competitor]:
+        """The set's tracked competitors (every query carries the same list once loaded)."""
+        return self.queries[0].competitors if self.queries else []
 
     @property
     def domains(self) -> list[str]:
@@ -119,6 +136,7 @@ def load_query_set(path: str | os.PathLike, *, allow_drafts: bool = True) -> Que
     queries: list[Query] = []
     first_line: dict[str, int] = {}
     set_line: tuple[str, int] | None = None
+    rivals_line: tuple[list[Competitor], int] | None = None
     for n, row in rows:
         if not isinstance(row, dict):
             problems.append(f"line {n}: expected a JSON object, got {type(row).__name__}")
@@ -149,6 +167,18 @@ def load_query_set(path: str | os.PathLike, *, allow_drafts: bool = True) -> Que
                 f"(line {set_line[1]}): one query set per file"
             )
             continue
+        if bad := _competitor_problems(q):
+            problems += [f"line {n}: {why}" for why in bad]
+            continue
+        if q.competitors:
+            if rivals_line is None:
+                rivals_line = (q.competitors, n)
+            elif q.competitors != rivals_line[0]:
+                problems.append(
+                    f"line {n}: competitors differ from line {rivals_line[1]}'s: one list per query set "
+                    "(name them on one row, or the same on every row)"
+                )
+                continue
         claim_ids = [c.id for c in q.claims]
         if len(set(claim_ids)) != len(claim_ids):
             problems.append(f"line {n}: claim ids repeat within query {q.query_id!r}: {claim_ids}")
@@ -159,6 +189,8 @@ def load_query_set(path: str | os.PathLike, *, allow_drafts: bool = True) -> Que
     if problems:
         more = f" (and {len(problems) - 20} more)" if len(problems) > 20 else ""
         raise QuerySetError(f"{path}: invalid query set: " + "; ".join(problems[:20]) + more)
+    if rivals_line:  # the set's competitors, on every query (and so on every answer collected)
+        queries = [q.model_copy(update={"competitors": rivals_line[0]}) for q in queries]
     qs = QuerySet(queries[0].query_set_id, queries, version_of(queries), str(path))
     if not allow_drafts and qs.drafts:
         raise QuerySetError(
@@ -167,6 +199,27 @@ def load_query_set(path: str | os.PathLike, *, allow_drafts: bool = True) -> Que
             f"{path}`), or pass --allow-drafts to use them as they are."
         )
     return qs
+
+
+def _competitor_problems(q: Query) -> list[str]:
+    """What is wrong with a query's competitors: a blank or repeated name, a domain that is not a
+    host name, or one of the site's own."""
+    problems, names = [], set()
+    site = normalize_domain(q.domain)
+    for i, c in enumerate(q.competitors):
+        where = f"competitors.{i}"
+        name = c.name.strip()
+        if not name:
+            problems.append(f"{where}.name: must not be blank")
+        elif name.casefold() in names:
+            problems.append(f"{where}.name: duplicate competitor {name!r}")
+        names.add(name.casefold())
+        for d in c.domains:
+            if not _HOST.fullmatch(d.strip()):
+                problems.append(f"{where}.domains: {d!r} is not a host name (like example.com)")
+            elif host_matches(d, site):
+                problems.append(f"{where}.domains: {d!r} is the site's own domain ({site})")
+    return problems
 
 
 def write_query_set(path: str | os.PathLike, queries: list[Query]) -> str:

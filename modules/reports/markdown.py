@@ -105,6 +105,9 @@ def response_markdown(store: ParquetStore, run_id: str) -> str:
         )
         for c in store.read("collections", run_id).filter(pl.col("status") == "failed").to_dicts():
             out += f"\n**{c['provider']}/{c['model']} failed entirely:** {c['error']}\n"
+    brands = store.read("competitor_summaries", run_id)
+    if not brands.is_empty():
+        out += _share_of_voice(brands, analyses)
     scored = (
         analyses.filter(pl.col("status") != "error")
         .with_columns(pl.mean_horizontal(*[pl.col(f"{m}_score") for m in METRICS]).alias("_mean"))
@@ -130,6 +133,52 @@ def response_markdown(store: ParquetStore, run_id: str) -> str:
     bad = analyses.filter(pl.col("status") != "ok")
     out += f"\n{bad.filter(pl.col('status') == 'flagged').height} flagged and {bad.filter(pl.col('status') == 'error').height} error rows.\n"
     return out
+
+
+def _share_of_voice(brands: pl.DataFrame, analyses: pl.DataFrame) -> str:
+    """Each tracked brand per provider (the site's row first), then the answers that name a
+    competitor and not the site."""
+    rows = [
+        {
+            **r,
+            "name": f"{r['brand']} (us)" if r["is_site"] else r["brand"],
+            **{
+                c: _percent(r[c])
+                for c in ("share_of_voice", "mention_rate", "citation_rate", "first_position_rate")
+            },
+            "d": _points(r["share_of_voice_delta"]),
+        }
+        for r in brands.to_dicts()
+    ]
+    out = "\n## Share of voice\n\n" + md_table(
+        rows,
+        [
+            ("domain", "domain"),
+            ("provider", "provider"),
+            ("model", "model"),
+            ("name", "brand"),
+            ("share_of_voice", "share of voice"),
+            ("d", "Δ share of voice"),
+            ("mention_rate", "mentioned"),
+            ("citation_rate", "cited"),
+            ("first_position_rate", "named first"),
+        ],
+    )
+    out += (
+        "\nshare of voice: answers naming the brand / answers naming each tracked brand (the site included).\n"
+        "\n### Competitors named instead of us\n\n"
+    )
+    named = analyses.filter((pl.col("status") != "error") & (pl.col("competitors_mentioned") > 0))
+    instead = [
+        r
+        for r in named.to_dicts()
+        if not (r["has_url_citation"] or r["has_domain_mention"] or r["has_brand_mention"])
+    ]
+    for r in instead:
+        result = json.loads(r["result_json"])
+        rivals = ", ".join(c["name"] for c in result.get("competitors") or [] if c.get("mentioned"))
+        out += f"- **{r['query_id']}** ({r['provider'] or '-'}/{r['model'] or '-'}) names {rivals}: {_cell((result.get('response') or '')[:240])}\n"
+    return out + ("" if instead else "(no answer names a competitor without the site)\n")
 
 
 def research_markdown(store: ParquetStore, run_id: str) -> str:
@@ -176,7 +225,7 @@ def rerank_markdown(store: ParquetStore, run_id: str) -> str:
 
 # ----- the figures table (a Prefect table artifact): (frame, columns) per kind of run -----------
 RESPONSE_FIGURES = set(
-    "domain query_set_id provider model query_count error_count refusal_count accuracy_rank".split()
+    "domain query_set_id provider model query_count error_count refusal_count accuracy_rank share_of_voice".split()
 )
 
 

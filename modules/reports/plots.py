@@ -81,9 +81,13 @@ def tier_bars(counts: dict[str, dict[str, dict[str, int]]]) -> str:
 
 
 def trends(
-    series: dict[str, list[tuple[datetime, float | None]]], current: datetime | None, title: str
+    series: dict[str, list[tuple[datetime, float | None]]],
+    current: datetime | None,
+    title: str,
+    ylabel: str = "mean score",
 ) -> str:
-    """Mean score per run over time, one line per metric; the current run marked."""
+    """A value per run over time (mean scores, or shares of answers in %), one line per series;
+    the current run marked."""
     fig, ax = plt.subplots(figsize=(10, 2.6))
     for (name, points), colour in zip(series.items(), PALETTE):
         pts = [(t, v) for t, v in points if v is not None]
@@ -96,7 +100,7 @@ def trends(
         ax.set_xlim(times[0] - timedelta(hours=12), times[-1] + timedelta(hours=12))
     ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(ax.xaxis.get_major_locator()))
     ax.set_ylim(0, 100)
-    ax.set_ylabel("mean score")
+    ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.legend(fontsize=7, frameon=False)
     return _svg(fig)
@@ -113,6 +117,28 @@ def grouped_bars(groups: Sequence[str], values: dict[str, Sequence[float | None]
     ax.set_ylim(0, 100)
     ax.set_title(title)
     ax.legend(fontsize=7, frameon=False, ncol=len(values))
+    return _svg(fig)
+
+
+def share_bars(groups: Sequence[str], shares: dict[str, Sequence[float | None]], title: str) -> str:
+    """One stacked bar per group (provider), split by each brand's share (0-1) of it: share of
+    voice, the site first in the legend."""
+    fig, ax = plt.subplots(figsize=(10, 0.45 * len(groups) + 1.0))
+    left = [0.0] * len(groups)
+    for (name, vals), colour in zip(shares.items(), PALETTE * 2):
+        widths = [100 * (v or 0) for v in vals]
+        ax.barh(list(groups), widths, left=left, color=colour, label=name)
+        for y, (x0, w) in enumerate(zip(left, widths)):
+            if w >= 6:
+                ax.text(x0 + w / 2, y, f"{w:.0f}%", ha="center", va="center", fontsize=7, color="white")
+        left = [a + b for a, b in zip(left, widths)]
+    ax.invert_yaxis()
+    ax.set_xlim(0, 100)
+    ax.set_xlabel("% of the tracked brands' mentions")
+    ax.set_title(title)
+    ax.legend(
+        ncol=min(len(shares), 6), fontsize=7, frameon=False, loc="lower right", bbox_to_anchor=(1, 1.08)
+    )
     return _svg(fig)
 
 

@@ -89,7 +89,120 @@ def trend_section(store: ParquetStore, summaries: list[dict], flow: RunKind) -> 
         series = {m: list(zip(runs["run_at"].to_list(), runs[f"{m}_mean"].to_list())) for m in METRICS}
         title = f"{s['domain']} / {s['query_set_id'] or 'no query set'}: {runs.height} run(s)"
         figures.append(f"<figure>{plots.trends(series, s['run_at'], title)}</figure>")
+        visibility = {
+            label: [(t, None if v is None else 100 * v) for t, v in zip(runs["run_at"], runs[c])]
+            for c, label in VISIBILITY
+            if c in runs.columns
+        }
+        if any(v is not None for points in visibility.values() for _, v in points):
+            figures.append(
+                "<figure>"
+                + plots.trends(visibility, s["run_at"], f"{title}: visibility", ylabel="% of answers")
+                + "</figure>"
+            )
     return section("Trends across runs", "".join(figures) or '<p class="muted">(no history)</p>', "trends")
+
+
+VISIBILITY = (
+    ("share_of_voice", "share of voice"),
+    ("mention_rate", "mentioned"),
+    ("citation_rate", "cited"),
+    ("first_position_rate", "named first"),
+)
+
+
+def _mentioned(row: dict) -> bool:
+    return bool(row["has_url_citation"] or row["has_domain_mention"] or row["has_brand_mention"])
+
+
+def share_of_voice_section(brands: pl.DataFrame, analyses: pl.DataFrame) -> str:
+    """Share of voice per provider (one stacked bar each), each tracked brand's figures, and the
+    answers that name a competitor but not the site."""
+    rows = brands.to_dicts()
+    several = len({(r["domain"], r["query_set_id"]) for r in rows}) > 1
+    label = lambda r: (f"{r['domain']} · " if several else "") + f"{r['provider'] or '-'}/{r['model'] or '-'}"  # noqa: E731
+    brand = lambda r: f"{r['brand']} (us)" if r["is_site"] else r["brand"]  # noqa: E731
+    groups = list(dict.fromkeys(label(r) for r in rows))
+    names = list(dict.fromkeys(brand(r) for r in sorted(rows, key=lambda r: not r["is_site"])))
+    shares = {n: [None] * len(groups) for n in names}
+    for r in rows:
+        shares[brand(r)][groups.index(label(r))] = r["share_of_voice"]
+    body = (
+        "<figure>"
+        + plots.share_bars(groups, shares, "share of voice per provider: answers naming each tracked brand")
+        + "</figure>"
+    )
+    body += table(
+        [
+            {
+                **r,
+                "who": label(r),
+                "name": brand(r),
+                **{c: percent(r[c]) for c, _ in VISIBILITY},
+                # good news for the site: its own share up, a competitor's down
+                "d": rate_delta(r["share_of_voice_delta"], lower_is_better=not r["is_site"]),
+            }
+            for r in rows
+        ],
+        [
+            ("who", "provider / model"),
+            ("name", "brand"),
+            *VISIBILITY,
+            ("d", "Δ share of voice"),
+            ("answer_count", "answers"),
+            ("previous_run_id", "compared with"),
+        ],
+        raw=["d"],
+    )
+    body += (
+        '<p class="muted">share of voice: answers naming the brand / answers naming each tracked brand '
+        "(the site included); mentioned: by URL, domain or brand name; cited: a URL of its domain in "
+        "the answer, or among the assistant's sources; named first: before every other tracked brand</p>"
+    )
+    return section("Share of voice", body + _instead_of_us(analyses), "share-of-voice")
+
+
+def _instead_of_us(analyses: pl.DataFrame, shown: int = 10) -> str:
+    """The answers that name a tracked competitor and not the site (the first ``shown``), with
+    each competitor's first mention marked; and how often each competitor is named so."""
+    instead = [
+        r
+        for r in analyses.filter(
+            (pl.col("status") != "error") & (pl.col("competitors_mentioned") > 0)
+        ).to_dicts()
+        if not _mentioned(r)
+    ]
+    counts: dict[str, int] = {}
+    items = []
+    for r in instead:
+        result = json.loads(r["result_json"])
+        named = [c for c in result.get("competitors") or [] if c.get("mentioned")]
+        for c in named:
+            counts[c["name"]] = counts.get(c["name"], 0) + 1
+        spans = [
+            (c["firstPosition"]["start"], c["firstPosition"]["end"], f"competitor: {c['name']}")
+            for c in named
+            if c.get("firstPosition")
+        ]
+        items.append(
+            f"<h3>{esc(r['query_id'])}: {esc(result.get('query') or '')}</h3>"
+            f"<p>{esc(r['provider'] or '-')}/{esc(r['model'] or '-')} &middot; names "
+            + ", ".join(f"<b>{esc(c['name'])}</b>" for c in named)
+            + f'</p><div class="response">{marked(result.get("response") or "", spans)}</div>'
+        )
+    if not instead:
+        return '<h3>Competitors named instead of us</h3><p class="muted">(no answer names a competitor without the site)</p>'
+    tally = table(
+        [{"name": n, "answers": k} for n, k in sorted(counts.items(), key=lambda x: (-x[1], x[0]))],
+        [("name", "competitor"), ("answers", "answers naming it, not us")],
+    )
+    more = (
+        f'<p class="muted">and {len(items) - shown} more such answers (analyses rows with '
+        "competitors_mentioned &gt; 0 that name the site by no URL, domain or brand)</p>"
+        if len(items) > shown
+        else ""
+    )
+    return f"<h3>Competitors named instead of us</h3>{tally}{''.join(items[:shown])}{more}"
 
 
 def provider_section(provider_rows: list[dict], collections: list[dict]) -> str:
@@ -364,6 +477,9 @@ def response_sections(store: ParquetStore, run_id: str, flow: RunKind) -> list[s
                 "providers",
             )
         )
+    brands = store.read("competitor_summaries", run_id)
+    if not brands.is_empty():
+        out.append(share_of_voice_section(brands, analyses))
     if collections:
         out.append(collection_section(collections))
     out += [worst_section(analyses), flagged_section(analyses)]

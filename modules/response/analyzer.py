@@ -37,6 +37,7 @@ from ..text import (
     words,
 )
 from .attribution import normalize_domain, score_attribution
+from .competitors import presences
 from .config import AnalyzerConfig
 from .facts import values
 from .groundtruth import GroundTruth, build_ground_truth, group_by_domain, pages_for
@@ -48,9 +49,11 @@ from .schema import (
     AnalysisResult,
     AttributionComponents,
     AttributionResult,
+    BrandPresence,
     ChunkMatch,
     ClaimFeedback,
     ClaimMatch,
+    Competitor,
     CompletenessResult,
     ContradictedClaim,
     Contradiction,
@@ -118,6 +121,9 @@ def record_from_result(result: AnalysisResult) -> AIResponse:
         claims=result.expected_claims,
         brand_names=result.brand_names,
         citations=result.citations,
+        competitors=[
+            Competitor(name=c.name, domains=c.domains, brand_names=c.brand_names) for c in result.competitors
+        ],
         query_set_id=result.query_set_id,
         source_line=result.source_line,
     )
@@ -407,6 +413,12 @@ class ResponseAnalyzer:
     def _base(self, p: _Prepared, now: datetime, gt: GroundTruth | None, **fields) -> AnalysisResult:
         r = p.record
         brands = list(dict.fromkeys(r.brand_names + (gt.brand_names if gt else [])))
+        if gt is not None:  # scored: where the site and each tracked competitor stand
+            fields["site"], fields["competitors"] = presences(
+                p.text, gt.domain, brands, r.competitors, r.citations
+            )
+        else:  # an error row keeps the competitors tracked, for re-analysis
+            fields["competitors"] = [BrandPresence(**c.model_dump()) for c in r.competitors]
         rid = hashlib.sha256(
             f"{r.query_set_id}\x00{r.query_id}\x00{r.provider}\x00{r.model}\x00{r.response}".encode()
         ).hexdigest()[:24]

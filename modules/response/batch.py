@@ -15,7 +15,7 @@ from .config import AnalyzerConfig
 from .groundtruth import GroundTruth
 from .records import RecordError
 from .schema import AIResponse
-from .tables import analyses_frame, analysis_row, error_row, summarize
+from .tables import analyses_frame, analysis_row, error_row, summarize, summarize_competitors
 
 
 def analyze_to_rows(
@@ -46,6 +46,7 @@ class RunTables:
     summaries: pl.DataFrame
     runs: pl.DataFrame
     totals: dict = field(default_factory=dict)
+    competitor_summaries: pl.DataFrame = field(default_factory=pl.DataFrame)
 
 
 def build_tables(
@@ -60,11 +61,19 @@ def build_tables(
     ground_truth: dict[str, GroundTruth],
     embedding_model: str,
     flow: RunKind = RunKind.ANALYZE,
+    previous_competitor_summaries: pl.DataFrame | None = None,
 ) -> RunTables:
+    """The run's tables; trends compare with ``previous_summaries`` (and
+    ``previous_competitor_summaries``), which the caller picks (all runs, or monitor runs)."""
     now = datetime.now(UTC)
     all_rows = rows + [error_row(e, ANALYZER_VERSION, now) for e in errors]
     analyses = analyses_frame(all_rows).sort("source_line", nulls_last=True)
     summaries = summarize(analyses, started_at, previous_summaries)
+    competitors = summarize_competitors(
+        analyses,
+        started_at,
+        pl.DataFrame() if previous_competitor_summaries is None else previous_competitor_summaries,
+    )
     status = analyses["status"]
     totals = {
         "total": analyses.height,
@@ -85,4 +94,4 @@ def build_tables(
         embedding_model=embedding_model,
         ground_truth_versions=json.dumps({d: g.version for d, g in sorted(ground_truth.items())}),
     )
-    return RunTables(analyses, summaries, runs, totals)
+    return RunTables(analyses, summaries, runs, totals, competitors)

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
 ScoreTier = Literal["excellent", "good", "fair", "poor"]
+Placement = Literal["first_sentence", "first_paragraph", "later"]
 Importance = Literal["required", "expected", "optional"]
 Status = Literal["ok", "flagged", "error"]
 
@@ -53,6 +54,21 @@ class Competitor(Model):
     name: str = Field(min_length=1)
     domains: list[str] = []
     brand_names: list[str] = []
+
+
+class BrandPresence(Competitor):
+    """Where one brand (the site's own, or a tracked competitor) stands in an answer (beyond the
+    seed): mentioned in the text (URL, domain or brand name), cited (a URL of its domain in the
+    text, or its domain among the assistant's cited sources, ``cited_rank`` the best such source's
+    rank), and whether it is named before every other tracked brand the answer names."""
+
+    mentioned: bool = False
+    cited: bool = False
+    mentions: int = 0
+    first_position: TextPosition | None = None
+    first_mention_in: Placement | None = None
+    cited_rank: int | None = None
+    named_first: bool = False
 
 
 class ChunkMatch(Model):
@@ -258,6 +274,8 @@ class AnalysisResult(Model):
     brand_names: list[str] = []  # as given or derived from page titles
     citations: list[Citation] = []  # the assistant's cited sources, as given
     source_line: int | None = None
+    site: BrandPresence | None = None  # the site's own presence (none on error rows)
+    competitors: list[BrandPresence] = []  # each tracked competitor's presence, in the record's order
 
 
 class AIResponse(Model):

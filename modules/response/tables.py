@@ -1,5 +1,5 @@
-"""The response analyzer's Parquet tables: ``analyses``, ``summaries`` and ``provider_summaries``
-(a run's ``runs`` row is :mod:`modules.store.runs`'s).
+"""The response analyzer's Parquet tables: ``analyses``, ``summaries``, ``provider_summaries`` and
+``competitor_summaries`` (a run's ``runs`` row is :mod:`modules.store.runs`'s).
 
 Schemas are explicit so that every run writes the same column types (documented in
 datasets/README.md); ``run_id`` is the hive partition, not a column inside the files.
@@ -17,7 +17,22 @@ from .schema import AnalysisResult
 
 TIERS = ("excellent", "good", "fair", "poor")
 METRICS = ("accuracy", "completeness", "attribution")
-RATES = ("wrong_fact_rate",)  # 0-1 shares of scored answers, with a ``*_delta`` against the previous run
+# 0-1 shares of scored answers, with a ``*_delta`` against the previous run
+VISIBILITY = ("mention_rate", "citation_rate", "first_position_rate", "share_of_voice")
+RATES = ("wrong_fact_rate", *VISIBILITY)
+
+COMPETITOR_STRUCT = pl.Struct(
+    {
+        "name": pl.String,
+        "mentioned": pl.Boolean,
+        "cited": pl.Boolean,
+        "mentions": pl.Int64,
+        "first_start": pl.Int64,
+        "first_mention_in": pl.String,
+        "cited_rank": pl.Int64,
+        "named_first": pl.Boolean,
+    }
+)
 
 ANALYSES_SCHEMA = {
     "id": pl.String,
@@ -58,6 +73,11 @@ ANALYSES_SCHEMA = {
     "list_rank": pl.Int64,
     "citation_count": pl.Int64,
     "cited_rank": pl.Int64,
+    # appended (issue 19): the site and its tracked competitors in the answer
+    "site_cited": pl.Boolean,
+    "site_named_first": pl.Boolean,
+    "competitors_mentioned": pl.Int64,
+    "competitors": pl.List(COMPETITOR_STRUCT),
 }
 
 SUMMARY_SCHEMA = {
@@ -78,6 +98,8 @@ SUMMARY_SCHEMA = {
     # appended (issue 15): share of scored answers with a wrong fact, 0-1, and its trend
     "wrong_fact_rate": pl.Float64,
     "wrong_fact_rate_delta": pl.Float64,
+    # appended (issue 19): the site's visibility beside its tracked competitors, 0-1, and trends
+    **{f"{v}{d}": pl.Float64 for v in VISIBILITY for d in ("", "_delta")},
 }
 
 
@@ -122,6 +144,24 @@ def analysis_row(r: AnalysisResult) -> dict:
         "list_rank": attr and attr.components and attr.components.list_rank,
         "citation_count": len(r.citations) if scored else None,
         "cited_rank": attr and attr.components and attr.components.cited_rank,
+        "site_cited": r.site.cited if r.site else None,
+        "site_named_first": r.site.named_first if r.site else None,
+        "competitors_mentioned": sum(c.mentioned for c in r.competitors) if r.site else None,
+        "competitors": [
+            {
+                "name": c.name,
+                "mentioned": c.mentioned,
+                "cited": c.cited,
+                "mentions": c.mentions,
+                "first_start": c.first_position and c.first_position.start,
+                "first_mention_in": c.first_mention_in,
+                "cited_rank": c.cited_rank,
+                "named_first": c.named_first,
+            }
+            for c in r.competitors
+        ]
+        if r.site
+        else None,
     }
 
 
@@ -169,6 +209,8 @@ PROVIDER_SUMMARY_SCHEMA = {
     "wrong_fact_rate_delta": pl.Float64,
     # scored answers that name the site (URL, domain or brand) and state no wrong fact, 0-1
     "correct_mention_rate": pl.Float64,
+    # appended (issue 19), as in ``summaries``
+    **{f"{v}{d}": pl.Float64 for v in VISIBILITY for d in ("", "_delta")},
 }
 
 
@@ -193,10 +235,7 @@ def summarize_providers(analyses: pl.DataFrame, run_at: datetime, previous: pl.D
     brand) and state no wrong fact.
     """
     flag = lambda f: pl.col("flags").list.contains(f).fill_null(False).sum()  # noqa: E731
-    mentioned = pl.any_horizontal("has_url_citation", "has_domain_mention", "has_brand_mention").fill_null(
-        False
-    )
-    correct = _share(analyses, mentioned & ~pl.col("has_wrong_fact"), "has_wrong_fact")
+    correct = _share(analyses, _MENTIONED & ~pl.col("has_wrong_fact"), "has_wrong_fact")
     extra = [
         flag("refusal").alias("refusal_count"),
         flag("empty_response").alias("empty_count"),
@@ -230,6 +269,7 @@ def _summaries(
         (pl.col("status") == "flagged").sum().alias("flagged_count"),
         (pl.col("status") == "error").sum().alias("error_count"),
         _share(analyses, pl.col("has_wrong_fact"), "has_wrong_fact").alias("wrong_fact_rate"),
+        *_visibility(analyses),
         *extra,
     ]
     for m in METRICS:
@@ -262,6 +302,31 @@ def _summaries(
     return frame(rows, schema)
 
 
+_MENTIONED = pl.any_horizontal("has_url_citation", "has_domain_mention", "has_brand_mention").fill_null(False)
+
+
+def _visibility(analyses: pl.DataFrame) -> list[pl.Expr]:
+    """The site's visibility over scored answers: named at all (URL, domain or brand), cited (a
+    URL in the text, or its domain among the assistant's sources), named before every tracked
+    competitor, and share of voice over the answers that track competitors: answers naming the
+    site / answers naming each tracked brand, summed over brands (the site included; null when
+    no competitor is tracked, or no tracked brand is named)."""
+    scored = pl.col("status") != "error"
+    if "competitors" in analyses.columns:
+        tracks = pl.col("competitors").list.len().fill_null(0) > 0
+        ours = (_MENTIONED & tracks).filter(scored).cast(pl.Int64).sum()
+        voices = ours + pl.col("competitors_mentioned").filter(scored).sum()
+        sov = pl.when(voices > 0).then((ours / voices).round(4))
+    else:
+        sov = pl.lit(None, pl.Float64)
+    return [
+        _share(analyses, _MENTIONED, "has_brand_mention").alias("mention_rate"),
+        _share(analyses, pl.col("site_cited"), "site_cited").alias("citation_rate"),
+        _share(analyses, pl.col("site_named_first"), "site_named_first").alias("first_position_rate"),
+        sov.cast(pl.Float64).alias("share_of_voice"),
+    ]
+
+
 def _share(analyses: pl.DataFrame, condition: pl.Expr, needs: str) -> pl.Expr:
     """The share (0-1, 4 decimals) of scored rows meeting ``condition``; null when none is scored
     or when the rows predate the column it needs (an ``analyses`` table written before it)."""
@@ -281,3 +346,76 @@ def _previous(previous: pl.DataFrame, match: dict[str, str | None], run_at: date
     if earlier.is_empty():
         return None
     return earlier.sort("run_at").row(-1, named=True)
+
+
+COMPETITOR_KEYS = ("domain", "query_set_id", "provider", "model", "brand")
+COMPETITOR_RATES = ("mention_rate", "citation_rate", "first_position_rate", "share_of_voice")
+
+COMPETITOR_SUMMARY_SCHEMA = {
+    **{k: pl.String for k in COMPETITOR_KEYS},
+    "is_site": pl.Boolean,
+    "run_at": pl.Datetime("us", "UTC"),
+    "answer_count": pl.Int64,
+    "mention_count": pl.Int64,
+    "cited_count": pl.Int64,
+    **{r: pl.Float64 for r in COMPETITOR_RATES},
+    "previous_run_id": pl.String,
+    **{f"{r}_delta": pl.Float64 for r in COMPETITOR_RATES},
+}
+
+
+def summarize_competitors(analyses: pl.DataFrame, run_at: datetime, previous: pl.DataFrame) -> pl.DataFrame:
+    """Each tracked brand per (domain, query set, provider, model): the site's own row (``brand``
+    its domain, ``is_site``) and one per competitor, over the scored answers that track
+    competitors; a brand's share of voice is the answers naming it / the answers naming each
+    brand, summed over the group's brands (so a group's shares add up to 1). Deltas compare the
+    same brand, provider and model with the latest earlier row in ``previous``."""
+    if "competitors" not in analyses.columns:
+        return frame([], COMPETITOR_SUMMARY_SCHEMA)
+    tracking = analyses.filter((pl.col("status") != "error") & (pl.col("competitors").list.len() > 0))
+    groups: dict[tuple, dict[str, dict]] = {}
+    for row in tracking.to_dicts():
+        brands = groups.setdefault(tuple(row[k] for k in COMPETITOR_KEYS[:-1]), {})
+        seen = [
+            (
+                row["domain"],
+                True,
+                any(row[f] for f in ("has_url_citation", "has_domain_mention", "has_brand_mention")),
+                row["site_cited"],
+                row["site_named_first"],
+            ),
+            *((c["name"], False, c["mentioned"], c["cited"], c["named_first"]) for c in row["competitors"]),
+        ]
+        for name, is_site, mentioned, cited, first in seen:
+            b = brands.setdefault(name, {"is_site": is_site, "n": 0, "mentioned": 0, "cited": 0, "first": 0})
+            b["n"] += 1
+            b["mentioned"] += bool(mentioned)
+            b["cited"] += bool(cited)
+            b["first"] += bool(first)
+    rows = []
+    for key, brands in groups.items():
+        voices = sum(b["mentioned"] for b in brands.values())
+        for name, b in brands.items():
+            row = dict(zip(COMPETITOR_KEYS, (*key, name)))
+            prev = _previous(previous, row, run_at)
+            row |= {
+                "is_site": b["is_site"],
+                "run_at": run_at,
+                "answer_count": b["n"],
+                "mention_count": b["mentioned"],
+                "cited_count": b["cited"],
+                "mention_rate": round(b["mentioned"] / b["n"], 4),
+                "citation_rate": round(b["cited"] / b["n"], 4),
+                "first_position_rate": round(b["first"] / b["n"], 4),
+                "share_of_voice": round(b["mentioned"] / voices, 4) if voices else None,
+                "previous_run_id": prev and prev["run_id"],
+            }
+            for r in COMPETITOR_RATES:
+                old = prev and prev.get(r)
+                row[f"{r}_delta"] = None if row[r] is None or old is None else round(row[r] - old, 4)
+            rows.append(row)
+    return frame(rows, COMPETITOR_SUMMARY_SCHEMA).sort(
+        [*COMPETITOR_KEYS[:-1], "is_site", "mention_count"],
+        descending=[False] * 4 + [True, True],
+        nulls_last=True,
+    )
