@@ -7,6 +7,7 @@ import json
 
 import polars as pl
 
+from ..response.tables import names_site
 from ..store import ParquetStore
 from ..store.runs import RunKind, read_of_kind
 from . import plots
@@ -111,10 +112,6 @@ VISIBILITY = (
 )
 
 
-def _mentioned(row: dict) -> bool:
-    return bool(row["has_url_citation"] or row["has_domain_mention"] or row["has_brand_mention"])
-
-
 def share_of_voice_section(brands: pl.DataFrame, analyses: pl.DataFrame) -> str:
     """Share of voice per provider (one stacked bar each), each tracked brand's figures, and the
     answers that name a competitor but not the site."""
@@ -170,7 +167,7 @@ def _instead_of_us(analyses: pl.DataFrame, shown: int = 10) -> str:
         for r in analyses.filter(
             (pl.col("status") != "error") & (pl.col("competitors_mentioned") > 0)
         ).to_dicts()
-        if not _mentioned(r)
+        if not names_site(r)
     ]
     counts: dict[str, int] = {}
     items = []

@@ -123,7 +123,7 @@ def cited_on_site(citations: list[Citation], domain: str) -> list[Citation]:
     return out
 
 
-def _place(response: str, at: int) -> tuple[MentionPlace, int | None, int]:
+def place_of(response: str, at: int) -> tuple[MentionPlace, int | None, int]:
     """Where offset ``at`` stands: first_sentence, first_paragraph or later; the list item holding
     it (1 = the answer's first item); and its rank for the list points, 1 + the list items before
     it, so that text after a list ranks below every item of it.
@@ -178,7 +178,7 @@ def score_attribution(
     )
     if mentions:
         first = mentions[0].position
-        place, list_rank, rank = _place(response, first.start)
+        place, list_rank, rank = place_of(response, first.start)
         parts.first_mention_position, parts.first_mention_in, parts.list_rank = first, place, list_rank
         parts.position_points = {
             "first_sentence": config.first_sentence_weight,

@@ -4,16 +4,17 @@ which it names first, beside the site's own brand.
 A competitor is matched exactly as the site is (:func:`.attribution.find_mentions`: the same word
 and host boundaries, so ``counterexample.com`` never counts for ``example.com``), on each of its
 domains and on its brand names and name. It is *cited* when the answer holds a URL on one of its
-domains, or when one of the assistant's own cited sources (``AIResponse.citations``) is on one.
+domains, or when one of the assistant's own cited sources (``AIResponse.citations``) is on one
+(:func:`.attribution.cited_on_site`); where its first mention stands is read as the site's is
+(:func:`.attribution.place_of`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..text import split_paragraphs, split_sentences
-from .attribution import find_mentions, host_matches, normalize_domain
-from .schema import AttributionMention, BrandPresence, Citation, Competitor, Placement
+from .attribution import cited_on_site, find_mentions, normalize_domain, place_of
+from .schema import AttributionMention, BrandPresence, Citation, Competitor
 
 
 def _mentions(response: str, domains: Sequence[str], brand_names: Sequence[str]) -> list[AttributionMention]:
@@ -24,16 +25,6 @@ def _mentions(response: str, domains: Sequence[str], brand_names: Sequence[str])
             if not any(m.position.start < o.position.end and o.position.start < m.position.end for o in out):
                 out.append(m)
     return sorted(out, key=lambda m: m.position.start)
-
-
-def _placement(response: str, start: int) -> Placement:
-    for spans, where in (
-        (split_sentences(response), "first_sentence"),
-        (split_paragraphs(response), "first_paragraph"),
-    ):
-        if spans and start < spans[0].end:
-            return where
-    return "later"
 
 
 def presence(
@@ -48,7 +39,7 @@ def presence(
     # the name is a brand name too, unless it is one of the domains (matched on host boundaries)
     names = [*brand_names, *([name] if normalize_domain(name) not in domains else [])]
     mentions = _mentions(response, domains, names)
-    ranks = [c.rank for c in citations if any(host_matches(c.url, d) for d in domains)]
+    ranks = [c.rank for d in domains for c in cited_on_site(list(citations), d)]
     first = mentions[0].position if mentions else None
     return BrandPresence(
         name=name,
@@ -58,7 +49,7 @@ def presence(
         cited=bool(ranks) or any(m.type == "url" for m in mentions),
         mentions=len(mentions),
         first_position=first,
-        first_mention_in=_placement(response, first.start) if first else None,
+        first_mention_in=place_of(response, first.start)[0] if first else None,
         cited_rank=min(ranks) if ranks else None,
     )
 

@@ -305,6 +305,27 @@ def _summaries(
 _MENTIONED = pl.any_horizontal("has_url_citation", "has_domain_mention", "has_brand_mention").fill_null(False)
 
 
+def names_site(row: dict) -> bool:
+    """:func:`_named` for one ``analyses`` row."""
+    if row.get("first_mention_in") is None:
+        return any(row[f] for f in ("has_url_citation", "has_domain_mention", "has_brand_mention"))
+    return row["first_mention_in"] != "none"
+
+
+def _named(columns: list[str]) -> pl.Expr:
+    """The answer's text names the site (URL, domain or brand), as a competitor counts as named:
+    a source the assistant only listed beside its text is a citation, not a mention. Tables
+    written before ``first_mention_in`` count any attribution."""
+    if "first_mention_in" not in columns:
+        return _MENTIONED
+    return (
+        pl.when(pl.col("first_mention_in").is_null())
+        .then(_MENTIONED)
+        .otherwise(pl.col("first_mention_in") != "none")
+        .fill_null(False)
+    )
+
+
 def _visibility(analyses: pl.DataFrame) -> list[pl.Expr]:
     """The site's visibility over scored answers: named at all (URL, domain or brand), cited (a
     URL in the text, or its domain among the assistant's sources), named before every tracked
@@ -314,13 +335,13 @@ def _visibility(analyses: pl.DataFrame) -> list[pl.Expr]:
     scored = pl.col("status") != "error"
     if "competitors" in analyses.columns:
         tracks = pl.col("competitors").list.len().fill_null(0) > 0
-        ours = (_MENTIONED & tracks).filter(scored).cast(pl.Int64).sum()
+        ours = (_named(analyses.columns) & tracks).filter(scored).cast(pl.Int64).sum()
         voices = ours + pl.col("competitors_mentioned").filter(scored).sum()
         sov = pl.when(voices > 0).then((ours / voices).round(4))
     else:
         sov = pl.lit(None, pl.Float64)
     return [
-        _share(analyses, _MENTIONED, "has_brand_mention").alias("mention_rate"),
+        _share(analyses, _named(analyses.columns), "has_brand_mention").alias("mention_rate"),
         _share(analyses, pl.col("site_cited"), "site_cited").alias("citation_rate"),
         _share(analyses, pl.col("site_named_first"), "site_named_first").alias("first_position_rate"),
         sov.cast(pl.Float64).alias("share_of_voice"),
@@ -380,7 +401,7 @@ def summarize_competitors(analyses: pl.DataFrame, run_at: datetime, previous: pl
             (
                 row["domain"],
                 True,
-                any(row[f] for f in ("has_url_citation", "has_domain_mention", "has_brand_mention")),
+                names_site(row),
                 row["site_cited"],
                 row["site_named_first"],
             ),
