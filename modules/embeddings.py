@@ -36,12 +36,30 @@ class Embedder(Protocol):
 
 
 @lru_cache(maxsize=4)
-def _load_sentence_transformer(path: str):
+def _load_model(path: str):
+    """The model at ``path``, loaded once per process: :mod:`modules.encoder` for the BERT layout
+    of the bundled model (a quarter of the start time), sentence-transformers for any other."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    from .encoder import load_bert_encoder
+
+    encoder = load_bert_encoder(path)
+    if encoder is not None:
+        return encoder.encode
     from sentence_transformers import SentenceTransformer
 
-    return SentenceTransformer(path, device="cpu")
+    model = SentenceTransformer(path, device="cpu")
+
+    def encode(texts: Sequence[str], batch_size: int) -> np.ndarray:
+        return model.encode(
+            list(texts),
+            batch_size=batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+
+    return encode
 
 
 def bundled_model_path() -> Path:
@@ -51,7 +69,7 @@ def bundled_model_path() -> Path:
 
 
 class LocalEmbedder:
-    """sentence-transformers on the CPU; one model per process, one encode at a time.
+    """The local model (:func:`_load_model`) on the CPU; one model per process, one encode at a time.
 
     ``exclusive`` serialises CPU-bound work in the process: torch already uses every core
     for one batch, and concurrent batches from several threads only oversubscribe them
@@ -66,15 +84,9 @@ class LocalEmbedder:
         self.batch_size = batch_size
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
-        model = _load_sentence_transformer(self.path)
+        encode = _load_model(self.path)
         with self.exclusive:
-            vectors = model.encode(
-                list(texts),
-                batch_size=self.batch_size,
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=False,
-            )
+            vectors = encode(list(texts), batch_size=self.batch_size)
         return np.asarray(vectors, dtype=np.float32).reshape(len(texts), -1)
 
 
