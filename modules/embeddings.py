@@ -19,6 +19,7 @@ from typing import Protocol
 
 import numpy as np
 
+from .encoder import load_bert_encoder
 from .tables_io import atomic_path
 from .text import STOPWORDS, stem, words
 
@@ -41,8 +42,6 @@ def _load_model(path: str):
     of the bundled model (a quarter of the start time), sentence-transformers for any other."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    from .encoder import load_bert_encoder
-
     encoder = load_bert_encoder(path)
     if encoder is not None:
         return encoder.encode

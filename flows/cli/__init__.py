@@ -12,7 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-from . import analysis, optimize, queries, rerank, research, runs
+from . import analysis, optimize, queries, rerank, research, runs, server
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -31,6 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     queries.register(sub)  # queries generate|check|approve
     analysis.register_collection(sub)  # collect, monitor
     runs.register(sub)  # report, runs
+    server.register(sub)  # server status|start|stop
     _add_verbose(sub)
     return parser
 
