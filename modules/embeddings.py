@@ -36,9 +36,19 @@ class Embedder(Protocol):
         ...
 
 
-@lru_cache(maxsize=4)
+_loading = threading.Lock()
+
+
 def _load_model(path: str):
-    """The model at ``path``, loaded once per process: :mod:`modules.encoder` for the BERT layout
+    """The model at ``path``, loaded once per process (one load at a time: a :func:`preload`
+    under way is waited for, not repeated)."""
+    with _loading:
+        return _load_model_once(path)
+
+
+@lru_cache(maxsize=4)
+def _load_model_once(path: str):
+    """The model at ``path``: :mod:`modules.encoder` for the BERT layout
     of the bundled model (a quarter of the start time), sentence-transformers for any other."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -111,6 +121,23 @@ class OpenAIEmbedder:
         arr = np.asarray(out, dtype=np.float32).reshape(len(texts), -1)
         norms = np.linalg.norm(arr, axis=1, keepdims=True)
         return arr / np.where(norms == 0, 1, norms)
+
+
+def preload(provider: str, model: str | None = None) -> None:
+    """Load the local model in a background thread, so that a command's start (its imports, the
+    Prefect server's start) and the model's load overlap; the first encode waits for it. Nothing
+    for a remote provider."""
+    if provider != "local":
+        return
+    path = LocalEmbedder(model).path
+
+    def load() -> None:
+        try:
+            _load_model(path)
+        except Exception:  # noqa: BLE001 (the encode that needs it loads it again and reports it)
+            pass
+
+    threading.Thread(target=load, name="model-preload", daemon=True).start()
 
 
 def make_embedder(provider: str, model: str | None = None) -> Embedder:
