@@ -65,12 +65,18 @@ def log_file_path(data_dir: str | None) -> Path | None:
 
 def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    if not os.environ.get("PREFECT_API_URL"):  # offline by default: the temporary server sends no telemetry
+    if not os.environ.get("PREFECT_API_URL"):  # offline by default: the local server and client send no telemetry
         os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+        os.environ.setdefault("DO_NOT_TRACK", "1")  # (and a terminal gets no telemetry notice)
     args = build_parser().parse_args(argv)
     from .output import set_terminal
 
     set_terminal(args.verbose, log_file_path(getattr(args, "data_dir", None)))
+    from flows.progress import show_in_terminal
+
+    # bars on a terminal; plain lines when piped, under --json or among --verbose's log lines
+    tty = sys.stderr.isatty() and not getattr(args, "json", False) and not args.verbose
+    show_in_terminal("rich" if tty else "plain")
     if not args.debug:
         from flows.runtime import quiet_user_errors
 
