@@ -14,7 +14,7 @@ import os
 import sys
 from pathlib import Path
 
-from . import analysis, optimize, queries, rerank, research, runs, server
+from . import analysis, completion, optimize, queries, rerank, research, runs, server
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,6 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     analysis.register_collection(sub)  # collect, monitor
     runs.register(sub)  # report, runs
     server.register(sub)  # server status|start|stop
+    completion.register(sub)  # completion bash|zsh
     _add_verbose(sub)
     return parser
 
@@ -65,7 +66,9 @@ def log_file_path(data_dir: str | None) -> Path | None:
 
 def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    if not os.environ.get("PREFECT_API_URL"):  # offline by default: the local server and client send no telemetry
+    if not os.environ.get(
+        "PREFECT_API_URL"
+    ):  # offline by default: the local server and client send no telemetry
         os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
         os.environ.setdefault("DO_NOT_TRACK", "1")  # (and a terminal gets no telemetry notice)
     args = build_parser().parse_args(argv)
