@@ -139,7 +139,12 @@ def ask_providers_task(
         )
     queries = plan.query_set.queries
     ids = {q.query_id for q in queries}
-    label = {spec.key: f"{spec.provider}/{spec.model}" for spec in plan.specs}
+    label = {  # openai/gpt-4o-mini; local-qwen:openai/qwen2.5 for a labelled or self-hosted one
+        spec.key: spec.model
+        if spec.model.startswith(spec.provider + "/")
+        else f"{spec.provider}:{spec.model}"
+        for spec in plan.specs
+    }
     key = artifact_key(flow_name, "progress", run_id)
     totals = {label[spec.key]: len(queries) for spec in plan.specs}
     with progress(flow_name, totals, unit="queries", key=key, description=f"run {run_id}") as shown:
