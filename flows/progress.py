@@ -58,7 +58,7 @@ class Progress:
         self.done = dict.fromkeys(self.totals, 0)
         self.started = time.monotonic()
         self._lock = threading.Lock()
-        self._key, self._artifact, self._artifact_at = key, None, 0.0
+        self._artifact, self._artifact_at = None, 0.0
         self._printed, self._plain_at = False, self.started
         self._every = plain_every_s() if _mode == "plain" else 0.0
         self._bars = None
