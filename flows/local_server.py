@@ -180,7 +180,23 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _start(folder: Path, startup_timeout: float) -> ServerInfo:
+def _start(folder: Path, startup_timeout: float, attempts: int = 3) -> ServerInfo:
+    """Start the server on a free port; again on another one when it exits at once (the port
+    was taken between the check and its bind), up to ``attempts`` times."""
+    for attempt in range(1, attempts + 1):
+        try:
+            return _start_once(folder, startup_timeout)
+        except _ExitedAtStart:
+            if attempt == attempts:
+                raise
+    raise AssertionError("unreachable")
+
+
+class _ExitedAtStart(RuntimeError):
+    pass
+
+
+def _start_once(folder: Path, startup_timeout: float) -> ServerInfo:
     port = _free_port()
     log = open(folder / "server.log", "ab")  # noqa: SIM115 (the child keeps it)
     env = {**os.environ, "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1"}
@@ -200,7 +216,7 @@ def _start(folder: Path, startup_timeout: float) -> ServerInfo:
     deadline = time.monotonic() + startup_timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(
+            raise _ExitedAtStart(
                 f"the local Prefect server exited with status {process.returncode} at start "
                 f"(see {folder / 'server.log'}); set {ENABLED_ENV}=0 to use a temporary server per command"
             )

@@ -78,6 +78,15 @@ def test_commands_share_one_server_which_stops_when_idle(tmp_path):
 
         assert _wait_until(lambda: not local_server._alive(info["pid"]), 120), "the idle server did not stop"
         assert not (folder / "server.json").exists()
+
+        # a state file left by a server that died (killed, machine restarted): a new one starts
+        (folder / "server.json").write_text(json.dumps(info))
+        again = subprocess.run(
+            [sys.executable, "-c", acquire], env=env, cwd=ROOT, capture_output=True, text=True
+        )
+        url, pid = again.stdout.split()
+        assert int(pid) != info["pid"] and local_server._alive(int(pid)), again.stderr
+        assert httpx.get(url + "/api/health", timeout=10).status_code == 200
     finally:
         local_server.stop(folder)
 
