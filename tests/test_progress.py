@@ -127,3 +127,24 @@ def test_progress_bars_on_a_terminal_end_cleanly(tmp_path):
     assert re.search(r"15/15 responses 100%", frames[-1]), frames[-1]  # the last frame: total/total
     assert bars.endswith("\r\n")  # ended by a newline: nothing left half-drawn on the summary's line
     assert "nimbusnotes.example" in summary and "\x1b" not in summary.replace("\x1b[?25h", "")
+
+
+@pytest.mark.usefixtures("prefect_harness")
+def test_collect_counts_every_call_per_provider_errors_included(plain, tmp_path, capsys):
+    from modules.queries import load_query_set
+    from tests.fake_assistant import FakeAssistant
+
+    query_set = str(SAMPLES / "queries.jsonl")
+    n = len(load_query_set(query_set).queries)
+    fake = FakeAssistant({q.query: q.expected_answer for q in load_query_set(query_set).queries})
+    try:
+        args = ["collect", query_set, "--data-dir", str(tmp_path), "--timeout", "5"]
+        for model in ("good", "denied"):  # denied: a bad key, every call an error
+            args += ["--provider", f"openai/{model},base_url={fake.base_url},label=openai"]
+        assert main(args) == 0
+    finally:
+        fake.close()
+    lines = capsys.readouterr().err.splitlines()
+    for model in ("good", "denied"):
+        final = [line for line in lines if line.startswith(f"collect openai/{model}: ") and " in " in line]
+        assert len(final) == 1 and final[0].startswith(f"collect openai/{model}: {n}/{n} queries in "), lines
