@@ -4,7 +4,7 @@ From one run, on the same ~2,900 TruthfulQA answers (with question, expected ans
 derived claims), repeated ``--repeats`` times, medians printed:
   1. direct: ResponseAnalyzer over the records (what the flow's tasks call), counting every
      text it sends to the encoder;
-  2. encoder: the raw SentenceTransformer encoding exactly those texts, same batch size; and
+  2. encoder: the raw local model (``modules.encoder``) encoding exactly those texts, same batch size; and
      *inputs*: encoding the distinct texts the analysis reads (responses, expected answers,
      claims, queries, ground-truth chunks), what any embedding-based analyzer must pay;
   3. flow: the ``analyze-responses`` Prefect flow on the same file, with the settings
@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 from evals.accuracy_eval import DEFAULT_CSV, load
-from modules.embeddings import LocalEmbedder, _load_sentence_transformer
+from modules.embeddings import LocalEmbedder, _load_model
 from modules.response import AnalyzerConfig, ResponseAnalyzer
 from modules.response.batch import analyze_to_rows
 
@@ -62,8 +62,8 @@ def main() -> None:
     pages_path.write_text("".join(p.model_dump_json() + "\n" for p in pages))
     overrides = {"batch.concurrency": args.concurrency, "batch.batch_size": args.batch_size}
     config = AnalyzerConfig.load(None, {k: v for k, v in overrides.items() if v})
-    model = _load_sentence_transformer(LocalEmbedder().path)
-    model.encode(["warm up"] * 64)
+    encode = _load_model(LocalEmbedder().path)  # the model LocalEmbedder runs, without its lock
+    encode(["warm up"] * 64, batch_size=64)
 
     from flows.analyze import analyze_responses
     from flows.runtime import local_run_settings, task_runner_for
@@ -115,16 +115,12 @@ def main() -> None:
         n_texts = len(texts)
         t = time.perf_counter()
         for k in range(0, len(texts), size * 4):  # same chunks the analyzer submitted, roughly
-            model.encode(
-                texts[k : k + size * 4], batch_size=64, normalize_embeddings=True, show_progress_bar=False
-            )
+            encode(texts[k : k + size * 4], batch_size=64)
         encoder.append(time.perf_counter() - t)
 
         t = time.perf_counter()
         for k in range(0, len(inputs), size * 4):
-            model.encode(
-                inputs[k : k + size * 4], batch_size=64, normalize_embeddings=True, show_progress_bar=False
-            )
+            encode(inputs[k : k + size * 4], batch_size=64)
         encoded_inputs.append(time.perf_counter() - t)
 
         t = time.perf_counter()

@@ -17,10 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from prefect import flow, get_run_logger, task, unmapped
-from prefect.artifacts import create_progress_artifact, create_table_artifact, update_progress_artifact
+from prefect.artifacts import create_table_artifact
 from prefect.cache_policies import NO_CACHE
 from pydantic import BaseModel, Field
 
+from flows.progress import progress
 from flows.runtime import (
     FLOW_TIMEOUT_S,
     CountedRun,
@@ -197,18 +198,21 @@ def analyze_records(
             raise ValueError(f"no ground truth pages for domain(s) {missing} (continue_on_error is false)")
     size = max(1, min(config.batch.batch_size, math.ceil(len(records) / config.batch.concurrency) or 1))
     batches = [records[i : i + size] for i in range(0, len(records), size)]
-    progress = create_progress_artifact(
-        progress=0.0,
-        key=artifact_key(flow_name, "progress", run_id),
-        description=f"run {run_id}: {len(records)} responses",
-    )
     futures = analyze_batch_task.with_options(**options).map(
         unmapped(config), batches, unmapped(gts), unmapped(coerced), unmapped(judge)
     )
     rows: list[dict] = []
-    for done, future in enumerate(futures, 1):
-        rows.extend(future.result())
-        update_progress_artifact(progress, 100.0 * done / max(len(batches), 1))
+    key = artifact_key(flow_name, "progress", run_id)
+    with progress(
+        "analyze",
+        len(records),
+        unit="responses",
+        key=key,
+        description=f"run {run_id}: {len(records)} responses",
+    ) as shown:
+        for batch, future in zip(batches, futures):
+            rows.extend(future.result())
+            shown.advance(len(batch))
     logger.info("analysed %d responses in %d batches", len(rows), len(batches))
     for flag, meaning in WARNED_FLAGS.items():
         n = sum(flag in (r["flags"] or []) for r in rows)

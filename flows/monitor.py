@@ -20,6 +20,7 @@ from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.cache_policies import NO_CACHE
 
 from flows.analyze import JudgeOptions, analyze_records, summary_artifact, with_judge
+from flows.progress import progress
 from flows.runtime import (
     FLOW_TIMEOUT_S,
     CountedRun,
@@ -31,6 +32,7 @@ from flows.runtime import (
     write_run,
 )
 from modules.providers import Cancellation, ProviderRun, ask_providers
+from modules.providers.collect import KEPT_STATUSES
 from modules.providers.plan import (
     CollectionPlan,
     checkpoint_answer,
@@ -120,7 +122,7 @@ def plan_collection_task(
 
 @task(name="ask-providers", cache_policy=NO_CACHE, retries=0)
 def ask_providers_task(
-    plan: CollectionPlan, cancellation: Cancellation, checkpoint: Checkpoint
+    plan: CollectionPlan, cancellation: Cancellation, checkpoint: Checkpoint, flow_name: RunKind, run_id: str
 ) -> list[ProviderRun]:
     """Called inline, not submitted: the calls run in this process's threads, where a signal can
     stop them. Not retried: a retry would ask everything again and pay for it twice."""
@@ -135,13 +137,31 @@ def ask_providers_task(
             if plan.resumed_from
             else "",
         )
-    return ask_providers(
-        plan.specs,
-        plan.query_set.queries,
-        cancellation=cancellation,
-        carried=plan.carried,
-        on_answer=lambda spec, answer: checkpoint_answer(checkpoint, spec, answer),
-    )
+    queries = plan.query_set.queries
+    ids = {q.query_id for q in queries}
+    label = {  # openai/gpt-4o-mini; local-qwen:openai/qwen2.5 for a labelled or self-hosted one
+        spec.key: spec.model
+        if spec.model.startswith(spec.provider + "/")
+        else f"{spec.provider}:{spec.model}"
+        for spec in plan.specs
+    }
+    key = artifact_key(flow_name, "progress", run_id)
+    totals = {label[spec.key]: len(queries) for spec in plan.specs}
+    with progress(flow_name, totals, unit="queries", key=key, description=f"run {run_id}") as shown:
+        for spec in plan.specs:  # answers kept from the resumed run are done already
+            kept = sum(
+                q in ids and a.status in KEPT_STATUSES for q, a in plan.carried.get(spec.key, {}).items()
+            )
+            if kept:
+                shown.advance(kept, label[spec.key])
+        return ask_providers(
+            plan.specs,
+            queries,
+            cancellation=cancellation,
+            carried=plan.carried,
+            on_answer=lambda spec, answer: checkpoint_answer(checkpoint, spec, answer),
+            on_asked=lambda spec, answer: shown.advance(1, label[spec.key]),
+        )
 
 
 def _collect(
@@ -154,7 +174,7 @@ def _collect(
     start_checkpoint(checkpoint, plan, flow_name)
     cancellation = Cancellation(max_seconds)
     with stop_on_signals(cancellation):
-        runs = ask_providers_task(plan, cancellation, checkpoint)
+        runs = ask_providers_task(plan, cancellation, checkpoint, flow_name, run_id)
     responses = frame([r for run in runs for r in response_rows(run, query_set)], RESPONSES_SCHEMA)
     collections = frame([collection_row(run, query_set) for run in runs], COLLECTIONS_SCHEMA)
     logger = get_run_logger()

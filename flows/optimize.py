@@ -20,9 +20,11 @@ import polars as pl
 from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
+from flows.progress import progress
 from flows.runtime import (
     FLOW_TIMEOUT_S,
     FlowResult,
+    artifact_key,
     begin_run,
     publish_run_report,
     retry_transient,
@@ -181,48 +183,55 @@ def optimize_node(
     current_path = program_store.resolve(node, "latest", programs_dir)
     current_version = current_path.stem if current_path else "uncompiled"
     rows: list[dict] = []
-    baseline_score, baseline_rows = evaluate_task(node, "baseline", None, None, dev, None, None, "dev")
-    rows += baseline_rows
-    before = after = None
-    if model:
-        before, before_rows = evaluate_task(
-            node,
-            "current",
-            current_version,
-            str(current_path) if current_path else None,
-            dev,
-            lm,
-            lm_base_url,
-            "dev",
-            lm_context,
-        )
-        rows += before_rows
-    compiled = compile_task(node, optimizer, train, dev, lm, lm_base_url, teacher_lm, seed, lm_context)
-    saved = None
-    meta = {
-        "optimizer": optimizer,
-        "lm": model,
-        "lm_context": lm_context,
-        "teacher_lm": teacher_lm,
-        "trainset": train_path,
-        "devset": dev_path,
-        "trainset_sha256_16": file_hash(train_path),
-        "devset_sha256_16": file_hash(dev_path),
-        "dev_score_before": before,
-        "baseline_dev_score": baseline_score,
-        "previous_version": current_version,
-        "run_id": run_id,
-        "seed": seed,
-    }
-    if model:
-        # evaluate the compiled program before deciding whether it is promoted
-        with tempfile.TemporaryDirectory() as tmp:
-            probe = Path(tmp) / "candidate.json"
-            compiled.save(str(probe))
-            after, after_rows = evaluate_task(
-                node, "compiled", "candidate", str(probe), dev, lm, lm_base_url, "dev", lm_context
+    steps = 2 + 2 * bool(model)  # evaluate the baseline (and the current program), compile (and evaluate it)
+    key = artifact_key(RunKind.OPTIMIZE, "progress", run_id)
+    with progress("optimize " + node, steps, unit="steps", key=key) as shown:
+        baseline_score, baseline_rows = evaluate_task(node, "baseline", None, None, dev, None, None, "dev")
+        rows += baseline_rows
+        shown.advance()
+        before = after = None
+        if model:
+            before, before_rows = evaluate_task(
+                node,
+                "current",
+                current_version,
+                str(current_path) if current_path else None,
+                dev,
+                lm,
+                lm_base_url,
+                "dev",
+                lm_context,
             )
-        meta["dev_score_after"] = after
+            rows += before_rows
+            shown.advance()
+        compiled = compile_task(node, optimizer, train, dev, lm, lm_base_url, teacher_lm, seed, lm_context)
+        shown.advance()
+        saved = None
+        meta = {
+            "optimizer": optimizer,
+            "lm": model,
+            "lm_context": lm_context,
+            "teacher_lm": teacher_lm,
+            "trainset": train_path,
+            "devset": dev_path,
+            "trainset_sha256_16": file_hash(train_path),
+            "devset_sha256_16": file_hash(dev_path),
+            "dev_score_before": before,
+            "baseline_dev_score": baseline_score,
+            "previous_version": current_version,
+            "run_id": run_id,
+            "seed": seed,
+        }
+        if model:
+            # evaluate the compiled program before deciding whether it is promoted
+            with tempfile.TemporaryDirectory() as tmp:
+                probe = Path(tmp) / "candidate.json"
+                compiled.save(str(probe))
+                after, after_rows = evaluate_task(
+                    node, "compiled", "candidate", str(probe), dev, lm, lm_base_url, "dev", lm_context
+                )
+            meta["dev_score_after"] = after
+            shown.advance()
     promote = not promote_if_better or (after is not None and (before is None or after > before))
     if promote:
         saved = program_store.save(node, compiled, meta, programs_dir)

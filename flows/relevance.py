@@ -9,11 +9,14 @@ from datetime import UTC, datetime
 
 from prefect import flow, task, unmapped
 from prefect.cache_policies import NO_CACHE
+from prefect.futures import as_completed
 from pydantic import BaseModel, Field
 
+from flows.progress import progress
 from flows.runtime import (
     FLOW_TIMEOUT_S,
     FlowResult,
+    artifact_key,
     begin_run,
     publish_run_report,
     retry_transient,
@@ -111,7 +114,13 @@ def rerank_batch(
     store = ParquetStore(data_dir)
     items = load_items(input_path)
     batches = [items[i : i + batch_size] for i in range(0, len(items), batch_size)]
-    done = [x for f in rerank_items.map(batches, unmapped(options)) for x in f.result()]
+    futures = rerank_items.map(batches, unmapped(options))
+    key = artifact_key(RunKind.RERANK_BATCH, "progress", run_id)
+    with progress("rerank-batch", len(items), unit="items", key=key, description=f"run {run_id}") as shown:
+        sizes = {id(f): len(b) for f, b in zip(futures, batches)}
+        for future in as_completed(futures):
+            shown.advance(sizes[id(future)])
+    done = [x for f in futures for x in f.result()]
     lines = [output_line(d["item"]["id"], d["reranking"]) for d in done]
     if out_path:
         write_jsonl(out_path, lines)

@@ -24,9 +24,11 @@ from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.cache_policies import NO_CACHE
 from prefect.exceptions import FlowPauseTimeout
 from prefect.flow_runs import pause_flow_run
+from prefect.futures import as_completed
 from prefect.input import RunInput
 from pydantic import ConfigDict, Field, ValidationError, model_validator
 
+from flows.progress import progress
 from flows.runtime import (
     FLOW_TIMEOUT_S,
     TRANSIENT_ERRORS,
@@ -190,6 +192,10 @@ def _research(
     if len(set(ids)) != len(ids):
         raise ValueError("question ids must be unique within a run")
     futures = research_thread.map(seeds, unmapped(options), unmapped(run_id), unmapped(parent_run_id))
+    key = artifact_key(flow_name, "progress", run_id)
+    with progress(flow_name, len(seeds), unit="questions", key=key, description=f"run {run_id}") as shown:
+        for _ in as_completed(futures):
+            shown.advance()
     rows: dict[str, list[dict]] = {t: [] for t in TABLES}
     for future in futures:
         for table, part in future.result().items():

@@ -23,6 +23,7 @@ from prefect.cache_policies import NO_CACHE
 from prefect.settings import PREFECT_API_URL, PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
 from prefect.task_runners import ThreadPoolTaskRunner
 
+from flows import local_server
 from modules.providers import Cancellation
 from modules.reports import run_markdown, run_table
 from modules.store import ParquetStore, new_run_id, validate_run_id
@@ -64,14 +65,22 @@ FLOW_TIMEOUT_S: dict[RunKind, int] = {
 def local_run_settings() -> Iterator[None]:
     """Settings for a flow run from the CLI.
 
-    Without ``PREFECT_API_URL`` Prefect runs the flow on a temporary server that exits with
-    the process, so flow-run heartbeats (which let a real server detect crashed runs) have
-    nobody to serve; and their thread, which sleeps in 1 s steps, adds up to a second to
-    every run's teardown (measured: 1.13 s -> 0.13 s for an empty flow). Under a configured
-    server, deployments and workers keep Prefect's heartbeat settings untouched.
+    Without ``PREFECT_API_URL`` the flow runs on the shared local server
+    (:mod:`flows.local_server`, started by the first command and stopped after idle), or with
+    ``SLEUTH_LOCAL_SERVER=0`` on a temporary server that exits with the process. Either way
+    flow-run heartbeats (which let a real server detect crashed runs) have nobody to serve, and
+    their thread, which sleeps in 1 s steps, adds up to a second to every run's teardown
+    (measured: 1.13 s -> 0.13 s for an empty flow). Under a configured server, deployments and
+    workers keep Prefect's heartbeat settings untouched.
     """
     if PREFECT_API_URL.value():
         yield
+        return
+    if local_server.enabled():
+        info = local_server.acquire()
+        with temporary_settings({PREFECT_API_URL: info.api_url, PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}):
+            with local_server.in_use(info):
+                yield
         return
     _start_temporary_server()
     with temporary_settings({PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}):

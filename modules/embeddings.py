@@ -19,6 +19,7 @@ from typing import Protocol
 
 import numpy as np
 
+from .encoder import load_bert_encoder
 from .tables_io import atomic_path
 from .text import STOPWORDS, stem, words
 
@@ -35,13 +36,39 @@ class Embedder(Protocol):
         ...
 
 
+_loading = threading.Lock()
+
+
+def _load_model(path: str):
+    """The model at ``path``, loaded once per process (one load at a time: a :func:`preload`
+    under way is waited for, not repeated)."""
+    with _loading:
+        return _load_model_once(path)
+
+
 @lru_cache(maxsize=4)
-def _load_sentence_transformer(path: str):
+def _load_model_once(path: str):
+    """The model at ``path``: :mod:`modules.encoder` for the BERT layout
+    of the bundled model (a quarter of the start time), sentence-transformers for any other."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    encoder = load_bert_encoder(path)
+    if encoder is not None:
+        return encoder.encode
     from sentence_transformers import SentenceTransformer
 
-    return SentenceTransformer(path, device="cpu")
+    model = SentenceTransformer(path, device="cpu")
+
+    def encode(texts: Sequence[str], batch_size: int) -> np.ndarray:
+        return model.encode(
+            list(texts),
+            batch_size=batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+
+    return encode
 
 
 def bundled_model_path() -> Path:
@@ -51,7 +78,7 @@ def bundled_model_path() -> Path:
 
 
 class LocalEmbedder:
-    """sentence-transformers on the CPU; one model per process, one encode at a time.
+    """The local model (:func:`_load_model`) on the CPU; one model per process, one encode at a time.
 
     ``exclusive`` serialises CPU-bound work in the process: torch already uses every core
     for one batch, and concurrent batches from several threads only oversubscribe them
@@ -66,15 +93,9 @@ class LocalEmbedder:
         self.batch_size = batch_size
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
-        model = _load_sentence_transformer(self.path)
+        encode = _load_model(self.path)
         with self.exclusive:
-            vectors = model.encode(
-                list(texts),
-                batch_size=self.batch_size,
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=False,
-            )
+            vectors = encode(list(texts), batch_size=self.batch_size)
         return np.asarray(vectors, dtype=np.float32).reshape(len(texts), -1)
 
 
@@ -100,6 +121,23 @@ class OpenAIEmbedder:
         arr = np.asarray(out, dtype=np.float32).reshape(len(texts), -1)
         norms = np.linalg.norm(arr, axis=1, keepdims=True)
         return arr / np.where(norms == 0, 1, norms)
+
+
+def preload(provider: str, model: str | None = None) -> None:
+    """Load the local model in a background thread, so that a command's start (its imports, the
+    Prefect server's start) and the model's load overlap; the first encode waits for it. Nothing
+    for a remote provider."""
+    if provider != "local":
+        return
+    path = LocalEmbedder(model).path
+
+    def load() -> None:
+        try:
+            _load_model(path)
+        except Exception:  # noqa: BLE001 (the encode that needs it loads it again and reports it)
+            pass
+
+    threading.Thread(target=load, name="model-preload", daemon=True).start()
 
 
 def make_embedder(provider: str, model: str | None = None) -> Embedder:

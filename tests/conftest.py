@@ -7,6 +7,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "datasets" / "samples"
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+# Flow commands run on a temporary Prefect server each, as before the shared local server: no
+# test leaves a server behind. tests/test_local_server.py turns it on, and stops what it starts.
+os.environ["SLEUTH_LOCAL_SERVER"] = "0"
 
 
 @pytest.fixture(scope="session", autouse=True)

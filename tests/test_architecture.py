@@ -46,6 +46,8 @@ LAZY_FIRST_PARTY = {
     "flows/cli/rerank.py",
     "flows/cli/research.py",
     "flows/cli/runs.py",
+    "flows/cli/server.py",
+    "flows/cli/completion.py",
 }
 
 

@@ -8,11 +8,13 @@ that ``sleuth --help`` answers without importing Prefect, DSPy or torch.
 from __future__ import annotations
 
 import argparse
+import atexit
+import logging
 import os
 import sys
 from pathlib import Path
 
-from . import analysis, optimize, queries, rerank, research, runs
+from . import analysis, completion, optimize, queries, rerank, research, runs, server
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -31,6 +33,8 @@ def build_parser() -> argparse.ArgumentParser:
     queries.register(sub)  # queries generate|check|approve
     analysis.register_collection(sub)  # collect, monitor
     runs.register(sub)  # report, runs
+    server.register(sub)  # server status|start|stop
+    completion.register(sub)  # completion bash|zsh
     _add_verbose(sub)
     return parser
 
@@ -62,12 +66,20 @@ def log_file_path(data_dir: str | None) -> Path | None:
 
 def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    if not os.environ.get("PREFECT_API_URL"):  # offline by default: the temporary server sends no telemetry
+    if not os.environ.get(
+        "PREFECT_API_URL"
+    ):  # offline by default: the local server and client send no telemetry
         os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+        os.environ.setdefault("DO_NOT_TRACK", "1")  # (and a terminal gets no telemetry notice)
     args = build_parser().parse_args(argv)
     from .output import set_terminal
 
     set_terminal(args.verbose, log_file_path(getattr(args, "data_dir", None)))
+    from flows.progress import show_in_terminal
+
+    # bars on a terminal; plain lines when piped, under --json or among --verbose's log lines
+    tty = sys.stderr.isatty() and not getattr(args, "json", False) and not args.verbose
+    show_in_terminal("rich" if tty else "plain")
     if not args.debug:
         from flows.runtime import quiet_user_errors
 
@@ -86,4 +98,33 @@ def main(argv: list[str] | None = None) -> int:
     return status
 
 
-__all__ = ["build_parser", "main"]
+_exit_status: list[int] = []
+
+
+def run(argv: list[str] | None = None) -> int:
+    """The ``sleuth`` console script: :func:`main`, then, after a normal return, exit without
+    Python's interpreter teardown (~1.5 s of freeing torch's and Prefect's modules once the output
+    is printed). Threads are joined and the other exit handlers run first, as always (this one is
+    registered when this package is imported, before Prefect's, so it runs last); an exception
+    exits the ordinary way."""
+    status = main(argv)
+    _exit_status.append(status)
+    return status
+
+
+def _exit_now() -> None:
+    if not _exit_status:
+        return
+    logging.shutdown()  # registered before this handler (at import): it would run after it
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(_exit_status[0])
+
+
+atexit.register(_exit_now)
+
+
+__all__ = ["build_parser", "main", "run"]

@@ -184,13 +184,27 @@ def print_visibility(rows: list[dict], labels: list[str], keys: list[str]) -> No
     )
 
 
-def _run_flow(args: argparse.Namespace, flow, *flow_args) -> int:
-    """Run an analysis flow with the chosen task runner and print its summary."""
+def _preload_model(config, task_runner: str) -> None:
+    """The embedding model loads while the Prefect server starts or answers (threads of this
+    process only: Dask workers load their own)."""
+    from modules.embeddings import preload
+
+    if task_runner == "thread":
+        preload(config.providers.embedding, config.providers.embedding_model)
+
+
+def _run_flow(args: argparse.Namespace, flow_name: str, *flow_args) -> int:
+    """Run an analysis flow (``flows.analyze.<flow_name>``) with the chosen task runner and print
+    its summary. The model starts loading before Prefect and the flow are imported."""
+    config = config_from(args)
+    _preload_model(config, args.task_runner)
+    import flows.analyze
     from flows.runtime import local_run_settings, task_runner_for
 
-    config = config_from(args)
     judge = _judge_options(args)
-    flow = flow.with_options(task_runner=task_runner_for(args.task_runner, config.batch.concurrency))
+    flow = getattr(flows.analyze, flow_name).with_options(
+        task_runner=task_runner_for(args.task_runner, config.batch.concurrency)
+    )
     with local_run_settings():
         result = flow(
             *flow_args,
@@ -205,15 +219,11 @@ def _run_flow(args: argparse.Namespace, flow, *flow_args) -> int:
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
-    from flows.analyze import analyze_responses
-
-    return _run_flow(args, analyze_responses, args.input)
+    return _run_flow(args, "analyze_responses", args.input)
 
 
 def cmd_reanalyze(args: argparse.Namespace) -> int:
-    from flows.analyze import reanalyze_run
-
-    return _run_flow(args, reanalyze_run, args.previous_run_id)
+    return _run_flow(args, "reanalyze_run", args.previous_run_id)
 
 
 def _provider_defaults(args: argparse.Namespace) -> dict[str, Any]:

@@ -389,9 +389,13 @@ class _Asker:
     """
 
     def __init__(
-        self, spec: ProviderSpec, cancellation: Cancellation, on_answer: Callable[[Answer], None] | None
+        self,
+        spec: ProviderSpec,
+        cancellation: Cancellation,
+        on_answer: Callable[[Answer], None] | None,
+        on_asked: Callable[[Answer], None] | None = None,
     ):
-        self.spec, self.cancellation, self.on_answer = spec, cancellation, on_answer
+        self.spec, self.cancellation, self.on_answer, self.on_asked = spec, cancellation, on_answer, on_asked
         self.pacer = _Pacer(spec.rpm, cancellation)
         self.lock = threading.Lock()
         self.successes = self.permanent = 0
@@ -401,6 +405,8 @@ class _Asker:
         answer = self._ask(query)
         if self.on_answer and answer.status in KEPT_STATUSES:
             self.on_answer(answer)
+        if self.on_asked:
+            self.on_asked(answer)
         return answer
 
     def _ask(self, query: Query) -> Answer:
@@ -484,17 +490,19 @@ def ask_provider(
     cancellation: Cancellation | None = None,
     carried: dict[str, Answer] | None = None,
     on_answer: Callable[[Answer], None] | None = None,
+    on_asked: Callable[[Answer], None] | None = None,
 ) -> ProviderRun:
     """Ask ``spec`` every query (at most ``spec.concurrency`` at once); answers in query order.
 
     ``carried`` (query id -> answer from an earlier run) are kept as they are, not asked;
-    ``on_answer`` gets each new answer worth keeping as it arrives."""
+    ``on_answer`` gets each new answer worth keeping as it arrives, ``on_asked`` every new answer
+    (errors and cancelled calls too: progress)."""
     import litellm
 
     litellm.suppress_debug_info = True
     started = datetime.now(UTC)
     carried = {q: a for q, a in (carried or {}).items() if a.status in KEPT_STATUSES}
-    asker = _Asker(spec, cancellation or Cancellation(), on_answer)
+    asker = _Asker(spec, cancellation or Cancellation(), on_answer, on_asked)
     to_ask = [q for q in queries if q.query_id not in carried]
     with ThreadPoolExecutor(max_workers=spec.concurrency, thread_name_prefix=f"ask-{spec.provider}") as pool:
         asked = dict(zip((q.query_id for q in to_ask), pool.map(asker.ask, to_ask)))
@@ -509,15 +517,21 @@ def ask_providers(
     cancellation: Cancellation | None = None,
     carried: dict[tuple[str, str], dict[str, Answer]] | None = None,
     on_answer: Callable[[ProviderSpec, Answer], None] | None = None,
+    on_asked: Callable[[ProviderSpec, Answer], None] | None = None,
 ) -> list[ProviderRun]:
-    """Every provider at once, each under its own limits (``carried`` is keyed by ``spec.key``)."""
+    """Every provider at once, each under its own limits (``carried`` is keyed by ``spec.key``;
+    the callbacks as :func:`ask_provider`'s, with the provider)."""
     cancellation = cancellation or Cancellation()
     carried = carried or {}
 
     def one(spec: ProviderSpec) -> ProviderRun:
-        callback = (lambda answer: on_answer(spec, answer)) if on_answer else None
         return ask_provider(
-            spec, queries, cancellation=cancellation, carried=carried.get(spec.key), on_answer=callback
+            spec,
+            queries,
+            cancellation=cancellation,
+            carried=carried.get(spec.key),
+            on_answer=(lambda answer: on_answer(spec, answer)) if on_answer else None,
+            on_asked=(lambda answer: on_asked(spec, answer)) if on_asked else None,
         )
 
     with ThreadPoolExecutor(max_workers=max(1, len(specs)), thread_name_prefix="providers") as pool:

@@ -6,23 +6,29 @@ from __future__ import annotations
 import io
 from collections.abc import Sequence
 from datetime import datetime, timedelta
+from functools import cache
 
-import matplotlib
 
-matplotlib.use("Agg")
-import matplotlib.dates as mdates  # noqa: E402
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.ticker import MaxNLocator  # noqa: E402
+@cache
+def _pyplot():
+    """matplotlib's pyplot, set up at the first plot: importing it takes ~0.6 s that every
+    flow would pay at start (they import the report module for its markdown and tables)."""
+    import matplotlib
 
-plt.rcParams.update(
-    {
-        "svg.fonttype": "none",
-        "svg.hashsalt": "sleuth",
-        "font.size": 9,
-        "axes.spines.top": False,
-        "axes.spines.right": False,
-    }
-)
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    plt.rcParams.update(
+        {
+            "svg.fonttype": "none",
+            "svg.hashsalt": "sleuth",
+            "font.size": 9,
+            "axes.spines.top": False,
+            "axes.spines.right": False,
+        }
+    )
+    return plt
+
 
 METRICS = ("accuracy", "completeness", "attribution")
 TIERS = ("excellent", "good", "fair", "poor")
@@ -33,14 +39,14 @@ PALETTE = ["#1a73e8", "#e8710a", "#9334e6", "#12b5cb", "#d01884", "#188038", "#f
 def _svg(fig) -> str:
     buf = io.StringIO()
     fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None, "Creator": "sleuth"})
-    plt.close(fig)
+    _pyplot().close(fig)
     text = buf.getvalue()
     return text[text.index("<svg") :]
 
 
 def histograms(values: dict[str, dict[str, list[float]]], title_prefix: str = "") -> str:
     """One panel per metric: the score histogram (0-100, 10 bins) of each group (domain, provider)."""
-    fig, axes = plt.subplots(1, len(METRICS), figsize=(10, 2.6), sharey=True)
+    fig, axes = _pyplot().subplots(1, len(METRICS), figsize=(10, 2.6), sharey=True)
     bins = list(range(0, 101, 10))
     for ax, metric in zip(axes, METRICS):
         groups = [(g, v[metric]) for g, v in values.items() if v.get(metric)]
@@ -69,7 +75,7 @@ def tier_bars(counts: dict[str, dict[str, dict[str, int]]]) -> str:
             labels.append(f"{group} · {metric}")
             for t in TIERS:
                 stacks[t].append(per_metric.get(metric, {}).get(t, 0))
-    fig, ax = plt.subplots(figsize=(10, 0.35 * len(labels) + 0.8))
+    fig, ax = _pyplot().subplots(figsize=(10, 0.35 * len(labels) + 0.8))
     left = [0] * len(labels)
     for t in TIERS:
         ax.barh(labels, stacks[t], left=left, color=TIER_COLOURS[t], label=t)
@@ -88,7 +94,7 @@ def trends(
 ) -> str:
     """A value per run over time (mean scores, or shares of answers in %), one line per series;
     the current run marked."""
-    fig, ax = plt.subplots(figsize=(10, 2.6))
+    fig, ax = _pyplot().subplots(figsize=(10, 2.6))
     for (name, points), colour in zip(series.items(), PALETTE):
         pts = [(t, v) for t, v in points if v is not None]
         if pts:
@@ -98,7 +104,9 @@ def trends(
     times = sorted({t for points in series.values() for t, _ in points} | ({current} if current else set()))
     if times and (times[-1] - times[0]).total_seconds() < 3600:  # one run: a day around it, not years
         ax.set_xlim(times[0] - timedelta(hours=12), times[-1] + timedelta(hours=12))
-    ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(ax.xaxis.get_major_locator()))
+    from matplotlib.dates import ConciseDateFormatter
+
+    ax.xaxis.set_major_formatter(ConciseDateFormatter(ax.xaxis.get_major_locator()))
     ax.set_ylim(0, 100)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
@@ -108,7 +116,7 @@ def trends(
 
 def grouped_bars(groups: Sequence[str], values: dict[str, Sequence[float | None]], title: str) -> str:
     """Mean scores per metric, side by side per group (providers on one query set)."""
-    fig, ax = plt.subplots(figsize=(10, 2.8))
+    fig, ax = _pyplot().subplots(figsize=(10, 2.8))
     width = 0.8 / max(len(values), 1)
     for i, ((name, vals), colour) in enumerate(zip(values.items(), PALETTE)):
         xs = [j + i * width for j in range(len(groups))]
@@ -123,7 +131,7 @@ def grouped_bars(groups: Sequence[str], values: dict[str, Sequence[float | None]
 def share_bars(groups: Sequence[str], shares: dict[str, Sequence[float | None]], title: str) -> str:
     """One stacked bar per group (provider), split by each brand's share (0-1) of it: share of
     voice, the site first in the legend."""
-    fig, ax = plt.subplots(figsize=(10, 0.45 * len(groups) + 1.0))
+    fig, ax = _pyplot().subplots(figsize=(10, 0.45 * len(groups) + 1.0))
     left = [0.0] * len(groups)
     for (name, vals), colour in zip(shares.items(), PALETTE * 2):
         widths = [100 * (v or 0) for v in vals]
@@ -144,13 +152,15 @@ def share_bars(groups: Sequence[str], shares: dict[str, Sequence[float | None]],
 
 def confidence_curve(steps: Sequence[tuple[int, float | None, str]], title: str) -> str:
     """Confidence after each step of a research thread, each point labelled with what was searched."""
-    fig, ax = plt.subplots(figsize=(10, 2.4))
+    fig, ax = _pyplot().subplots(figsize=(10, 2.4))
     pts = [(s, c, a) for s, c, a in steps if c is not None]
     if pts:
         ax.plot([s for s, _, _ in pts], [c for _, c, _ in pts], marker="o", color=PALETTE[0])
         for s, c, a in pts:
             ax.annotate(a, (s, c), textcoords="offset points", xytext=(0, 6), ha="center", fontsize=6)
     ax.set_ylim(0, 1.1)
+    from matplotlib.ticker import MaxNLocator
+
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("step")
     ax.set_ylabel("confidence")

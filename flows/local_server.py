@@ -1,0 +1,309 @@
+"""The local Prefect server that CLI commands share, instead of a temporary one each.
+
+Without ``PREFECT_API_URL``, Prefect starts a temporary server per process (6-12 s of every
+``sleuth`` command) and stops it at exit. Here the first command starts one in the background,
+detached (its own session: Ctrl-C at the terminal does not reach it), with the same database
+(``$PREFECT_HOME``) and app as Prefect's temporary server (no UI, no background services); later
+commands find it through ``$PREFECT_HOME/sleuth-server/server.json`` (its URL and pid) and use it
+while it answers ``/health``. Every command touches ``last-used`` while it runs; the server stops
+itself after ``SLEUTH_SERVER_IDLE_MINUTES`` (default 15) without one. ``server.lock`` orders
+commands that start at once and the server's own stop, so a command never gets a server that is
+stopping. ``SLEUTH_LOCAL_SERVER=0`` turns this off (a temporary server per command, as Prefect
+does); a configured ``PREFECT_API_URL`` always wins.
+
+``python -m flows.local_server STATE_DIR PORT IDLE_SECONDS`` is the server process itself.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fcntl
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+
+#: ``SLEUTH_LOCAL_SERVER=0``: no shared server, a temporary one per command.
+ENABLED_ENV = "SLEUTH_LOCAL_SERVER"
+IDLE_ENV = "SLEUTH_SERVER_IDLE_MINUTES"
+DEFAULT_IDLE_MINUTES = 15.0
+
+
+@dataclasses.dataclass(frozen=True)
+class ServerInfo:
+    """What ``server.json`` records of a running shared server."""
+
+    url: str
+    pid: int
+    started: float
+    idle_s: float
+
+    @property
+    def api_url(self) -> str:
+        return self.url + "/api"
+
+
+def enabled() -> bool:
+    return os.environ.get(ENABLED_ENV, "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+def idle_seconds() -> float:
+    raw = os.environ.get(IDLE_ENV)
+    try:
+        minutes = float(raw) if raw else DEFAULT_IDLE_MINUTES
+    except ValueError:
+        raise ValueError(f"{IDLE_ENV} must be a number of minutes, got {raw!r}") from None
+    if minutes <= 0:
+        raise ValueError(f"{IDLE_ENV} must be positive, got {raw!r}")
+    return 60 * minutes
+
+
+def state_dir() -> Path:
+    """``$PREFECT_HOME/sleuth-server``: one shared server per Prefect home (and database)."""
+    from prefect.settings import PREFECT_HOME
+
+    return Path(PREFECT_HOME.value()) / "sleuth-server"
+
+
+@contextmanager
+def _locked(folder: Path, blocking: bool = True) -> Iterator[bool]:
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / "server.lock", "a+") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def _read(folder: Path) -> ServerInfo | None:
+    try:
+        return ServerInfo(**json.loads((folder / "server.json").read_text()))
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def _alive(pid: int) -> bool:
+    """Running (not exited, nor a zombie that no one has reaped yet)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
+
+
+def _healthy(info: ServerInfo, timeout: float = 2.0) -> bool:
+    try:
+        return httpx.get(info.api_url + "/health", timeout=timeout).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def _touch(folder: Path) -> None:
+    (folder / "last-used").touch()
+
+
+def status(folder: Path | None = None) -> ServerInfo | None:
+    """The running shared server, or None (none started, stopped, or not answering)."""
+    folder = folder or state_dir()
+    info = _read(folder)
+    return info if info is not None and _alive(info.pid) and _healthy(info) else None
+
+
+def last_used(folder: Path | None = None) -> float | None:
+    try:
+        return ((folder or state_dir()) / "last-used").stat().st_mtime
+    except OSError:
+        return None
+
+
+def stop(folder: Path | None = None, timeout: float = 20.0) -> ServerInfo | None:
+    """Stop the shared server (SIGTERM, then SIGKILL after ``timeout``); the one stopped, or None."""
+    folder = folder or state_dir()
+    with _locked(folder):
+        info = _read(folder)
+        if info is None or not _alive(info.pid):
+            (folder / "server.json").unlink(missing_ok=True)
+            return None
+        _terminate(info.pid, timeout)
+        (folder / "server.json").unlink(missing_ok=True)
+        return info
+
+
+def _terminate(pid: int, timeout: float) -> None:
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not _alive(pid) or _reap(pid):
+            return
+        time.sleep(0.1)
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    _reap(pid)
+
+
+def _reap(pid: int) -> bool:
+    """Collect ``pid`` if it is this process's child (a test, or the command that started it)."""
+    try:
+        done, _ = os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        return False
+    return done == pid
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _start(folder: Path, startup_timeout: float, attempts: int = 3) -> ServerInfo:
+    """Start the server on a free port; again on another one when it exits at once (the port
+    was taken between the check and its bind), up to ``attempts`` times."""
+    for attempt in range(1, attempts + 1):
+        try:
+            return _start_once(folder, startup_timeout)
+        except _ExitedAtStart:
+            if attempt == attempts:
+                raise
+    raise AssertionError("unreachable")
+
+
+class _ExitedAtStart(RuntimeError):
+    pass
+
+
+def _start_once(folder: Path, startup_timeout: float) -> ServerInfo:
+    port = _free_port()
+    log = open(folder / "server.log", "ab")  # noqa: SIM115 (the child keeps it)
+    env = {**os.environ, "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1"}
+    env.pop("PREFECT_API_URL", None)
+    idle = idle_seconds()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "flows.local_server", str(folder), str(port), str(idle)],
+        stdin=subprocess.DEVNULL,
+        stdout=log,
+        stderr=log,
+        env=env,
+        cwd=str(Path(__file__).resolve().parents[1]),
+        start_new_session=True,  # detached: Ctrl-C at the terminal and the command's exit leave it alone
+    )
+    log.close()
+    info = ServerInfo(url=f"http://127.0.0.1:{port}", pid=process.pid, started=time.time(), idle_s=idle)
+    deadline = time.monotonic() + startup_timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise _ExitedAtStart(
+                f"the local Prefect server exited with status {process.returncode} at start "
+                f"(see {folder / 'server.log'}); set {ENABLED_ENV}=0 to use a temporary server per command"
+            )
+        if _healthy(info, timeout=1.0):
+            (folder / "server.json").write_text(json.dumps(dataclasses.asdict(info)))
+            return info
+        time.sleep(0.1)
+    _terminate(process.pid, 5.0)
+    raise RuntimeError(
+        f"the local Prefect server did not answer within {startup_timeout:.0f} s (see {folder / 'server.log'})"
+    )
+
+
+def acquire(startup_timeout: float | None = None) -> ServerInfo:
+    """The shared server, started when none answers; marked as used (so the server's idle
+    stop sees it) before the lock is released."""
+    from prefect.settings import PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS
+
+    folder = state_dir()
+    timeout = startup_timeout or PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS.value()
+    with _locked(folder):
+        info = _read(folder)
+        if info is None or not _alive(info.pid) or not _healthy(info):
+            if info is not None and _alive(info.pid):
+                _terminate(info.pid, 5.0)  # alive but not answering: replace it
+            (folder / "server.json").unlink(missing_ok=True)
+            info = _start(folder, timeout)
+        _touch(folder)
+        return info
+
+
+@contextmanager
+def in_use(info: ServerInfo) -> Iterator[None]:
+    """Keep touching ``last-used`` while a command runs (a four-hour run is not idle)."""
+    folder = state_dir()
+    stop_event = threading.Event()
+    every = max(0.5, min(60.0, info.idle_s / 4))
+
+    def beat() -> None:
+        while not stop_event.wait(every):
+            _touch(folder)
+
+    thread = threading.Thread(target=beat, name="sleuth-server-in-use", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop_event.set()
+        thread.join()
+        _touch(folder)
+
+
+def _serve(folder: Path, port: int, idle_s: float) -> None:
+    """The server process: Prefect's app under uvicorn, stopped after ``idle_s`` without use."""
+    import uvicorn
+    from prefect.server.api.server import create_app
+
+    server = uvicorn.Server(
+        uvicorn.Config(
+            create_app(ephemeral=True, final=True),
+            host="127.0.0.1",
+            port=port,
+            log_level="error",
+            lifespan="on",
+        )
+    )
+
+    def watch() -> None:
+        while not server.should_exit:
+            time.sleep(min(5.0, idle_s / 4))
+            used = last_used(folder) or 0.0
+            if time.time() - used < idle_s:
+                continue
+            with _locked(folder, blocking=False) as held:
+                # a command holding the lock is about to use the server; try again later
+                if held and time.time() - (last_used(folder) or 0.0) >= idle_s:
+                    info = _read(folder)
+                    if info is not None and info.pid == os.getpid():
+                        (folder / "server.json").unlink(missing_ok=True)
+                    server.should_exit = True
+
+    threading.Thread(target=watch, name="idle-stop", daemon=True).start()
+    server.run()
+    info = _read(folder)  # stopped by SIGTERM (``sleuth server stop`` holds the lock meanwhile)
+    if info is not None and info.pid == os.getpid():
+        (folder / "server.json").unlink(missing_ok=True)
+
+
+if __name__ == "__main__":
+    _serve(Path(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]))

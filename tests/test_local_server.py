@@ -1,0 +1,115 @@
+"""The shared local Prefect server, for real: commands that start at once get one server, a
+second ``sleuth analyze`` reuses the first one's, and the server stops itself when idle."""
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from flows import local_server
+from tests.conftest import ROOT, SAMPLES
+
+
+def _env(home: Path, idle_minutes: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
+    return env | {
+        "PREFECT_HOME": str(home),
+        "SLEUTH_LOCAL_SERVER": "1",
+        "SLEUTH_SERVER_IDLE_MINUTES": idle_minutes,
+        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+    }
+
+
+def _wait_until(condition, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.5)
+    return condition()
+
+
+def test_commands_share_one_server_which_stops_when_idle(tmp_path):
+    home, folder = tmp_path / "prefect", tmp_path / "prefect" / "sleuth-server"
+    env = _env(home, "0.4")  # 24 s idle: longer than the gap between two commands, short for a test
+    try:
+        acquire = "from flows import local_server; info = local_server.acquire(); print(info.url, info.pid)"
+        starters = [
+            subprocess.Popen(
+                [sys.executable, "-c", acquire], env=env, cwd=ROOT, stdout=subprocess.PIPE, text=True
+            )
+            for _ in range(2)
+        ]
+        started = {p.communicate(timeout=180)[0].strip() for p in starters}
+        assert len(started) == 1, started  # the lock: one server for two commands that start at once
+        info = json.loads((folder / "server.json").read_text())
+        assert started == {f"{info['url']} {info['pid']}"}
+
+        for run_id in ("first", "second"):
+            out = subprocess.run(
+                [sys.executable, "-m", "flows.cli", "analyze", str(SAMPLES / "responses.jsonl")]
+                + ["--ground-truth", str(SAMPLES / "pages.jsonl"), "--data-dir", str(tmp_path / "runs")]
+                + ["--run-id", run_id],
+                env=env,
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
+            assert out.returncode == 0, out.stderr
+            assert json.loads((folder / "server.json").read_text()) == info  # the same server, reused
+        # both flow runs were recorded by that server (not by a temporary one each)
+        count = httpx.post(info["url"] + "/api/flow_runs/count", json={}, timeout=10).json()
+        assert count == 2
+
+        status = subprocess.run(
+            [sys.executable, "-m", "flows.cli", "server", "status"],
+            env=env,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        )
+        assert f"{info['url']}/api (pid {info['pid']})" in status.stdout
+
+        assert _wait_until(lambda: not local_server._alive(info["pid"]), 120), "the idle server did not stop"
+        assert not (folder / "server.json").exists()
+
+        # a state file left by a server that died (killed, machine restarted): a new one starts
+        (folder / "server.json").write_text(json.dumps(info))
+        again = subprocess.run(
+            [sys.executable, "-c", acquire], env=env, cwd=ROOT, capture_output=True, text=True
+        )
+        url, pid = again.stdout.split()
+        assert int(pid) != info["pid"] and local_server._alive(int(pid)), again.stderr
+        assert httpx.get(url + "/api/health", timeout=10).status_code == 200
+    finally:
+        local_server.stop(folder)
+
+
+def test_a_configured_api_url_wins(monkeypatch):
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    from flows.runtime import local_run_settings
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a local server was asked for under a configured PREFECT_API_URL")
+
+    monkeypatch.setenv("SLEUTH_LOCAL_SERVER", "1")
+    monkeypatch.setattr(local_server, "acquire", refuse)
+    with temporary_settings({PREFECT_API_URL: "http://127.0.0.1:1/api"}):
+        with local_run_settings():
+            assert PREFECT_API_URL.value() == "http://127.0.0.1:1/api"
+
+
+def test_idle_minutes_must_be_a_positive_number(monkeypatch):
+    for bad in ("soon", "0", "-1"):
+        monkeypatch.setenv("SLEUTH_SERVER_IDLE_MINUTES", bad)
+        with pytest.raises(ValueError, match="SLEUTH_SERVER_IDLE_MINUTES"):
+            local_server.idle_seconds()
+    monkeypatch.setenv("SLEUTH_SERVER_IDLE_MINUTES", "2.5")
+    assert local_server.idle_seconds() == 150
