@@ -89,7 +89,7 @@ def load_examples(node: str, path: str | Path | None = None, part: str = "dev") 
 
 def _inputs(node: str, row: dict) -> dict[str, Any]:
     """The node's inputs for a labeled row, built as the research loop builds them (rows written
-    by evals/build_sets.py keep the Decision node's formatted fields)."""
+    by evals/build_sets.py keep the Decision node's inputs as the loop built them at that state)."""
     if node == "decision":
         return decision_inputs(
             row["question"],
@@ -98,7 +98,7 @@ def _inputs(node: str, row: dict) -> dict[str, Any]:
             row["research_history"],
             row["memory_summary"],
             row["candidate_urls"],
-            ["search_local", "crawl_url", "send_to_hitl"],
+            row["available_actions"],
         )
     if node == "analyzer":
         page = row["page"]

@@ -48,6 +48,11 @@ _LEADING = {
     "By", "Since", "Following", "According", "Although", "Today", "Currently", "Also",
 }  # fmt: skip
 _MONTH_WORDS = set(_MONTHS.split("|"))
+#: last words of a name that make it an organisation, not a place ("in Tata Consultancy Services")
+_ORGANISATIONS = {
+    "university", "college", "school", "academy", "institute", "company", "corporation", "services",
+    "inc", "inc.", "ltd", "ltd.", "group", "records", "band", "team", "club", "party", "council",
+}  # fmt: skip
 #: a country's people as its facts name them: "from the United States" is "American"
 DEMONYMS = {
     "united states": "american", "america": "american", "usa": "american", "u.s.": "american",
@@ -80,6 +85,7 @@ _KIN = {"english": {"british"}, "british": {"english", "scottish", "welsh"}, "sc
 #: to it) ends the research; below it the answer is reported but the research goes on
 SETTLED = 4.0
 HOP_BONUS = 2.5
+OFF_PATH = 3.0  # a candidate's penalty on a page off a bridge question's path (see _path)
 
 
 @dataclass(frozen=True)
@@ -110,6 +116,7 @@ class Answer:
     missing: list[str] = field(default_factory=list)  # parts of the question no fact supports
     targets: list[str] = field(default_factory=list)  # searches for the missing parts
     strength: float = SETTLED  # an extracted answer's: how much of the question its sentence states
+    bridged: bool = True  # an extracted answer's: its page is on the question's path past the bridge
 
     @property
     def complete(self) -> bool:
@@ -118,9 +125,9 @@ class Answer:
 
     @property
     def settled(self) -> bool:
-        """Complete, and an extracted answer's sentence states the question's relation around it:
-        research can stop here."""
-        return self.complete and self.strength >= SETTLED
+        """Complete, and an extracted answer's sentence states the question's relation around it
+        on a page past the bridge: research can stop here."""
+        return self.complete and self.strength >= SETTLED and self.bridged
 
 
 def _names(text: str) -> list[str]:
@@ -450,19 +457,15 @@ def _extract(
     names = {t for s in shape.subjects for t in content_terms(s)}
     q_terms = content_terms(question) - names  # what the question says of its named things
     focus = _focus_terms(question) - names
-    # a page that another page's fact names was reached by a hop: a bridge question's answer is there
     titles = {_title_name(f.title): f.url for f in facts if f.title}
-    hopped = {
-        titles[t]
-        for f in facts
-        for t in titles
-        if t and titles[t] != f.url and t in f.text.lower() and t not in question.lower()
-    }
+    anchors, hopped = _path(question, facts)
     best: tuple[float, str, Evidence] | None = None
     for i, f in enumerate(facts):
         sentence_terms = content_terms(f.text)
         shared = len(sentence_terms & q_terms) + 0.5 * len(_terms(f.title) & q_terms)
-        hop = HOP_BONUS if f.url in hopped else 0.0
+        # a bridge question's answer is on the hop's page; with the question's own pages read, a
+        # page off the path (neither about a named thing nor reached from one) is a distractor
+        hop = HOP_BONUS if f.url in hopped else -OFF_PATH if anchors and f.url not in anchors else 0.0
         for cand, start, end in _candidates(shape.kind, f):
             c_words = [w for w in words(cand) if w not in STOPWORDS]
             if not c_words or all(w in q_words for w in c_words) or cand.lower() in excluded:
@@ -482,7 +485,25 @@ def _extract(
     if best is None or best[0] < 1.0:
         return Answer("", shape.kind, missing=[f"a {shape.kind} that answers the question"])
     score, cand, fact = best
-    return Answer(cand, shape.kind, support=[fact], strength=round(score, 3))
+    # a bridge is crossed once the answer comes from a hop's page, or from the question's own
+    # page with a page it names read too (or the question names no page read)
+    bridged = not anchors or fact.url in hopped or (fact.url in anchors and bool(hopped))
+    return Answer(cand, shape.kind, support=[fact], strength=round(score, 3), bridged=bridged)
+
+
+def _path(question: str, facts: Sequence[Evidence]) -> tuple[set[str], set[str]]:
+    """The pages on a bridge question's path: anchors (about a thing the question names: the
+    first hop) and hops (about a thing another anchor's facts name: the second)."""
+    low = question.lower()
+
+    def named(name: str, text: str) -> bool:
+        return len(name) >= 3 and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) is not None
+
+    titles = {_title_name(f.title): f.url for f in facts if f.title}
+    anchors = {u for t, u in titles.items() if named(t, low)}
+    said = [(f.url, f.text.lower()) for f in facts if f.url in anchors]
+    hopped = {u for t, u in titles.items() if any(v != u and named(t, text) for v, text in said)}
+    return anchors, hopped
 
 
 def _focus_terms(question: str) -> set[str]:
@@ -530,6 +551,7 @@ def _candidates(kind: str, fact: Evidence) -> list[tuple[str, int, int]]:
             continue
         if kind == "place" and (
             _NATIONALITY.fullmatch(" ".join(tokens))
+            or tokens[-1].lower() in _ORGANISATIONS
             or not re.search(r"\b(?:in|at|near|from|of|to)\s+(?:the\s+)?$", text[: m.start() + lead])
         ):
             continue
