@@ -296,3 +296,26 @@ def test_a_bridge_answer_settles_only_past_the_bridge():
     )
     found = answer(q, [rams, later, vcu])
     assert (found.text, found.support, found.settled) == ("1838", [vcu], True)
+
+
+def test_candidates_keep_the_asked_type():
+    """A place is no organisation and holds no number; two people joined by "and" are two names;
+    with the question's own page read, a distractor's candidate is taken only when the path has none."""
+    school = ev(
+        "Westminster School, Adelaide",
+        "Westminster School is an independent, Early Learning to Year 12, day and boarding school located at Marion, South Australia.",
+    )
+    assert answer("In which Australian city is the boarding school located?", [school]).text == "Marion"
+    boots = ev(
+        "These Boots Are Made for Walkin'",
+        "The song was recorded by Frank Sinatra and Nancy Sinatra in 1966.",
+    )
+    found = answer("Who recorded These Boots Are Made for Walkin' with Frank Sinatra?", [boots])
+    assert found.text == "Nancy Sinatra"
+    warrier = ev("Sachin Warrier", "Sachin Warrier worked as a software engineer in Kochi.")
+    other = ev(
+        "Infosys",
+        "Infosys is a company whose software engineers work in Bangalore, headquartered in Bangalore.",
+    )
+    q = "Where did Sachin Warrier work as a software engineer?"
+    assert answer(q, [other, warrier]).text == "Kochi"  # Infosys is off the question's path

@@ -459,13 +459,15 @@ def _extract(
     focus = _focus_terms(question) - names
     titles = {_title_name(f.title): f.url for f in facts if f.title}
     anchors, hopped = _path(question, facts)
-    best: tuple[float, str, Evidence] | None = None
+    # the best candidate on the question's path, and off it (considered only when none is on it)
+    best_of: dict[bool, tuple[float, str, Evidence]] = {}
     for i, f in enumerate(facts):
+        on_path = not anchors or f.url in anchors or f.url in hopped
         sentence_terms = content_terms(f.text)
         shared = len(sentence_terms & q_terms) + 0.5 * len(_terms(f.title) & q_terms)
         # a bridge question's answer is on the hop's page; with the question's own pages read, a
         # page off the path (neither about a named thing nor reached from one) is a distractor
-        hop = HOP_BONUS if f.url in hopped else -OFF_PATH if anchors and f.url not in anchors else 0.0
+        hop = HOP_BONUS if f.url in hopped else 0.0 if on_path else -OFF_PATH
         for cand, start, end in _candidates(shape.kind, f):
             c_words = [w for w in words(cand) if w not in STOPWORDS]
             if not c_words or all(w in q_words for w in c_words) or cand.lower() in excluded:
@@ -480,8 +482,11 @@ def _extract(
                     1.0  # the page's subject, named in its lead: "Eenasul Fateh ... known as Aladin"
                 )
             score = shared + 1.5 * local + title_bonus + hop - 0.02 * i
-            if best is None or score > best[0]:
-                best = (score, cand, f)
+            if on_path not in best_of or score > best_of[on_path][0]:
+                best_of[on_path] = (score, cand, f)
+    best = best_of.get(True)
+    if best is None or best[0] < 1.0:
+        best = best_of.get(False)
     if best is None or best[0] < 1.0:
         return Answer("", shape.kind, missing=[f"a {shape.kind} that answers the question"])
     score, cand, fact = best
@@ -493,16 +498,31 @@ def _extract(
 
 def _path(question: str, facts: Sequence[Evidence]) -> tuple[set[str], set[str]]:
     """The pages on a bridge question's path: anchors (about a thing the question names: the
-    first hop) and hops (about a thing another anchor's facts name: the second)."""
+    first hop) and hops (about a thing another anchor's facts name: the second). With no anchor,
+    hops are the pages another page's facts name, the question not."""
     low = question.lower()
 
     def named(name: str, text: str) -> bool:
         return len(name) >= 3 and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) is not None
 
-    titles = {_title_name(f.title): f.url for f in facts if f.title}
-    anchors = {u for t, u in titles.items() if named(t, low)}
-    said = [(f.url, f.text.lower()) for f in facts if f.url in anchors]
-    hopped = {u for t, u in titles.items() if any(v != u and named(t, text) for v, text in said)}
+    def called(title: str, text: str) -> bool:
+        """The fact names the page: its whole title, or a short title's last name ("the Nixon
+        administration" for "Richard Nixon")."""
+        name = _title_name(title)
+        if named(name, text.lower()):
+            return True
+        tokens = re.sub(r"\s*\([^)]*\)\s*$", "", title).split()
+        return (
+            2 <= len(tokens) <= 3
+            and len(tokens[-1]) >= 4
+            and tokens[-1][0].isupper()
+            and (re.search(rf"(?<!\w){re.escape(tokens[-1])}(?!\w)", text) is not None)
+        )
+
+    pages = {f.url: f.title for f in facts if f.title}
+    anchors = {u for u, t in pages.items() if named(_title_name(t), low)}
+    said = [(f.url, f.text) for f in facts if f.url in anchors or not anchors]
+    hopped = {u for u, t in pages.items() if any(v != u and called(t, text) for v, text in said)}
     return anchors, hopped
 
 
@@ -549,14 +569,27 @@ def _candidates(kind: str, fact: Evidence) -> list[tuple[str, int, int]]:
             continue
         if kind == "person" and (len(tokens) < 2 or _NATIONALITY.fullmatch(tokens[0])):
             continue
-        if kind == "place" and (
-            _NATIONALITY.fullmatch(" ".join(tokens))
-            or tokens[-1].lower() in _ORGANISATIONS
-            or not re.search(r"\b(?:in|at|near|from|of|to)\s+(?:the\s+)?$", text[: m.start() + lead])
+        if (
+            kind == "place"
+            and (
+                _NATIONALITY.fullmatch(" ".join(tokens))
+                or tokens[-1].lower() in _ORGANISATIONS
+                or any(t[0].isdigit() for t in tokens)  # "to Year 12" is no place
+                or not re.search(r"\b(?:in|at|near|from|of|to)\s+(?:the\s+)?$", text[: m.start() + lead])
+            )
         ):
             continue
         cand = " ".join(tokens)
-        out.append((cand, m.start() + lead, m.start() + lead + len(cand)))
+        start = m.start() + lead
+        if kind == "person" and re.search(r" (?:and|&) ", cand):  # "Frank Sinatra and Nancy": two names
+            at = 0
+            for name in re.split(r" (?:and|&) ", cand):
+                at = cand.index(name, at)
+                if len(name.split()) >= 2:
+                    out.append((name, start + at, start + at + len(name)))
+                at += len(name)
+            continue
+        out.append((cand, start, start + len(cand)))
     if kind == "entity":
         out += [(m.group(1), m.start(1), m.end(1)) for m in _QUOTED.finditer(text)]
     return out
