@@ -8,11 +8,13 @@ only from the facts (sentences with their source URLs): yes/no by comparing each
 attribute as its facts state it, a choice by comparing the options' dates or the attribute's
 support, a wh-question by extracting candidates of the asked type from the facts, not named by
 the question, ranked by how much of the question their sentence and its words around the
-candidate state. Every answer carries the facts that support it; when a part of the question
+candidate state, from the question's path first (its own pages, and the pages they name: a bridge
+question's answer is on the second). Every answer carries the facts that support it; when a part of the question
 has no supporting fact the answer is empty and ``missing`` says which part.
 
 The Report baseline opens its answer with it, and the Decision baseline hands over once it
-answers with every part supported (:meth:`Answer.complete`).
+answers with every part supported and, for a bridge question, from past the bridge
+(:attr:`Answer.settled`).
 """
 
 from __future__ import annotations
