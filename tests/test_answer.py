@@ -319,3 +319,11 @@ def test_candidates_keep_the_asked_type():
     )
     q = "Where did Sachin Warrier work as a software engineer?"
     assert answer(q, [other, warrier]).text == "Kochi"  # Infosys is off the question's path
+
+
+def test_a_question_naming_both_pages_has_no_bridge_to_cross():
+    q = "Hayden is a singer-songwriter from Canada, but where does Buck-Tick hail from?"
+    hayden = ev("Hayden (musician)", "Hayden is a Canadian singer-songwriter from Thornhill, Ontario.")
+    buck = ev("Buck-Tick", "Buck-Tick is a Japanese rock band, formed in Fujioka, Gunma in 1983.")
+    found = answer(q, [hayden, buck])
+    assert found.complete and found.bridged

@@ -493,8 +493,12 @@ def _extract(
         return Answer("", shape.kind, missing=[f"a {shape.kind} that answers the question"])
     score, cand, fact = best
     # a bridge is crossed once the answer comes from a hop's page, or from the question's own
-    # page with a page it names read too (or the question names no page read)
-    bridged = not anchors or fact.url in hopped or (fact.url in anchors and bool(hopped))
+    # page with a page it names read too, or with another page the question names (no bridge
+    # to cross: "Hayden is from Canada, but where does Buck-Tick hail from?"); or the question
+    # names no page read
+    bridged = (
+        not anchors or fact.url in hopped or (fact.url in anchors and (bool(hopped) or len(anchors) >= 2))
+    )
     return Answer(cand, shape.kind, support=[fact], strength=round(score, 3), bridged=bridged)
 
 
