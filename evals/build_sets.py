@@ -18,8 +18,9 @@ dev, the rest train; the split is recorded in ``evals/sets/split.json``. Labels:
   crawl_url (acceptable: those URLs); else -> a search naming an unread gold paragraph's title
   (acceptable queries: those titles). Recorded twice: on the corpus (search results are read)
   and on the offline web (``--web``: snippets only, pages read by crawling; ``mode: web``),
-  where the crawl_url states arise. Each state keeps the memory's facts, which the Decision baseline
-  reads to tell whether the question is answered.
+  where the crawl_url states arise. Each state keeps the Decision node's inputs as the loop
+  builds them (``Researcher.decision_node_inputs``, in both modes) and the memory's facts, which
+  the Decision baseline reads to tell whether the question is answered.
 
 Run: ``.venv/bin/python -m evals.build_sets`` (the decision set runs the loop: a few minutes,
 plus the corpus index build on first use).
@@ -36,7 +37,18 @@ from pathlib import Path
 from evals.hotpot import HOTPOT, Question, load_questions, write_corpus
 
 SETS = Path(__file__).resolve().parent / "sets"
-VERSION = "v2"  # v2: the decision set adds states recorded on the offline web
+# v2: the decision set adds states recorded on the offline web; v3: decision states in both modes
+# carry the Decision node's inputs exactly as the loop builds them (ranked candidate lines, the
+# history with its step budget and queries, the actions open at that state)
+VERSION = "v3"
+#: the Decision node's inputs a state row keeps (its initial_query is the row's question)
+DECISION_FIELDS = (
+    "analyzer_report",
+    "research_history",
+    "memory_summary",
+    "candidate_urls",
+    "available_actions",
+)
 WEB_STEPS = 16  # as evals.bench_research --web
 
 
@@ -144,8 +156,6 @@ def decision_examples(
     ``web``: on the offline web (``sleuth research --web``), where search gives snippets only and
     pages are read by crawling, so states with a gold page among the unread candidates arise.
     Their site URLs are written as the documents' URLs (the site's port changes every run)."""
-    from modules.research.loop import _ranked_candidates
-    from modules.research.prompts import MAX_CANDIDATES, analyzer_report, candidate_lines, research_history
     from modules.research.session import ResearchOptions, build_researcher
 
     corpus = write_corpus(Path(tempfile.mkdtemp(prefix="sleuth-sets-")))
@@ -186,9 +196,7 @@ def decision_examples(
             action = "search"
             acceptable = sorted(t for u, t, _ in q.paragraphs if u in q.gold_urls and u not in read)
         a = thread.last_analysis
-        candidates = (
-            candidate_lines(_ranked_candidates(thread)) if web else unread_candidates[:MAX_CANDIDATES]
-        )
+        inputs = as_documents(researcher.decision_node_inputs(thread, memory))
         state = {  # what the baseline Decision program reads, to re-run it on this state
             "engines": thread.engines,
             "step": thread.step,
@@ -215,11 +223,8 @@ def decision_examples(
                 "question": q.question,
                 "mode": "web" if web else "corpus",
                 "step": thread.step,
-                # the Decision node's inputs, as the loop builds them
-                "analyzer_report": as_documents(analyzer_report(a)),
-                "research_history": as_documents(research_history(thread.history)),
-                "memory_summary": as_documents(memory.summary()),
-                "candidate_urls": as_documents(candidates),
+                # the Decision node's inputs, as the loop builds them (its own method, both modes)
+                **{k: inputs[k] for k in DECISION_FIELDS},
                 "gold_action": action,
                 "acceptable": acceptable,
                 "gold_urls": sorted(q.gold_urls),

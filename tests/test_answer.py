@@ -261,3 +261,69 @@ def test_which_of_two_is_older_reads_whole_dates_not_only_years():
     autumn = ev("Bo Kim", "Bo Kim (born October 8, 1970) is an American sculptor.")
     assert answer("Who is older, Ann Lee or Bo Kim?", [autumn, spring]).text == "Ann Lee"
     assert answer("Who is younger, Ann Lee or Bo Kim?", [autumn, spring]).text == "Bo Kim"
+
+
+def test_a_bridge_answer_settles_only_past_the_bridge():
+    """A candidate on the first hop's page (or on a page off the question's path) is reported but
+    does not end the research: the page about the bridge entity must be read first."""
+    q = "Where is the company that Sachin Warrier worked for as a software engineer headquartered?"
+    warrier = ev(
+        "Sachin Warrier",
+        "Sachin Warrier is a playback singer and composer. He was working as a software engineer in Tata Consultancy Services in Kochi.",
+    )
+    tcs = ev(
+        "Tata Consultancy Services",
+        "Tata Consultancy Services Limited (TCS) is an Indian multinational information technology company headquartered in Mumbai, Maharashtra.",
+    )
+    first = answer(q, [warrier])
+    assert first.text != "Tata Consultancy Services"  # an organisation is no place
+    assert not first.settled and not first.bridged
+    second = answer(q, [warrier, tcs])
+    assert (second.text, second.support, second.settled) == ("Mumbai", [tcs], True)
+    q = "The 2011–12 VCU Rams men's basketball team represented Virginia Commonwealth University which was founded in what year?"
+    rams = ev(
+        "2011–12 VCU Rams men's basketball team",
+        "The 2011–12 VCU Rams men's basketball team represented Virginia Commonwealth University during the 2011–12 NCAA Division I men's basketball season.",
+    )
+    later = ev(  # a distractor: the next season's page, named by neither the question nor its pages
+        "2012–13 VCU Rams men's basketball team",
+        "The 2012–13 VCU Rams men's basketball team represented Virginia Commonwealth University during the 2012–13 NCAA Division I men's basketball season.",
+    )
+    assert not answer(q, [rams, later]).settled
+    vcu = ev(
+        "Virginia Commonwealth University",
+        "Virginia Commonwealth University (VCU) is a public research university located in Richmond, Virginia. VCU was founded in 1838 as the medical department of Hampden–Sydney College.",
+    )
+    found = answer(q, [rams, later, vcu])
+    assert (found.text, found.support, found.settled) == ("1838", [vcu], True)
+
+
+def test_candidates_keep_the_asked_type():
+    """A place is no organisation and holds no number; two people joined by "and" are two names;
+    with the question's own page read, a distractor's candidate is taken only when the path has none."""
+    school = ev(
+        "Westminster School, Adelaide",
+        "Westminster School is an independent, Early Learning to Year 12, day and boarding school located at Marion, South Australia.",
+    )
+    assert answer("In which Australian city is the boarding school located?", [school]).text == "Marion"
+    boots = ev(
+        "These Boots Are Made for Walkin'",
+        "The song was recorded by Frank Sinatra and Nancy Sinatra in 1966.",
+    )
+    found = answer("Who recorded These Boots Are Made for Walkin' with Frank Sinatra?", [boots])
+    assert found.text == "Nancy Sinatra"
+    warrier = ev("Sachin Warrier", "Sachin Warrier worked as a software engineer in Kochi.")
+    other = ev(
+        "Infosys",
+        "Infosys is a company whose software engineers work in Bangalore, headquartered in Bangalore.",
+    )
+    q = "Where did Sachin Warrier work as a software engineer?"
+    assert answer(q, [other, warrier]).text == "Kochi"  # Infosys is off the question's path
+
+
+def test_a_question_naming_both_pages_has_no_bridge_to_cross():
+    q = "Hayden is a singer-songwriter from Canada, but where does Buck-Tick hail from?"
+    hayden = ev("Hayden (musician)", "Hayden is a Canadian singer-songwriter from Thornhill, Ontario.")
+    buck = ev("Buck-Tick", "Buck-Tick is a Japanese rock band, formed in Fujioka, Gunma in 1983.")
+    found = answer(q, [hayden, buck])
+    assert found.complete and found.bridged

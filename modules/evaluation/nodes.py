@@ -93,7 +93,8 @@ def load_examples(
 
 def _inputs(node: str, row: dict, runner: NodeRunner) -> dict[str, Any]:
     """The node's inputs for a labeled row, built as the research loop builds them (rows written
-    by evals/build_sets.py keep the Decision node's formatted fields), fitted to ``runner``'s window."""
+    by evals/build_sets.py keep the Decision node's inputs as the loop built them at that state),
+    fitted to ``runner``'s window."""
     if node == "decision":
         return decision_inputs(
             row["question"],
@@ -102,7 +103,7 @@ def _inputs(node: str, row: dict, runner: NodeRunner) -> dict[str, Any]:
             row["research_history"],
             row["memory_summary"],
             row["candidate_urls"],
-            ["search_local", "crawl_url", "send_to_hitl"],
+            row["available_actions"],
         )
     if node == "analyzer":
         page = row["page"]

@@ -8,11 +8,13 @@ only from the facts (sentences with their source URLs): yes/no by comparing each
 attribute as its facts state it, a choice by comparing the options' dates or the attribute's
 support, a wh-question by extracting candidates of the asked type from the facts, not named by
 the question, ranked by how much of the question their sentence and its words around the
-candidate state. Every answer carries the facts that support it; when a part of the question
+candidate state, from the question's path first (its own pages, and the pages they name: a bridge
+question's answer is on the second). Every answer carries the facts that support it; when a part of the question
 has no supporting fact the answer is empty and ``missing`` says which part.
 
 The Report baseline opens its answer with it, and the Decision baseline hands over once it
-answers with every part supported (:meth:`Answer.complete`).
+answers with every part supported and, for a bridge question, from past the bridge
+(:attr:`Answer.settled`).
 """
 
 from __future__ import annotations
@@ -48,6 +50,11 @@ _LEADING = {
     "By", "Since", "Following", "According", "Although", "Today", "Currently", "Also",
 }  # fmt: skip
 _MONTH_WORDS = set(_MONTHS.split("|"))
+#: last words of a name that make it an organisation, not a place ("in Tata Consultancy Services")
+_ORGANISATIONS = {
+    "university", "college", "school", "academy", "institute", "company", "corporation", "services",
+    "inc", "inc.", "ltd", "ltd.", "group", "records", "band", "team", "club", "party", "council",
+}  # fmt: skip
 #: a country's people as its facts name them: "from the United States" is "American"
 DEMONYMS = {
     "united states": "american", "america": "american", "usa": "american", "u.s.": "american",
@@ -80,6 +87,7 @@ _KIN = {"english": {"british"}, "british": {"english", "scottish", "welsh"}, "sc
 #: to it) ends the research; below it the answer is reported but the research goes on
 SETTLED = 4.0
 HOP_BONUS = 2.5
+OFF_PATH = 3.0  # a candidate's penalty on a page off a bridge question's path (see _path)
 
 
 @dataclass(frozen=True)
@@ -110,6 +118,7 @@ class Answer:
     missing: list[str] = field(default_factory=list)  # parts of the question no fact supports
     targets: list[str] = field(default_factory=list)  # searches for the missing parts
     strength: float = SETTLED  # an extracted answer's: how much of the question its sentence states
+    bridged: bool = True  # an extracted answer's: its page is on the question's path past the bridge
 
     @property
     def complete(self) -> bool:
@@ -118,9 +127,9 @@ class Answer:
 
     @property
     def settled(self) -> bool:
-        """Complete, and an extracted answer's sentence states the question's relation around it:
-        research can stop here."""
-        return self.complete and self.strength >= SETTLED
+        """Complete, and an extracted answer's sentence states the question's relation around it
+        on a page past the bridge: research can stop here."""
+        return self.complete and self.strength >= SETTLED and self.bridged
 
 
 def _names(text: str) -> list[str]:
@@ -450,19 +459,17 @@ def _extract(
     names = {t for s in shape.subjects for t in content_terms(s)}
     q_terms = content_terms(question) - names  # what the question says of its named things
     focus = _focus_terms(question) - names
-    # a page that another page's fact names was reached by a hop: a bridge question's answer is there
     titles = {_title_name(f.title): f.url for f in facts if f.title}
-    hopped = {
-        titles[t]
-        for f in facts
-        for t in titles
-        if t and titles[t] != f.url and t in f.text.lower() and t not in question.lower()
-    }
-    best: tuple[float, str, Evidence] | None = None
+    anchors, hopped = _path(question, facts)
+    # the best candidate on the question's path, and off it (considered only when none is on it)
+    best_of: dict[bool, tuple[float, str, Evidence]] = {}
     for i, f in enumerate(facts):
+        on_path = not anchors or f.url in anchors or f.url in hopped
         sentence_terms = content_terms(f.text)
         shared = len(sentence_terms & q_terms) + 0.5 * len(_terms(f.title) & q_terms)
-        hop = HOP_BONUS if f.url in hopped else 0.0
+        # a bridge question's answer is on the hop's page; with the question's own pages read, a
+        # page off the path (neither about a named thing nor reached from one) is a distractor
+        hop = HOP_BONUS if f.url in hopped else 0.0 if on_path else -OFF_PATH
         for cand, start, end in _candidates(shape.kind, f):
             c_words = [w for w in words(cand) if w not in STOPWORDS]
             if not c_words or all(w in q_words for w in c_words) or cand.lower() in excluded:
@@ -477,12 +484,52 @@ def _extract(
                     1.0  # the page's subject, named in its lead: "Eenasul Fateh ... known as Aladin"
                 )
             score = shared + 1.5 * local + title_bonus + hop - 0.02 * i
-            if best is None or score > best[0]:
-                best = (score, cand, f)
+            if on_path not in best_of or score > best_of[on_path][0]:
+                best_of[on_path] = (score, cand, f)
+    best = best_of.get(True)
+    if best is None or best[0] < 1.0:
+        best = best_of.get(False)
     if best is None or best[0] < 1.0:
         return Answer("", shape.kind, missing=[f"a {shape.kind} that answers the question"])
     score, cand, fact = best
-    return Answer(cand, shape.kind, support=[fact], strength=round(score, 3))
+    # a bridge is crossed once the answer comes from a hop's page, or from the question's own
+    # page with a page it names read too, or with another page the question names (no bridge
+    # to cross: "Hayden is from Canada, but where does Buck-Tick hail from?"); or the question
+    # names no page read
+    bridged = (
+        not anchors or fact.url in hopped or (fact.url in anchors and (bool(hopped) or len(anchors) >= 2))
+    )
+    return Answer(cand, shape.kind, support=[fact], strength=round(score, 3), bridged=bridged)
+
+
+def _path(question: str, facts: Sequence[Evidence]) -> tuple[set[str], set[str]]:
+    """The pages on a bridge question's path: anchors (about a thing the question names: the
+    first hop) and hops (about a thing another anchor's facts name: the second). With no anchor,
+    hops are the pages another page's facts name, the question not."""
+    low = question.lower()
+
+    def named(name: str, text: str) -> bool:
+        return len(name) >= 3 and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) is not None
+
+    def called(title: str, text: str) -> bool:
+        """The fact names the page: its whole title, or a short title's last name ("the Nixon
+        administration" for "Richard Nixon")."""
+        name = _title_name(title)
+        if named(name, text.lower()):
+            return True
+        tokens = re.sub(r"\s*\([^)]*\)\s*$", "", title).split()
+        return (
+            2 <= len(tokens) <= 3
+            and len(tokens[-1]) >= 4
+            and tokens[-1][0].isupper()
+            and (re.search(rf"(?<!\w){re.escape(tokens[-1])}(?!\w)", text) is not None)
+        )
+
+    pages = {f.url: f.title for f in facts if f.title}
+    anchors = {u for u, t in pages.items() if named(_title_name(t), low)}
+    said = [(f.url, f.text) for f in facts if f.url in anchors or not anchors]
+    hopped = {u for u, t in pages.items() if any(v != u and called(t, text) for v, text in said)}
+    return anchors, hopped
 
 
 def _focus_terms(question: str) -> set[str]:
@@ -528,13 +575,27 @@ def _candidates(kind: str, fact: Evidence) -> list[tuple[str, int, int]]:
             continue
         if kind == "person" and (len(tokens) < 2 or _NATIONALITY.fullmatch(tokens[0])):
             continue
-        if kind == "place" and (
-            _NATIONALITY.fullmatch(" ".join(tokens))
-            or not re.search(r"\b(?:in|at|near|from|of|to)\s+(?:the\s+)?$", text[: m.start() + lead])
+        if (
+            kind == "place"
+            and (
+                _NATIONALITY.fullmatch(" ".join(tokens))
+                or tokens[-1].lower() in _ORGANISATIONS
+                or any(t[0].isdigit() for t in tokens)  # "to Year 12" is no place
+                or not re.search(r"\b(?:in|at|near|from|of|to)\s+(?:the\s+)?$", text[: m.start() + lead])
+            )
         ):
             continue
         cand = " ".join(tokens)
-        out.append((cand, m.start() + lead, m.start() + lead + len(cand)))
+        start = m.start() + lead
+        if kind == "person" and re.search(r" (?:and|&) ", cand):  # "Frank Sinatra and Nancy": two names
+            at = 0
+            for name in re.split(r" (?:and|&) ", cand):
+                at = cand.index(name, at)
+                if len(name.split()) >= 2:
+                    out.append((name, start + at, start + at + len(name)))
+                at += len(name)
+            continue
+        out.append((cand, start, start + len(cand)))
     if kind == "entity":
         out += [(m.group(1), m.start(1), m.end(1)) for m in _QUOTED.finditer(text)]
     return out

@@ -159,10 +159,11 @@ class Researcher:
         )
 
     # ----- nodes -------------------------------------------------------------------------
-    def _decide(self, thread: Thread, memory: Memory, log: list[str]) -> tuple[Decision, StepRecord]:
-        t = time.monotonic()
+    def decision_node_inputs(self, thread: Thread, memory: Memory) -> dict:
+        """The Decision node's inputs at this state of ``thread``: what the loop gives it, and what
+        evals/build_sets.py records for the node's labeled sets (one code path for both)."""
         candidates = candidate_lines(_ranked_candidates(thread))
-        inputs = decision_inputs(
+        return decision_inputs(
             thread.question,
             thread.constraints,
             analyzer_report(thread.last_analysis),
@@ -172,6 +173,10 @@ class Researcher:
             # only the actions open now: no crawl without a candidate URL
             [f"search_{e}" for e in thread.engines] + ["crawl_url"] * bool(candidates) + ["send_to_hitl"],
         )
+
+    def _decide(self, thread: Thread, memory: Memory, log: list[str]) -> tuple[Decision, StepRecord]:
+        t = time.monotonic()
+        inputs = self.decision_node_inputs(thread, memory)
         call = self.runner.run(
             self.programs.get("decision"),
             inputs,
