@@ -36,6 +36,16 @@ import httpx
 ENABLED_ENV = "SLEUTH_LOCAL_SERVER"
 IDLE_ENV = "SLEUTH_SERVER_IDLE_MINUTES"
 DEFAULT_IDLE_MINUTES = 15.0
+#: The least a start may take before it counts as failed: the first start in a new
+#: ``$PREFECT_HOME`` creates and migrates Prefect's database (~20 s on 2 busy cores), more than
+#: Prefect's own 20 s default for its temporary server.
+MIN_STARTUP_TIMEOUT_S = 120.0
+#: After this long without an answer, the command says on stderr what it is waiting for.
+SLOW_START_NOTICE_S = 3.0
+
+
+class LocalServerError(RuntimeError):
+    """The shared server could not be started; the message says where its log is."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -192,7 +202,7 @@ def _start(folder: Path, startup_timeout: float, attempts: int = 3) -> ServerInf
     raise AssertionError("unreachable")
 
 
-class _ExitedAtStart(RuntimeError):
+class _ExitedAtStart(LocalServerError):
     pass
 
 
@@ -213,8 +223,17 @@ def _start_once(folder: Path, startup_timeout: float) -> ServerInfo:
     )
     log.close()
     info = ServerInfo(url=f"http://127.0.0.1:{port}", pid=process.pid, started=time.time(), idle_s=idle)
-    deadline = time.monotonic() + startup_timeout
+    begun = time.monotonic()
+    deadline, noticed = begun + startup_timeout, False
     while time.monotonic() < deadline:
+        if not noticed and time.monotonic() - begun > SLOW_START_NOTICE_S:
+            noticed = True
+            print(
+                "sleuth: starting the local Prefect server (a first start creates its database; "
+                "later commands reuse it)",
+                file=sys.stderr,
+                flush=True,
+            )
         if process.poll() is not None:
             raise _ExitedAtStart(
                 f"the local Prefect server exited with status {process.returncode} at start "
@@ -225,8 +244,9 @@ def _start_once(folder: Path, startup_timeout: float) -> ServerInfo:
             return info
         time.sleep(0.1)
     _terminate(process.pid, 5.0)
-    raise RuntimeError(
-        f"the local Prefect server did not answer within {startup_timeout:.0f} s (see {folder / 'server.log'})"
+    raise LocalServerError(
+        f"the local Prefect server did not answer within {startup_timeout:.0f} s (see {folder / 'server.log'}); "
+        f"set {ENABLED_ENV}=0 to use a temporary server per command"
     )
 
 
@@ -236,7 +256,9 @@ def acquire(startup_timeout: float | None = None) -> ServerInfo:
     from prefect.settings import PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS
 
     folder = state_dir()
-    timeout = startup_timeout or PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS.value()
+    timeout = startup_timeout or max(
+        PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS.value(), MIN_STARTUP_TIMEOUT_S
+    )
     with _locked(folder):
         info = _read(folder)
         if info is None or not _alive(info.pid) or not _healthy(info):

@@ -113,3 +113,26 @@ def test_idle_minutes_must_be_a_positive_number(monkeypatch):
             local_server.idle_seconds()
     monkeypatch.setenv("SLEUTH_SERVER_IDLE_MINUTES", "2.5")
     assert local_server.idle_seconds() == 150
+
+
+def test_a_server_that_cannot_start_is_one_error_line(tmp_path):
+    """A database the server cannot open: it exits at start, the command says so in one line
+    (where the log is, how to opt out) and nothing is analysed."""
+    (tmp_path / "not-a-dir").write_text("")
+    env = _env(tmp_path / "prefect", "1") | {
+        "PREFECT_API_DATABASE_CONNECTION_URL": f"sqlite+aiosqlite:///{tmp_path / 'not-a-dir' / 'prefect.db'}"
+    }
+    out = subprocess.run(
+        [sys.executable, "-m", "flows.cli", "analyze", str(SAMPLES / "responses.jsonl")]
+        + ["--ground-truth", str(SAMPLES / "pages.jsonl"), "--data-dir", str(tmp_path / "runs")],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 2
+    errors = [line for line in out.stderr.splitlines() if line.startswith("sleuth: error:")]
+    assert len(errors) == 1 and "Traceback" not in out.stderr, out.stderr
+    assert "exited" in errors[0] and "server.log" in errors[0] and "SLEUTH_LOCAL_SERVER=0" in errors[0]
+    assert not (tmp_path / "runs" / "analyses").exists()

@@ -84,9 +84,11 @@ def main(argv: list[str] | None = None) -> int:
         from flows.runtime import quiet_user_errors
 
         quiet_user_errors()
+    from flows.local_server import LocalServerError
+
     try:
         status = args.func(args)
-    except (ValueError, FileNotFoundError, FileExistsError) as exc:
+    except (ValueError, FileNotFoundError, FileExistsError, LocalServerError) as exc:
         if args.debug:
             raise
         print(f"sleuth: error: {exc}", file=sys.stderr)  # the one line: no warning summary after it
