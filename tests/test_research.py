@@ -145,3 +145,14 @@ def test_memory_agreement_conflict_and_dedupe(embedder):
     added, conflicts = memory.add([("Mount Everest is 9,100 metres high.", "https://c.example", 0.5)], 3)
     assert added[0].status == "conflicting" and conflicts and "c.example" in conflicts[0]
     assert "[conflicting]" in memory.summary()
+
+
+def test_the_journey_says_why_the_decision_node_handed_over(sample_search, embedder):
+    """The journey's last sentence gives the Decision node's own reason, not a guess between two."""
+    result = researcher(sample_search, embedder).run(QUESTION)
+    assert result.stop_reason == "decision"
+    handover = [s for s in result.steps if s.node == "decision"][-1]
+    assert handover.action == "send_to_hitl" and handover.reasoning
+    assert result.report.research_journey.endswith(
+        f"Stopped because the Decision node handed over: {handover.reasoning.rstrip('.')}."
+    )

@@ -13,6 +13,7 @@ import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from textwrap import shorten
 
 import dspy
 
@@ -496,8 +497,14 @@ def journey_from(steps: list[StepRecord], stop_reason: str) -> str:
             parts.append(f"read {s.query_or_url}")
         elif s.node == "analyzer" and s.new_facts:
             parts.append(f"found {s.new_facts} new facts")
+    handover = next((s.reasoning for s in reversed(steps) if s.node == "decision" and s.reasoning), "")
     reason = {
-        "decision": "the evidence was judged sufficient or the leads ran out",
+        # the Decision node's own words for why it handed over, when it gave them
+        "decision": (
+            f"the Decision node handed over: {shorten(handover, 200, placeholder='...').rstrip('.')}"
+            if handover
+            else "the Decision node handed over"
+        ),
         "max_steps": "the step limit was reached",
         "max_seconds": "the time limit was reached",
         "token_budget": "the LM token budget was spent",
