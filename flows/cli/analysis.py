@@ -322,7 +322,7 @@ def _print_collections(collections: list[dict]) -> None:
         ]
         for c in collections
     ]
-    print_table(header, rows)
+    print_table(header, rows, left=3)
     for c in collections:
         if c["status"] != "ok":
             print(
@@ -451,6 +451,7 @@ def cmd_monitor(args: argparse.Namespace) -> int:
             ]
             for r in result.provider_summaries
         ],
+        left=3,
     )
     print("\nproviders' visibility beside tracked competitors (shares of answers; Δ in percentage points):\n")
     print_visibility(
