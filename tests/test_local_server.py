@@ -25,6 +25,28 @@ def _env(home: Path, idle_minutes: str) -> dict[str, str]:
     }
 
 
+COUNTED_IN_THREADS = """
+import threading
+from prefect import flow
+from prefect.artifacts import Artifact
+from flows.progress import progress
+from flows.runtime import local_run_settings
+
+@flow
+def counted_in_threads():
+    with progress("collect", 4, unit="queries", key="progress-in-threads") as shown:
+        workers = [threading.Thread(target=shown.advance) for _ in range(4)]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+    return Artifact.get("progress-in-threads").data
+
+with local_run_settings():
+    print(counted_in_threads())
+"""
+
+
 def _wait_until(condition, seconds: float) -> bool:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -66,6 +88,14 @@ def test_commands_share_one_server_which_stops_when_idle(tmp_path):
         # both flow runs were recorded by that server (not by a temporary one each)
         count = httpx.post(info["url"] + "/api/flow_runs/count", json={}, timeout=10).json()
         assert count == 2
+
+        # progress counted in threads with no Prefect context (a provider client's pool) reaches
+        # this server, not a temporary one that such a thread would start
+        counted = subprocess.run(
+            [sys.executable, "-c", COUNTED_IN_THREADS], env=env, cwd=ROOT, capture_output=True, text=True
+        )
+        assert float(counted.stdout.split()[-1]) == 100.0, counted.stderr
+        assert "temporary server" not in counted.stderr, counted.stderr
 
         status = subprocess.run(
             [sys.executable, "-m", "flows.cli", "server", "status"],
