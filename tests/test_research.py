@@ -156,3 +156,18 @@ def test_the_journey_says_why_the_decision_node_handed_over(sample_search, embed
     assert result.report.research_journey.endswith(
         f"Stopped because the Decision node handed over: {handover.reasoning.rstrip('.')}."
     )
+
+
+def test_the_journey_reads_as_a_sentence():
+    from modules.research.loop import StepRecord, journey_from
+
+    steps = [
+        StepRecord(1, "tool", "search_local", "q", "local", n_results=1),
+        StepRecord(1, "analyzer", "analyze", new_facts=1),
+        StepRecord(2, "tool", "crawl_url", "https://example.org/a"),
+        StepRecord(2, "analyzer", "analyze", new_facts=3),
+    ]
+    assert journey_from(steps, "max_steps") == (
+        'Research searched local for "q" (1 result, ok); then found 1 new fact; then read '
+        "https://example.org/a; then found 3 new facts. Stopped because the step limit was reached."
+    )

@@ -492,11 +492,12 @@ def journey_from(steps: list[StepRecord], stop_reason: str) -> str:
     parts = []
     for s in steps:
         if s.node == "tool" and s.action.startswith("search_"):
-            parts.append(f'searched {s.engine} for "{s.query_or_url}" ({s.n_results} results, {s.outcome})')
+            results = "1 result" if s.n_results == 1 else f"{s.n_results} results"
+            parts.append(f'searched {s.engine} for "{s.query_or_url}" ({results}, {s.outcome})')
         elif s.node == "tool":
             parts.append(f"read {s.query_or_url}")
         elif s.node == "analyzer" and s.new_facts:
-            parts.append(f"found {s.new_facts} new facts")
+            parts.append("found 1 new fact" if s.new_facts == 1 else f"found {s.new_facts} new facts")
     handover = next((s.reasoning for s in reversed(steps) if s.node == "decision" and s.reasoning), "")
     reason = {
         # the Decision node's own words for why it handed over, when it gave them
