@@ -180,7 +180,7 @@ def _terms(text: str, skip: Iterable[tuple[int, int]] = ()) -> list[tuple[str, s
 def _cached_terms(text: str, skip: tuple[tuple[int, int], ...]) -> tuple[tuple[str, str], ...]:
     out = []
     for m in _WORD.finditer(text):
-        if any(s <= m.start() < e for s, e in skip):
+        if skip and any(s <= m.start() < e for s, e in skip):
             continue
         w = m.group().lower().replace("’", "'").rstrip(".,")
         if w in STOPWORDS or w in _NEGATORS or w.endswith("n't") or not w or w[0].isdigit():
