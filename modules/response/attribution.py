@@ -11,8 +11,8 @@ scores less.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from bisect import bisect_left, bisect_right
+from functools import lru_cache
 from urllib.parse import urlsplit
 
 from ..text import split_sentences

@@ -279,7 +279,22 @@ _COUNT = re.compile(
     r"fifty|sixty|seventy|eighty|ninety|dozen|hundred|thousand|million|billion",
     re.I,
 )
-_NEEDS = [None, _DIGIT, _DIGIT, _COUNT, _DIGIT, _DIGIT, _DIGIT, None, _COUNT, _COUNT, _COUNT, _COUNT, _DIGIT, _COUNT]
+_NEEDS = [
+    None,
+    _DIGIT,
+    _DIGIT,
+    _COUNT,
+    _DIGIT,
+    _DIGIT,
+    _DIGIT,
+    None,
+    _COUNT,
+    _COUNT,
+    _COUNT,
+    _COUNT,
+    _DIGIT,
+    _COUNT,
+]
 
 
 #: thresholds ("orders over $250", "$75 or more"); a cap ("covers up to $2 million") is an amount
