@@ -88,7 +88,13 @@ def _trimmed(text: str, start: int, end: int) -> Span | None:
 
 
 def split_sentences(text: str) -> list[Span]:
-    """Sentence spans; tolerant of abbreviations, decimals and newline-separated lists."""
+    """Sentence spans; tolerant of abbreviations, decimals and newline-separated lists (memoised:
+    an answer's sentences are asked for by its chunks, windows, claims and fact checks)."""
+    return list(_split_sentences(text))
+
+
+@lru_cache(maxsize=16384)
+def _split_sentences(text: str) -> tuple[Span, ...]:
     spans: list[Span] = []
     start = 0
     for m in _SENTENCE_END.finditer(text):
@@ -104,7 +110,7 @@ def split_sentences(text: str) -> list[Span]:
     tail = _trimmed(text, start, len(text))
     if tail:
         spans.append(tail)
-    return spans
+    return tuple(spans)
 
 
 def split_paragraphs(text: str) -> list[Span]:
@@ -130,8 +136,14 @@ def split_clauses(sentence: Span, min_words: int = 3) -> list[Span]:
     """Clauses of a sentence (at commas, semicolons, 'and', 'but', ...), each >= ``min_words``.
 
     A claim is often one clause of a longer sentence; matching it against the clause avoids
-    the dilution of comparing a short claim with a whole sentence.
+    the dilution of comparing a short claim with a whole sentence. Memoised: the judge asks it of
+    the same sentence for windows, polarity and fact checks.
     """
+    return list(_split_clauses(sentence, min_words))
+
+
+@lru_cache(maxsize=65536)
+def _split_clauses(sentence: Span, min_words: int) -> tuple[Span, ...]:
     out, start = [], 0
     for m in list(_CLAUSE_BREAK.finditer(sentence.text)) + [None]:
         end = m.start() if m else len(sentence.text)
@@ -139,7 +151,7 @@ def split_clauses(sentence: Span, min_words: int = 3) -> list[Span]:
         if piece and len(piece.text.split()) >= min_words and piece.text != sentence.text:
             out.append(Span(sentence.start + piece.start, sentence.start + piece.end, piece.text))
         start = m.end() if m else start
-    return out
+    return tuple(out)
 
 
 def split_long(span: Span, max_chars: int = MAX_CHUNK_CHARS) -> list[Span]:

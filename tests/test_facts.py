@@ -112,3 +112,25 @@ def test_a_changed_value_conflicts(template, n, year, delta, name):
     claim = template.format(n=n, year=year, name=name)
     changed = template.format(n=n + delta * 10, year=year + delta % 40 + 1, name=name)  # beyond any tolerance
     assert compare_values(claim, changed)[0] == "conflict"
+
+
+_PIECES = st.sampled_from(
+    "the plan costs is $ 6 £ 1,024 GB per month a year free of charge no fee one twelve fifteen "
+    "hundred thousand hours and 10 minutes March 5, 2021 2021-03-05 at 5 p.m. in 1850 20% percent "
+    "Herring Fleets 1850–1950 [3] https://ex.com/a1 BX-500 dozen someone phone none 24/7 .".split()
+)
+
+
+@given(st.lists(_PIECES, max_size=14).map(" ".join))
+def test_skipping_patterns_that_cannot_match_changes_no_value(text):
+    """values() skips the patterns a text lacks the digits or number words for; that must find
+    exactly what trying every pattern finds."""
+    from modules.response import facts
+
+    gated = facts._values.__wrapped__(text)
+    saved = facts._NEEDS[:]
+    try:
+        facts._NEEDS[:] = [None] * len(saved)
+        assert facts._values.__wrapped__(text) == gated
+    finally:
+        facts._NEEDS[:] = saved

@@ -271,6 +271,30 @@ _PATTERNS = [
     ),
     ("number", re.compile(rf"(?<![\w.]){_AMOUNT}(?![\w])", re.I)),
 ]
+#: what each pattern cannot match without (None: it may match any text): most sentences state
+#: no number, and trying every pattern at every position is most of the cost of :func:`values`
+_DIGIT = re.compile(r"\d")
+_COUNT = re.compile(
+    r"\d|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|teen|twenty|thirty|forty|"
+    r"fifty|sixty|seventy|eighty|ninety|dozen|hundred|thousand|million|billion",
+    re.I,
+)
+_NEEDS = [
+    None,
+    _DIGIT,
+    _DIGIT,
+    _COUNT,
+    _DIGIT,
+    _DIGIT,
+    _DIGIT,
+    None,
+    _COUNT,
+    _COUNT,
+    _COUNT,
+    _COUNT,
+    _DIGIT,
+    _COUNT,
+]
 
 
 #: thresholds ("orders over $250", "$75 or more"); a cap ("covers up to $2 million") is an amount
@@ -418,7 +442,10 @@ def values(text: str) -> list[Value]:
 def _values(text: str) -> tuple[Value, ...]:
     taken: list[tuple[int, int]] = []
     found: list[Value] = []
-    for kind, pattern in _PATTERNS:
+    has = {need: need is None or need.search(text) is not None for need in (None, _DIGIT, _COUNT)}
+    for (kind, pattern), need in zip(_PATTERNS, _NEEDS, strict=True):
+        if not has[need]:
+            continue  # it cannot match here
         for m in pattern.finditer(text):
             start, end = m.span()
             if kind == "free":  # the value word only

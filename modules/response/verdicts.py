@@ -126,6 +126,12 @@ def _negation_about(text: str, terms: Sequence[tuple[str, str]]) -> bool:
     """Whether a negation in ``text`` bears on the claim: one of the claim's words follows it
     closely ("was not the fourth", "doesn't support Fitbit"), not another predicate ("Fitbit -
     not supported (integration paused in May 2024)" for "paused its Fitbit integration")."""
+    return _cached_negation_about(text, tuple(terms))
+
+
+@lru_cache(maxsize=65536)
+def _cached_negation_about(text: str, terms: tuple[tuple[str, str], ...]) -> bool:
+    """:func:`_negation_about`, memoised: each claim asks it of every window of its answer."""
     keys = {k for k, _ in terms}
     groups = {_GROUP[k] for k in keys if k in _GROUP}
     for m in _NEGATOR.finditer(_NOT_DENIAL.sub(lambda d: " " * len(d.group()), text)):
@@ -174,7 +180,7 @@ def _terms(text: str, skip: Iterable[tuple[int, int]] = ()) -> list[tuple[str, s
 def _cached_terms(text: str, skip: tuple[tuple[int, int], ...]) -> tuple[tuple[str, str], ...]:
     out = []
     for m in _WORD.finditer(text):
-        if any(s <= m.start() < e for s, e in skip):
+        if skip and any(s <= m.start() < e for s, e in skip):
             continue
         w = m.group().lower().replace("’", "'").rstrip(".,")
         if w in STOPWORDS or w in _NEGATORS or w.endswith("n't") or not w or w[0].isdigit():
@@ -272,9 +278,16 @@ def _indexed(
     return others, frozenset(_GROUP[k] for k in others if k in _GROUP), tuple(others.values())
 
 
-def _names(text: str) -> set[str]:
-    """Capitalised words inside a sentence (names of plans, people, places), stemmed."""
-    return {_key(m.group()) for m in _NAME.finditer(text)}
+@lru_cache(maxsize=65536)
+def _has_digit(word: str) -> bool:
+    return any(ch.isdigit() for ch in word)
+
+
+@lru_cache(maxsize=65536)
+def _names(text: str) -> frozenset[str]:
+    """Capitalised words inside a sentence (names of plans, people, places), stemmed (memoised:
+    asked of a claim and of each window's lead for every claim)."""
+    return frozenset(_key(m.group()) for m in _NAME.finditer(text))
 
 
 class Lexicon:
@@ -289,6 +302,7 @@ class Lexicon:
         self.store = store
         self.vectors: dict[str, np.ndarray] = {}
         self._pairs: dict[tuple[str, str], float] = {}
+        self._closest: dict[tuple[str, tuple[str, ...]], float] = {}
         if store is not None and store.exists():
             try:
                 with np.load(store, allow_pickle=False) as data:
@@ -323,12 +337,18 @@ class Lexicon:
             sim = 0.0 if va is None or vb is None else float(va @ vb)
             if len(self._pairs) > 4_000_000:
                 self._pairs.clear()
+                self._closest.clear()  # it was made of them
             self._pairs[(a, b)] = self._pairs[(b, a)] = sim
         return sim
 
-    def closest(self, word: str, others: Iterable[str]) -> float:
-        """The cosine of ``word`` and the closest of ``others``: the pairs seen before are
-        looked up inline, since this is the judge's innermost loop."""
+    def closest(self, word: str, others: tuple[str, ...]) -> float:
+        """The cosine of ``word`` and the closest of ``others``, memoised per (word, others): the
+        judge's innermost loop meets the same claim word and window (or page sentence) again and
+        again; the pairs seen before are looked up inline."""
+        key = (word, others)
+        best = self._closest.get(key)
+        if best is not None:
+            return best
         get, best = self._pairs.get, 0.0
         for other in others:
             sim = get((word, other))
@@ -336,6 +356,9 @@ class Lexicon:
                 sim = self.similarity(word, other)
             if sim > best:
                 best = sim
+        if len(self._closest) > 4_000_000:
+            self._closest.clear()
+        self._closest[key] = best
         return best
 
 
@@ -440,7 +463,7 @@ class Judge:
         group = _GROUP.get(s)
         if group is not None and group in groups:
             return 1.0
-        if any(ch.isdigit() for ch in w):
+        if _has_digit(w):
             return 0.0
         threshold = self.settings.word_similarity if threshold is None else threshold
         best = self.lexicon.closest(w, words)
