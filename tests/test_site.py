@@ -7,7 +7,8 @@ import pytest
 
 from modules.research.baseline import Thread
 from modules.research.crawling import CrawlingDecision, next_crawl
-from modules.research.schema import Analysis
+from modules.research.memory import Memory
+from modules.research.schema import Analysis, Fact
 from modules.research.session import ResearchOptions, build_researcher
 from modules.tools.crawl import CrawlConfig, fetch, fetch_all
 from modules.tools.local_index import Document, LocalSearch
@@ -122,6 +123,82 @@ def test_crawl_choice_prefers_sought_names_then_the_best_results_of_the_latest_s
         candidates, read={"http://s/1", "http://s/2", "http://s/3"}, suggestions=["search: Tim Burton"]
     )
     assert next_crawl(led)[:2] == (0, "http://s/4")
+
+
+def _memory(embedder, facts):
+    return Memory(
+        embedder,
+        [
+            Fact(fact_id=f"f{i}", text=t, quote=t, source_url=u, step=1, confidence=0.9)
+            for i, (t, u) in enumerate(facts)
+        ],
+    )
+
+
+def test_web_hand_over_waits_for_both_compared_things_pages(embedder):
+    """On the web only crawled pages are read: a yes/no settled from one man's page (which names
+    the other) is not handed over while the other's page is an unread candidate."""
+    first = f'for "{QUESTION}"'
+    candidates = [
+        ("http://s/1", "Scott Derrickson", f"search result 1 {first}"),
+        ("http://s/2", "Ed Wood", f"search result 2 {first}"),
+    ]
+    thread = _thread(candidates, read={"http://s/1"})
+    thread.last_analysis.answered = True
+    memory = _memory(
+        embedder,
+        [
+            (
+                "Scott Derrickson is an American director who admired Ed Wood, an American filmmaker.",
+                "http://s/1",
+            )
+        ],
+    )
+    decision = CrawlingDecision(embedder)(thread, memory)
+    assert (decision.next_action, decision.query_or_url) == ("crawl_url", "http://s/2")
+    # with the second page read, the settled answer is handed over
+    thread = _thread(candidates, read={"http://s/1", "http://s/2"})
+    thread.last_analysis.answered = True
+    memory = _memory(
+        embedder,
+        [
+            ("Scott Derrickson is an American director.", "http://s/1"),
+            ("Edward Davis Wood Jr. was an American filmmaker.", "http://s/2"),
+        ],
+    )
+    assert CrawlingDecision(embedder)(thread, memory).next_action == "send_to_hitl"
+
+
+def test_web_hand_over_waits_for_a_page_the_question_names(embedder):
+    """A wh-answer read from a page about nothing the question names (a namesake, or the hop
+    before its anchor) is a guess on the web: the best unread result of the search is crawled first."""
+    question = "The director of the romantic comedy Big Stone Gap is based in what New York city?"
+    first = f'for "{question}"'
+    thread = Thread(question=question, engines=["local"], step=2, queries=[question])
+    for url, title in [("http://s/1", "Adriana Trigiani"), ("http://s/2", "Romantic comedy")]:
+        thread.candidate_urls.append(url)
+        thread.origins[url] = (title, f"search result {first}")
+    thread.read_urls = {"http://s/1"}
+    thread.titles = {"http://s/1": "Adriana Trigiani"}
+    thread.last_analysis = Analysis(
+        extracted_info=[],
+        assessment="",
+        confidence_score=0.9,
+        suggestions_for_next_step=[],
+        new_potential_urls=[],
+        answered=True,
+    )
+    memory = _memory(
+        embedder,
+        [
+            (
+                "Adriana Trigiani is an Italian American author based in Greenwich Village, New York City.",
+                "http://s/1",
+            )
+        ],
+    )
+    decision = CrawlingDecision(embedder)(thread, memory)
+    assert (decision.next_action, decision.query_or_url) == ("crawl_url", "http://s/2")
 
 
 def test_research_on_the_offline_web_reads_only_crawled_pages(embedder=None):

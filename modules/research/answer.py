@@ -119,6 +119,7 @@ class Answer:
     targets: list[str] = field(default_factory=list)  # searches for the missing parts
     strength: float = SETTLED  # an extracted answer's: how much of the question its sentence states
     bridged: bool = True  # an extracted answer's: its page is on the question's path past the bridge
+    anchored: bool = True  # a page about a thing the question names was read (else the path is a guess)
 
     @property
     def complete(self) -> bool:
@@ -499,7 +500,9 @@ def _extract(
     bridged = (
         not anchors or fact.url in hopped or (fact.url in anchors and (bool(hopped) or len(anchors) >= 2))
     )
-    return Answer(cand, shape.kind, support=[fact], strength=round(score, 3), bridged=bridged)
+    return Answer(
+        cand, shape.kind, support=[fact], strength=round(score, 3), bridged=bridged, anchored=bool(anchors)
+    )
 
 
 def _path(question: str, facts: Sequence[Evidence]) -> tuple[set[str], set[str]]:

@@ -6,14 +6,18 @@ where each candidate was found, never page text: a candidate titled with a name 
 after (a name of the question, or a lead the Analyzer suggested searching for) is crawled
 before any new search; failing that, the best results of the latest search in the relevance
 analyzer's order (4 of the question's own search, 1 of each later one). A page link the
-Analyzer proposes comes before those. The hand-over of an answered question is kept; one of an
-unanswered question is not while a promising page is left (search steps read nothing, so they
-count as steps without progress).
+Analyzer proposes comes before those. The hand-over of an answered question is kept once every
+thing the question names has a page read (on the web only crawled pages are read, so an answer
+settled from the first page or two often rests on one of two compared things, or on the first
+hop alone): until then the unread candidate titled with such a name is crawled first. One of an
+unanswered question is not kept while a promising page is left (search steps read nothing, so
+they count as steps without progress).
 """
 
 from __future__ import annotations
 
-from .baseline import BaselineDecision, Thread, _is_anchor, _norm_title, question_entities
+from .answer import answer, rejected_answers
+from .baseline import BaselineDecision, Thread, _is_anchor, _norm_title, evidence, question_entities
 from .memory import Memory
 from .schema import Decision
 
@@ -55,6 +59,25 @@ def next_crawl(thread: Thread) -> tuple[int, str, str] | None:
     return _best_of_latest_search(thread)
 
 
+def unread_named(thread: Thread) -> tuple[int, str, str] | None:
+    """(0, url, why) of an unread candidate titled with a thing the question names when no page
+    read is about that thing ("Ed Wood" with only "Scott Derrickson" read), else None."""
+    read = [_norm_title(t) for t in thread.titles.values()]
+    open_names = [
+        n.lower()
+        for n in question_entities(thread.question)
+        if not any(n.lower() == t or n.lower() in t or (t and t in n.lower()) for t in read)
+    ]
+    for url in thread.candidate_urls:
+        if url in thread.read_urls:
+            continue
+        title = thread.origins.get(url, ("", ""))[0]
+        name = _norm_title(title)
+        if name and any(name == n or name.startswith(n + ",") for n in open_names):
+            return 0, url, f'its title "{title}" is named in the question and no page about it was read'
+    return None
+
+
 def _best_of_latest_search(thread: Thread) -> tuple[int, str, str] | None:
     """The best unread result of the latest search, while fewer than its share were crawled."""
     if not thread.queries:
@@ -78,10 +101,29 @@ class CrawlingDecision(BaselineDecision):
     def __call__(self, thread: Thread, memory: Memory | None = None) -> Decision:
         decision = super().__call__(thread, memory)
         a = thread.last_analysis
-        if not thread.queries or (decision.next_action == "send_to_hitl" and a is not None and a.answered):
+        if not thread.queries:
             return decision
+        if decision.next_action == "send_to_hitl" and a is not None and a.answered:
+            named = unread_named(thread) or (None if self._anchored(thread, memory) else next_crawl(thread))
+            if named is None:
+                return decision
+            _, url, why = named
+            return Decision(
+                next_action="crawl_url", query_or_url=url, reasoning=f"Crawling this page: {why}."
+            )
         choice = next_crawl(thread)
         if choice is None or (decision.next_action == "crawl_url" and choice[0] > 1):
             return decision  # a link the Analyzer proposed beats a search result picked by rank
         _, url, why = choice
         return Decision(next_action="crawl_url", query_or_url=url, reasoning=f"Crawling this page: {why}.")
+
+    @staticmethod
+    def _anchored(thread: Thread, memory: Memory | None) -> bool:
+        """The answer rests on a page about a thing the question names: with none crawled yet,
+        the page it came from may be a namesake or the first hop, and the research goes on."""
+        if memory is None or not memory.facts:
+            return True
+        found = answer(
+            thread.question, evidence(thread, memory.facts), excluded=rejected_answers(thread.constraints)
+        )
+        return found.anchored
