@@ -87,8 +87,8 @@ def test_site_search_gives_site_urls_and_snippets_only(tmp_path):
         assert all(p.outcome == "ok" and p.text for p in pages)
 
 
-def _thread(candidates, read=(), suggestions=()):
-    thread = Thread(question=QUESTION, engines=["local"], step=2, queries=[QUESTION])
+def _thread(candidates, read=(), suggestions=(), question=QUESTION):
+    thread = Thread(question=question, engines=["local"], step=2, queries=[question])
     for url, title, origin in candidates:
         thread.candidate_urls.append(url)
         thread.origins[url] = (title, origin)
@@ -174,20 +174,12 @@ def test_web_hand_over_waits_for_a_page_the_question_names(embedder):
     before its anchor) is a guess on the web: the best unread result of the search is crawled first."""
     question = "The director of the romantic comedy Big Stone Gap is based in what New York city?"
     first = f'for "{question}"'
-    thread = Thread(question=question, engines=["local"], step=2, queries=[question])
-    for url, title in [("http://s/1", "Adriana Trigiani"), ("http://s/2", "Romantic comedy")]:
-        thread.candidate_urls.append(url)
-        thread.origins[url] = (title, f"search result {first}")
-    thread.read_urls = {"http://s/1"}
-    thread.titles = {"http://s/1": "Adriana Trigiani"}
-    thread.last_analysis = Analysis(
-        extracted_info=[],
-        assessment="",
-        confidence_score=0.9,
-        suggestions_for_next_step=[],
-        new_potential_urls=[],
-        answered=True,
-    )
+    candidates = [
+        ("http://s/1", "Adriana Trigiani", f"search result 1 {first}"),
+        ("http://s/2", "Romantic comedy", f"search result 2 {first}"),
+    ]
+    thread = _thread(candidates, read={"http://s/1"}, question=question)
+    thread.last_analysis.answered = True
     memory = _memory(
         embedder,
         [
