@@ -256,6 +256,21 @@ def test_feedback_is_a_constraint_never_a_search_or_an_open_term(sample_search, 
         assert result.report.short_answer != "yes"
 
 
+def test_a_rejected_answer_the_facts_still_give_is_checked_then_handed_over(sample_search, embedder):
+    """Rejecting "yes" where both men's pages say "American": each one's nationality is searched
+    once more, then a person judges; no lead taken from the facts ("Ed Wood Sr", "Glenda")."""
+    constraints = constraints_for([], "reject", "Ed Wood was not American", "Yes. ... [1]", "yes")
+    result = researcher(sample_search, embedder, limits=Limits(max_steps=8)).run(
+        QUESTION, constraints=constraints
+    )
+    searches = [s.query_or_url for s in result.steps if s.node == "tool"]
+    assert searches == [QUESTION, "Scott Derrickson nationality", "Ed Wood nationality"]
+    assert result.stop_reason == "decision" and result.report.short_answer == ""
+    assert "rejected answer" in [s for s in result.steps if s.node == "decision"][-1].reasoning
+    assert result.report.answer.startswith('The sources read still say "yes", which a reviewer rejected')
+    assert set(result.report.key_sources) == GOLD
+
+
 def test_which_of_two_is_older_reads_whole_dates_not_only_years():
     spring = ev("Ann Lee", "Ann Lee (born March 3, 1970) is an American painter.")
     autumn = ev("Bo Kim", "Bo Kim (born October 8, 1970) is an American sculptor.")

@@ -120,6 +120,7 @@ class Answer:
     strength: float = SETTLED  # an extracted answer's: how much of the question its sentence states
     bridged: bool = True  # an extracted answer's: its page is on the question's path past the bridge
     anchored: bool = True  # a page about a thing the question names was read (else the path is a guess)
+    contested: str = ""  # a rejected answer that the facts still give, none other (``support`` holds them)
 
     @property
     def complete(self) -> bool:
@@ -308,7 +309,17 @@ def answer(
     else:
         found = _extract(question, shape, facts, excluded)
     if found.text and found.text.lower() in excluded:
-        return Answer("", shape.kind, missing=[f'an answer other than the rejected "{found.text}"'])
+        # the facts still give what a reviewer rejected: other leads will not change them, so
+        # check each named thing's attribute once more, then let a person judge
+        what = " ".join(sorted(shape.attribute))
+        return Answer(
+            "",
+            shape.kind,
+            support=found.support,
+            missing=[f'an answer other than the rejected "{found.text}"'],
+            targets=[f"{s} {what}".strip() for s in shape.subjects],
+            contested=found.text,
+        )
     return found
 
 

@@ -337,7 +337,18 @@ class BaselineDecision:
             )
         for target in found.targets if found is not None else []:
             if not self._repeats(thread, target):
-                return self._search(thread, target, "Nothing found yet on this part of the question.")
+                why = (
+                    f'Checking this again: the facts read give the rejected answer "{found.contested}".'
+                    if found.contested
+                    else "Nothing found yet on this part of the question."
+                )
+                return self._search(thread, target, why)
+        if found is not None and found.contested:
+            return Decision(
+                next_action="send_to_hitl",
+                reasoning=f'The facts read still give the rejected answer "{found.contested}" and none '
+                "gives another: handing over for a person to judge.",
+            )
         if a and a.confidence_score >= ANSWERED_CONFIDENCE and a.answered:
             return Decision(
                 next_action="send_to_hitl",
@@ -409,6 +420,12 @@ class BaselineReport:
         if found.complete:
             cited = [(f.text, f.url) for f in found.support]
             opening = f"{found.text[0].upper() + found.text[1:]}."
+        elif found.contested:
+            cited = [(f.text, f.url) for f in found.support]
+            opening = (
+                f'The sources read still say "{found.contested}", which a reviewer rejected; '
+                "no fact found supports another answer."
+            )
         else:
             cited = [(f.text, f.source_url) for f in ranked[:3]]
             opening = "Not answered by the facts found."
