@@ -293,69 +293,74 @@ def _names(text: str) -> frozenset[str]:
 class Lexicon:
     """Word vectors for paraphrase matching: every distinct word encoded once, on its own, and
     kept in ``store`` (an .npz per embedding model) for later runs: a site's vocabulary is small
-    and repeats, so after the first run nearly every word is a lookup."""
+    and repeats, so after the first run nearly every word is a lookup. The vectors are one matrix,
+    so that a word's cosines to a window's words are one matrix-vector product."""
 
     MAX_STORED = 200_000
 
     def __init__(self, embedder: Embedder | None, store: Path | None = None):
         self.embedder = embedder
         self.store = store
-        self.vectors: dict[str, np.ndarray] = {}
-        self._pairs: dict[tuple[str, str], float] = {}
+        self._rows: dict[str, int] = {}  # word -> its row of ``_matrix``
+        self._matrix = np.zeros((0, 0), np.float32)
         self._closest: dict[tuple[str, tuple[str, ...]], float] = {}
+        self._blocks: dict[tuple[str, ...], np.ndarray | None] = {}  # words -> their vectors' rows
         if store is not None and store.exists():
             try:
                 with np.load(store, allow_pickle=False) as data:
-                    self.vectors = dict(zip(data["words"].tolist(), data["vectors"]))
+                    words, matrix = data["words"].tolist(), np.asarray(data["vectors"], np.float32)
+                if matrix.ndim == 2 and len(words) == len(matrix):
+                    self._rows, self._matrix = {w: i for i, w in enumerate(words)}, matrix
             except (OSError, ValueError, KeyError):
                 pass  # a damaged store is rebuilt
 
+    def __contains__(self, word: str) -> bool:
+        return word in self._rows
+
     def add(self, words: Iterable[str]) -> None:
-        new = sorted({w for w in words if w not in self.vectors})
+        new = sorted({w for w in words if w not in self._rows})
         if not new or self.embedder is None:
             return
         try:
-            vecs = self.embedder.encode(new)
+            vecs = np.asarray(self.embedder.encode(new), np.float32)
         except Exception:  # noqa: BLE001 - paraphrase by vectors is an aid, not a requirement
             return
-        self.vectors.update(zip(new, vecs))
+        self._matrix = np.concatenate([self._matrix, vecs]) if self._rows else vecs
+        self._rows.update({w: len(self._rows) + i for i, w in enumerate(new)})
+        self._closest.clear()  # made without the new words' vectors
+        self._blocks.clear()
         self._save()
 
     def _save(self) -> None:
-        if self.store is None or not self.vectors or len(self.vectors) > self.MAX_STORED:
+        if self.store is None or not self._rows or len(self._rows) > self.MAX_STORED:
             return
         try:
             with atomic_path(self.store) as tmp, open(tmp, "wb") as f:
-                np.savez(f, words=np.array(list(self.vectors)), vectors=np.stack(list(self.vectors.values())))
+                np.savez(f, words=np.array(list(self._rows)), vectors=self._matrix)
         except OSError:
             pass  # a read-only cache only costs speed
 
-    def similarity(self, a: str, b: str) -> float:
-        sim = self._pairs.get((a, b))
-        if sim is None:
-            va, vb = self.vectors.get(a), self.vectors.get(b)
-            sim = 0.0 if va is None or vb is None else float(va @ vb)
-            if len(self._pairs) > 4_000_000:
-                self._pairs.clear()
-                self._closest.clear()  # it was made of them
-            self._pairs[(a, b)] = self._pairs[(b, a)] = sim
-        return sim
-
     def closest(self, word: str, others: tuple[str, ...]) -> float:
-        """The cosine of ``word`` and the closest of ``others``, memoised per (word, others): the
-        judge's innermost loop meets the same claim word and window (or page sentence) again and
-        again; the pairs seen before are looked up inline."""
+        """The cosine of ``word`` and the closest of ``others`` (0 without vectors), memoised per
+        (word, others): the judge's innermost loop meets the same claim word and window (or page
+        sentence) again and again. A window's vectors are gathered once into a block, so a new word
+        costs one small matrix-vector product (a list's ``max`` is cheaper than numpy's here)."""
         key = (word, others)
         best = self._closest.get(key)
         if best is not None:
             return best
-        get, best = self._pairs.get, 0.0
-        for other in others:
-            sim = get((word, other))
-            if sim is None:
-                sim = self.similarity(word, other)
-            if sim > best:
-                best = sim
+        at = self._rows.get(word)
+        best = 0.0
+        if at is not None:
+            block = self._blocks.get(others, False)
+            if block is False:
+                found = [r for o in others if (r := self._rows.get(o)) is not None]
+                block = self._matrix[found] if found else None
+                if len(self._blocks) > 200_000:
+                    self._blocks.clear()
+                self._blocks[others] = block
+            if block is not None:
+                best = max(0.0, max((block @ self._matrix[at]).tolist()))
         if len(self._closest) > 4_000_000:
             self._closest.clear()
         self._closest[key] = best
