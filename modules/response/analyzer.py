@@ -673,7 +673,7 @@ class ResponseAnalyzer:
             method = "keyword" if fallback else cfg.method
             if method == "calibrated":
                 per_chunk, components = self._calibrated(p, close.residual)
-                score = float(agg(per_chunk))
+                score = max(per_chunk) if cfg.aggregation == "max" else float(np.mean(per_chunk))
             else:
                 score = float(agg(np.clip(cos, 0, 1)))
             similarity = float(agg(cos))
@@ -715,7 +715,7 @@ class ResponseAnalyzer:
             for r, lex, ok in zip(residuals, lexical, agree)
         ]
         best = max(range(len(per_chunk)), key=per_chunk.__getitem__)
-        return np.clip(per_chunk, 0, 1), AccuracyComponents(
+        return [min(max(v, 0.0), 1.0) for v in per_chunk], AccuracyComponents(
             residual_similarity=round(residuals[best], 4),
             lexical_overlap=round(lexical[best], 4),
             polarity_agreement=agree[best],

@@ -160,10 +160,18 @@ _DENIAL_WORDS = re.compile(
 )
 
 
+_DENIAL_STEMS = ("non-", "exclu", "lack", "unable")
+
+
 @lru_cache(maxsize=65536)
 def _negated(text: str) -> bool:
     """Whether ``text`` denies something (not "I don't know", not "at no cost"); "non-refundable",
-    "excludes" and "lacks" deny too."""
+    "excludes" and "lacks" deny too. Most texts have no negation at all: that is checked first
+    (taking out the non-denials only removes negations, never makes one)."""
+    if not has_negation(text) and (
+        text.isascii() and not any(d in text.lower() for d in _DENIAL_STEMS)
+    ):
+        return False
     kept = _NOT_DENIAL.sub(" ", text)
     return has_negation(kept) or _DENIAL_WORDS.search(kept) is not None
 
@@ -258,15 +266,21 @@ def _name_words_raw(text: str) -> list[str]:
 def _name_words(text: str, start: int = 0, end: int | None = None) -> list[tuple[str, str]]:
     """Capitalised words that are not a sentence's or a list item's first word: likely names
     (those between ``start`` and ``end`` of ``text``)."""
+    return [
+        (k, w) for s, e, k, w in _all_name_words(text) if s >= start and (end is None or e <= end)
+    ]
+
+
+@lru_cache(maxsize=65536)
+def _all_name_words(text: str) -> tuple[tuple[int, int, str, str], ...]:
+    """:func:`_name_words` of the whole text with their offsets, memoised: asked of each clause."""
     out = []
     for m in _NAME_WORD.finditer(text):
-        if m.start() < start or (end is not None and m.end() > end):
-            continue
         before = text[: m.start()].rstrip(" *_#>-–—•")
         if not before or before[-1] in ".!?:\n|" or m.group().lower() in STOPWORDS:
             continue
-        out.append((_key(m.group()), m.group()))
-    return out
+        out.append((m.start(), m.end(), _key(m.group()), m.group()))
+    return tuple(out)
 
 
 @lru_cache(maxsize=65536)
@@ -303,7 +317,8 @@ class Lexicon:
         self.store = store
         self._rows: dict[str, int] = {}  # word -> its row of ``_matrix``
         self._matrix = np.zeros((0, 0), np.float32)
-        self._closest: dict[tuple[str, tuple[str, ...]], float] = {}
+        self._closest: dict[tuple[str, ...], dict[str, float]] = {}  # others -> word -> cosine
+        self._memoised = 0
         self._blocks: dict[tuple[str, ...], np.ndarray | None] = {}  # words -> their vectors' rows
         if store is not None and store.exists():
             try:
@@ -328,6 +343,7 @@ class Lexicon:
         self._matrix = np.concatenate([self._matrix, vecs]) if self._rows else vecs
         self._rows.update({w: len(self._rows) + i for i, w in enumerate(new)})
         self._closest.clear()  # made without the new words' vectors
+        self._memoised = 0
         self._blocks.clear()
         self._save()
 
@@ -340,13 +356,24 @@ class Lexicon:
         except OSError:
             pass  # a read-only cache only costs speed
 
-    def closest(self, word: str, others: tuple[str, ...]) -> float:
+    def near(self, others: tuple[str, ...]) -> dict[str, float]:
+        """The memo of :meth:`closest` for ``others`` (word -> cosine): a caller that asks of
+        several words against one window hashes the window once."""
+        memo = self._closest.get(others)
+        if memo is None:
+            if self._memoised > 4_000_000:
+                self._closest.clear()
+                self._memoised = 0
+            memo = self._closest[others] = {}
+        return memo
+
+    def closest(self, word: str, others: tuple[str, ...], memo: dict[str, float] | None = None) -> float:
         """The cosine of ``word`` and the closest of ``others`` (0 without vectors), memoised per
         (word, others): the judge's innermost loop meets the same claim word and window (or page
         sentence) again and again. A window's vectors are gathered once into a block, so a new word
         costs one small matrix-vector product (a list's ``max`` is cheaper than numpy's here)."""
-        key = (word, others)
-        best = self._closest.get(key)
+        memo = self.near(others) if memo is None else memo
+        best = memo.get(word)
         if best is not None:
             return best
         at = self._rows.get(word)
@@ -361,9 +388,8 @@ class Lexicon:
                 self._blocks[others] = block
             if block is not None:
                 best = max(0.0, max((block @ self._matrix[at]).tolist()))
-        if len(self._closest) > 4_000_000:
-            self._closest.clear()
-        self._closest[key] = best
+        memo[word] = best
+        self._memoised += 1
         return best
 
 
@@ -495,13 +521,27 @@ class Judge:
         ``implicit`` (the question's, the brand's) count as stated when absent, provided the window
         states at least one word of the claim itself (a window that says nothing of it is not
         about it)."""
-        window_terms = tuple(window_terms)
+        others, groups, words = _indexed(tuple(window_terms))  # _credit, inline: the innermost loop
+        threshold, memo = self.settings.word_similarity, None
         total = got = implied = 0.0
         for term in dict.fromkeys(terms):
-            weight = 0.5 if term[0] in _LIGHT else 1.0
+            s, w = term
+            weight = 0.5 if s in _LIGHT else 1.0
             total += weight
-            credit = self._credit(term, window_terms)
-            if not credit and self._implied(term[0], implicit):
+            if s in others:
+                credit = 1.0
+            elif (group := _GROUP.get(s)) is not None and group in groups:
+                credit = 1.0
+            elif _has_digit(w):
+                credit = 0.0
+            else:
+                if memo is None:
+                    memo = self.lexicon.near(words)
+                best = memo.get(w)
+                if best is None:
+                    best = self.lexicon.closest(w, words, memo)
+                credit = best if best >= threshold else 0.0
+            if not credit and self._implied(s, implicit):
                 implied += weight * 0.8
             got += weight * credit
         if not total:
@@ -832,8 +872,14 @@ class Judge:
                             (p,),
                         )
                     )
-            if not vals and not split_clauses(clause, min_words=2) and own:
-                neg = _negated(clause.text)
+            neg = _negated(clause.text) if not vals and own else None
+            # only a page sentence of the other polarity can state the opposite: without one, the
+            # frames need not be weighed (most sentences and pages state, not deny)
+            if (
+                neg is not None
+                and any(page.single and page.negated != neg for page in candidates)
+                and not split_clauses(clause, min_words=2)
+            ):
                 close = [
                     (f, page)
                     for page in candidates
