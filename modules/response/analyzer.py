@@ -432,12 +432,16 @@ class ResponseAnalyzer:
         with_expected = [k for k, (p, _) in enumerate(answers) if p.record.expected_answer and p.chunks]
         if with_expected:
             chunk_rows = [
-                sent_rows[k] if answers[k][0].chunks is answers[k][0].sentences
+                sent_rows[k]
+                if answers[k][0].chunks is answers[k][0].sentences
                 else rows([c.text for c in answers[k][0].chunks])
                 for k in with_expected
             ]
             per = lambda pick: np.concatenate(  # noqa: E731 - one row per chunk, its answer's text
-                [np.full(len(r), texts[pick(answers[k][0].record)], np.intp) for k, r in zip(with_expected, chunk_rows)]
+                [
+                    np.full(len(r), texts[pick(answers[k][0].record)], np.intp)
+                    for k, r in zip(with_expected, chunk_rows)
+                ]
             )
             C, E = vectors[np.concatenate(chunk_rows)], vectors[per(lambda r: r.expected_answer)]
             cos = _rowwise(C, E)
@@ -649,7 +653,9 @@ class ResponseAnalyzer:
             feedback=Feedback(claims=claim_fb, highlights=highlights, contradictions=wrong),
         )
 
-    def _accuracy(self, p: _Prepared, gt: GroundTruth, vec, close: _Closeness, fallback: bool) -> AccuracyResult:
+    def _accuracy(
+        self, p: _Prepared, gt: GroundTruth, vec, close: _Closeness, fallback: bool
+    ) -> AccuracyResult:
         cfg, record = self.config.accuracy, p.record
         agg = np.max if cfg.aggregation == "max" else np.mean
         if p.chunks is p.sentences:

@@ -168,9 +168,7 @@ def _negated(text: str) -> bool:
     """Whether ``text`` denies something (not "I don't know", not "at no cost"); "non-refundable",
     "excludes" and "lacks" deny too. Most texts have no negation at all: that is checked first
     (taking out the non-denials only removes negations, never makes one)."""
-    if not has_negation(text) and (
-        text.isascii() and not any(d in text.lower() for d in _DENIAL_STEMS)
-    ):
+    if not has_negation(text) and (text.isascii() and not any(d in text.lower() for d in _DENIAL_STEMS)):
         return False
     kept = _NOT_DENIAL.sub(" ", text)
     return has_negation(kept) or _DENIAL_WORDS.search(kept) is not None
@@ -266,9 +264,7 @@ def _name_words_raw(text: str) -> list[str]:
 def _name_words(text: str, start: int = 0, end: int | None = None) -> list[tuple[str, str]]:
     """Capitalised words that are not a sentence's or a list item's first word: likely names
     (those between ``start`` and ``end`` of ``text``)."""
-    return [
-        (k, w) for s, e, k, w in _all_name_words(text) if s >= start and (end is None or e <= end)
-    ]
+    return [(k, w) for s, e, k, w in _all_name_words(text) if s >= start and (end is None or e <= end)]
 
 
 @lru_cache(maxsize=65536)
