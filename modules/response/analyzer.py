@@ -104,7 +104,8 @@ class _Closeness:
 
 
 def _top(sims: np.ndarray, k: int) -> np.ndarray:
-    """Per row, the columns of the ``k`` largest values, largest first (ties: lower column first)."""
+    """Per row, the columns of the ``k`` largest values, largest first (equal values: lower column
+    first, but which of more than ``k`` equal values are kept is open)."""
     k = min(k, sims.shape[1])
     part = np.argpartition(-sims, k - 1, axis=1)[:, :k] if k < sims.shape[1] else np.indices(sims.shape)[1]
     vals = np.take_along_axis(sims, part, axis=1)
@@ -400,30 +401,16 @@ class ResponseAnalyzer:
         """Each answer's sentence-to-page and chunk-to-expected-answer cosines, computed for the
         whole batch at once: one product per domain, one row-wise product for the expected
         answers (per answer, numpy's call overhead cost more than the arithmetic)."""
-        rows = lambda items: np.fromiter((texts[t] for t in items), np.intp, len(items))  # noqa: E731
-        sent_rows = [rows([s.text for s in p.sentences]) for p, _ in answers]
+        sent_rows = [[texts[s.text] for s in p.sentences] for p, _ in answers]
         out = [_Closeness(None, None, None, None, None) for _ in answers]
         by_gt: dict[int, list[int]] = {}
         for k, (_, gt) in enumerate(answers):
             if gt.vectors is not None and len(gt.chunks):
                 by_gt.setdefault(id(gt), []).append(k)
         for ks in by_gt.values():
-            gt = answers[ks[0]][1]
-            if (gt.version, gt.embedding_model) not in self._distinct:
-                # chunks of the same text (a sentence on several pages) get the same cosine, so
-                # that the first of them is the closest: their vectors, encoded in different
-                # batches, and a product's last bits, would otherwise pick one at random
-                column: dict[str, int] = {}  # text -> its column among the distinct ones
-                firsts = []
-                for i, c in enumerate(gt.chunks):
-                    if c.text not in column:
-                        column[c.text] = len(firsts)
-                        firsts.append(i)
-                columns = np.array([column[c.text] for c in gt.chunks], np.intp)
-                self._distinct[(gt.version, gt.embedding_model)] = (gt.vectors[firsts], columns)
-            distinct, columns = self._distinct[(gt.version, gt.embedding_model)]
-            sims = (vectors[np.concatenate([sent_rows[k] for k in ks])] @ distinct.T)[:, columns]
-            best, top = sims.argmax(axis=1), _top(sims, 3)
+            distinct, columns = self._distinct_chunks(answers[ks[0]][1])
+            sims = (vectors[[r for k in ks for r in sent_rows[k]]] @ distinct.T)[:, columns]
+            best, top = sims.argmax(axis=1), _top(sims, 3)  # the first of equals is the best
             at = 0
             for k in ks:
                 end = at + len(sent_rows[k])
@@ -434,31 +421,42 @@ class ResponseAnalyzer:
             chunk_rows = [
                 sent_rows[k]
                 if answers[k][0].chunks is answers[k][0].sentences
-                else rows([c.text for c in answers[k][0].chunks])
+                else [texts[c.text] for c in answers[k][0].chunks]
                 for k in with_expected
             ]
-            per = lambda pick: np.concatenate(  # noqa: E731 - one row per chunk, its answer's text
-                [
-                    np.full(len(r), texts[pick(answers[k][0].record)], np.intp)
-                    for k, r in zip(with_expected, chunk_rows)
-                ]
-            )
-            C, E = vectors[np.concatenate(chunk_rows)], vectors[per(lambda r: r.expected_answer)]
+            counts = [len(r) for r in chunk_rows]
+            records = [answers[k][0].record for k in with_expected]
+            C = vectors[[r for rows in chunk_rows for r in rows]]
+            E = vectors[np.repeat([texts[r.expected_answer] for r in records], counts)]
             cos = _rowwise(C, E)
             residual = cos
-            asked = np.concatenate(
-                [np.full(len(r), bool(answers[k][0].record.query)) for k, r in zip(with_expected, chunk_rows)]
-            )
+            asked = np.repeat([bool(r.query) for r in records], counts)
             if asked.any():  # the question's direction projected out of both (see _calibrated)
-                Q = vectors[per(lambda r: r.query or r.expected_answer)]
+                Q = vectors[np.repeat([texts[r.query or r.expected_answer] for r in records], counts)]
                 Cr = _unit_rows(C - _rowwise(C, Q)[:, None] * Q)
                 Er = _unit_rows(E - _rowwise(E, Q)[:, None] * Q)
                 residual = np.where(asked, _rowwise(Cr, Er), cos)
             at = 0
-            for k, r in zip(with_expected, chunk_rows):
-                out[k].cos, out[k].residual = cos[at : at + len(r)], residual[at : at + len(r)]
-                at += len(r)
+            for k, n in zip(with_expected, counts):
+                out[k].cos, out[k].residual = cos[at : at + n], residual[at : at + n]
+                at += n
         return out
+
+    def _distinct_chunks(self, gt: GroundTruth) -> tuple[np.ndarray, np.ndarray]:
+        """The vectors of the ground truth's distinct chunk texts, and each chunk's column among
+        them. Chunks of the same text (a sentence on several pages) get the same cosine, so that
+        the first of them is the closest: their vectors, encoded in different batches, and a
+        product's last bits would otherwise pick one at random."""
+        key = (gt.version, gt.embedding_model)
+        if key not in self._distinct:
+            column: dict[str, int] = {}  # text -> its column
+            firsts = []
+            for i, c in enumerate(gt.chunks):
+                if c.text not in column:
+                    column[c.text] = len(firsts)
+                    firsts.append(i)
+            self._distinct[key] = (gt.vectors[firsts], np.array([column[c.text] for c in gt.chunks], np.intp))
+        return self._distinct[key]
 
     # ----- internals ----------------------------------------------------------------------
     def _prepare(self, record: AIResponse) -> _Prepared:

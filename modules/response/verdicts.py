@@ -257,6 +257,17 @@ def _clauses(sentence: Span, min_words: int = 2) -> list[Span]:
 _LIST_LABEL = re.compile(r"(?:^|\n)[\s*_#>|•–—-]*$")
 
 
+@lru_cache(maxsize=65536)
+def _statement_names(text: str) -> tuple[tuple[int, str], ...]:
+    """(offset, key) of the names in ``text`` that are no list label ("**Deadline:**"), memoised:
+    the page checks ask it of every clause of a sentence."""
+    return tuple(
+        (m.start(), _key(m.group()))
+        for m in _NAME.finditer(text)
+        if not _LIST_LABEL.search(text, 0, m.start())
+    )
+
+
 def _name_words_raw(text: str) -> list[str]:
     return [m.group() for m in _NAME_WORD.finditer(text)]
 
@@ -412,6 +423,7 @@ class PageSentence:
     terms: tuple[tuple[str, str], ...]
     single: bool  # one clause
     names: tuple[tuple[str, str], ...]  # its likely names (key, word)
+    labels: tuple[str | None, ...]  # per value, the name it is bound to (see _label)
 
 
 @dataclass(frozen=True)
@@ -735,6 +747,7 @@ class Judge:
                     tuple(_terms(text, [(v.start, v.end) for v in vals])),
                     not split_clauses(Span(0, len(text), text), min_words=2),
                     tuple(_name_words(text)),
+                    tuple(_label(text, v.start) for v in vals),
                 )
             )
         return out
@@ -766,12 +779,11 @@ class Judge:
             # the clause's own names; a list label ("**Deadline:**") or a month of a date is no name
             in_values = [(sentence.start + v.start, sentence.start + v.end) for v in values(sentence.text)]
             names = {
-                (_key(m.group()), _key(m.group()))
-                for m in _NAME.finditer(sentence.text)
-                if clause.start <= sentence.start + m.start() < clause.end
-                and _key(m.group()) not in implicit
-                and not _LIST_LABEL.search(sentence.text, 0, m.start())
-                and not any(a <= sentence.start + m.start() < b for a, b in in_values)
+                (k, k)
+                for at, k in _statement_names(sentence.text)
+                if clause.start <= sentence.start + at < clause.end
+                and k not in implicit
+                and not any(a <= sentence.start + at < b for a, b in in_values)
             }
             vals = values(clause.text)
             terms = _terms(clause.text, [(v.start, v.end) for v in vals])
@@ -816,12 +828,16 @@ class Judge:
                 # a value bound to a name ("Saturday £60") is checked against the value the site
                 # binds to that name ("Saturday £65"), even when the site states £60 elsewhere
                 label = _label(sentence.text, clause.start - sentence.start + v.start)
-                bound = [
-                    (page, p)
-                    for page in every
-                    for p in page.values
-                    if label and p.same_kind(v) and _label(page.text, p.start) == label
-                ]
+                bound = (
+                    [
+                        (page, p)
+                        for page in every
+                        for p, bound_to in zip(page.values, page.labels, strict=True)
+                        if bound_to == label and p.same_kind(v)
+                    ]
+                    if label
+                    else []
+                )
                 if bound:
                     if not any(p.equals(v) for _, p in bound):
                         page, p = bound[0]
