@@ -25,6 +25,7 @@ about the same thing has another name in its place.
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -318,6 +319,7 @@ class Lexicon:
     so that a word's cosines to a window's words are one matrix-vector product."""
 
     MAX_STORED = 200_000
+    _adding = threading.Lock()  # batches of one run may share a lexicon from several threads
 
     def __init__(self, embedder: Embedder | None, store: Path | None = None):
         self.embedder = embedder
@@ -340,13 +342,20 @@ class Lexicon:
         return word in self._rows
 
     def add(self, words: Iterable[str]) -> None:
-        new = sorted({w for w in words if w not in self._rows})
-        if not new or self.embedder is None:
+        words = set(words)
+        if self.embedder is None or words.issubset(self._rows):
             return
+        with self._adding:
+            new = sorted(w for w in words if w not in self._rows)
+            if new:
+                self._learn(new)
+
+    def _learn(self, new: list[str]) -> None:
         try:
             vecs = np.asarray(self.embedder.encode(new), np.float32)
         except Exception:  # noqa: BLE001 - paraphrase by vectors is an aid, not a requirement
             return
+        # the matrix first: a reader that finds a new word's row finds it in the matrix
         self._matrix = np.concatenate([self._matrix, vecs]) if self._rows else vecs
         self._rows.update({w: len(self._rows) + i for i, w in enumerate(new)})
         self._closest.clear()  # made without the new words' vectors
