@@ -737,10 +737,14 @@ class ResponseAnalyzer:
             K @ vec([s.text for s in p.sentences]).T if p.sentences else np.zeros((len(p.claims), 0))
         )
         sims = np.zeros((len(p.claims), len(spans)), dtype=np.float32)
-        for k, w in enumerate(spans):
-            inside = [j for j, s in enumerate(p.sentences) if s.start < w.end and w.start < s.end]
-            if inside:
-                sims[:, k] = by_sentence[:, inside].max(axis=1)
+        inside = [
+            [j for j, s in enumerate(p.sentences) if s.start < w.end and w.start < s.end] for w in spans
+        ]
+        width = max(map(len, inside), default=0)
+        if width:  # one gather for all windows: each window's sentences, padded with its first
+            cols = np.array([x + x[:1] * (width - len(x)) if x else [0] * width for x in inside], np.intp)
+            sims = by_sentence[:, cols].max(axis=2)
+            sims[:, [k for k, x in enumerate(inside) if not x]] = 0
         implicit = self._implicit_terms(p)
         declined = is_refusal(p.text)
         found, missing, feedback_found, contradicted = [], [], [], []
