@@ -680,7 +680,7 @@ class ResponseAnalyzer:
                 score = max(per_chunk) if cfg.aggregation == "max" else float(np.mean(per_chunk))
             else:
                 score = float(agg(np.clip(cos, 0, 1)))
-            similarity = float(agg(cos))
+            similarity = max(cos.tolist()) if cfg.aggregation == "max" else float(np.mean(cos))
         else:  # no expected answer: how well the response is grounded in the site's pages
             method = "ground_truth" if not fallback else "keyword"
             best = chunk_gt.max(axis=1) if chunk_gt is not None else np.zeros(len(p.chunks))
@@ -836,13 +836,15 @@ class ResponseAnalyzer:
                 Judge.page_facts((x.text, c.page_url) for x in split_sentences(c.text)) for c in gt.chunks
             ]
             every = [f for chunk_facts in facts for f in chunk_facts]
-            self._page_facts[gt.version] = (facts, every, Judge.site_names(every))
-        facts, every, known_names = self._page_facts[gt.version]
+            # against_pages reads only the sentences with values of ``every``: passed alone
+            valued = [f for f in every if f.values]
+            self._page_facts[gt.version] = (facts, valued, Judge.site_names(every))
+        facts, valued, known_names = self._page_facts[gt.version]
         for i, s in enumerate(p.sentences):
             if not s.text.strip() or len(s.text) > 600:
                 continue
             candidates = [f for j in close.top_gt[i].tolist() for f in facts[j]]
-            for f in self.judge.against_pages(s, candidates, every, implicit, known_names):
+            for f in self.judge.against_pages(s, candidates, valued, implicit, known_names):
                 at = f.statement
                 if any(c.position.start < at.end and at.start < c.position.end for c in out):
                     continue

@@ -940,6 +940,8 @@ class Judge:
         Vancouver")."""
         st = self.settings
         out = []
+        if all(k in known_names or k in implicit for _, _, k, _ in _all_name_words(sentence.text)):
+            return out  # every name of the sentence is the site's own (or none)
         pieces = split_clauses(sentence, min_words=1) or [sentence]
         for i, piece in enumerate(pieces):
             unknown = [
