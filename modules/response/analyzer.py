@@ -8,10 +8,12 @@ remains per response is small matrix arithmetic.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import logging
+import threading
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -118,6 +120,31 @@ def _rowwise(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def _unit_rows(m: np.ndarray) -> np.ndarray:
     return m / np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-9)
+
+
+_gc_lock = threading.Lock()
+_gc_state = {"holders": 0, "was_enabled": False}
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector paused while batches are scored (reentrant across
+    threads): scoring allocates hundreds of thousands of small objects and makes no reference
+    cycles, and the collector's passes over the memo caches cost a quarter of the scoring CPU
+    (measured on TruthfulQA answers). Garbage without cycles is freed as always; the collector
+    resumes, as it was, when the last batch ends."""
+    with _gc_lock:
+        if _gc_state["holders"] == 0:
+            _gc_state["was_enabled"] = gc.isenabled()
+            gc.disable()
+        _gc_state["holders"] += 1
+    try:
+        yield
+    finally:
+        with _gc_lock:
+            _gc_state["holders"] -= 1
+            if _gc_state["holders"] == 0 and _gc_state["was_enabled"]:
+                gc.enable()
 
 
 def _pos(span: Span) -> TextPosition:
@@ -333,7 +360,7 @@ class ResponseAnalyzer:
         With a CPU-bound embedder the whole batch holds its ``exclusive`` lock, so that
         concurrent batches in threads take turns instead of competing for the same cores.
         """
-        with getattr(self.embedder, "exclusive", nullcontext()):
+        with getattr(self.embedder, "exclusive", nullcontext()), _collector_paused():
             return self._analyze_batch(records, ground_truth)
 
     def _analyze_batch(
