@@ -144,20 +144,19 @@ def load_records_task(input_path: str):
 
 
 @task(name="load-ground-truth", cache_policy=NO_CACHE, retry_condition_fn=retry_transient)
-def load_ground_truth_task(config: AnalyzerConfig, pages_path: str, domains: list[str]):
-    analyzer = ResponseAnalyzer(config)
+def load_ground_truth_task(analyzer: ResponseAnalyzer, pages_path: str, domains: list[str]):
     return analyzer.prepare_ground_truth(load_pages(pages_path), domains), analyzer.embedder.name
 
 
 @task(name="analyze-batch", cache_policy=NO_CACHE, retry_condition_fn=retry_transient)
 def analyze_batch_task(
-    config: AnalyzerConfig, records, ground_truth, coerced_lines, judge: JudgeOptions | None = None
+    analyzer: ResponseAnalyzer, records, ground_truth, coerced_lines, judge: JudgeOptions | None = None
 ) -> list[dict]:
     """A batch through the offline analyzer, then (with a resolved ``judge``) through the LM judge."""
     if judge is None:
-        return analyze_to_rows(ResponseAnalyzer(config), records, ground_truth, coerced_lines)
-    lm_judge = judge.build(config)
-    rows = analyze_to_rows(ResponseAnalyzer(config), records, ground_truth, coerced_lines, judge=lm_judge)
+        return analyze_to_rows(analyzer, records, ground_truth, coerced_lines)
+    lm_judge = judge.build(analyzer.config)
+    rows = analyze_to_rows(analyzer, records, ground_truth, coerced_lines, judge=lm_judge)
     get_run_logger().info(
         "LM judge %s (%s): %d answers, %d fell back, %d tokens, $%.4f",
         judge.lm,
@@ -191,7 +190,10 @@ def analyze_records(
         )
     options = _task_options(config)
     domains = sorted({r.domain for r in records})
-    gts, embedding_model = load_ground_truth_task.with_options(**options)(config, ground_truth, domains)
+    # one analyzer for the run: its word vectors (the lexicon store), each ground truth's parsed
+    # page facts and its memos serve every batch, instead of being loaded and rebuilt per batch
+    analyzer = ResponseAnalyzer(config)
+    gts, embedding_model = load_ground_truth_task.with_options(**options)(analyzer, ground_truth, domains)
     if not config.batch.continue_on_error:
         missing = sorted({r.domain for r in records} - set(gts))
         if missing:
@@ -199,7 +201,7 @@ def analyze_records(
     size = max(1, min(config.batch.batch_size, math.ceil(len(records) / config.batch.concurrency) or 1))
     batches = [records[i : i + size] for i in range(0, len(records), size)]
     futures = analyze_batch_task.with_options(**options).map(
-        unmapped(config), batches, unmapped(gts), unmapped(coerced), unmapped(judge)
+        unmapped(analyzer), batches, unmapped(gts), unmapped(coerced), unmapped(judge)
     )
     rows: list[dict] = []
     key = artifact_key(flow_name, "progress", run_id)

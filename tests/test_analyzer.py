@@ -285,3 +285,32 @@ def test_scores_in_range_and_positions_inside_text(response, claims, strategy):
     for pos, t in spans:
         assert 0 <= pos.start <= pos.end <= len(text) and text[pos.start : pos.end] == t
     assert 0 <= r.feedback.highlights.coverage_percent <= 100
+
+
+def test_the_first_of_pages_with_the_same_text_is_the_match(analyzer):
+    # the same sentence on two pages: vectors encoded apart may differ in the last bits; the
+    # first page is the closest, whatever the product's rounding
+    same = "Acme Cloud costs $10 per month for the starter plan."
+    pages = [
+        StoredPage(url="https://acme.example/a", title="A", text=same),
+        StoredPage(url="https://acme.example/b", title="B", text=same),
+    ]
+    gt = analyzer.prepare_ground_truth(pages, ["acme.example"])["acme.example"]
+    gt.vectors = gt.vectors.copy()
+    gt.vectors[1] *= np.float32(1.00001)  # as if encoded in another batch: a hair closer
+    result = analyzer.analyze(record("Acme Cloud costs $10 per month for the starter plan."), gt)
+    (highlight,) = result.feedback.highlights.highlights
+    assert highlight.ground_truth_source.page_url == "https://acme.example/a"
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_the_garbage_collector_is_left_as_it_was(analyzer, enabled):
+    import gc
+
+    was = gc.isenabled()
+    try:
+        gc.enable() if enabled else gc.disable()
+        analyzer.analyze(record("The starter plan is $10 a month."), PAGES)
+        assert gc.isenabled() == enabled
+    finally:
+        gc.enable() if was else gc.disable()

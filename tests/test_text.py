@@ -41,3 +41,45 @@ def test_long_spans_split_at_whitespace():
 
 def test_numbers_normalised():
     assert numbers("costs $1,200.50 or 8,848 m.") == {"1200.50", "8848"}
+
+
+negation_texts = st.lists(
+    st.sampled_from(
+        [
+            "not",
+            "No",
+            "NOR",
+            "cannot",
+            "without",
+            "n't",
+            "N'T",
+            "n’t",
+            "knot",
+            "note",
+            "nobody",
+            "_no",
+            "no_",
+            "é",
+            "ı",
+            "ſ",
+            " ",
+            ".",
+            "'",
+            "-",
+            "x",
+            "1",
+            "\n",
+            "nothing",
+            "None",
+        ]
+    ),
+    max_size=12,
+).map("".join)
+
+
+@given(negation_texts)
+def test_has_negation_is_its_pattern(text):
+    # the ASCII fast path (a set lookup of the words) finds exactly what the pattern finds
+    from modules.text import _NEGATION, has_negation
+
+    assert has_negation(text) == (_NEGATION.search(text) is not None)

@@ -4,6 +4,7 @@ and the offline judge's invariants hold."""
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -246,3 +247,49 @@ def test_an_on_topic_answer_far_from_the_expected_one_answers_otherwise(analyzer
     assert analyse("The Bible doesn't say which fruit it was.").feedback.contradictions == []
     assert analyse("Paris is the capital of France.").feedback.contradictions == []
     assert analyse("I'm not sure which fruit the Bible says Adam and Eve ate.").feedback.contradictions == []
+
+
+name_texts = st.lists(
+    st.sampled_from(
+        ["Plus", "BX-500", "a", " ", ". ", "! ", "?\n", "é", "_", "1", "Zz9", "X", "-", "(", "\n"]
+    ),
+    max_size=12,
+).map("".join)
+
+
+@given(name_texts)
+def test_the_name_pattern_finds_what_its_lookbehind_form_finds(text):
+    import re
+
+    from modules.response.verdicts import _NAME
+
+    before = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-zA-Z0-9]*(?:-\d[\w-]*|[a-zA-Z0-9]+)")
+    assert [(m.start(), m.group()) for m in _NAME.finditer(text)] == [
+        (m.start(), m.group()) for m in before.finditer(text)
+    ]
+
+
+def test_the_lexicon_closest_word_is_the_best_pairwise_cosine(tmp_path):
+    rng = np.random.default_rng(0)
+
+    class Random:
+        name = "random"
+
+        def encode(self, texts):
+            v = rng.normal(size=(len(texts), 16)).astype(np.float32)
+            return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+    lexicon = Lexicon(Random(), tmp_path / "words.npz")
+    lexicon.add(["alpha", "beta", "gamma"])
+    lexicon.add(["delta", "alpha"])  # only the new word is encoded, after the others
+    v = dict(
+        zip(
+            ["alpha", "beta", "delta", "gamma"],
+            lexicon._matrix[[lexicon._rows[w] for w in ("alpha", "beta", "delta", "gamma")]],
+        )
+    )
+    want = max(0.0, max(float(v["alpha"] @ v[w]) for w in ("beta", "delta")))
+    assert lexicon.closest("alpha", ("beta", "delta", "unknown")) == pytest.approx(want, abs=1e-6)
+    assert lexicon.closest("unknown", ("beta",)) == 0.0 and lexicon.closest("alpha", ("unknown",)) == 0.0
+    again = Lexicon(None, tmp_path / "words.npz")  # the store holds every word, in its row
+    assert "delta" in again and np.array_equal(again._matrix[again._rows["delta"]], v["delta"])

@@ -77,7 +77,9 @@ def find_mentions(
             )
         )
 
-    if domain:
+    # a URL citation has a "/", a domain mention the domain: most answers have neither (for
+    # ASCII text and domain, lower-casing is exactly the pattern's case-insensitivity)
+    if domain and "/" in response:
         for m in _URL.finditer(response):
             raw = m.group().rstrip(_TRAILING)
             host = urlsplit(raw if "://" in raw else "//" + raw).hostname or ""
@@ -85,6 +87,7 @@ def find_mentions(
                 # A scheme or a path makes it a URL citation; a bare "www.host" is a domain mention.
                 if "://" in raw or "/" in raw:
                     add("url", m.start(), m.start() + len(raw))
+    if domain and (not (response.isascii() and domain.isascii()) or domain in response.lower()):
         bare = re.compile(
             r"(?<![\w./-])(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)*"
             + re.escape(domain)

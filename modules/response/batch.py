@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 import polars as pl
 
 from ..store.runs import RunKind, runs_frame
-from .analyzer import ANALYZER_VERSION, ResponseAnalyzer
+from .analyzer import ANALYZER_VERSION, ResponseAnalyzer, _collector_paused
 from .config import AnalyzerConfig
 from .groundtruth import GroundTruth
 from .records import RecordError
@@ -30,13 +30,14 @@ def analyze_to_rows(
     ``judge``: an :class:`~.judge.LMJudge` that re-judges each result's claims and wrong facts
     (with the page excerpts of its domain most about the answer); None: the offline verdicts."""
     rows = []
-    for result in analyzer.analyze_batch(records, ground_truth):
-        if judge is not None:
-            result = judge.judge_with(result, ground_truth.get(result.domain))
-        if result.source_line in coerced_lines and result.status != "error":
-            result.flags.append("response_coerced")
-            result.status = "flagged"
-        rows.append(analysis_row(result))
+    with _collector_paused():  # the rows too: see the analyzer's batches
+        for result in analyzer.analyze_batch(records, ground_truth):
+            if judge is not None:
+                result = judge.judge_with(result, ground_truth.get(result.domain))
+            if result.source_line in coerced_lines and result.status != "error":
+                result.flags.append("response_coerced")
+                result.status = "flagged"
+            rows.append(analysis_row(result))
     return rows
 
 

@@ -25,6 +25,7 @@ about the same thing has another name in its place.
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -160,15 +161,23 @@ _DENIAL_WORDS = re.compile(
 )
 
 
+_DENIAL_STEMS = ("non-", "exclu", "lack", "unable")
+
+
 @lru_cache(maxsize=65536)
 def _negated(text: str) -> bool:
     """Whether ``text`` denies something (not "I don't know", not "at no cost"); "non-refundable",
-    "excludes" and "lacks" deny too."""
+    "excludes" and "lacks" deny too. Most texts have no negation at all: that is checked first
+    (taking out the non-denials only removes negations, never makes one)."""
+    if not has_negation(text) and (text.isascii() and not any(d in text.lower() for d in _DENIAL_STEMS)):
+        return False
     kept = _NOT_DENIAL.sub(" ", text)
     return has_negation(kept) or _DENIAL_WORDS.search(kept) is not None
 
 
-_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-zA-Z0-9]*(?:-\d[\w-]*|[a-zA-Z0-9]+)")
+#: a capitalised word that does not start the text or a sentence; the capital is matched first and
+#: the lookbehinds checked after it (the same matches as lookbehinds tried at every position, 3x faster)
+_NAME = re.compile(r"[A-Z](?<!\w[A-Z])(?<![.!?]\s[A-Z])(?<!^[A-Z])[a-zA-Z0-9]*(?:-\d[\w-]*|[a-zA-Z0-9]+)")
 
 
 def _terms(text: str, skip: Iterable[tuple[int, int]] = ()) -> list[tuple[str, str]]:
@@ -251,6 +260,17 @@ def _clauses(sentence: Span, min_words: int = 2) -> list[Span]:
 _LIST_LABEL = re.compile(r"(?:^|\n)[\s*_#>|•–—-]*$")
 
 
+@lru_cache(maxsize=65536)
+def _statement_names(text: str) -> tuple[tuple[int, str], ...]:
+    """(offset, key) of the names in ``text`` that are no list label ("**Deadline:**"), memoised:
+    the page checks ask it of every clause of a sentence."""
+    return tuple(
+        (m.start(), _key(m.group()))
+        for m in _NAME.finditer(text)
+        if not _LIST_LABEL.search(text, 0, m.start())
+    )
+
+
 def _name_words_raw(text: str) -> list[str]:
     return [m.group() for m in _NAME_WORD.finditer(text)]
 
@@ -258,15 +278,19 @@ def _name_words_raw(text: str) -> list[str]:
 def _name_words(text: str, start: int = 0, end: int | None = None) -> list[tuple[str, str]]:
     """Capitalised words that are not a sentence's or a list item's first word: likely names
     (those between ``start`` and ``end`` of ``text``)."""
+    return [(k, w) for s, e, k, w in _all_name_words(text) if s >= start and (end is None or e <= end)]
+
+
+@lru_cache(maxsize=65536)
+def _all_name_words(text: str) -> tuple[tuple[int, int, str, str], ...]:
+    """:func:`_name_words` of the whole text with their offsets, memoised: asked of each clause."""
     out = []
     for m in _NAME_WORD.finditer(text):
-        if m.start() < start or (end is not None and m.end() > end):
-            continue
         before = text[: m.start()].rstrip(" *_#>-–—•")
         if not before or before[-1] in ".!?:\n|" or m.group().lower() in STOPWORDS:
             continue
-        out.append((_key(m.group()), m.group()))
-    return out
+        out.append((m.start(), m.end(), _key(m.group()), m.group()))
+    return tuple(out)
 
 
 @lru_cache(maxsize=65536)
@@ -293,72 +317,97 @@ def _names(text: str) -> frozenset[str]:
 class Lexicon:
     """Word vectors for paraphrase matching: every distinct word encoded once, on its own, and
     kept in ``store`` (an .npz per embedding model) for later runs: a site's vocabulary is small
-    and repeats, so after the first run nearly every word is a lookup."""
+    and repeats, so after the first run nearly every word is a lookup. The vectors are one matrix,
+    so that a word's cosines to a window's words are one matrix-vector product."""
 
     MAX_STORED = 200_000
+    _adding = threading.Lock()  # batches of one run may share a lexicon from several threads
 
     def __init__(self, embedder: Embedder | None, store: Path | None = None):
         self.embedder = embedder
         self.store = store
-        self.vectors: dict[str, np.ndarray] = {}
-        self._pairs: dict[tuple[str, str], float] = {}
-        self._closest: dict[tuple[str, tuple[str, ...]], float] = {}
+        self._rows: dict[str, int] = {}  # word -> its row of ``_matrix``
+        self._matrix = np.zeros((0, 0), np.float32)
+        self._closest: dict[tuple[str, ...], dict[str, float]] = {}  # others -> word -> cosine
+        self._memoised = 0
+        self._blocks: dict[tuple[str, ...], np.ndarray | None] = {}  # words -> their vectors' rows
         if store is not None and store.exists():
             try:
                 with np.load(store, allow_pickle=False) as data:
-                    self.vectors = dict(zip(data["words"].tolist(), data["vectors"]))
+                    words, matrix = data["words"].tolist(), np.asarray(data["vectors"], np.float32)
+                if matrix.ndim == 2 and len(words) == len(matrix):
+                    self._rows, self._matrix = {w: i for i, w in enumerate(words)}, matrix
             except (OSError, ValueError, KeyError):
                 pass  # a damaged store is rebuilt
 
+    def __contains__(self, word: str) -> bool:
+        return word in self._rows
+
     def add(self, words: Iterable[str]) -> None:
-        new = sorted({w for w in words if w not in self.vectors})
-        if not new or self.embedder is None:
+        words = set(words)
+        if self.embedder is None or words.issubset(self._rows):
             return
+        with self._adding:
+            new = sorted(w for w in words if w not in self._rows)
+            if new:
+                self._learn(new)
+
+    def _learn(self, new: list[str]) -> None:
         try:
-            vecs = self.embedder.encode(new)
+            vecs = np.asarray(self.embedder.encode(new), np.float32)
         except Exception:  # noqa: BLE001 - paraphrase by vectors is an aid, not a requirement
             return
-        self.vectors.update(zip(new, vecs))
+        # the matrix first: a reader that finds a new word's row finds it in the matrix
+        self._matrix = np.concatenate([self._matrix, vecs]) if self._rows else vecs
+        self._rows.update({w: len(self._rows) + i for i, w in enumerate(new)})
+        self._closest.clear()  # made without the new words' vectors
+        self._memoised = 0
+        self._blocks.clear()
         self._save()
 
     def _save(self) -> None:
-        if self.store is None or not self.vectors or len(self.vectors) > self.MAX_STORED:
+        if self.store is None or not self._rows or len(self._rows) > self.MAX_STORED:
             return
         try:
             with atomic_path(self.store) as tmp, open(tmp, "wb") as f:
-                np.savez(f, words=np.array(list(self.vectors)), vectors=np.stack(list(self.vectors.values())))
+                np.savez(f, words=np.array(list(self._rows)), vectors=self._matrix)
         except OSError:
             pass  # a read-only cache only costs speed
 
-    def similarity(self, a: str, b: str) -> float:
-        sim = self._pairs.get((a, b))
-        if sim is None:
-            va, vb = self.vectors.get(a), self.vectors.get(b)
-            sim = 0.0 if va is None or vb is None else float(va @ vb)
-            if len(self._pairs) > 4_000_000:
-                self._pairs.clear()
-                self._closest.clear()  # it was made of them
-            self._pairs[(a, b)] = self._pairs[(b, a)] = sim
-        return sim
+    def near(self, others: tuple[str, ...]) -> dict[str, float]:
+        """The memo of :meth:`closest` for ``others`` (word -> cosine): a caller that asks of
+        several words against one window hashes the window once."""
+        memo = self._closest.get(others)
+        if memo is None:
+            if self._memoised > 4_000_000:
+                self._closest.clear()
+                self._memoised = 0
+            memo = self._closest[others] = {}
+        return memo
 
-    def closest(self, word: str, others: tuple[str, ...]) -> float:
-        """The cosine of ``word`` and the closest of ``others``, memoised per (word, others): the
-        judge's innermost loop meets the same claim word and window (or page sentence) again and
-        again; the pairs seen before are looked up inline."""
-        key = (word, others)
-        best = self._closest.get(key)
+    def closest(self, word: str, others: tuple[str, ...], memo: dict[str, float] | None = None) -> float:
+        """The cosine of ``word`` and the closest of ``others`` (0 without vectors), memoised per
+        (word, others): the judge's innermost loop meets the same claim word and window (or page
+        sentence) again and again. A window's vectors are gathered once into a block, so a new word
+        costs one small matrix-vector product (a list's ``max`` is cheaper than numpy's here)."""
+        memo = self.near(others) if memo is None else memo
+        best = memo.get(word)
         if best is not None:
             return best
-        get, best = self._pairs.get, 0.0
-        for other in others:
-            sim = get((word, other))
-            if sim is None:
-                sim = self.similarity(word, other)
-            if sim > best:
-                best = sim
-        if len(self._closest) > 4_000_000:
-            self._closest.clear()
-        self._closest[key] = best
+        at = self._rows.get(word)
+        best = 0.0
+        if at is not None:
+            block = self._blocks.get(others, False)
+            if block is False:
+                found = [r for o in others if (r := self._rows.get(o)) is not None]
+                block = self._matrix[found] if found else None
+                if len(self._blocks) > 200_000:
+                    self._blocks.clear()
+                self._blocks[others] = block
+            if block is not None:
+                best = max(0.0, max((block @ self._matrix[at]).tolist()))
+        memo[word] = best
+        self._memoised += 1
         return best
 
 
@@ -385,6 +434,7 @@ class PageSentence:
     terms: tuple[tuple[str, str], ...]
     single: bool  # one clause
     names: tuple[tuple[str, str], ...]  # its likely names (key, word)
+    labels: tuple[str | None, ...]  # per value, the name it is bound to (see _label)
 
 
 @dataclass(frozen=True)
@@ -490,13 +540,27 @@ class Judge:
         ``implicit`` (the question's, the brand's) count as stated when absent, provided the window
         states at least one word of the claim itself (a window that says nothing of it is not
         about it)."""
-        window_terms = tuple(window_terms)
+        others, groups, words = _indexed(tuple(window_terms))  # _credit, inline: the innermost loop
+        threshold, memo = self.settings.word_similarity, None
         total = got = implied = 0.0
         for term in dict.fromkeys(terms):
-            weight = 0.5 if term[0] in _LIGHT else 1.0
+            s, w = term
+            weight = 0.5 if s in _LIGHT else 1.0
             total += weight
-            credit = self._credit(term, window_terms)
-            if not credit and self._implied(term[0], implicit):
+            if s in others:
+                credit = 1.0
+            elif (group := _GROUP.get(s)) is not None and group in groups:
+                credit = 1.0
+            elif _has_digit(w):
+                credit = 0.0
+            else:
+                if memo is None:
+                    memo = self.lexicon.near(words)
+                best = memo.get(w)
+                if best is None:
+                    best = self.lexicon.closest(w, words, memo)
+                credit = best if best >= threshold else 0.0
+            if not credit and self._implied(s, implicit):
                 implied += weight * 0.8
             got += weight * credit
         if not total:
@@ -694,6 +758,7 @@ class Judge:
                     tuple(_terms(text, [(v.start, v.end) for v in vals])),
                     not split_clauses(Span(0, len(text), text), min_words=2),
                     tuple(_name_words(text)),
+                    tuple(_label(text, v.start) for v in vals),
                 )
             )
         return out
@@ -725,12 +790,11 @@ class Judge:
             # the clause's own names; a list label ("**Deadline:**") or a month of a date is no name
             in_values = [(sentence.start + v.start, sentence.start + v.end) for v in values(sentence.text)]
             names = {
-                (_key(m.group()), _key(m.group()))
-                for m in _NAME.finditer(sentence.text)
-                if clause.start <= sentence.start + m.start() < clause.end
-                and _key(m.group()) not in implicit
-                and not _LIST_LABEL.search(sentence.text, 0, m.start())
-                and not any(a <= sentence.start + m.start() < b for a, b in in_values)
+                (k, k)
+                for at, k in _statement_names(sentence.text)
+                if clause.start <= sentence.start + at < clause.end
+                and k not in implicit
+                and not any(a <= sentence.start + at < b for a, b in in_values)
             }
             vals = values(clause.text)
             terms = _terms(clause.text, [(v.start, v.end) for v in vals])
@@ -775,12 +839,16 @@ class Judge:
                 # a value bound to a name ("Saturday £60") is checked against the value the site
                 # binds to that name ("Saturday £65"), even when the site states £60 elsewhere
                 label = _label(sentence.text, clause.start - sentence.start + v.start)
-                bound = [
-                    (page, p)
-                    for page in every
-                    for p in page.values
-                    if label and p.same_kind(v) and _label(page.text, p.start) == label
-                ]
+                bound = (
+                    [
+                        (page, p)
+                        for page in every
+                        for p, bound_to in zip(page.values, page.labels, strict=True)
+                        if bound_to == label and p.same_kind(v)
+                    ]
+                    if label
+                    else []
+                )
                 if bound:
                     if not any(p.equals(v) for _, p in bound):
                         page, p = bound[0]
@@ -827,8 +895,14 @@ class Judge:
                             (p,),
                         )
                     )
-            if not vals and not split_clauses(clause, min_words=2) and own:
-                neg = _negated(clause.text)
+            neg = _negated(clause.text) if not vals and own else None
+            # only a page sentence of the other polarity can state the opposite: without one, the
+            # frames need not be weighed (most sentences and pages state, not deny)
+            if (
+                neg is not None
+                and any(page.single and page.negated != neg for page in candidates)
+                and not split_clauses(clause, min_words=2)
+            ):
                 close = [
                     (f, page)
                     for page in candidates
@@ -866,6 +940,8 @@ class Judge:
         Vancouver")."""
         st = self.settings
         out = []
+        if all(k in known_names or k in implicit for _, _, k, _ in _all_name_words(sentence.text)):
+            return out  # every name of the sentence is the site's own (or none)
         pieces = split_clauses(sentence, min_words=1) or [sentence]
         for i, piece in enumerate(pieces):
             unknown = [
