@@ -6,7 +6,7 @@ import re
 import pytest
 
 from modules.research.baseline import Thread
-from modules.research.crawling import CrawlingDecision, next_crawl
+from modules.research.crawling import CrawlingDecision, next_crawl, unread_hop
 from modules.research.memory import Memory
 from modules.research.schema import Analysis, Fact
 from modules.research.session import ResearchOptions, build_researcher
@@ -191,6 +191,41 @@ def test_web_hand_over_waits_for_a_page_the_question_names(embedder):
     )
     decision = CrawlingDecision(embedder)(thread, memory)
     assert (decision.next_action, decision.query_or_url) == ("crawl_url", "http://s/2")
+
+
+def test_web_hand_over_of_a_bridge_answer_waits_for_the_hop_its_anchor_names(embedder):
+    """An answer taken from the anchor page (the first hop) is not handed over while the page its
+    sentence stating the question's relation names is unread: that link is crawled first."""
+    question = (
+        "Aside from the Apple Remote, what other device can control the program Apple Remote "
+        "was originally designed to interact with?"
+    )
+    first = f'for "{question}"'
+    candidates = [
+        ("http://s/1", "Apple Remote", f"search result 1 {first}"),
+        ("http://s/2", "Siri Remote", f"search result 2 {first}"),
+        ("http://s/3", "Apple Inc.", "link on http://s/1"),
+        ("http://s/4", "Front Row", "link on http://s/1"),
+    ]
+    facts = [
+        ("The Apple Remote is a remote control device released in 2005 by Apple Inc.", "http://s/1"),
+        (
+            "The device was originally designed to interact with the Front Row media program on the iMac G5.",
+            "http://s/1",
+        ),
+        ("The Siri Remote is a remote control device, a successor of the original Apple Remote.", "http://s/2"),
+    ]
+    thread = _thread(candidates, read={"http://s/1", "http://s/2"}, question=question)
+    thread.last_analysis.answered = True
+    decision = CrawlingDecision(embedder)(thread, _memory(embedder, facts))
+    # "Apple Inc." is named by the anchor too, but not in its sentence of the question's relation
+    assert (decision.next_action, decision.query_or_url) == ("crawl_url", "http://s/4")
+    # with the hop read, nothing is left to cross: the rule no longer holds the hand-over back
+    thread = _thread(candidates, read={"http://s/1", "http://s/2", "http://s/4"}, question=question)
+    facts.append(("Front Row can be controlled by an Apple Remote or the keyboard function keys.", "http://s/4"))
+    assert unread_hop(thread, _memory(embedder, facts)) is None
+    # a comparison is not a bridge: two compared things' pages are what it needs
+    assert unread_hop(_thread(candidates, read={"http://s/1"}), _memory(embedder, facts[:2])) is None
 
 
 def test_research_on_the_offline_web_reads_only_crawled_pages(embedder=None):
