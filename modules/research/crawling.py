@@ -109,8 +109,20 @@ def unread_hop(thread: Thread, memory: Memory | None) -> tuple[int, str, str] | 
     if not anchors or len(things) >= 2:
         return None
     facts = [f for f in memory.facts if f.source_url in anchors]
-    if any(u not in anchors and n in _spans(f.text) for u, n in read.items() for f in facts):
-        return None  # the hop is read
+    unread = [
+        (i, u, thread.origins.get(u, ("", ""))[0])
+        for i, u in enumerate(thread.candidate_urls)
+        if u not in thread.read_urls
+    ]
+    for f in facts:
+        spans = _spans(f.text)
+        for u, n in read.items():
+            namesake = any(  # "Boston" read where the sentence names "Boston, Lincolnshire"
+                _norm_title(t).startswith(n + ",") and (_named(_norm_title(t), f.text, spans) or (1,))[0] == 0
+                for _, _, t in unread
+            )
+            if u not in anchors and n in spans and not namesake:
+                return None  # the hop is read
     q_terms = content_terms(thread.question)
     asked = {n.lower() for n in question_entities(thread.question)}
 
@@ -120,17 +132,30 @@ def unread_hop(thread: Thread, memory: Memory | None) -> tuple[int, str, str] | 
     for fact in sorted((f for f in facts if anchors[f.source_url] in things), key=relation, reverse=True):
         spans = _spans(fact.text)
         named = []
-        for i, url in enumerate(thread.candidate_urls):
-            title = thread.origins.get(url, ("", ""))[0]
+        for i, url, title in unread:
             name = _norm_title(title)
-            if url in thread.read_urls or name in read.values() or name in anchors[fact.source_url]:
+            if not name or name in read.values() or name in anchors[fact.source_url]:
                 continue
-            if name in spans:
-                named.append((name not in asked, spans[name], i, url, title))
+            at = _named(name, fact.text, spans)
+            if at is not None:
+                named.append((name not in asked, *at, i, url, title))
         if named:
-            _, _, _, url, title = min(named)
+            *_, url, title = min(named)
             return 0, url, f'the sentence of an anchor page that states the question\'s relation names "{title}"'
     return None
+
+
+def _named(name: str, text: str, spans: dict[str, int]) -> tuple[int, int, bool] | None:
+    """(0 for a name the sentence writes capitalised else 1, where, not qualified) when ``text``
+    names ``name``: as written ("Front Row"), with its qualifier ("Boston, Lincolnshire" in "the
+    Boston district of Lincolnshire"), or in lower case ("a car drifting series": "Drifting")."""
+    if name in spans:
+        return 0, spans[name], True
+    head, _, qualifier = name.partition(", ")
+    if qualifier and head in spans and _within(qualifier, text.lower()):
+        return 0, spans[head], False
+    m = re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text.lower()) if len(name) >= 4 else None
+    return (1, m.start(), True) if m else None
 
 
 def _within(name: str, text: str) -> bool:
