@@ -9,9 +9,12 @@ analyzer's order (4 of the question's own search, 1 of each later one). A page l
 Analyzer proposes comes before those. The hand-over of an answered question is kept once every
 thing the question names has a page read (on the web only crawled pages are read, so an answer
 settled from the first page or two often rests on one of two compared things, or on the first
-hop alone): until then the unread candidate titled with such a name is crawled first. One of an
-unanswered question is not kept while a promising page is left (search steps read nothing, so
-they count as steps without progress).
+hop alone): until then the unread candidate titled with such a name is crawled first. A
+wh-question's answer waits for its hop: with an anchor read (a page about the one thing the
+question names) and no page read that the anchor's kept facts name, the unread candidate named
+in the anchor's sentence stating the question's relation is crawled first (:func:`unread_hop`),
+before the results picked by rank too. One of an unanswered question is not kept while a
+promising page is left (search steps read nothing, so they count as steps without progress).
 """
 
 from __future__ import annotations
