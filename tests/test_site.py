@@ -213,7 +213,10 @@ def test_web_hand_over_of_a_bridge_answer_waits_for_the_hop_its_anchor_names(emb
             "The device was originally designed to interact with the Front Row media program on the iMac G5.",
             "http://s/1",
         ),
-        ("The Siri Remote is a remote control device, a successor of the original Apple Remote.", "http://s/2"),
+        (
+            "The Siri Remote is a remote control device, a successor of the original Apple Remote.",
+            "http://s/2",
+        ),
     ]
     thread = _thread(candidates, read={"http://s/1", "http://s/2"}, question=question)
     thread.last_analysis.answered = True
@@ -222,7 +225,9 @@ def test_web_hand_over_of_a_bridge_answer_waits_for_the_hop_its_anchor_names(emb
     assert (decision.next_action, decision.query_or_url) == ("crawl_url", "http://s/4")
     # with the hop read, nothing is left to cross: the rule no longer holds the hand-over back
     thread = _thread(candidates, read={"http://s/1", "http://s/2", "http://s/4"}, question=question)
-    facts.append(("Front Row can be controlled by an Apple Remote or the keyboard function keys.", "http://s/4"))
+    facts.append(
+        ("Front Row can be controlled by an Apple Remote or the keyboard function keys.", "http://s/4")
+    )
     assert unread_hop(thread, _memory(embedder, facts)) is None
     # a comparison is not a bridge: two compared things' pages are what it needs
     assert unread_hop(_thread(candidates, read={"http://s/1"}), _memory(embedder, facts[:2])) is None
@@ -231,7 +236,9 @@ def test_web_hand_over_of_a_bridge_answer_waits_for_the_hop_its_anchor_names(emb
 def test_the_hop_named_with_its_qualifier_beats_a_namesake_already_read(embedder):
     """ "the Boston district of Lincolnshire" names "Boston, Lincolnshire": the bare "Boston" read
     first is a namesake, not the hop, and a lower-case mention comes after the names written."""
-    question = "According to the 2001 census, what was the population of the city in which Kirton End is located?"
+    question = (
+        "According to the 2001 census, what was the population of the city in which Kirton End is located?"
+    )
     first = f'for "{question}"'
     candidates = [
         ("http://s/1", "Kirton End", f"search result 1 {first}"),
@@ -242,7 +249,10 @@ def test_the_hop_named_with_its_qualifier_beats_a_namesake_already_read(embedder
     memory = _memory(
         embedder,
         [
-            ("Kirton End is a hamlet in the civil parish of Kirton in the Boston district of Lincolnshire.", "http://s/1"),
+            (
+                "Kirton End is a hamlet in the civil parish of Kirton in the Boston district of Lincolnshire.",
+                "http://s/1",
+            ),
             ("Boston is the capital and most populous city of Massachusetts.", "http://s/2"),
         ],
     )
@@ -270,7 +280,10 @@ def test_a_yes_no_answer_waits_for_each_compared_things_own_page(embedder):
     memory = _memory(
         embedder,
         [
-            ('Ajugeae is a tribe of the family Lamiaceae and might contain the genera "Acrymia", "Ajuga".', "http://s/1"),
+            (
+                'Ajugeae is a tribe of the family Lamiaceae and might contain the genera "Acrymia", "Ajuga".',
+                "http://s/1",
+            ),
             ("Cypress is a conifer tree or shrub that belongs to the family Cupressaceae.", "http://s/2"),
         ],
     )

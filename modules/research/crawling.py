@@ -24,8 +24,8 @@ import re
 from ..text import content_terms
 from .answer import answer, read_question, rejected_answers
 from .baseline import (
-    ENTITY,
     _GENERIC,
+    ENTITY,
     BaselineDecision,
     Thread,
     _is_anchor,
@@ -144,7 +144,11 @@ def unread_hop(thread: Thread, memory: Memory | None) -> tuple[int, str, str] | 
                 named.append((name not in asked, *at, i, url, title))
         if named:
             *_, url, title = min(named)
-            return 0, url, f'the sentence of an anchor page that states the question\'s relation names "{title}"'
+            return (
+                0,
+                url,
+                f'the sentence of an anchor page that states the question\'s relation names "{title}"',
+            )
     return None
 
 
