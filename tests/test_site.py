@@ -6,7 +6,7 @@ import re
 import pytest
 
 from modules.research.baseline import Thread
-from modules.research.crawling import CrawlingDecision, next_crawl
+from modules.research.crawling import CrawlingDecision, next_crawl, unread_hop
 from modules.research.memory import Memory
 from modules.research.schema import Analysis, Fact
 from modules.research.session import ResearchOptions, build_researcher
@@ -191,6 +191,104 @@ def test_web_hand_over_waits_for_a_page_the_question_names(embedder):
     )
     decision = CrawlingDecision(embedder)(thread, memory)
     assert (decision.next_action, decision.query_or_url) == ("crawl_url", "http://s/2")
+
+
+def test_web_hand_over_of_a_bridge_answer_waits_for_the_hop_its_anchor_names(embedder):
+    """An answer taken from the anchor page (the first hop) is not handed over while the page its
+    sentence stating the question's relation names is unread: that link is crawled first."""
+    question = (
+        "Aside from the Apple Remote, what other device can control the program Apple Remote "
+        "was originally designed to interact with?"
+    )
+    first = f'for "{question}"'
+    candidates = [
+        ("http://s/1", "Apple Remote", f"search result 1 {first}"),
+        ("http://s/2", "Siri Remote", f"search result 2 {first}"),
+        ("http://s/3", "Apple Inc.", "link on http://s/1"),
+        ("http://s/4", "Front Row", "link on http://s/1"),
+    ]
+    facts = [
+        ("The Apple Remote is a remote control device released in 2005 by Apple Inc.", "http://s/1"),
+        (
+            "The device was originally designed to interact with the Front Row media program on the iMac G5.",
+            "http://s/1",
+        ),
+        (
+            "The Siri Remote is a remote control device, a successor of the original Apple Remote.",
+            "http://s/2",
+        ),
+    ]
+    thread = _thread(candidates, read={"http://s/1", "http://s/2"}, question=question)
+    thread.last_analysis.answered = True
+    decision = CrawlingDecision(embedder)(thread, _memory(embedder, facts))
+    # "Apple Inc." is named by the anchor too, but not in its sentence of the question's relation
+    assert (decision.next_action, decision.query_or_url) == ("crawl_url", "http://s/4")
+    # with the hop read, nothing is left to cross: the rule no longer holds the hand-over back
+    thread = _thread(candidates, read={"http://s/1", "http://s/2", "http://s/4"}, question=question)
+    facts.append(
+        ("Front Row can be controlled by an Apple Remote or the keyboard function keys.", "http://s/4")
+    )
+    assert unread_hop(thread, _memory(embedder, facts)) is None
+    # a comparison is not a bridge: two compared things' pages are what it needs
+    assert unread_hop(_thread(candidates, read={"http://s/1"}), _memory(embedder, facts[:2])) is None
+
+
+def test_the_hop_named_with_its_qualifier_beats_a_namesake_already_read(embedder):
+    """ "the Boston district of Lincolnshire" names "Boston, Lincolnshire": the bare "Boston" read
+    first is a namesake, not the hop, and a lower-case mention comes after the names written."""
+    question = (
+        "According to the 2001 census, what was the population of the city in which Kirton End is located?"
+    )
+    first = f'for "{question}"'
+    candidates = [
+        ("http://s/1", "Kirton End", f"search result 1 {first}"),
+        ("http://s/2", "Boston", "link on http://s/1"),
+        ("http://s/3", "Hamlet (place)", f"search result 2 {first}"),
+        ("http://s/4", "Boston, Lincolnshire", f"search result 3 {first}"),
+    ]
+    memory = _memory(
+        embedder,
+        [
+            (
+                "Kirton End is a hamlet in the civil parish of Kirton in the Boston district of Lincolnshire.",
+                "http://s/1",
+            ),
+            ("Boston is the capital and most populous city of Massachusetts.", "http://s/2"),
+        ],
+    )
+    thread = _thread(candidates, read={"http://s/1", "http://s/2"}, question=question)
+    assert unread_hop(thread, memory)[:2] == (0, "http://s/4")
+    del thread.origins["http://s/4"]
+    thread.candidate_urls.remove("http://s/4")  # with no qualified namesake, "Boston" is the hop
+    assert unread_hop(thread, memory) is None
+    thread = _thread(candidates[:1] + candidates[2:3], read={"http://s/1"}, question=question)
+    assert unread_hop(thread, memory)[:2] == (0, "http://s/3")  # "a hamlet": written in lower case
+
+
+def test_a_yes_no_answer_waits_for_each_compared_things_own_page(embedder):
+    """ "Cypress and Ajuga" reads as one name, but the question compares two things: the answer
+    from the "Ajugeae" page (which merely names Ajuga) waits for Ajuga's own page."""
+    question = "Are both Cypress and Ajuga genera?"
+    first = f'for "{question}"'
+    candidates = [
+        ("http://s/1", "Ajugeae", f"search result 1 {first}"),
+        ("http://s/2", "Cypress", f"search result 2 {first}"),
+        ("http://s/3", "Ajuga", "link on http://s/1"),
+    ]
+    thread = _thread(candidates, read={"http://s/1", "http://s/2"}, question=question)
+    thread.last_analysis.answered = True
+    memory = _memory(
+        embedder,
+        [
+            (
+                'Ajugeae is a tribe of the family Lamiaceae and might contain the genera "Acrymia", "Ajuga".',
+                "http://s/1",
+            ),
+            ("Cypress is a conifer tree or shrub that belongs to the family Cupressaceae.", "http://s/2"),
+        ],
+    )
+    decision = CrawlingDecision(embedder)(thread, memory)
+    assert (decision.next_action, decision.query_or_url) == ("crawl_url", "http://s/3")
 
 
 def test_research_on_the_offline_web_reads_only_crawled_pages(embedder=None):

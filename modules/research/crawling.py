@@ -9,15 +9,30 @@ analyzer's order (4 of the question's own search, 1 of each later one). A page l
 Analyzer proposes comes before those. The hand-over of an answered question is kept once every
 thing the question names has a page read (on the web only crawled pages are read, so an answer
 settled from the first page or two often rests on one of two compared things, or on the first
-hop alone): until then the unread candidate titled with such a name is crawled first. One of an
-unanswered question is not kept while a promising page is left (search steps read nothing, so
-they count as steps without progress).
+hop alone): until then the unread candidate titled with such a name is crawled first. A
+wh-question's answer waits for its hop: with an anchor read (a page about the one thing the
+question names) and no page read that the anchor's kept facts name, the unread candidate named
+in the anchor's sentence stating the question's relation is crawled first (:func:`unread_hop`),
+before the results picked by rank too. One of an unanswered question is not kept while a
+promising page is left (search steps read nothing, so they count as steps without progress).
 """
 
 from __future__ import annotations
 
-from .answer import answer, rejected_answers
-from .baseline import BaselineDecision, Thread, _is_anchor, _norm_title, evidence, question_entities
+import re
+
+from ..text import content_terms
+from .answer import answer, read_question, rejected_answers
+from .baseline import (
+    _GENERIC,
+    ENTITY,
+    BaselineDecision,
+    Thread,
+    _is_anchor,
+    _norm_title,
+    evidence,
+    question_entities,
+)
 from .memory import Memory
 from .schema import Decision
 
@@ -63,10 +78,12 @@ def unread_named(thread: Thread) -> tuple[int, str, str] | None:
     """(0, url, why) of an unread candidate titled with a thing the question names when no page
     read is about that thing ("Ed Wood" with only "Scott Derrickson" read), else None."""
     read = [_norm_title(t) for t in thread.titles.values()]
+    shape = read_question(thread.question)
+    compared = shape.subjects if shape.kind in ("yes_no", "choice") else []  # "Cypress", "Ajuga"
     open_names = [
         n.lower()
-        for n in question_entities(thread.question)
-        if not any(n.lower() == t or n.lower() in t or (t and t in n.lower()) for t in read)
+        for n in dict.fromkeys(question_entities(thread.question) + compared)
+        if not any(t and (_within(n.lower(), t) or _within(t, n.lower())) for t in read)
     ]
     for url in thread.candidate_urls:
         if url in thread.read_urls:
@@ -76,6 +93,101 @@ def unread_named(thread: Thread) -> tuple[int, str, str] | None:
         if name and any(name == n or name.startswith(n + ",") for n in open_names):
             return 0, url, f'its title "{title}" is named in the question and no page about it was read'
     return None
+
+
+def unread_hop(thread: Thread, memory: Memory | None) -> tuple[int, str, str] | None:
+    """(0, url, why) of the unread candidate that an anchor page's relation sentence names, when
+    a wh-question has its anchor read but no hop: no page read is titled with a name the anchor
+    pages' kept facts mention, and the question does not name two things whose pages were read.
+
+    A bridge question's answer is on the second page ("the program Apple Remote was designed to
+    interact with": the Front Row page); on the web that page is read only once crawled, and the
+    anchor's sentence that states the question's relation (the fact sharing the most question
+    words beyond the page's own name) names it, as a link on the anchor or a search result."""
+    if memory is None or not memory.facts or read_question(thread.question).kind in ("yes_no", "choice"):
+        return None
+    read = {u: _norm_title(t) for u, t in thread.titles.items() if u in thread.read_urls and _norm_title(t)}
+    anchors = {u: n for u, n in read.items() if _is_anchor(thread.titles[u], thread.question)}
+    things = {n for n in anchors.values() if not any(n != m and n in m for m in anchors.values())}
+    if not anchors or len(things) >= 2:
+        return None
+    facts = [f for f in memory.facts if f.source_url in anchors]
+    unread = [
+        (i, u, thread.origins.get(u, ("", ""))[0])
+        for i, u in enumerate(thread.candidate_urls)
+        if u not in thread.read_urls
+    ]
+    for f in facts:
+        spans = _spans(f.text)
+        for u, n in read.items():
+            namesake = any(  # "Boston" read where the sentence names "Boston, Lincolnshire"
+                _norm_title(t).startswith(n + ",") and (_named(_norm_title(t), f.text, spans) or (1,))[0] == 0
+                for _, _, t in unread
+            )
+            if u not in anchors and n in spans and not namesake:
+                return None  # the hop is read
+    q_terms = content_terms(thread.question)
+    asked = {n.lower() for n in question_entities(thread.question)}
+
+    def relation(fact) -> int:
+        return len((content_terms(fact.text) & q_terms) - content_terms(thread.titles[fact.source_url]))
+
+    for fact in sorted((f for f in facts if anchors[f.source_url] in things), key=relation, reverse=True):
+        spans = _spans(fact.text)
+        named = []
+        for i, url, title in unread:
+            name = _norm_title(title)
+            if not name or name in read.values() or name in anchors[fact.source_url]:
+                continue
+            at = _named(name, fact.text, spans)
+            if at is not None:
+                named.append((name not in asked, *at, i, url, title))
+        if named:
+            *_, url, title = min(named)
+            return (
+                0,
+                url,
+                f'the sentence of an anchor page that states the question\'s relation names "{title}"',
+            )
+    return None
+
+
+def _named(name: str, text: str, spans: dict[str, int]) -> tuple[int, int, bool] | None:
+    """(0 for a name the sentence writes capitalised else 1, where, not qualified) when ``text``
+    names ``name``: as written ("Front Row"), with its qualifier ("Boston, Lincolnshire" in "the
+    Boston district of Lincolnshire"), or in lower case ("a car drifting series": "Drifting")."""
+    if name in spans:
+        return 0, spans[name], True
+    head, _, qualifier = name.partition(", ")
+    if qualifier and head in spans and _within(qualifier, text.lower()):
+        return 0, spans[head], False
+    m = re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text.lower()) if len(name) >= 4 else None
+    return (1, m.start(), True) if m else None
+
+
+def _within(name: str, text: str) -> bool:
+    """``text`` holds ``name`` as whole words: "ajuga" is not in "ajugeae"."""
+    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) is not None
+
+
+def _spans(text: str) -> dict[str, int]:
+    """The names a sentence writes (lower case) and where: capitalised runs, each part of one
+    joined by "and" / "or" too ("Charles Nungesser and François Coli"), none a lone first word."""
+    out: dict[str, int] = {}
+    for m in ENTITY.finditer(text):
+        run = m.group().strip(" .,'’")
+        parts, at = [(run, 0)], 0
+        for sep in re.finditer(r"\s+(?:and|or|&)\s+", run):
+            parts.append((run[at : sep.start()], at))
+            at = sep.end()
+        parts += [(run[at:], at)] if at else []
+        for part, at in parts:
+            tokens = part.split()
+            while tokens and tokens[0] in _GENERIC:
+                tokens = tokens[1:]
+            if tokens and not (m.start() + at == 0 and len(tokens) == 1 and part == run):
+                out.setdefault(" ".join(tokens).lower(), m.start() + at)
+    return out
 
 
 def _best_of_latest_search(thread: Thread) -> tuple[int, str, str] | None:
@@ -104,7 +216,11 @@ class CrawlingDecision(BaselineDecision):
         if not thread.queries:
             return decision
         if decision.next_action == "send_to_hitl" and a is not None and a.answered:
-            named = unread_named(thread) or (None if self._anchored(thread, memory) else next_crawl(thread))
+            named = (
+                unread_named(thread)
+                or (None if self._anchored(thread, memory) else next_crawl(thread))
+                or unread_hop(thread, memory)
+            )
             if named is None:
                 return decision
             _, url, why = named
@@ -112,6 +228,8 @@ class CrawlingDecision(BaselineDecision):
                 next_action="crawl_url", query_or_url=url, reasoning=f"Crawling this page: {why}."
             )
         choice = next_crawl(thread)
+        if choice is None or choice[0] > 0:  # the hop an anchor names before results picked by rank
+            choice = unread_hop(thread, memory) or choice
         if choice is None or (decision.next_action == "crawl_url" and choice[0] > 1):
             return decision  # a link the Analyzer proposed beats a search result picked by rank
         _, url, why = choice
