@@ -19,6 +19,7 @@ answers with every part supported and, for a bridge question, from past the brid
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
@@ -54,6 +55,7 @@ _MONTH_WORDS = set(_MONTHS.split("|"))
 _ORGANISATIONS = {
     "university", "college", "school", "academy", "institute", "company", "corporation", "services",
     "inc", "inc.", "ltd", "ltd.", "group", "records", "band", "team", "club", "party", "council",
+    "fund", "committee", "foundation", "society", "association", "century", "church",
 }  # fmt: skip
 #: a country's people as its facts name them: "from the United States" is "American"
 DEMONYMS = {
@@ -241,8 +243,10 @@ def _about(subject: str, facts: Sequence[Evidence]) -> list[Evidence]:
     return []
 
 
-def _title_name(title: str) -> str:
-    return re.sub(r"\s*\([^)]*\)\s*$", "", title or "").strip().lower()
+def _title_name(title: str, case: bool = False) -> str:
+    """A page's subject as its title names it, less any qualifier: "Ed Wood (film)" -> "ed wood"."""
+    name = re.sub(r"\s*\([^)]*\)\s*$", "", _plain(title)).strip()
+    return name if case else name.lower()
 
 
 def _terms(text: str) -> set[str]:
@@ -468,6 +472,9 @@ def _extract(
         on_path = not anchors or f.url in anchors or f.url in hopped
         sentence_terms = content_terms(f.text)
         shared = len(sentence_terms & q_terms) + 0.5 * len(_terms(f.title) & q_terms)
+        # a sentence naming the question's named things is on the way (on a page about one of
+        # them, less so: the hop it names is where a bridge question's answer is)
+        shared += (0.5 if f.url in anchors and hopped else 1.0) * len(sentence_terms & names)
         # a bridge question's answer is on the hop's page; with the question's own pages read, a
         # page off the path (neither about a named thing nor reached from one) is a distractor
         hop = HOP_BONUS if f.url in hopped else 0.0 if on_path else -OFF_PATH
@@ -487,6 +494,16 @@ def _extract(
             score = shared + 1.5 * local + title_bonus + hop - 0.02 * i
             if on_path not in best_of or score > best_of[on_path][0]:
                 best_of[on_path] = (score, cand, f)
+    # a page whose subject is of the asked type ("... is a British ... medium bomber") outranks
+    # a name in a sentence; with every word of the type stated, any other candidate
+    # a page whose subject is of the asked type ("... is a British ... medium bomber") is the
+    # answer to "which X" before any other name (a place, one that outscores the others)
+    typed = _subjects(question, shape, facts, hopped, excluded)
+    if typed and shape.kind != "place":
+        best_of = {True: max(typed)}
+    for score, cand, f in typed:
+        if score > best_of.get(True, (float("-inf"),))[0]:
+            best_of[True] = (score, cand, f)
     best = best_of.get(True)
     if best is None or best[0] < 1.0:
         best = best_of.get(False)
@@ -505,34 +522,140 @@ def _extract(
     )
 
 
+_WH_STOP = {
+    "is", "was", "are", "were", "did", "does", "do", "has", "had", "have", "can", "could", "will", "would",
+    "that", "who", "which", "whose", "whom", "in", "of", "from", "by", "for", "with", "on", "at", "to", "and",
+    "as", "the", "a", "an", "also", "this", "these", "its", "his", "her", "their", "not",
+}  # fmt: skip
+
+
+def wh_phrase(question: str) -> list[str]:
+    """The words that type a "which X" answer, head noun last: "Which British first-generation
+    jet-powered medium bomber was used ..." -> [british, first-generation, jet-powered, medium,
+    bomber]; "What is the name for the adventure in ..." -> [adventure]; [] for who / when."""
+    low = _plain(question).lower()
+    m = re.search(r"\b(?:what|which)\s+(?:is|was)\s+the\s+name\s+(?:of|for)\s+(?:the|a|an)\s+(.*)", low) or re.search(
+        r"\b(?:what|which)\s+(?!is\b|was\b|are\b|were\b|did\b|does\b|do\b)(.*)", low
+    )
+    out: list[str] = []
+    for w in re.findall(r"[\w'’-]+|[,?;:.]", m.group(1) if m else ""):
+        if w in _WH_STOP or not w[0].isalnum() or (len(w) > 4 and w.endswith("ed") and "-" not in w and out) or len(out) >= 7:
+            break
+        out.append(w)
+    return out
+
+
+#: a sentence that says what its subject is: "... is a British ... bomber", "was one of the ..."
+_DEFINES = re.compile(r"\b(?:is|was|are|were)\s+(?:a|an|the|one of the|one of)\s", re.I)
+#: where the complement of "is a ..." ends: "a suburb | in the City of Marion"
+_COMPLEMENT_END = re.compile(r"[,;.(]|\s(?:in|at|based|located|from|by|that|which|who|near|on)\s")
+
+
+def _subjects(
+    question: str,
+    shape: QuestionShape,
+    facts: Sequence[Evidence],
+    hopped: set[str],
+    excluded: Collection[str],
+) -> list[tuple[float, str, Evidence]]:
+    """Pages whose own subject is what a "which X" question asks for: a fact of the page calls
+    it the X ("The English Electric Canberra is a British first-generation jet-powered medium
+    bomber"); scored by the X's words it states, then by the rest of the question on the page."""
+    phrase = wh_phrase(question)
+    if shape.kind not in ("entity", "place", "person") or not phrase:
+        return []
+    head = stem(words(phrase[-1])[-1])
+    typed = content_terms(" ".join(phrase)) - {t for n in shape.subjects for t in content_terms(n)}
+    q_words = set(words(question))
+    q_terms = content_terms(question)
+    names = {t for n in shape.subjects for t in content_terms(n)}
+    by_page: dict[str, list[Evidence]] = {}
+    for f in facts:
+        if f.title:
+            by_page.setdefault(f.url, []).append(f)
+    out = []
+    for url, page in by_page.items():
+        subject = _title_name(page[0].title, case=True)
+        if (
+            not subject
+            or subject.lower() in excluded
+            or all(w in q_words for w in words(subject) if w not in STOPWORDS)
+        ):
+            continue
+        stating = [
+            (len(typed & content_terms(f.text)), f)
+            for f in page
+            for m in [_DEFINES.search(f.text)]
+            if m and head in content_terms(_COMPLEMENT_END.split(f.text[m.end() :], maxsplit=1)[0])
+        ]
+        if not stating or head not in typed:
+            continue
+        matched, fact = max(stating, key=lambda x: x[0])
+        if matched < min(2, len(typed)):
+            continue
+        rest = len(q_terms & set().union(*(content_terms(f.text) for f in page)) - typed)
+        named = len(names & content_terms(fact.text))
+        out.append((2.0 * matched + 0.5 * rest + named + (HOP_BONUS if url in hopped else 0.0), subject, fact))
+    return out
+
+
 def _path(question: str, facts: Sequence[Evidence]) -> tuple[set[str], set[str]]:
     """The pages on a bridge question's path: anchors (about a thing the question names: the
     first hop) and hops (about a thing another anchor's facts name: the second). With no anchor,
-    hops are the pages another page's facts name, the question not."""
-    low = question.lower()
+    hops are the pages another page's facts name, the question not.
 
-    def named(name: str, text: str) -> bool:
-        return len(name) >= 3 and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) is not None
+    An anchor's title is in the question as the question writes it ("Kiss" is no anchor of
+    "what hedgehog", nor "World War II" beside "South West Pacific theatre of World War II"); a
+    hop named by its whole title comes before one named by a short title's last name only, and
+    of namesakes ("Boston", "Boston, Lincolnshire") the one whose qualifier is named too."""
 
-    def called(title: str, text: str) -> bool:
-        """The fact names the page: its whole title, or a short title's last name ("the Nixon
-        administration" for "Richard Nixon")."""
-        name = _title_name(title)
-        if named(name, text.lower()):
-            return True
-        tokens = re.sub(r"\s*\([^)]*\)\s*$", "", title).split()
+    def named(name: str, text: str, case: bool = False) -> bool:
+        return len(name) >= 3 and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, 0 if case else re.I) is not None
+
+    def last_name(title: str, text: str) -> bool:
+        """A short title's last name: "the Nixon administration" for "Richard Nixon"."""
+        tokens = _title_name(title, case=True).split()
         return (
             2 <= len(tokens) <= 3
             and len(tokens[-1]) >= 4
             and tokens[-1][0].isupper()
-            and (re.search(rf"(?<!\w){re.escape(tokens[-1])}(?!\w)", text) is not None)
+            and named(tokens[-1], text, case=True)
         )
 
     pages = {f.url: f.title for f in facts if f.title}
-    anchors = {u for u, t in pages.items() if named(_title_name(t), low)}
-    said = [(f.url, f.text) for f in facts if f.url in anchors or not anchors]
-    hopped = {u for u, t in pages.items() if any(v != u and called(t, text) for v, text in said)}
+    q = _plain(question)
+    anchors = {u for u, t in pages.items() if named(_title_name(t, case=True), q, case=True)}
+    names = {u: _title_name(pages[u]) for u in anchors}
+    anchors = {u for u in anchors if not any(names[u] != n and names[u] in n for n in names.values())}
+    said = [(f.url, _plain(f.text)) for f in facts if f.url in anchors or not anchors]
+    # namesakes: the page whose qualifier the facts name too ("Boston, Lincolnshire" for "the
+    # Boston district of Lincolnshire") is the hop, not "Boston"
+    qualified = {
+        u
+        for u, t in pages.items()
+        if _qualifier(t)
+        and any(v != u and named(_base(t), x) and named(_qualifier(t), x) for v, x in said)
+    }
+    whole = {u for u, t in pages.items() if any(v != u and named(_title_name(t), x) for v, x in said)}
+    whole = qualified | {u for u in whole if _base(pages[u]) not in {_base(pages[v]) for v in qualified}}
+    hopped = whole or {u for u, t in pages.items() if any(v != u and last_name(t, x) for v, x in said)}
     return anchors, hopped
+
+
+def _plain(text: str) -> str:
+    """Text as titles and questions are compared: HTML entities decoded, "&" read as "and"."""
+    return re.sub(r"\s*&\s*", " and ", html.unescape(text or ""))
+
+
+def _base(title: str) -> str:
+    """ "Boston, Lincolnshire" and "Boston (band)" -> "boston" """
+    return _title_name(title).split(",")[0].strip()
+
+
+def _qualifier(title: str) -> str:
+    """ "Boston, Lincolnshire" -> "Lincolnshire"; "Kiss and Tell (1945 film)" -> "" """
+    name = _title_name(title, case=True)
+    return name.split(",", 1)[1].strip() if "," in name else ""
 
 
 def _focus_terms(question: str) -> set[str]:
@@ -576,8 +699,10 @@ def _candidates(kind: str, fact: Evidence) -> list[tuple[str, int, int]]:
             tokens = tokens[:-1]
         if not tokens or tokens[0].isdigit() or all(t in _MONTH_WORDS for t in tokens):
             continue
-        if kind == "person" and (len(tokens) < 2 or _NATIONALITY.fullmatch(tokens[0])):
-            continue
+        if kind == "person":
+            tokens, lead = _person(tokens, lead)
+            if len(tokens) < 2 or _NATIONALITY.fullmatch(tokens[0]):
+                continue
         if (
             kind == "place"
             and (
@@ -602,6 +727,32 @@ def _candidates(kind: str, fact: Evidence) -> list[tuple[str, int, int]]:
     if kind == "entity":
         out += [(m.group(1), m.start(1), m.end(1)) for m in _QUOTED.finditer(text)]
     return out
+
+
+#: words that title a person in a sentence, not part of the name: "New York Governor Nelson Rockefeller"
+_ROLES = {
+    "Governor", "President", "Vice", "Senator", "Prime", "Minister", "King", "Queen", "Prince", "Princess",
+    "General", "Sir", "Dame", "Dr", "Dr.", "Judge", "Mayor", "Secretary", "Lord", "Lady", "Pope", "Saint",
+    "Captain", "Colonel", "Admiral", "Professor", "Chancellor", "Emperor", "Bishop", "Representative",
+}  # fmt: skip
+
+
+def _person(tokens: list[str], lead: int) -> tuple[list[str], int]:
+    """A person's name among a name's tokens: after any title ("Governor"), up to a possessive
+    ("Nelson Rockefeller's Committee"); none with a digit or a month ("May 23" is no person)."""
+    for i, t in enumerate(tokens):
+        if t.endswith(("'s", "’s")):
+            tokens = tokens[:i] + [t[:-2]]
+            break
+    roles = [i for i, t in enumerate(tokens) if t in _ROLES]
+    if roles and len(tokens) - roles[-1] - 1 >= 2 and tokens[roles[-1] + 1][0].isupper():
+        lead += sum(len(t) + 1 for t in tokens[: roles[-1] + 1])
+        tokens = tokens[roles[-1] + 1 :]
+    if not tokens or not tokens[0][0].isupper() or any(
+        any(c.isdigit() for c in t) or t in _MONTH_WORDS or t.lower() in _ORGANISATIONS for t in tokens
+    ):
+        return [], lead
+    return tokens, lead
 
 
 def _unique(facts: Sequence[Evidence]) -> list[Evidence]:
