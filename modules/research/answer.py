@@ -89,6 +89,7 @@ _KIN = {"english": {"british"}, "british": {"english", "scottish", "welsh"}, "sc
 #: to it) ends the research; below it the answer is reported but the research goes on
 SETTLED = 4.0
 HOP_BONUS = 2.5
+NAMED = 1.0  # per word of a name of the question a sentence states (see _extract)
 OFF_PATH = 3.0  # a candidate's penalty on a page off a bridge question's path (see _path)
 
 
@@ -472,9 +473,9 @@ def _extract(
         on_path = not anchors or f.url in anchors or f.url in hopped
         sentence_terms = content_terms(f.text)
         shared = len(sentence_terms & q_terms) + 0.5 * len(_terms(f.title) & q_terms)
-        # a sentence naming the question's named things is on the way (on a page about one of
-        # them, less so: the hop it names is where a bridge question's answer is)
-        shared += (0.5 if f.url in anchors and hopped else 1.0) * len(sentence_terms & names)
+        # a sentence naming the question's named things (other than its own page's subject) is
+        # on the way: "Oh My God is a song by Guns N' Roses ..."
+        shared += NAMED * len(sentence_terms & (names - content_terms(_title_name(f.title))))
         # a bridge question's answer is on the hop's page; with the question's own pages read, a
         # page off the path (neither about a named thing nor reached from one) is a distractor
         hop = HOP_BONUS if f.url in hopped else 0.0 if on_path else -OFF_PATH
@@ -500,7 +501,7 @@ def _extract(
     # answer to "which X" before any other name (a place, one that outscores the others)
     typed = _subjects(question, shape, facts, hopped, excluded)
     if typed and shape.kind != "place":
-        best_of = {True: max(typed)}
+        best_of = {True: max(typed, key=lambda t: t[0])}
     for score, cand, f in typed:
         if score > best_of.get(True, (float("-inf"),))[0]:
             best_of[True] = (score, cand, f)
@@ -514,8 +515,13 @@ def _extract(
     # page with a page it names read too, or with another page the question names (no bridge
     # to cross: "Hayden is from Canada, but where does Buck-Tick hail from?"); or the question
     # names no page read
+    # or the answer is a page of the asked type whose fact names a thing the question names (the
+    # adventure's page names "Tunnels & Trolls")
     bridged = (
-        not anchors or fact.url in hopped or (fact.url in anchors and (bool(hopped) or len(anchors) >= 2))
+        not anchors
+        or fact.url in hopped
+        or (fact.url in anchors and (bool(hopped) or len(anchors) >= 2))
+        or (best in typed and bool(names & content_terms(_plain(fact.text))))
     )
     return Answer(
         cand, shape.kind, support=[fact], strength=round(score, 3), bridged=bridged, anchored=bool(anchors)
@@ -627,7 +633,12 @@ def _path(question: str, facts: Sequence[Evidence]) -> tuple[set[str], set[str]]
     anchors = {u for u, t in pages.items() if named(_title_name(t, case=True), q, case=True)}
     names = {u: _title_name(pages[u]) for u in anchors}
     anchors = {u for u in anchors if not any(names[u] != n and names[u] in n for n in names.values())}
-    said = [(f.url, _plain(f.text)) for f in facts if f.url in anchors or not anchors]
+    # a fact names another page, not the words of its own page's name ("Kiss" in "Kiss and Tell")
+    said = [
+        (f.url, _plain(f.text).replace(_title_name(f.title, case=True), " "))
+        for f in facts
+        if f.url in anchors or not anchors
+    ]
     # namesakes: the page whose qualifier the facts name too ("Boston, Lincolnshire" for "the
     # Boston district of Lincolnshire") is the hop, not "Boston"
     qualified = {
@@ -749,7 +760,8 @@ def _person(tokens: list[str], lead: int) -> tuple[list[str], int]:
         lead += sum(len(t) + 1 for t in tokens[: roles[-1] + 1])
         tokens = tokens[roles[-1] + 1 :]
     if not tokens or not tokens[0][0].isupper() or any(
-        any(c.isdigit() for c in t) or t in _MONTH_WORDS or t.lower() in _ORGANISATIONS for t in tokens
+        any(c.isdigit() for c in t) or t in _MONTH_WORDS or t.lower() in _ORGANISATIONS | {"of", "the", "for"}
+        for t in tokens
     ):
         return [], lead
     return tokens, lead

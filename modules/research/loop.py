@@ -21,7 +21,7 @@ from ..embeddings import Embedder
 from ..lm import NodeRunner
 from ..relevance.analyzer import RelevanceAnalyzer
 from ..relevance.schema import PlanQuery, ResearchPlan
-from ..text import content_terms
+from ..text import content_terms, split_sentences
 from ..tools.crawl import Page
 from ..tools.search import SearchBackend
 from .baseline import BaselineAnalyzer, BaselineDecision, BaselineReport, Thread
@@ -274,6 +274,9 @@ class Researcher:
                 if page.outcome == "ok" and page.text:
                     source.title = source.title or page.title or ""
                     source.text, source.links = page.text, list(page.links)
+                    lead = split_sentences(page.text[:2000])
+                    if lead:
+                        thread.leads[page.url] = lead[0].text
                     for link, anchor in page.links:
                         if link not in thread.candidate_urls:
                             thread.candidate_urls.append(link)
