@@ -466,7 +466,13 @@ def _extract(
     q_terms = content_terms(question) - names  # what the question says of its named things
     focus = _focus_terms(question) - names
     titles = {_title_name(f.title): f.url for f in facts if f.title}
+    titles_of = {f.url: f.title for f in facts}
     anchors, hopped = _path(question, facts)
+    # of two pages the question names, the wh-word asks about the one it names last
+    plain = _plain(question).lower()
+    last_anchor = (
+        max(anchors, key=lambda u: plain.rfind(_title_name(titles_of[u]))) if len(anchors) >= 2 else ""
+    )
     # the best candidate on the question's path, and off it (considered only when none is on it)
     best_of: dict[bool, tuple[float, str, Evidence]] = {}
     for i, f in enumerate(facts):
@@ -479,6 +485,8 @@ def _extract(
         # a bridge question's answer is on the hop's page; with the question's own pages read, a
         # page off the path (neither about a named thing nor reached from one) is a distractor
         hop = HOP_BONUS if f.url in hopped else 0.0 if on_path else -OFF_PATH
+        if f.url == last_anchor and not hopped:  # "... represented VCU, which was founded when?"
+            hop += HOP_BONUS / 2
         for cand, start, end in _candidates(shape.kind, f):
             c_words = [w for w in words(cand) if w not in STOPWORDS]
             if not c_words or all(w in q_words for w in c_words) or cand.lower() in excluded:
@@ -618,19 +626,26 @@ def _path(question: str, facts: Sequence[Evidence]) -> tuple[set[str], set[str]]
     def named(name: str, text: str, case: bool = False) -> bool:
         return len(name) >= 3 and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, 0 if case else re.I) is not None
 
-    def last_name(title: str, text: str) -> bool:
-        """A short title's last name: "the Nixon administration" for "Richard Nixon"."""
-        tokens = _title_name(title, case=True).split()
-        return (
-            2 <= len(tokens) <= 3
-            and len(tokens[-1]) >= 4
-            and tokens[-1][0].isupper()
-            and named(tokens[-1], text, case=True)
+    def whole_name(name: str, text: str) -> bool:
+        """Named as a whole name, not as part of a longer one ("Shaka" in "Shaka Smart")."""
+        def before(start: int) -> str:
+            m = re.search(r"([A-Z][\w'’.-]*)\s$", text[:start])
+            return m.group(1) if m and m.group(1) not in _LEADING else ""
+
+        return len(name) >= 3 and any(
+            not before(m.start()) and not re.match(r"\s[A-Z]", text[m.end() :])
+            for m in re.finditer(rf"(?<!\w){re.escape(name)}(?!\w)", text)
         )
+
+    def last_name(title: str, text: str) -> bool:
+        """A short title's last name on its own: "the Nixon administration" for "Richard Nixon"
+        (not "Corliss Archer" for "Meet Corliss Archer")."""
+        tokens = _title_name(title, case=True).split()
+        return 2 <= len(tokens) <= 3 and len(tokens[-1]) >= 4 and tokens[-1][0].isupper() and whole_name(tokens[-1], text)
 
     pages = {f.url: f.title for f in facts if f.title}
     q = _plain(question)
-    anchors = {u for u, t in pages.items() if named(_title_name(t, case=True), q, case=True)}
+    anchors = {u for u, t in pages.items() if whole_name(_title_name(t, case=True), q)}
     names = {u: _title_name(pages[u]) for u in anchors}
     anchors = {u for u in anchors if not any(names[u] != n and names[u] in n for n in names.values())}
     # a fact names another page, not the words of its own page's name ("Kiss" in "Kiss and Tell")
@@ -647,7 +662,24 @@ def _path(question: str, facts: Sequence[Evidence]) -> tuple[set[str], set[str]]
         if _qualifier(t)
         and any(v != u and named(_base(t), x) and named(_qualifier(t), x) for v, x in said)
     }
-    whole = {u for u, t in pages.items() if any(v != u and named(_title_name(t), x) for v, x in said)}
+    relation = {t[:4] for t in content_terms(q) - content_terms(" ".join(_names(q))) if len(t) >= 4}
+
+    def related(start: int, text: str) -> int:
+        """How many of the question's words (by their first four letters: "writer", "written")
+        the words just before a mention state: "written by Lee Hazlewood"."""
+        return len({t[:4] for t in content_terms(text[max(0, start - 40) : start])} & relation)
+
+    def hop_in(title: str, text: str) -> bool:
+        """The sentence names the page, and no other name in it is closer to the question's
+        relation ("written by Lee Hazlewood and recorded by Nancy Sinatra": not Nancy Sinatra)."""
+        name = _title_name(title, case=True)
+        if not whole_name(name, text):
+            return False
+        at = max(related(m.start(), text) for m in re.finditer(re.escape(name), text))
+        best = max((related(m.start(), text) for m in _NAME.finditer(text) if m.group()[0].isupper()), default=0)
+        return at >= best
+
+    whole = {u for u, t in pages.items() if any(v != u and hop_in(t, x) for v, x in said)}
     whole = qualified | {u for u in whole if _base(pages[u]) not in {_base(pages[v]) for v in qualified}}
     hopped = whole or {u for u, t in pages.items() if any(v != u and last_name(t, x) for v, x in said)}
     return anchors, hopped
