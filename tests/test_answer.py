@@ -423,3 +423,28 @@ def test_the_answerer_reads_the_lead_of_each_page_read(embedder):
     assert report.short_answer == "English Electric Canberra" and report.key_sources == [canberra.url]
     thread.leads = {}
     assert BaselineReport()(thread, memory, "searched").key_sources != [canberra.url]
+
+
+def test_a_subject_of_the_asked_type_may_share_the_question_s_words():
+    """ "the fight song of the university ... in Lawrence, Kansas": "Kansas Song" is made of the
+    question's words but is not a name the question writes; the subject is taken as its fact
+    writes it ("Yellowcraig" on the page "Yellowcraigs")."""
+    q = "What is the name of the fight song of the university whose main campus is in Lawrence, Kansas?"
+    song = ev("Kansas Song", "Kansas Song (We’re From Kansas) is a fight song of the University of Kansas.")
+    ku = ev("University of Kansas", "The main campus in Lawrence, one of the largest college towns in Kansas, is on Mount Oread; the Edwards Campus is in Overland Park.")
+    assert answer(q, [ku, song]).text == "Kansas Song"
+    q = "A medieval fortress in Dirleton, East Lothian, Scotland borders on the south side of what coastal area?"
+    castle = ev("Dirleton Castle", "Dirleton Castle is a medieval fortress in the village of Dirleton, East Lothian, Scotland.")
+    craig = ev("Yellowcraigs", "Yellowcraig, less commonly known as Broad Sands Bay, is a coastal area of forest, beach and grassland in East Lothian.")
+    assert answer(q, [castle, craig]).text == "Yellowcraig"
+
+
+def test_a_name_the_question_nearly_writes_is_not_its_answer():
+    """ "The Livesey Hal War Memorial" (sic) is the question's own name; the wars it names are
+    two candidates, not one."""
+    q = "The Livesey Hal War Memorial commemorates the fallen of which war, that had over 60 million casualties?"
+    memorial = ev(
+        "Livesey Hall War Memorial",
+        "The Livesey Hall War Memorial commemorates the fallen of World War I and World War II who had been employed by the South Suburban Gas Company.",
+    )
+    assert answer(q, [memorial]).text in ("World War I", "World War II")

@@ -489,7 +489,7 @@ def _extract(
             hop += HOP_BONUS / 2
         for cand, start, end in _candidates(shape.kind, f):
             c_words = [w for w in words(cand) if w not in STOPWORDS]
-            if not c_words or all(w in q_words for w in c_words) or cand.lower() in excluded:
+            if not c_words or sum(w in q_words for w in c_words) >= 0.75 * len(c_words) or cand.lower() in excluded:
                 continue  # the question's own names are not its answer
             if cand.lower() in titles and titles[cand.lower()] != f.url:
                 continue  # another page's subject is a hop on the way, not the answer
@@ -593,7 +593,7 @@ def _subjects(
         if (
             not subject
             or subject.lower() in excluded
-            or all(w in q_words for w in words(subject) if w not in STOPWORDS)
+            or subject.lower() in _plain(question).lower()
         ):
             continue
         stating = [
@@ -609,7 +609,9 @@ def _subjects(
             continue
         rest = len(q_terms & set().union(*(content_terms(f.text) for f in page)) - typed)
         named = len(names & content_terms(fact.text))
-        out.append((2.0 * matched + 0.5 * rest + named + (HOP_BONUS if url in hopped else 0.0), subject, fact))
+        # the subject as its fact writes it: "Yellowcraig, less commonly known as ..." (page "Yellowcraigs")
+        stated = next((n for n in _names(fact.text)[:1] if n != subject and n.lower()[:5] == subject.lower()[:5]), subject)
+        out.append((2.0 * matched + 0.5 * rest + named + (HOP_BONUS if url in hopped else 0.0), stated, fact))
     return out
 
 
@@ -758,7 +760,10 @@ def _candidates(kind: str, fact: Evidence) -> list[tuple[str, int, int]]:
             continue
         cand = " ".join(tokens)
         start = m.start() + lead
-        if kind == "person" and re.search(r" (?:and|&) ", cand):  # "Frank Sinatra and Nancy": two names
+        parts = re.split(r" (?:and|&) ", cand)
+        # "Frank Sinatra and Nancy Sinatra", "World War I and World War II": two names (a title
+        # with a lower-case word after "and" is one: "Winnie the Pooh and the Blustery Day")
+        if len(parts) > 1 and (kind == "person" or (kind == "entity" and all(p[0].isupper() for p in parts))):
             at = 0
             for name in re.split(r" (?:and|&) ", cand):
                 at = cand.index(name, at)
