@@ -448,3 +448,15 @@ def test_a_name_the_question_nearly_writes_is_not_its_answer():
         "The Livesey Hall War Memorial commemorates the fallen of World War I and World War II who had been employed by the South Suburban Gas Company.",
     )
     assert answer(q, [memorial]).text in ("World War I", "World War II")
+
+
+def test_a_page_the_question_states_before_its_wh_word_is_not_asked_about():
+    """ "Hayden is ... from Canada, but where does Buck-Tick hail from?": Hayden's page says much
+    of the question, yet the wh-word asks about Buck-Tick."""
+    q = "Hayden is a singer-songwriter from Canada, but where does Buck-Tick hail from?"
+    hayden = ev(
+        "Hayden (musician)",
+        "Paul Hayden Desser (born February 12, 1971) who records as Hayden, is a Canadian singer-songwriter from Thornhill, Ontario.",
+    )
+    buck = ev("Buck-Tick", "Buck-Tick is a Japanese rock band, formed in Fujioka, Gunma in 1983.")
+    assert answer(q, [hayden, buck]).text == "Fujioka"

@@ -473,10 +473,19 @@ def _extract(
     last_anchor = (
         max(anchors, key=lambda u: plain.rfind(_title_name(titles_of[u]))) if len(anchors) >= 2 else ""
     )
+    # "Hayden is ... from Canada, but where does Buck-Tick hail from?": a page the question names
+    # before its wh-word, with another named after it, is what the question states, not asks
+    wh = re.search(r"\b(?:what|which|who|whom|whose|when|where|how)\b", plain)
+    at = {u: plain.rfind(_title_name(titles_of[u])) for u in anchors}
+    given = (
+        {u for u, p in at.items() if p < wh.start()}
+        if wh and len(anchors) >= 2 and any(p > wh.start() for p in at.values())
+        else set()
+    )
     # the best candidate on the question's path, and off it (considered only when none is on it)
     best_of: dict[bool, tuple[float, str, Evidence]] = {}
     for i, f in enumerate(facts):
-        on_path = not anchors or f.url in anchors or f.url in hopped
+        on_path = not anchors or (f.url in anchors and f.url not in given) or f.url in hopped
         sentence_terms = content_terms(f.text)
         shared = len(sentence_terms & q_terms) + 0.5 * len(_terms(f.title) & q_terms)
         # a sentence naming the question's named things (other than its own page's subject) is
