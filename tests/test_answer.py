@@ -399,8 +399,9 @@ def test_a_person_is_a_name_not_a_date_a_title_or_an_organisation():
 
 
 def test_the_answerer_reads_the_lead_of_each_page_read(embedder):
-    """Memory keeps a few sentences per page; the lead sentence of every page read (what its
-    subject is) reaches the answerer too, so a page whose facts memory dropped still answers."""
+    """Memory keeps a few sentences per page; the opening sentences of every page read (its
+    lead says what its subject is) reach the answerer too, so a page whose facts memory dropped
+    still answers."""
     from modules.research.baseline import BaselineReport, Thread, evidence
 
     q = "Which British first-generation jet-powered medium bomber was used in the South West Pacific theatre of World War II?"
@@ -416,7 +417,7 @@ def test_the_answerer_reads_the_lead_of_each_page_read(embedder):
     thread.titles = {e.url: e.title for e in (squadron, canberra)}
     memory = Memory(embedder)
     memory.add([(squadron.text, squadron.url, 0.9)], 1)  # none of the bomber's page
-    thread.leads = {squadron.url: squadron.text, canberra.url: canberra.text}
+    thread.leads = {squadron.url: [squadron.text], canberra.url: [canberra.text]}
     read = evidence(thread, memory.facts)
     assert [e.url for e in read] == [squadron.url, canberra.url]  # facts first, then a lead not kept
     report = BaselineReport()(thread, memory, "searched")

@@ -88,7 +88,9 @@ class Thread:
     query_vectors: list[np.ndarray] = field(default_factory=list)
     read_urls: set[str] = field(default_factory=set)
     titles: dict[str, str] = field(default_factory=dict)  # title of each page read
-    leads: dict[str, str] = field(default_factory=dict)  # lead sentence of each page read: what its subject is
+    # the opening sentences of each page read (its lead says what its subject is): the answerer
+    # reads them beside memory's few facts per page
+    leads: dict[str, list[str]] = field(default_factory=dict)
     searched_entities: set[str] = field(default_factory=set)
     candidate_urls: list[str] = field(default_factory=list)  # from search results and page links only
     origins: dict[str, tuple[str, str]] = field(default_factory=dict)  # candidate -> (title, where found)
@@ -442,13 +444,14 @@ class BaselineReport:
 
 def evidence(thread: Thread, facts: list[Fact]) -> list[Evidence]:
     """Facts as the answerer reads them: sentence, source URL and the title of its page; then
-    the lead sentence of each page read that memory did not keep (what the page's subject is,
-    and often the page the bridge leads to: "written by Lee Hazlewood")."""
+    the opening sentences of each page read that memory did not keep (what the page's subject
+    is, and often the page the bridge leads to: "written by Lee Hazlewood")."""
     out = [Evidence(f.text, f.source_url, thread.titles.get(f.source_url, "")) for f in facts]
     kept = {(e.url, e.text) for e in out}
     out += [
         Evidence(text, url, thread.titles.get(url, ""))
-        for url, text in thread.leads.items()
+        for url, texts in thread.leads.items()
+        for text in texts
         if (url, text) not in kept
     ]
     return out

@@ -84,6 +84,9 @@ class ResearchResult:
     constraints: list[str] = field(default_factory=list)
 
 
+#: how much of each page read the answerer reads beside memory's facts (a HotpotQA paragraph whole)
+LEAD_SENTENCES, LEAD_CHARS = 8, 3000
+
 Fetcher = Callable[[list[str], list[str | None]], list[Page]]
 
 
@@ -274,9 +277,8 @@ class Researcher:
                 if page.outcome == "ok" and page.text:
                     source.title = source.title or page.title or ""
                     source.text, source.links = page.text, list(page.links)
-                    lead = split_sentences(page.text[:2000])
-                    if lead:
-                        thread.leads[page.url] = lead[0].text
+                    opening = split_sentences(page.text[:LEAD_CHARS])[:LEAD_SENTENCES]
+                    thread.leads[page.url] = [s.text for s in opening]
                     for link, anchor in page.links:
                         if link not in thread.candidate_urls:
                             thread.candidate_urls.append(link)
