@@ -79,7 +79,8 @@ MAX_FACTS_PER_SOURCE = 3
 
 @dataclass
 class Thread:
-    """What the nodes know of the research so far (structured; no raw page text)."""
+    """What the nodes know of the research so far (structured; of the pages read, only their
+    opening sentences, which the offline answerer reads beside memory's facts)."""
 
     question: str
     engines: list[str]
