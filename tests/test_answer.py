@@ -461,3 +461,16 @@ def test_a_page_the_question_states_before_its_wh_word_is_not_asked_about():
     )
     buck = ev("Buck-Tick", "Buck-Tick is a Japanese rock band, formed in Fujioka, Gunma in 1983.")
     assert answer(q, [hayden, buck]).text == "Fujioka"
+
+
+def test_a_comparison_settles_only_with_a_page_about_each_thing():
+    """Another page that mentions a thing is not a page about it: the answer is given, but the
+    research goes on to the thing's own page (searched next)."""
+    q = "Are Local H and For Against both from the United States?"
+    for_against = ev("For Against", "For Against is an American post-punk band from Lincoln, Nebraska, United States.")
+    mention = ev("Triple Fast Action", "Triple Fast Action toured with Local H in the 1990s.")
+    found = answer(q, [for_against, mention])
+    assert not found.settled and found.targets == ["Local H"]
+    local_h = ev("Local H", "Local H is an American rock band from Zion, Illinois.")
+    found = answer(q, [for_against, mention, local_h])
+    assert found.settled and found.text == "yes"

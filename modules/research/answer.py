@@ -314,6 +314,12 @@ def answer(
         found = _extract(question, shape, facts, excluded)
     if found.text and found.text.lower() in excluded:
         return Answer("", shape.kind, missing=[f'an answer other than the rejected "{found.text}"'])
+    if shape.kind in ("yes_no", "choice") and found.complete:
+        # a thing another page only mentions ("... toured with Local H") is not yet read about:
+        # the answer stands, but the research goes on to its own page
+        unread = [s for s in shape.subjects if not any(s.lower() in _title_name(f.title) for f in facts)]
+        if unread:
+            found.bridged, found.targets = False, unread
     return found
 
 
