@@ -342,3 +342,150 @@ def test_a_question_naming_both_pages_has_no_bridge_to_cross():
     buck = ev("Buck-Tick", "Buck-Tick is a Japanese rock band, formed in Fujioka, Gunma in 1983.")
     found = answer(q, [hayden, buck])
     assert found.complete and found.bridged
+
+
+def test_which_x_is_the_page_whose_subject_is_an_x():
+    """ "Which British ... medium bomber": the page that says its subject is one answers, though
+    another page the question names has names of its own (the Allies, the Axis)."""
+    q = "Which British first-generation jet-powered medium bomber was used in the South West Pacific theatre of World War II?"
+    theatre = ev(
+        "South West Pacific theatre of World War II",
+        "The South West Pacific theatre, during World War II, was a major theatre of the war between the Allies and the Axis.",
+    )
+    war = ev("World War II", "World War II was a global conflict between two coalitions: the Allies and the Axis powers.")
+    canberra = ev(
+        "English Electric Canberra",
+        "The English Electric Canberra is a British first-generation jet-powered medium bomber that was manufactured during the 1950s.",
+    )
+    tupolev = ev(  # a medium bomber too, but neither British nor first-generation
+        "Tupolev Tu-12",
+        "The Tupolev Tu-12 was an experimental Soviet jet-powered medium bomber.",
+    )
+    found = answer(q, [theatre, war, tupolev, canberra])
+    assert (found.text, found.support) == ("English Electric Canberra", [canberra])
+    # the type must be what the page's subject *is*: a page that only mentions a hedgehog is none
+    q = "This singer of A Rather Blustery Day also voiced what hedgehog?"
+    cummings = ev("Jim Cummings", 'He is known for voicing Dr. Robotnik from "Sonic the Hedgehog".')
+    assert answer(q, [cummings]).text != "Jim Cummings"
+    # with "&" in the title and "and" in the question: the adventure's page, not its publisher
+    q = 'What is the name for the adventure in "Tunnels and Trolls", a game designed by Ken St. Andre?'
+    tt = ev(
+        "Tunnels &amp; Trolls",
+        'Tunnels & Trolls is a fantasy role-playing game designed by Ken St. Andre and first published in 1975 by Flying Buffalo.',
+    )
+    arena = ev(
+        "Arena of Khazan",
+        'Arena of Khazan is a 1979 role-playing game adventure for "Tunnels & Trolls" published by Flying Buffalo.',
+    )
+    assert answer(q, [tt, arena]).text == "Arena of Khazan"
+
+
+def test_a_hop_is_the_namesake_whose_qualifier_is_named_too():
+    """ "in the Boston district of Lincolnshire": "Boston, Lincolnshire" is the hop, not the city in
+    Massachusetts, though both pages were read and both state a population."""
+    q = "According to the 2001 census, what was the population of the city in which Kirton End is located?"
+    kirton = ev("Kirton End", "Kirton End is a hamlet in the civil parish of Kirton in the Boston district of Lincolnshire, England.")
+    boston = ev("Boston", "Boston is a city with a population of 675,647 as of the 2020 census, the most populous city in New England.")
+    lincs = ev(
+        "Boston, Lincolnshire",
+        "Boston is a town whose population was 35,124 at the 2001 census.",
+    )
+    found = answer(q, [kirton, boston, lincs])
+    assert (found.text, found.support, found.settled) == ("35,124", [lincs], True)
+    # a page named by a word inside a longer name of the question is no anchor ("Kiss")
+    q = "What government position was held by the woman who portrayed Corliss Archer in the film Kiss and Tell?"
+    kiss = ev("Kiss", "A kiss is the touching of one's lips against another person, as Rodin's The Kiss shows.")
+    film = ev("Kiss and Tell (1945 film)", "Kiss and Tell is a 1945 American comedy film starring then 17-year-old Shirley Temple as Corliss Archer.")
+    temple = ev("Shirley Temple", "Shirley Temple served as United States Ambassador to Ghana and as Chief of Protocol of the United States.")
+    found = answer(q, [kiss, film, temple])
+    assert found.support == [temple] and found.bridged
+
+
+def test_a_person_is_a_name_not_a_date_a_title_or_an_organisation():
+    q = "Who was known by his stage name Aladin and helped organizations improve their performance as a consultant?"
+    eldee = ev("ELDee", "Lanre Dabiri (born May 23, 1977), better known by his stage name Eldee, is now an IT Consultant.")
+    assert answer(q, [eldee]).text not in ("May 23", "May")
+    q = "Alfred Balk served as the secretary of the Committee on the Employment of Minority Groups under which United States Vice President?"
+    balk = ev(
+        "Alfred Balk",
+        "He served on the Twentieth Century Fund's task force and as secretary of New York Governor Nelson Rockefeller's Committee on the Employment of Minority Groups.",
+    )
+    assert answer(q, [balk]).text == "Nelson Rockefeller"
+
+
+def test_the_answerer_reads_the_lead_of_each_page_read(embedder):
+    """Memory keeps a few sentences per page; the opening sentences of every page read (its
+    lead says what its subject is) reach the answerer too, so a page whose facts memory dropped
+    still answers."""
+    from modules.research.baseline import BaselineReport, Thread, evidence
+
+    q = "Which British first-generation jet-powered medium bomber was used in the South West Pacific theatre of World War II?"
+    squadron = ev(
+        "No. 2 Squadron RAAF",
+        "It saw action as a bomber unit in the South West Pacific theatre of World War II and, equipped with English Electric Canberra jets, in the Malayan Emergency.",
+    )
+    canberra = ev(
+        "English Electric Canberra",
+        "The English Electric Canberra is a British first-generation jet-powered medium bomber that was manufactured during the 1950s.",
+    )
+    thread = Thread(question=q, engines=["local"], step=1)
+    thread.titles = {e.url: e.title for e in (squadron, canberra)}
+    memory = Memory(embedder)
+    memory.add([(squadron.text, squadron.url, 0.9)], 1)  # none of the bomber's page
+    thread.leads = {squadron.url: [squadron.text], canberra.url: [canberra.text]}
+    read = evidence(thread, memory.facts)
+    assert [e.url for e in read] == [squadron.url, canberra.url]  # facts first, then a lead not kept
+    report = BaselineReport()(thread, memory, "searched")
+    assert report.short_answer == "English Electric Canberra" and report.key_sources == [canberra.url]
+    thread.leads = {}
+    assert BaselineReport()(thread, memory, "searched").key_sources != [canberra.url]
+
+
+def test_a_subject_of_the_asked_type_may_share_the_question_s_words():
+    """ "the fight song of the university ... in Lawrence, Kansas": "Kansas Song" is made of the
+    question's words but is not a name the question writes; the subject is taken as its fact
+    writes it ("Yellowcraig" on the page "Yellowcraigs")."""
+    q = "What is the name of the fight song of the university whose main campus is in Lawrence, Kansas?"
+    song = ev("Kansas Song", "Kansas Song (We’re From Kansas) is a fight song of the University of Kansas.")
+    ku = ev("University of Kansas", "The main campus in Lawrence, one of the largest college towns in Kansas, is on Mount Oread; the Edwards Campus is in Overland Park.")
+    assert answer(q, [ku, song]).text == "Kansas Song"
+    q = "A medieval fortress in Dirleton, East Lothian, Scotland borders on the south side of what coastal area?"
+    castle = ev("Dirleton Castle", "Dirleton Castle is a medieval fortress in the village of Dirleton, East Lothian, Scotland.")
+    craig = ev("Yellowcraigs", "Yellowcraig, less commonly known as Broad Sands Bay, is a coastal area of forest, beach and grassland in East Lothian.")
+    assert answer(q, [castle, craig]).text == "Yellowcraig"
+
+
+def test_a_name_the_question_nearly_writes_is_not_its_answer():
+    """ "The Livesey Hal War Memorial" (sic) is the question's own name; the wars it names are
+    two candidates, not one."""
+    q = "The Livesey Hal War Memorial commemorates the fallen of which war, that had over 60 million casualties?"
+    memorial = ev(
+        "Livesey Hall War Memorial",
+        "The Livesey Hall War Memorial commemorates the fallen of World War I and World War II who had been employed by the South Suburban Gas Company.",
+    )
+    assert answer(q, [memorial]).text in ("World War I", "World War II")
+
+
+def test_a_page_the_question_states_before_its_wh_word_is_not_asked_about():
+    """ "Hayden is ... from Canada, but where does Buck-Tick hail from?": Hayden's page says much
+    of the question, yet the wh-word asks about Buck-Tick."""
+    q = "Hayden is a singer-songwriter from Canada, but where does Buck-Tick hail from?"
+    hayden = ev(
+        "Hayden (musician)",
+        "Paul Hayden Desser (born February 12, 1971) who records as Hayden, is a Canadian singer-songwriter from Thornhill, Ontario.",
+    )
+    buck = ev("Buck-Tick", "Buck-Tick is a Japanese rock band, formed in Fujioka, Gunma in 1983.")
+    assert answer(q, [hayden, buck]).text == "Fujioka"
+
+
+def test_a_comparison_settles_only_with_a_page_about_each_thing():
+    """Another page that mentions a thing is not a page about it: the answer is given, but the
+    research goes on to the thing's own page (searched next)."""
+    q = "Are Local H and For Against both from the United States?"
+    for_against = ev("For Against", "For Against is an American post-punk band from Lincoln, Nebraska, United States.")
+    mention = ev("Triple Fast Action", "Triple Fast Action toured with Local H in the 1990s.")
+    found = answer(q, [for_against, mention])
+    assert not found.settled and found.targets == ["Local H"]
+    local_h = ev("Local H", "Local H is an American rock band from Zion, Illinois.")
+    found = answer(q, [for_against, mention, local_h])
+    assert found.settled and found.text == "yes"

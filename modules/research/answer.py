@@ -19,6 +19,7 @@ answers with every part supported and, for a bridge question, from past the brid
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
@@ -54,6 +55,7 @@ _MONTH_WORDS = set(_MONTHS.split("|"))
 _ORGANISATIONS = {
     "university", "college", "school", "academy", "institute", "company", "corporation", "services",
     "inc", "inc.", "ltd", "ltd.", "group", "records", "band", "team", "club", "party", "council",
+    "fund", "committee", "foundation", "society", "association", "century", "church",
 }  # fmt: skip
 #: a country's people as its facts name them: "from the United States" is "American"
 DEMONYMS = {
@@ -87,6 +89,7 @@ _KIN = {"english": {"british"}, "british": {"english", "scottish", "welsh"}, "sc
 #: to it) ends the research; below it the answer is reported but the research goes on
 SETTLED = 4.0
 HOP_BONUS = 2.5
+NAMED = 1.0  # per word of a name of the question a sentence states (see _extract)
 OFF_PATH = 3.0  # a candidate's penalty on a page off a bridge question's path (see _path)
 
 
@@ -242,8 +245,10 @@ def _about(subject: str, facts: Sequence[Evidence]) -> list[Evidence]:
     return []
 
 
-def _title_name(title: str) -> str:
-    return re.sub(r"\s*\([^)]*\)\s*$", "", title or "").strip().lower()
+def _title_name(title: str, case: bool = False) -> str:
+    """A page's subject as its title names it, less any qualifier: "Ed Wood (film)" -> "ed wood"."""
+    name = re.sub(r"\s*\([^)]*\)\s*$", "", _plain(title)).strip()
+    return name if case else name.lower()
 
 
 def _terms(text: str) -> set[str]:
@@ -320,6 +325,12 @@ def answer(
             targets=[f"{s} {what}".strip() for s in shape.subjects],
             contested=found.text,
         )
+    if shape.kind in ("yes_no", "choice") and found.complete:
+        # a thing another page only mentions ("... toured with Local H") is not yet read about:
+        # the answer stands, but the research goes on to its own page
+        unread = [s for s in shape.subjects if not any(s.lower() in _title_name(f.title) for f in facts)]
+        if unread:
+            found.bridged, found.targets = False, unread
     return found
 
 
@@ -472,19 +483,39 @@ def _extract(
     q_terms = content_terms(question) - names  # what the question says of its named things
     focus = _focus_terms(question) - names
     titles = {_title_name(f.title): f.url for f in facts if f.title}
+    titles_of = {f.url: f.title for f in facts}
     anchors, hopped = _path(question, facts)
+    # of two pages the question names, the wh-word asks about the one it names last
+    plain = _plain(question).lower()
+    last_anchor = (
+        max(anchors, key=lambda u: plain.rfind(_title_name(titles_of[u]))) if len(anchors) >= 2 else ""
+    )
+    # "Hayden is ... from Canada, but where does Buck-Tick hail from?": a page the question names
+    # before its wh-word, with another named after it, is what the question states, not asks
+    wh = re.search(r"\b(?:what|which|who|whom|whose|when|where|how)\b", plain)
+    at = {u: plain.rfind(_title_name(titles_of[u])) for u in anchors}
+    given = (
+        {u for u, p in at.items() if p < wh.start()}
+        if wh and len(anchors) >= 2 and any(p > wh.start() for p in at.values())
+        else set()
+    )
     # the best candidate on the question's path, and off it (considered only when none is on it)
     best_of: dict[bool, tuple[float, str, Evidence]] = {}
     for i, f in enumerate(facts):
-        on_path = not anchors or f.url in anchors or f.url in hopped
+        on_path = not anchors or (f.url in anchors and f.url not in given) or f.url in hopped
         sentence_terms = content_terms(f.text)
         shared = len(sentence_terms & q_terms) + 0.5 * len(_terms(f.title) & q_terms)
+        # a sentence naming the question's named things (other than its own page's subject) is
+        # on the way: "Oh My God is a song by Guns N' Roses ..."
+        shared += NAMED * len(sentence_terms & (names - content_terms(_title_name(f.title))))
         # a bridge question's answer is on the hop's page; with the question's own pages read, a
         # page off the path (neither about a named thing nor reached from one) is a distractor
         hop = HOP_BONUS if f.url in hopped else 0.0 if on_path else -OFF_PATH
+        if f.url == last_anchor and not hopped:  # "... represented VCU, which was founded when?"
+            hop += HOP_BONUS / 2
         for cand, start, end in _candidates(shape.kind, f):
             c_words = [w for w in words(cand) if w not in STOPWORDS]
-            if not c_words or all(w in q_words for w in c_words) or cand.lower() in excluded:
+            if not c_words or sum(w in q_words for w in c_words) >= 0.75 * len(c_words) or cand.lower() in excluded:
                 continue  # the question's own names are not its answer
             if cand.lower() in titles and titles[cand.lower()] != f.url:
                 continue  # another page's subject is a hop on the way, not the answer
@@ -498,6 +529,16 @@ def _extract(
             score = shared + 1.5 * local + title_bonus + hop - 0.02 * i
             if on_path not in best_of or score > best_of[on_path][0]:
                 best_of[on_path] = (score, cand, f)
+    # a page whose subject is of the asked type ("... is a British ... medium bomber") outranks
+    # a name in a sentence; with every word of the type stated, any other candidate
+    # a page whose subject is of the asked type ("... is a British ... medium bomber") is the
+    # answer to "which X" before any other name (a place, one that outscores the others)
+    typed = _subjects(question, shape, facts, hopped, excluded)
+    if typed and shape.kind != "place":
+        best_of = {True: max(typed, key=lambda t: t[0])}
+    for score, cand, f in typed:
+        if score > best_of.get(True, (float("-inf"),))[0]:
+            best_of[True] = (score, cand, f)
     best = best_of.get(True)
     if best is None or best[0] < 1.0:
         best = best_of.get(False)
@@ -508,42 +549,184 @@ def _extract(
     # page with a page it names read too, or with another page the question names (no bridge
     # to cross: "Hayden is from Canada, but where does Buck-Tick hail from?"); or the question
     # names no page read
+    # or the answer is a page of the asked type whose fact names a thing the question names (the
+    # adventure's page names "Tunnels & Trolls")
     bridged = (
-        not anchors or fact.url in hopped or (fact.url in anchors and (bool(hopped) or len(anchors) >= 2))
+        not anchors
+        or fact.url in hopped
+        or (fact.url in anchors and (bool(hopped) or len(anchors) >= 2))
+        or (best in typed and bool(names & content_terms(_plain(fact.text))))
     )
     return Answer(
         cand, shape.kind, support=[fact], strength=round(score, 3), bridged=bridged, anchored=bool(anchors)
     )
 
 
+_WH_STOP = {
+    "is", "was", "are", "were", "did", "does", "do", "has", "had", "have", "can", "could", "will", "would",
+    "that", "who", "which", "whose", "whom", "in", "of", "from", "by", "for", "with", "on", "at", "to", "and",
+    "as", "the", "a", "an", "also", "this", "these", "its", "his", "her", "their", "not",
+}  # fmt: skip
+
+
+def wh_phrase(question: str) -> list[str]:
+    """The words that type a "which X" answer, head noun last: "Which British first-generation
+    jet-powered medium bomber was used ..." -> [british, first-generation, jet-powered, medium,
+    bomber]; "What is the name for the adventure in ..." -> [adventure]; [] for who / when."""
+    low = _plain(question).lower()
+    m = re.search(r"\b(?:what|which)\s+(?:is|was)\s+the\s+name\s+(?:of|for)\s+(?:the|a|an)\s+(.*)", low) or re.search(
+        r"\b(?:what|which)\s+(?!is\b|was\b|are\b|were\b|did\b|does\b|do\b)(.*)", low
+    )
+    out: list[str] = []
+    for w in re.findall(r"[\w'’-]+|[,?;:.]", m.group(1) if m else ""):
+        if w in _WH_STOP or not w[0].isalnum() or (len(w) > 4 and w.endswith("ed") and "-" not in w and out) or len(out) >= 7:
+            break
+        out.append(w)
+    return out
+
+
+#: a sentence that says what its subject is: "... is a British ... bomber", "was one of the ..."
+_DEFINES = re.compile(r"\b(?:is|was|are|were)\s+(?:a|an|the|one of the|one of)\s", re.I)
+#: where the complement of "is a ..." ends: "a suburb | in the City of Marion"
+_COMPLEMENT_END = re.compile(r"[,;.(]|\s(?:in|at|based|located|from|by|that|which|who|near|on)\s")
+
+
+def _subjects(
+    question: str,
+    shape: QuestionShape,
+    facts: Sequence[Evidence],
+    hopped: set[str],
+    excluded: Collection[str],
+) -> list[tuple[float, str, Evidence]]:
+    """Pages whose own subject is what a "which X" question asks for: a fact of the page calls
+    it the X ("The English Electric Canberra is a British first-generation jet-powered medium
+    bomber"); scored by the X's words it states, then by the rest of the question on the page."""
+    phrase = wh_phrase(question)
+    if shape.kind not in ("entity", "place", "person") or not phrase:
+        return []
+    head = stem(words(phrase[-1])[-1])
+    typed = content_terms(" ".join(phrase)) - {t for n in shape.subjects for t in content_terms(n)}
+    q_words = set(words(question))
+    q_terms = content_terms(question)
+    names = {t for n in shape.subjects for t in content_terms(n)}
+    by_page: dict[str, list[Evidence]] = {}
+    for f in facts:
+        if f.title:
+            by_page.setdefault(f.url, []).append(f)
+    out = []
+    for url, page in by_page.items():
+        subject = _title_name(page[0].title, case=True)
+        if (
+            not subject
+            or subject.lower() in excluded
+            or subject.lower() in _plain(question).lower()
+        ):
+            continue
+        stating = [
+            (len(typed & content_terms(f.text)), f)
+            for f in page
+            for m in [_DEFINES.search(f.text)]
+            if m and head in content_terms(_COMPLEMENT_END.split(f.text[m.end() :], maxsplit=1)[0])
+        ]
+        if not stating or head not in typed:
+            continue
+        matched, fact = max(stating, key=lambda x: x[0])
+        if matched < min(2, len(typed)):
+            continue
+        rest = len(q_terms & set().union(*(content_terms(f.text) for f in page)) - typed)
+        named = len(names & content_terms(fact.text))
+        # the subject as its fact writes it: "Yellowcraig, less commonly known as ..." (page "Yellowcraigs")
+        stated = next((n for n in _names(fact.text)[:1] if n != subject and n.lower()[:5] == subject.lower()[:5]), subject)
+        out.append((2.0 * matched + 0.5 * rest + named + (HOP_BONUS if url in hopped else 0.0), stated, fact))
+    return out
+
+
 def _path(question: str, facts: Sequence[Evidence]) -> tuple[set[str], set[str]]:
     """The pages on a bridge question's path: anchors (about a thing the question names: the
     first hop) and hops (about a thing another anchor's facts name: the second). With no anchor,
-    hops are the pages another page's facts name, the question not."""
-    low = question.lower()
+    hops are the pages another page's facts name, the question not.
 
-    def named(name: str, text: str) -> bool:
-        return len(name) >= 3 and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) is not None
+    An anchor's title is in the question as the question writes it ("Kiss" is no anchor of
+    "what hedgehog", nor "World War II" beside "South West Pacific theatre of World War II"); a
+    hop named by its whole title comes before one named by a short title's last name only, and
+    of namesakes ("Boston", "Boston, Lincolnshire") the one whose qualifier is named too."""
 
-    def called(title: str, text: str) -> bool:
-        """The fact names the page: its whole title, or a short title's last name ("the Nixon
-        administration" for "Richard Nixon")."""
-        name = _title_name(title)
-        if named(name, text.lower()):
-            return True
-        tokens = re.sub(r"\s*\([^)]*\)\s*$", "", title).split()
-        return (
-            2 <= len(tokens) <= 3
-            and len(tokens[-1]) >= 4
-            and tokens[-1][0].isupper()
-            and (re.search(rf"(?<!\w){re.escape(tokens[-1])}(?!\w)", text) is not None)
+    def named(name: str, text: str, case: bool = False) -> bool:
+        return len(name) >= 3 and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, 0 if case else re.I) is not None
+
+    def whole_name(name: str, text: str) -> bool:
+        """Named as a whole name, not as part of a longer one ("Shaka" in "Shaka Smart")."""
+        def before(start: int) -> str:
+            m = re.search(r"([A-Z][\w'’.-]*)\s$", text[:start])
+            return m.group(1) if m and m.group(1) not in _LEADING else ""
+
+        return len(name) >= 3 and any(
+            not before(m.start()) and not re.match(r"\s[A-Z]", text[m.end() :])
+            for m in re.finditer(rf"(?<!\w){re.escape(name)}(?!\w)", text)
         )
 
+    def last_name(title: str, text: str) -> bool:
+        """A short title's last name on its own: "the Nixon administration" for "Richard Nixon"
+        (not "Corliss Archer" for "Meet Corliss Archer")."""
+        tokens = _title_name(title, case=True).split()
+        return 2 <= len(tokens) <= 3 and len(tokens[-1]) >= 4 and tokens[-1][0].isupper() and whole_name(tokens[-1], text)
+
     pages = {f.url: f.title for f in facts if f.title}
-    anchors = {u for u, t in pages.items() if named(_title_name(t), low)}
-    said = [(f.url, f.text) for f in facts if f.url in anchors or not anchors]
-    hopped = {u for u, t in pages.items() if any(v != u and called(t, text) for v, text in said)}
+    q = _plain(question)
+    anchors = {u for u, t in pages.items() if whole_name(_title_name(t, case=True), q)}
+    names = {u: _title_name(pages[u]) for u in anchors}
+    anchors = {u for u in anchors if not any(names[u] != n and names[u] in n for n in names.values())}
+    # a fact names another page, not the words of its own page's name ("Kiss" in "Kiss and Tell")
+    said = [
+        (f.url, _plain(f.text).replace(_title_name(f.title, case=True), " "))
+        for f in facts
+        if f.url in anchors or not anchors
+    ]
+    # namesakes: the page whose qualifier the facts name too ("Boston, Lincolnshire" for "the
+    # Boston district of Lincolnshire") is the hop, not "Boston"
+    qualified = {
+        u
+        for u, t in pages.items()
+        if _qualifier(t)
+        and any(v != u and named(_base(t), x) and named(_qualifier(t), x) for v, x in said)
+    }
+    relation = {t[:4] for t in content_terms(q) - content_terms(" ".join(_names(q))) if len(t) >= 4}
+
+    def related(start: int, text: str) -> int:
+        """How many of the question's words (by their first four letters: "writer", "written")
+        the words just before a mention state: "written by Lee Hazlewood"."""
+        return len({t[:4] for t in content_terms(text[max(0, start - 40) : start])} & relation)
+
+    def hop_in(title: str, text: str) -> bool:
+        """The sentence names the page, and no other name in it is closer to the question's
+        relation ("written by Lee Hazlewood and recorded by Nancy Sinatra": not Nancy Sinatra)."""
+        name = _title_name(title, case=True)
+        if not whole_name(name, text):
+            return False
+        at = max(related(m.start(), text) for m in re.finditer(re.escape(name), text))
+        best = max((related(m.start(), text) for m in _NAME.finditer(text) if m.group()[0].isupper()), default=0)
+        return at >= best
+
+    whole = {u for u, t in pages.items() if any(v != u and hop_in(t, x) for v, x in said)}
+    whole = qualified | {u for u in whole if _base(pages[u]) not in {_base(pages[v]) for v in qualified}}
+    hopped = whole or {u for u, t in pages.items() if any(v != u and last_name(t, x) for v, x in said)}
     return anchors, hopped
+
+
+def _plain(text: str) -> str:
+    """Text as titles and questions are compared: HTML entities decoded, "&" read as "and"."""
+    return re.sub(r"\s*&\s*", " and ", html.unescape(text or ""))
+
+
+def _base(title: str) -> str:
+    """ "Boston, Lincolnshire" and "Boston (band)" -> "boston" """
+    return _title_name(title).split(",")[0].strip()
+
+
+def _qualifier(title: str) -> str:
+    """ "Boston, Lincolnshire" -> "Lincolnshire"; "Kiss and Tell (1945 film)" -> "" """
+    name = _title_name(title, case=True)
+    return name.split(",", 1)[1].strip() if "," in name else ""
 
 
 def _focus_terms(question: str) -> set[str]:
@@ -587,8 +770,10 @@ def _candidates(kind: str, fact: Evidence) -> list[tuple[str, int, int]]:
             tokens = tokens[:-1]
         if not tokens or tokens[0].isdigit() or all(t in _MONTH_WORDS for t in tokens):
             continue
-        if kind == "person" and (len(tokens) < 2 or _NATIONALITY.fullmatch(tokens[0])):
-            continue
+        if kind == "person":
+            tokens, lead = _person(tokens, lead)
+            if len(tokens) < 2 or _NATIONALITY.fullmatch(tokens[0]):
+                continue
         if (
             kind == "place"
             and (
@@ -601,7 +786,10 @@ def _candidates(kind: str, fact: Evidence) -> list[tuple[str, int, int]]:
             continue
         cand = " ".join(tokens)
         start = m.start() + lead
-        if kind == "person" and re.search(r" (?:and|&) ", cand):  # "Frank Sinatra and Nancy": two names
+        parts = re.split(r" (?:and|&) ", cand)
+        # "Frank Sinatra and Nancy Sinatra", "World War I and World War II": two names (a title
+        # with a lower-case word after "and" is one: "Winnie the Pooh and the Blustery Day")
+        if len(parts) > 1 and (kind == "person" or (kind == "entity" and all(p[0].isupper() for p in parts))):
             at = 0
             for name in re.split(r" (?:and|&) ", cand):
                 at = cand.index(name, at)
@@ -613,6 +801,33 @@ def _candidates(kind: str, fact: Evidence) -> list[tuple[str, int, int]]:
     if kind == "entity":
         out += [(m.group(1), m.start(1), m.end(1)) for m in _QUOTED.finditer(text)]
     return out
+
+
+#: words that title a person in a sentence, not part of the name: "New York Governor Nelson Rockefeller"
+_ROLES = {
+    "Governor", "President", "Vice", "Senator", "Prime", "Minister", "King", "Queen", "Prince", "Princess",
+    "General", "Sir", "Dame", "Dr", "Dr.", "Judge", "Mayor", "Secretary", "Lord", "Lady", "Pope", "Saint",
+    "Captain", "Colonel", "Admiral", "Professor", "Chancellor", "Emperor", "Bishop", "Representative",
+}  # fmt: skip
+
+
+def _person(tokens: list[str], lead: int) -> tuple[list[str], int]:
+    """A person's name among a name's tokens: after any title ("Governor"), up to a possessive
+    ("Nelson Rockefeller's Committee"); none with a digit or a month ("May 23" is no person)."""
+    for i, t in enumerate(tokens):
+        if t.endswith(("'s", "’s")):
+            tokens = tokens[:i] + [t[:-2]]
+            break
+    roles = [i for i, t in enumerate(tokens) if t in _ROLES]
+    if roles and len(tokens) - roles[-1] - 1 >= 2 and tokens[roles[-1] + 1][0].isupper():
+        lead += sum(len(t) + 1 for t in tokens[: roles[-1] + 1])
+        tokens = tokens[roles[-1] + 1 :]
+    if not tokens or not tokens[0][0].isupper() or any(
+        any(c.isdigit() for c in t) or t in _MONTH_WORDS or t.lower() in _ORGANISATIONS | {"of", "the", "for"}
+        for t in tokens
+    ):
+        return [], lead
+    return tokens, lead
 
 
 def _unique(facts: Sequence[Evidence]) -> list[Evidence]:

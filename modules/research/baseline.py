@@ -79,7 +79,8 @@ MAX_FACTS_PER_SOURCE = 3
 
 @dataclass
 class Thread:
-    """What the nodes know of the research so far (structured; no raw page text)."""
+    """What the nodes know of the research so far (structured; of the pages read, only their
+    opening sentences, which the offline answerer reads beside memory's facts)."""
 
     question: str
     engines: list[str]
@@ -88,6 +89,9 @@ class Thread:
     query_vectors: list[np.ndarray] = field(default_factory=list)
     read_urls: set[str] = field(default_factory=set)
     titles: dict[str, str] = field(default_factory=dict)  # title of each page read
+    # the opening sentences of each page read (its lead says what its subject is): the answerer
+    # reads them beside memory's few facts per page
+    leads: dict[str, list[str]] = field(default_factory=dict)
     searched_entities: set[str] = field(default_factory=set)
     candidate_urls: list[str] = field(default_factory=list)  # from search results and page links only
     origins: dict[str, tuple[str, str]] = field(default_factory=dict)  # candidate -> (title, where found)
@@ -457,5 +461,15 @@ class BaselineReport:
 
 
 def evidence(thread: Thread, facts: list[Fact]) -> list[Evidence]:
-    """Facts as the answerer reads them: sentence, source URL and the title of its page."""
-    return [Evidence(f.text, f.source_url, thread.titles.get(f.source_url, "")) for f in facts]
+    """Facts as the answerer reads them: sentence, source URL and the title of its page; then
+    the opening sentences of each page read that memory did not keep (what the page's subject
+    is, and often the page the bridge leads to: "written by Lee Hazlewood")."""
+    out = [Evidence(f.text, f.source_url, thread.titles.get(f.source_url, "")) for f in facts]
+    kept = {(e.url, e.text) for e in out}
+    out += [
+        Evidence(text, url, thread.titles.get(url, ""))
+        for url, texts in thread.leads.items()
+        for text in texts
+        if (url, text) not in kept
+    ]
+    return out

@@ -21,7 +21,7 @@ from ..embeddings import Embedder
 from ..lm import NodeRunner
 from ..relevance.analyzer import RelevanceAnalyzer
 from ..relevance.schema import PlanQuery, ResearchPlan
-from ..text import content_terms
+from ..text import content_terms, split_sentences
 from ..tools.crawl import Page
 from ..tools.search import SearchBackend
 from .baseline import BaselineAnalyzer, BaselineDecision, BaselineReport, Thread
@@ -83,6 +83,9 @@ class ResearchResult:
     log: list[str] = field(default_factory=list)
     constraints: list[str] = field(default_factory=list)
 
+
+#: how much of each page read the answerer reads beside memory's facts (a HotpotQA paragraph whole)
+LEAD_SENTENCES, LEAD_CHARS = 8, 3000
 
 Fetcher = Callable[[list[str], list[str | None]], list[Page]]
 
@@ -274,6 +277,8 @@ class Researcher:
                 if page.outcome == "ok" and page.text:
                     source.title = source.title or page.title or ""
                     source.text, source.links = page.text, list(page.links)
+                    opening = split_sentences(page.text[:LEAD_CHARS])[:LEAD_SENTENCES]
+                    thread.leads[page.url] = [s.text for s in opening]
                     for link, anchor in page.links:
                         if link not in thread.candidate_urls:
                             thread.candidate_urls.append(link)
