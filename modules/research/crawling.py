@@ -227,7 +227,9 @@ class CrawlingDecision(BaselineDecision):
             return Decision(
                 next_action="crawl_url", query_or_url=url, reasoning=f"Crawling this page: {why}."
             )
-        choice = next_crawl(thread)
+        # a page titled with a thing the question names and no page read about it comes first
+        # (the answerer may ask to search it: "Ajuga" with only "Ajugeae" read)
+        choice = unread_named(thread) or next_crawl(thread)
         if choice is None or choice[0] > 0:  # the hop an anchor names before results picked by rank
             choice = unread_hop(thread, memory) or choice
         if choice is None or (decision.next_action == "crawl_url" and choice[0] > 1):
