@@ -111,13 +111,23 @@ def unread_hop(thread: Thread, memory: Memory | None) -> tuple[int, str, str] | 
     things = {n for n in anchors.values() if not any(n != m and n in m for m in anchors.values())}
     if not anchors or len(things) >= 2:
         return None
-    facts = [f for f in memory.facts if f.source_url in anchors]
+    q_terms = content_terms(thread.question)
+    asked = {n.lower() for n in question_entities(thread.question)}
+
+    def relation(fact) -> int:
+        return len((content_terms(fact.text) & q_terms) - content_terms(thread.titles[fact.source_url]))
+
+    facts = sorted((f for f in memory.facts if f.source_url in anchors), key=relation, reverse=True)
+    # the hop is a page the relation sentence names: a page another sentence of the anchor names
+    # ("Malayalam" beside "worked ... in Tata Consultancy Services") is read on the way
+    top = relation(facts[0]) if facts else 0
+    relational = [f for f in facts if relation(f) == top] if top > 0 else facts
     unread = [
         (i, u, thread.origins.get(u, ("", ""))[0])
         for i, u in enumerate(thread.candidate_urls)
         if u not in thread.read_urls
     ]
-    for f in facts:
+    for f in relational:
         spans = _spans(f.text)
         for u, n in read.items():
             namesake = any(  # "Boston" read where the sentence names "Boston, Lincolnshire"
@@ -126,13 +136,7 @@ def unread_hop(thread: Thread, memory: Memory | None) -> tuple[int, str, str] | 
             )
             if u not in anchors and n in spans and not namesake:
                 return None  # the hop is read
-    q_terms = content_terms(thread.question)
-    asked = {n.lower() for n in question_entities(thread.question)}
-
-    def relation(fact) -> int:
-        return len((content_terms(fact.text) & q_terms) - content_terms(thread.titles[fact.source_url]))
-
-    for fact in sorted((f for f in facts if anchors[f.source_url] in things), key=relation, reverse=True):
+    for fact in (f for f in facts if anchors[f.source_url] in things):
         spans = _spans(fact.text)
         named = []
         for i, url, title in unread:
