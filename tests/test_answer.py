@@ -352,7 +352,10 @@ def test_which_x_is_the_page_whose_subject_is_an_x():
         "South West Pacific theatre of World War II",
         "The South West Pacific theatre, during World War II, was a major theatre of the war between the Allies and the Axis.",
     )
-    war = ev("World War II", "World War II was a global conflict between two coalitions: the Allies and the Axis powers.")
+    war = ev(
+        "World War II",
+        "World War II was a global conflict between two coalitions: the Allies and the Axis powers.",
+    )
     canberra = ev(
         "English Electric Canberra",
         "The English Electric Canberra is a British first-generation jet-powered medium bomber that was manufactured during the 1950s.",
@@ -371,7 +374,7 @@ def test_which_x_is_the_page_whose_subject_is_an_x():
     q = 'What is the name for the adventure in "Tunnels and Trolls", a game designed by Ken St. Andre?'
     tt = ev(
         "Tunnels &amp; Trolls",
-        'Tunnels & Trolls is a fantasy role-playing game designed by Ken St. Andre and first published in 1975 by Flying Buffalo.',
+        "Tunnels & Trolls is a fantasy role-playing game designed by Ken St. Andre and first published in 1975 by Flying Buffalo.",
     )
     arena = ev(
         "Arena of Khazan",
@@ -384,8 +387,14 @@ def test_a_hop_is_the_namesake_whose_qualifier_is_named_too():
     """ "in the Boston district of Lincolnshire": "Boston, Lincolnshire" is the hop, not the city in
     Massachusetts, though both pages were read and both state a population."""
     q = "According to the 2001 census, what was the population of the city in which Kirton End is located?"
-    kirton = ev("Kirton End", "Kirton End is a hamlet in the civil parish of Kirton in the Boston district of Lincolnshire, England.")
-    boston = ev("Boston", "Boston is a city with a population of 675,647 as of the 2020 census, the most populous city in New England.")
+    kirton = ev(
+        "Kirton End",
+        "Kirton End is a hamlet in the civil parish of Kirton in the Boston district of Lincolnshire, England.",
+    )
+    boston = ev(
+        "Boston",
+        "Boston is a city with a population of 675,647 as of the 2020 census, the most populous city in New England.",
+    )
     lincs = ev(
         "Boston, Lincolnshire",
         "Boston is a town whose population was 35,124 at the 2001 census.",
@@ -394,16 +403,27 @@ def test_a_hop_is_the_namesake_whose_qualifier_is_named_too():
     assert (found.text, found.support, found.settled) == ("35,124", [lincs], True)
     # a page named by a word inside a longer name of the question is no anchor ("Kiss")
     q = "What government position was held by the woman who portrayed Corliss Archer in the film Kiss and Tell?"
-    kiss = ev("Kiss", "A kiss is the touching of one's lips against another person, as Rodin's The Kiss shows.")
-    film = ev("Kiss and Tell (1945 film)", "Kiss and Tell is a 1945 American comedy film starring then 17-year-old Shirley Temple as Corliss Archer.")
-    temple = ev("Shirley Temple", "Shirley Temple served as United States Ambassador to Ghana and as Chief of Protocol of the United States.")
+    kiss = ev(
+        "Kiss", "A kiss is the touching of one's lips against another person, as Rodin's The Kiss shows."
+    )
+    film = ev(
+        "Kiss and Tell (1945 film)",
+        "Kiss and Tell is a 1945 American comedy film starring then 17-year-old Shirley Temple as Corliss Archer.",
+    )
+    temple = ev(
+        "Shirley Temple",
+        "Shirley Temple served as United States Ambassador to Ghana and as Chief of Protocol of the United States.",
+    )
     found = answer(q, [kiss, film, temple])
     assert found.support == [temple] and found.bridged
 
 
 def test_a_person_is_a_name_not_a_date_a_title_or_an_organisation():
     q = "Who was known by his stage name Aladin and helped organizations improve their performance as a consultant?"
-    eldee = ev("ELDee", "Lanre Dabiri (born May 23, 1977), better known by his stage name Eldee, is now an IT Consultant.")
+    eldee = ev(
+        "ELDee",
+        "Lanre Dabiri (born May 23, 1977), better known by his stage name Eldee, is now an IT Consultant.",
+    )
     assert answer(q, [eldee]).text not in ("May 23", "May")
     q = "Alfred Balk served as the secretary of the Committee on the Employment of Minority Groups under which United States Vice President?"
     balk = ev(
@@ -447,11 +467,20 @@ def test_a_subject_of_the_asked_type_may_share_the_question_s_words():
     writes it ("Yellowcraig" on the page "Yellowcraigs")."""
     q = "What is the name of the fight song of the university whose main campus is in Lawrence, Kansas?"
     song = ev("Kansas Song", "Kansas Song (We’re From Kansas) is a fight song of the University of Kansas.")
-    ku = ev("University of Kansas", "The main campus in Lawrence, one of the largest college towns in Kansas, is on Mount Oread; the Edwards Campus is in Overland Park.")
+    ku = ev(
+        "University of Kansas",
+        "The main campus in Lawrence, one of the largest college towns in Kansas, is on Mount Oread; the Edwards Campus is in Overland Park.",
+    )
     assert answer(q, [ku, song]).text == "Kansas Song"
     q = "A medieval fortress in Dirleton, East Lothian, Scotland borders on the south side of what coastal area?"
-    castle = ev("Dirleton Castle", "Dirleton Castle is a medieval fortress in the village of Dirleton, East Lothian, Scotland.")
-    craig = ev("Yellowcraigs", "Yellowcraig, less commonly known as Broad Sands Bay, is a coastal area of forest, beach and grassland in East Lothian.")
+    castle = ev(
+        "Dirleton Castle",
+        "Dirleton Castle is a medieval fortress in the village of Dirleton, East Lothian, Scotland.",
+    )
+    craig = ev(
+        "Yellowcraigs",
+        "Yellowcraig, less commonly known as Broad Sands Bay, is a coastal area of forest, beach and grassland in East Lothian.",
+    )
     assert answer(q, [castle, craig]).text == "Yellowcraig"
 
 
@@ -482,7 +511,9 @@ def test_a_comparison_settles_only_with_a_page_about_each_thing():
     """Another page that mentions a thing is not a page about it: the answer is given, but the
     research goes on to the thing's own page (searched next)."""
     q = "Are Local H and For Against both from the United States?"
-    for_against = ev("For Against", "For Against is an American post-punk band from Lincoln, Nebraska, United States.")
+    for_against = ev(
+        "For Against", "For Against is an American post-punk band from Lincoln, Nebraska, United States."
+    )
     mention = ev("Triple Fast Action", "Triple Fast Action toured with Local H in the 1990s.")
     found = answer(q, [for_against, mention])
     assert not found.settled and found.targets == ["Local H"]

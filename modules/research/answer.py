@@ -515,7 +515,11 @@ def _extract(
             hop += HOP_BONUS / 2
         for cand, start, end in _candidates(shape.kind, f):
             c_words = [w for w in words(cand) if w not in STOPWORDS]
-            if not c_words or sum(w in q_words for w in c_words) >= 0.75 * len(c_words) or cand.lower() in excluded:
+            if (
+                not c_words
+                or sum(w in q_words for w in c_words) >= 0.75 * len(c_words)
+                or cand.lower() in excluded
+            ):
                 continue  # the question's own names are not its answer
             if cand.lower() in titles and titles[cand.lower()] != f.url:
                 continue  # another page's subject is a hop on the way, not the answer
@@ -574,12 +578,17 @@ def wh_phrase(question: str) -> list[str]:
     jet-powered medium bomber was used ..." -> [british, first-generation, jet-powered, medium,
     bomber]; "What is the name for the adventure in ..." -> [adventure]; [] for who / when."""
     low = _plain(question).lower()
-    m = re.search(r"\b(?:what|which)\s+(?:is|was)\s+the\s+name\s+(?:of|for)\s+(?:the|a|an)\s+(.*)", low) or re.search(
-        r"\b(?:what|which)\s+(?!is\b|was\b|are\b|were\b|did\b|does\b|do\b)(.*)", low
-    )
+    m = re.search(
+        r"\b(?:what|which)\s+(?:is|was)\s+the\s+name\s+(?:of|for)\s+(?:the|a|an)\s+(.*)", low
+    ) or re.search(r"\b(?:what|which)\s+(?!is\b|was\b|are\b|were\b|did\b|does\b|do\b)(.*)", low)
     out: list[str] = []
     for w in re.findall(r"[\w'’-]+|[,?;:.]", m.group(1) if m else ""):
-        if w in _WH_STOP or not w[0].isalnum() or (len(w) > 4 and w.endswith("ed") and "-" not in w and out) or len(out) >= 7:
+        if (
+            w in _WH_STOP
+            or not w[0].isalnum()
+            or (len(w) > 4 and w.endswith("ed") and "-" not in w and out)
+            or len(out) >= 7
+        ):
             break
         out.append(w)
     return out
@@ -606,7 +615,6 @@ def _subjects(
         return []
     head = stem(words(phrase[-1])[-1])
     typed = content_terms(" ".join(phrase)) - {t for n in shape.subjects for t in content_terms(n)}
-    q_words = set(words(question))
     q_terms = content_terms(question)
     names = {t for n in shape.subjects for t in content_terms(n)}
     by_page: dict[str, list[Evidence]] = {}
@@ -616,11 +624,7 @@ def _subjects(
     out = []
     for url, page in by_page.items():
         subject = _title_name(page[0].title, case=True)
-        if (
-            not subject
-            or subject.lower() in excluded
-            or subject.lower() in _plain(question).lower()
-        ):
+        if not subject or subject.lower() in excluded or subject.lower() in _plain(question).lower():
             continue
         stating = [
             (len(typed & content_terms(f.text)), f)
@@ -636,7 +640,10 @@ def _subjects(
         rest = len(q_terms & set().union(*(content_terms(f.text) for f in page)) - typed)
         named = len(names & content_terms(fact.text))
         # the subject as its fact writes it: "Yellowcraig, less commonly known as ..." (page "Yellowcraigs")
-        stated = next((n for n in _names(fact.text)[:1] if n != subject and n.lower()[:5] == subject.lower()[:5]), subject)
+        stated = next(
+            (n for n in _names(fact.text)[:1] if n != subject and n.lower()[:5] == subject.lower()[:5]),
+            subject,
+        )
         out.append((2.0 * matched + 0.5 * rest + named + (HOP_BONUS if url in hopped else 0.0), stated, fact))
     return out
 
@@ -652,10 +659,14 @@ def _path(question: str, facts: Sequence[Evidence]) -> tuple[set[str], set[str]]
     of namesakes ("Boston", "Boston, Lincolnshire") the one whose qualifier is named too."""
 
     def named(name: str, text: str, case: bool = False) -> bool:
-        return len(name) >= 3 and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, 0 if case else re.I) is not None
+        return (
+            len(name) >= 3
+            and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, 0 if case else re.I) is not None
+        )
 
     def whole_name(name: str, text: str) -> bool:
         """Named as a whole name, not as part of a longer one ("Shaka" in "Shaka Smart")."""
+
         def before(start: int) -> str:
             m = re.search(r"([A-Z][\w'’.-]*)\s$", text[:start])
             return m.group(1) if m and m.group(1) not in _LEADING else ""
@@ -669,7 +680,12 @@ def _path(question: str, facts: Sequence[Evidence]) -> tuple[set[str], set[str]]
         """A short title's last name on its own: "the Nixon administration" for "Richard Nixon"
         (not "Corliss Archer" for "Meet Corliss Archer")."""
         tokens = _title_name(title, case=True).split()
-        return 2 <= len(tokens) <= 3 and len(tokens[-1]) >= 4 and tokens[-1][0].isupper() and whole_name(tokens[-1], text)
+        return (
+            2 <= len(tokens) <= 3
+            and len(tokens[-1]) >= 4
+            and tokens[-1][0].isupper()
+            and whole_name(tokens[-1], text)
+        )
 
     pages = {f.url: f.title for f in facts if f.title}
     q = _plain(question)
@@ -687,8 +703,7 @@ def _path(question: str, facts: Sequence[Evidence]) -> tuple[set[str], set[str]]
     qualified = {
         u
         for u, t in pages.items()
-        if _qualifier(t)
-        and any(v != u and named(_base(t), x) and named(_qualifier(t), x) for v, x in said)
+        if _qualifier(t) and any(v != u and named(_base(t), x) and named(_qualifier(t), x) for v, x in said)
     }
     relation = {t[:4] for t in content_terms(q) - content_terms(" ".join(_names(q))) if len(t) >= 4}
 
@@ -704,7 +719,9 @@ def _path(question: str, facts: Sequence[Evidence]) -> tuple[set[str], set[str]]
         if not whole_name(name, text):
             return False
         at = max(related(m.start(), text) for m in re.finditer(re.escape(name), text))
-        best = max((related(m.start(), text) for m in _NAME.finditer(text) if m.group()[0].isupper()), default=0)
+        best = max(
+            (related(m.start(), text) for m in _NAME.finditer(text) if m.group()[0].isupper()), default=0
+        )
         return at >= best
 
     whole = {u for u, t in pages.items() if any(v != u and hop_in(t, x) for v, x in said)}
@@ -822,9 +839,15 @@ def _person(tokens: list[str], lead: int) -> tuple[list[str], int]:
     if roles and len(tokens) - roles[-1] - 1 >= 2 and tokens[roles[-1] + 1][0].isupper():
         lead += sum(len(t) + 1 for t in tokens[: roles[-1] + 1])
         tokens = tokens[roles[-1] + 1 :]
-    if not tokens or not tokens[0][0].isupper() or any(
-        any(c.isdigit() for c in t) or t in _MONTH_WORDS or t.lower() in _ORGANISATIONS | {"of", "the", "for"}
-        for t in tokens
+    if (
+        not tokens
+        or not tokens[0][0].isupper()
+        or any(
+            any(c.isdigit() for c in t)
+            or t in _MONTH_WORDS
+            or t.lower() in _ORGANISATIONS | {"of", "the", "for"}
+            for t in tokens
+        )
     ):
         return [], lead
     return tokens, lead
