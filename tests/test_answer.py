@@ -43,6 +43,13 @@ WOOD_FILM = ev(
         ("Who was known by his stage name Aladin?", "person"),
         ('When was Poison\'s album "Shut Up, Make Love" released?', "date"),
         ("D1NZ is a series based on what oversteering technique?", "entity"),
+        # a statement that asks with "who" alone, and a "which X" whose head noun is a person
+        (
+            "Kaiser Ventures corporation was founded by an American industrialist who became known as the father of modern American shipbuilding?",
+            "person",
+        ),
+        ("Which other Mexican Formula One race car driver has held the podium?", "person"),
+        ("What government position was held by the woman who portrayed Corliss Archer?", "entity"),
     ],
 )
 def test_the_question_says_what_it_asks(question, kind):
@@ -520,3 +527,36 @@ def test_a_comparison_settles_only_with_a_page_about_each_thing():
     local_h = ev("Local H", "Local H is an American rock band from Zion, Illinois.")
     found = answer(q, [for_against, mention, local_h])
     assert found.settled and found.text == "yes"
+
+
+def test_a_statement_asking_who_gets_a_person_not_a_date():
+    q = "Kaiser Ventures corporation was founded by an American industrialist who became known as the father of modern American shipbuilding?"
+    kaiser = ev(
+        "Henry J. Kaiser",
+        "Henry John Kaiser (May 9, 1882 – August 24, 1967) was an American industrialist who became known as the father of modern American shipbuilding.",
+    )
+    assert answer(q, [kaiser]).text == "Henry John Kaiser"
+
+
+def test_a_part_of_a_quoted_title_is_no_name():
+    q = "Who is the writer of this song that was inspired by words on a tombstone?"
+    song = ev(
+        "To Know Him Is to Love Him",
+        '"To Know Him Is to Love Him" is a song written by Phil Spector, inspired by words on his father\'s tombstone.',
+    )
+    assert answer(q, [song]).text == "Phil Spector"
+
+
+def test_several_people_asked_for_are_listed():
+    q = "Ellie Goulding worked with what other writers on her third studio album, Delirium?"
+    song = ev(
+        "On My Mind (Ellie Goulding song)",
+        "It was written by Goulding, Max Martin, Savan Kotecha and Ilya Salmanzadeh.",
+    )
+    lead = ev(
+        "On My Mind (Ellie Goulding song)",
+        '"On My Mind" is a song by English singer Ellie Goulding from her third studio album "Delirium" (2015).',
+    )
+    assert answer(q, [lead, song]).text == "Max Martin, Savan Kotecha and Ilya Salmanzadeh"
+    # one writer asked for: one name
+    assert answer(q.replace("writers", "writer"), [lead, song]).text == "Max Martin"

@@ -74,6 +74,14 @@ DEMONYMS = {
 _NATIONALITY = re.compile(
     r"\b(" + "|".join(sorted({d.title() for d in DEMONYMS.values()}, key=len, reverse=True)) + r")\b"
 )
+#: head nouns of a "which X" phrase that ask for a person (stemmed: "writers" -> "writer")
+_PERSON_NOUNS = {
+    stem(w)
+    for w in "person people man woman actor actress singer songwriter writer author director producer player "
+    "pilot driver composer president politician artist musician screenwriter industrialist businessman "
+    "founder poet novelist painter philosopher scientist footballer athlete coach manager leader ruler "
+    "king queen emperor rapper comedian dancer journalist architect lyricist".split()
+}
 #: attribute words that name the same thing ("genera" is the plural of "genus")
 _SAME = {"genera": "genus", "genu": "genus", "documentari": "documentary", "documentary": "documentary"}
 _OLDER = re.compile(r"\b(older|elder|earlier|first|oldest|earliest|longer ago)\b", re.I)
@@ -191,7 +199,13 @@ def read_question(question: str) -> QuestionShape:
         low,
     ):
         kind = "place"
-    elif re.search(r"^(?:who|whom|whose)\b|\bwho (?:is|was|were)\b|\bby whom\b|\bby who\b", low) or re.search(
+    elif (
+        re.search(r"^(?:who|whom|whose)\b|\bwho (?:is|was|were)\b|\bby whom\b|\bby who\b", low)
+        # a statement that asks with "who" alone: "... founded by an American industrialist who became ..."
+        or (re.search(r"\bwho\b", low) and not re.search(r"\b(?:what|which|when|where|how)\b", low))
+        # "Which other Mexican Formula One race car driver ...", "what other writers ...": the head noun
+        or (bool(phrase := wh_phrase(q)) and stem(words(phrase[-1])[-1]) in _PERSON_NOUNS)
+    ) or re.search(
         r"\bwhich (?:\w+ )?(?:person|actor|actress|singer|writer|director|player|pilot|driver|author|"
         r"composer|president|vice president|politician|man|woman|artist|musician|screenwriter)\b"
         r"|\bwhat (?:\w+ )?(?:screenwriter|actor|actress|singer|writer|director|author|person)\b"
@@ -549,6 +563,8 @@ def _extract(
     if best is None or best[0] < 1.0:
         return Answer("", shape.kind, missing=[f"a {shape.kind} that answers the question"])
     score, cand, fact = best
+    if shape.kind == "person" and _plural_head(question) and best not in typed:
+        cand = _listed(cand, fact, q_words)
     # a bridge is crossed once the answer comes from a hop's page, or from the question's own
     # page with a page it names read too, or with another page the question names (no bridge
     # to cross: "Hayden is from Canada, but where does Buck-Tick hail from?"); or the question
@@ -564,6 +580,26 @@ def _extract(
     return Answer(
         cand, shape.kind, support=[fact], strength=round(score, 3), bridged=bridged, anchored=bool(anchors)
     )
+
+
+def _plural_head(question: str) -> bool:
+    """ "what other writers ...": the question asks for several people, not one."""
+    phrase = wh_phrase(question)
+    head = phrase[-1] if phrase else ""
+    return len(head) > 3 and head.endswith("s") and not head.endswith("ss") and stem(head) != head
+
+
+def _listed(cand: str, fact: Evidence, q_words: set[str]) -> str:
+    """The people a sentence lists with ``cand`` ("written by Goulding, Max Martin, Savan Kotecha
+    and Ilya Salmanzadeh" -> the three the question does not name), as "A, B and C"."""
+    people = []
+    for name, _, _ in _candidates("person", fact):
+        c_words = [w for w in words(name) if w not in STOPWORDS]
+        if c_words and sum(w in q_words for w in c_words) < 0.75 * len(c_words) and name not in people:
+            people.append(name)
+    if cand not in people or len(people) < 2:
+        return cand
+    return ", ".join(people[:-1]) + " and " + people[-1]
 
 
 _WH_STOP = {
@@ -776,6 +812,7 @@ def _candidates(kind: str, fact: Evidence) -> list[tuple[str, int, int]]:
             if not re.fullmatch(_YEAR, m.group()) or "," in m.group():
                 out.append((m.group(), m.start(), m.end()))
         return out
+    quoted = [(q.start(1), q.end(1)) for q in _QUOTED.finditer(text)]
     for m in _NAME.finditer(text):
         raw = m.group()
         tokens = raw.strip(" .,'’").split()
@@ -803,6 +840,8 @@ def _candidates(kind: str, fact: Evidence) -> list[tuple[str, int, int]]:
             continue
         cand = " ".join(tokens)
         start = m.start() + lead
+        if any(a <= start and start + len(cand) <= b and b - a > len(cand) for a, b in quoted):
+            continue  # a part of a quoted title is no name of its own: "My Mind" in "On My Mind"
         parts = re.split(r" (?:and|&) ", cand)
         # "Frank Sinatra and Nancy Sinatra", "World War I and World War II": two names (a title
         # with a lower-case word after "and" is one: "Winnie the Pooh and the Blustery Day")
