@@ -560,3 +560,15 @@ def test_several_people_asked_for_are_listed():
     assert answer(q, [lead, song]).text == "Max Martin, Savan Kotecha and Ilya Salmanzadeh"
     # one writer asked for: one name
     assert answer(q.replace("writers", "writer"), [lead, song]).text == "Max Martin"
+
+
+def test_a_number_joined_to_a_name_is_no_part_of_it():
+    from modules.research.answer import _candidates
+
+    fact = ev(
+        "America East Conference",
+        "The conference was known as the Eastern College Athletic Conference-North from 1979 to 1988 and the North Atlantic Conference from 1988 to 1996.",
+    )
+    names = [c for c, _, _ in _candidates("entity", fact)]
+    assert "North Atlantic Conference" in names
+    assert "Eastern College Athletic Conference-North" in names

@@ -822,6 +822,13 @@ def _candidates(kind: str, fact: Evidence) -> list[tuple[str, int, int]]:
             tokens = tokens[1:]
         while tokens and tokens[-1].lower() in {"of", "the", "and", "de", "for", "on", "in", "&"}:
             tokens = tokens[:-1]
+        # "1988 and the North Atlantic Conference": a number joined to the name is no part of it
+        while len(tokens) > 1 and tokens[0].isdigit() and tokens[1] in ("and", "the", "of", "&"):
+            skip = 1
+            while skip < len(tokens) and tokens[skip] in ("and", "the", "of", "&"):
+                skip += 1
+            lead += sum(len(t) + 1 for t in tokens[:skip])
+            tokens = tokens[skip:]
         if not tokens or tokens[0].isdigit() or all(t in _MONTH_WORDS for t in tokens):
             continue
         if kind == "person":
