@@ -572,3 +572,20 @@ def test_a_number_joined_to_a_name_is_no_part_of_it():
     names = [c for c, _, _ in _candidates("entity", fact)]
     assert "North Atlantic Conference" in names
     assert "Eastern College Athletic Conference-North" in names
+
+
+def test_an_answer_stating_the_question_s_clause_is_past_the_bridge():
+    q = "In 1991 Euromarché was bought by a chain that operated how any hypermarkets at the end of 2016?"
+    euromarche = ev("Euromarché", 'Euromarché ("Euromarket") was a French hypermarket chain.')
+    carrefour = ev(
+        "Carrefour",
+        "It is one of the largest hypermarket chains in the world (with 1,462 hypermarkets at the end of 2016).",
+    )
+    found = answer(q, [euromarche, carrefour])
+    assert (
+        found.text == "1,462" and found.settled
+    )  # no fact read names Carrefour, but its sentence is the clause's
+    other = ev(
+        "Selver", "Selver is a chain of supermarkets and hypermarkets operating in Estonia with 51 stores."
+    )
+    assert not answer(q, [euromarche, other]).settled  # a chain of hypermarkets alone is not past the bridge
