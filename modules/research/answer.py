@@ -576,7 +576,7 @@ def _extract(
         or fact.url in hopped
         or (fact.url in anchors and (bool(hopped) or len(anchors) >= 2))
         or (best in typed and bool(names & content_terms(_plain(fact.text))))
-        or _states_the_clause(question, fact)
+        or (fact.url not in anchors and _states_the_clause(question, fact))
     )
     return Answer(
         cand, shape.kind, support=[fact], strength=round(score, 3), bridged=bridged, anchored=bool(anchors)
@@ -586,8 +586,8 @@ def _extract(
 def _states_the_clause(question: str, fact: Evidence) -> bool:
     """The answer's sentence states what the question says of the thing past its bridge (the
     clause after its last "that" / "which": "a chain that operated how many hypermarkets at the
-    end of 2016" and "... with 1,462 hypermarkets at the end of 2016"): that sentence's page is
-    the bridge's far side, though no fact read names it."""
+    end of 2016" and "... with 1,462 hypermarkets at the end of 2016"): that sentence's page, not
+    one the question names, is the bridge's far side, though no fact read names it."""
     clauses = re.split(r"\b(?:that|which)\b", _plain(question), flags=re.I)
     if len(clauses) < 2:
         return False
