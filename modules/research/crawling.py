@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 
 from ..text import content_terms
-from .answer import answer, read_question, rejected_answers
+from .answer import _plain, answer, read_question, rejected_answers
 from .baseline import (
     _GENERIC,
     ENTITY,
@@ -40,6 +40,16 @@ FIRST_SEARCH_CRAWLS = 4  # the question's own search casts the widest net
 LATER_SEARCH_CRAWLS = 1  # a later search is after one lead: its best result
 
 
+def _title(title: str) -> str:
+    """A page's name as the question writes it: "Tunnels &amp; Trolls" is "tunnels and trolls"."""
+    return _norm_title(_plain(title))
+
+
+def _anchor(title: str, question: str) -> bool:
+    """:func:`_is_anchor` on titles and question read alike (HTML entities, "&" as "and")."""
+    return _is_anchor(_plain(title), _plain(question))
+
+
 def next_crawl(thread: Thread) -> tuple[int, str, str] | None:
     """(tier, url, why) of the unread candidate to crawl next, or None when none is promising:
     tier 0 is titled with a name sought (the question's or a lead's), 1 with a longer name the
@@ -51,18 +61,18 @@ def next_crawl(thread: Thread) -> tuple[int, str, str] | None:
         if s.startswith("search: ")
     ]
     names = {n.lower() for n in question_entities(thread.question) + leads if n}
-    crawled = [_norm_title(t) for t in thread.titles.values()]
+    crawled = [_title(t) for t in thread.titles.values()]
     best: tuple[tuple, str, str] | None = None
     for i, url in enumerate(thread.candidate_urls):
         if url in thread.read_urls:
             continue
         title, origin = thread.origins.get(url, ("", ""))
-        name = _norm_title(title)
+        name = _title(title)
         if not name or crawled.count(name) >= 2:  # "Ed Wood (film)", then "Ed Wood": enough
             continue
         if name in names or any(name.startswith(n + ",") for n in names):  # "Brown County, Kansas"
             tier, why = 0, f'its title "{title}" names what the research is after'
-        elif len(name.split()) > 1 and _is_anchor(title, thread.question):
+        elif len(name.split()) > 1 and _anchor(title, thread.question):
             tier, why = 1, f'its title "{title}" is named in the question'
         else:
             continue
@@ -77,7 +87,7 @@ def next_crawl(thread: Thread) -> tuple[int, str, str] | None:
 def unread_named(thread: Thread) -> tuple[int, str, str] | None:
     """(0, url, why) of an unread candidate titled with a thing the question names when no page
     read is about that thing ("Ed Wood" with only "Scott Derrickson" read), else None."""
-    read = [_norm_title(t) for t in thread.titles.values()]
+    read = [_title(t) for t in thread.titles.values()]
     shape = read_question(thread.question)
     compared = shape.subjects if shape.kind in ("yes_no", "choice") else []  # "Cypress", "Ajuga"
     open_names = [
@@ -89,7 +99,7 @@ def unread_named(thread: Thread) -> tuple[int, str, str] | None:
         if url in thread.read_urls:
             continue
         title = thread.origins.get(url, ("", ""))[0]
-        name = _norm_title(title)
+        name = _title(title)
         if name and any(name == n or name.startswith(n + ",") for n in open_names):
             return 0, url, f'its title "{title}" is named in the question and no page about it was read'
     return None
@@ -106,8 +116,8 @@ def unread_hop(thread: Thread, memory: Memory | None) -> tuple[int, str, str] | 
     words beyond the page's own name) names it, as a link on the anchor or a search result."""
     if memory is None or not memory.facts or read_question(thread.question).kind in ("yes_no", "choice"):
         return None
-    read = {u: _norm_title(t) for u, t in thread.titles.items() if u in thread.read_urls and _norm_title(t)}
-    anchors = {u: n for u, n in read.items() if _is_anchor(thread.titles[u], thread.question)}
+    read = {u: _title(t) for u, t in thread.titles.items() if u in thread.read_urls and _title(t)}
+    anchors = {u: n for u, n in read.items() if _anchor(thread.titles[u], thread.question)}
     things = {n for n in anchors.values() if not any(n != m and n in m for m in anchors.values())}
     if not anchors or len(things) >= 2:
         return None
@@ -127,11 +137,16 @@ def unread_hop(thread: Thread, memory: Memory | None) -> tuple[int, str, str] | 
         for i, u in enumerate(thread.candidate_urls)
         if u not in thread.read_urls
     ]
+    # a page read that gave no fact to keep ("Paris" for the pilot who flew L'Oiseau Blanc) was
+    # a wrong turn, not the hop: the next name of the relation sentence is crawled
+    kept = {f.source_url for f in memory.facts}
     for f in relational:
         spans = _spans(f.text)
         for u, n in read.items():
+            if u not in kept:
+                continue
             namesake = any(  # "Boston" read where the sentence names "Boston, Lincolnshire"
-                _norm_title(t).startswith(n + ",") and (_named(_norm_title(t), f.text, spans) or (1,))[0] == 0
+                _title(t).startswith(n + ",") and (_named(_title(t), f.text, spans) or (1,))[0] == 0
                 for _, _, t in unread
             )
             if u not in anchors and n in spans and not namesake:
@@ -140,7 +155,7 @@ def unread_hop(thread: Thread, memory: Memory | None) -> tuple[int, str, str] | 
         spans = _spans(fact.text)
         named = []
         for i, url, title in unread:
-            name = _norm_title(title)
+            name = _title(title)
             if not name or name in read.values() or name in anchors[fact.source_url]:
                 continue
             at = _named(name, fact.text, spans)
