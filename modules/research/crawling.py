@@ -38,6 +38,7 @@ from .schema import Decision
 
 FIRST_SEARCH_CRAWLS = 4  # the question's own search casts the widest net
 LATER_SEARCH_CRAWLS = 1  # a later search is after one lead: its best result
+DESCRIBED_BUDGET = 8  # pages read before a described page is no longer sought (median <= 10)
 
 
 def _title(title: str) -> str:
@@ -159,8 +160,8 @@ def unread_hop(thread: Thread, memory: Memory | None) -> tuple[int, str, str] | 
             if not name or name in read.values() or name in anchors[fact.source_url]:
                 continue
             at = _named(name, fact.text, spans)
-            if at is not None:
-                named.append((name not in asked, *at, i, url, title))
+            if at is not None:  # a full name before a single word ("Henry J. Kaiser", "California")
+                named.append((name not in asked, at[0], len(name.split()) == 1, *at[1:], i, url, title))
         if named:
             *_, url, title = min(named)
             return (
@@ -171,12 +172,55 @@ def unread_hop(thread: Thread, memory: Memory | None) -> tuple[int, str, str] | 
     return None
 
 
+def unread_described(thread: Thread, memory: Memory | None) -> tuple[int, str, str] | None:
+    """(1, url, why) of the unread candidate whose title holds most of the words by which a
+    wh-question describes what it does not name ("the battle in which Giuseppe Arimondi lost his
+    life": "Battle of Adwa"), found as a link on a page that gave facts or as a search result,
+    while fewer than :data:`DESCRIBED_BUDGET` pages were read.
+
+    A settled answer may rest on the first page's opening sentences; the page the question
+    describes is then often one link away, and reading it is cheap on the web. A title of one
+    word ("City") is a common noun linked from anywhere, and words of titles already read
+    ("War Memorial") or of the names the question gives describe nothing new."""
+    if memory is None or read_question(thread.question).kind in ("yes_no", "choice"):
+        return None
+    if len(thread.read_urls) >= DESCRIBED_BUDGET:
+        return None
+    question = _plain(thread.question)
+    given = content_terms(" ".join(question_entities(question)))
+    seen = set().union(*(content_terms(_plain(t)) for t in thread.titles.values()))
+    wanted = content_terms(question) - given - seen
+    kept = {f.source_url for f in memory.facts}
+    best = None
+    for i, url in enumerate(thread.candidate_urls):
+        if url in thread.read_urls:
+            continue
+        title, origin = thread.origins.get(url, ("", ""))
+        link = origin.startswith("link on ")
+        if link and origin[len("link on ") :] not in kept:
+            continue
+        plain = _plain(title)
+        shared = content_terms(plain) & wanted
+        if len(plain.split()) < 2 or not shared:
+            continue
+        key = (-len(shared), not link, i)
+        if best is None or key < best[0]:
+            best = (key, url, title, shared)
+    if best is None:
+        return None
+    _, url, title, shared = best
+    return 1, url, f'its title "{title}" holds what the question describes ({", ".join(sorted(shared))})'
+
+
 def _named(name: str, text: str, spans: dict[str, int]) -> tuple[int, int, bool] | None:
     """(0 for a name the sentence writes capitalised else 1, where, not qualified) when ``text``
     names ``name``: as written ("Front Row"), with its qualifier ("Boston, Lincolnshire" in "the
     Boston district of Lincolnshire"), or in lower case ("a car drifting series": "Drifting")."""
     if name in spans:
         return 0, spans[name], True
+    tokens = name.split()
+    if len(tokens) == 3 and re.fullmatch(r"\w\.", tokens[1]) and f"{tokens[0]} {tokens[2]}" in spans:
+        return 0, spans[f"{tokens[0]} {tokens[2]}"], True  # "Henry Kaiser" for "Henry J. Kaiser"
     head, _, qualifier = name.partition(", ")
     if qualifier and head in spans and _within(qualifier, text.lower()):
         return 0, spans[head], False
@@ -239,6 +283,7 @@ class CrawlingDecision(BaselineDecision):
                 unread_named(thread)
                 or (None if self._anchored(thread, memory) else next_crawl(thread))
                 or unread_hop(thread, memory)
+                or unread_described(thread, memory)
             )
             if named is None:
                 return decision
