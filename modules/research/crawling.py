@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 
 from ..text import content_terms
-from .answer import _plain, answer, read_question, rejected_answers
+from .answer import _plain, _terms, answer, read_question, rejected_answers
 from .baseline import (
     _GENERIC,
     ENTITY,
@@ -200,7 +200,7 @@ def unread_described(thread: Thread, memory: Memory | None) -> tuple[int, str, s
         if link and origin[len("link on ") :] not in kept:
             continue
         plain = _plain(title)
-        shared = content_terms(plain) & wanted
+        shared = _terms(plain) & wanted  # a country names its people: "South Australia", "Australian"
         if len(plain.split()) < 2 or not shared:
             continue
         key = (-len(shared), not link, i)
