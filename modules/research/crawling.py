@@ -13,8 +13,12 @@ hop alone): until then the unread candidate titled with such a name is crawled f
 wh-question's answer waits for its hop: with an anchor read (a page about the one thing the
 question names) and no page read that the anchor's kept facts name, the unread candidate named
 in the anchor's sentence stating the question's relation is crawled first (:func:`unread_hop`),
-before the results picked by rank too. One of an unanswered question is not kept while a
-promising page is left (search steps read nothing, so they count as steps without progress).
+before the results picked by rank too; a page read there that gave no fact to keep was a wrong
+turn, and the sentence's next name is crawled (full names first). Before a wh-answer is handed
+over, the page the question describes without naming it is read too (:func:`unread_described`:
+"the battle in which ...": "Battle of Adwa"), while fewer than :data:`DESCRIBED_BUDGET` pages were
+read. One of an unanswered question is not kept while a promising page is left (search steps
+read nothing, so they count as steps without progress).
 """
 
 from __future__ import annotations
