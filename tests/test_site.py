@@ -6,7 +6,14 @@ import re
 import pytest
 
 from modules.research.baseline import Thread
-from modules.research.crawling import CrawlingDecision, next_crawl, unread_hop
+from modules.research.crawling import (
+    DESCRIBED_BUDGET,
+    CrawlingDecision,
+    next_crawl,
+    unread_described,
+    unread_hop,
+    unread_named,
+)
 from modules.research.memory import Memory
 from modules.research.schema import Analysis, Fact
 from modules.research.session import ResearchOptions, build_researcher
@@ -263,6 +270,107 @@ def test_the_hop_named_with_its_qualifier_beats_a_namesake_already_read(embedder
     assert unread_hop(thread, memory) is None
     thread = _thread(candidates[:1] + candidates[2:3], read={"http://s/1"}, question=question)
     assert unread_hop(thread, memory)[:2] == (0, "http://s/3")  # "a hamlet": written in lower case
+
+
+def test_a_hop_page_that_gave_no_fact_is_a_wrong_turn_and_the_next_name_is_crawled(embedder):
+    """The relation sentence names "New York" before the pilot: once its page is read and gives
+    no fact to keep, it was not the hop, and the next full name of the sentence is crawled; a
+    page that gave a fact is the hop, and nothing is held back."""
+    question = "Which French ace pilot and adventurer flew L'Oiseau Blanc?"
+    first = f'for "{question}"'
+    candidates = [
+        ("http://s/1", "L'Oiseau Blanc", f"search result 1 {first}"),
+        ("http://s/2", "New York", "link on http://s/1"),
+        ("http://s/3", "Charles Nungesser", "link on http://s/1"),
+    ]
+    facts = [
+        (
+            "L'Oiseau Blanc was a French biplane that disappeared in 1927 on a flight to New York "
+            "flown by the ace pilot Charles Nungesser and François Coli.",
+            "http://s/1",
+        )
+    ]
+    thread = _thread(candidates, read={"http://s/1"}, question=question)
+    assert unread_hop(thread, _memory(embedder, facts))[:2] == (0, "http://s/2")
+    thread = _thread(candidates, read={"http://s/1", "http://s/2"}, question=question)
+    assert unread_hop(thread, _memory(embedder, facts))[:2] == (0, "http://s/3")
+    facts.append(
+        ("New York is the most populous city in the United States, flown to by pilots.", "http://s/2")
+    )
+    assert unread_hop(thread, _memory(embedder, facts)) is None
+
+
+def test_a_full_name_of_the_relation_sentence_beats_a_single_word_and_a_middle_initial_matches(
+    embedder,
+):
+    """ "... in Terminal Island, California, ... a project of Henry Kaiser": the founder's page
+    "Henry J. Kaiser" is crawled before "California", named earlier but a single word."""
+    question = "Kaiser Ventures corporation was founded by which American industrialist?"
+    first = f'for "{question}"'
+    candidates = [
+        ("http://s/1", "Kaiser Ventures", f"search result 1 {first}"),
+        ("http://s/2", "California", "link on http://s/1"),
+        ("http://s/3", "Henry J. Kaiser", "link on http://s/1"),
+    ]
+    facts = [
+        (
+            "The corporation's shipyard on Terminal Island, California, was founded by the "
+            "industrialist Henry Kaiser.",
+            "http://s/1",
+        )
+    ]
+    thread = _thread(candidates, read={"http://s/1"}, question=question)
+    assert unread_hop(thread, _memory(embedder, facts))[:2] == (0, "http://s/3")
+
+
+def test_a_title_written_with_an_html_entity_is_the_name_the_question_writes_with_and():
+    question = 'What is the name for the adventure in "Tunnels and Trolls", a game designed by Ken St. Andre?'
+    first = f'for "{question}"'
+    candidates = [
+        ("http://s/1", "Ken St. Andre", f"search result 1 {first}"),
+        ("http://s/2", "Tunnels &amp; Trolls", f"search result 2 {first}"),
+    ]
+    thread = _thread(candidates, read={"http://s/1"}, question=question)
+    assert unread_named(thread)[:2] == (0, "http://s/2")
+
+
+def test_the_page_a_question_describes_is_read_before_the_hand_over(embedder):
+    """ "The battle in which Giuseppe Arimondi lost his life": with the answer settled from the
+    war's page, the "Battle of Adwa" it links is crawled before handing over; a one-word title,
+    a link on a page that gave no fact, and the budget of pages read hold nothing back."""
+    question = "The battle in which Giuseppe Arimondi lost his life secured what for Ethiopia?"
+    first = f'for "{question}"'
+    candidates = [
+        ("http://s/1", "Giuseppe Arimondi", f"search result 1 {first}"),
+        ("http://s/2", "First Italo-Ethiopian War", "link on http://s/1"),
+        ("http://s/3", "Battle", "link on http://s/2"),
+        ("http://s/4", "Battle of Dogali", "link on http://s/5"),
+        ("http://s/5", "Menelik II", "link on http://s/2"),
+        ("http://s/6", "Battle of Adwa", "link on http://s/2"),
+    ]
+    facts = [
+        (
+            "Giuseppe Arimondi was an Italian general, known for his role in the First Italo-Ethiopian War.",
+            "http://s/1",
+        ),
+        (
+            "The First Italo-Ethiopian War was fought between Italy and Ethiopia from 1895 to 1896.",
+            "http://s/2",
+        ),
+    ]
+    read = {"http://s/1", "http://s/2", "http://s/5"}
+    thread = _thread(candidates, read=read, question=question)
+    thread.titles["http://s/5"] = "Menelik II"
+    thread.last_analysis.answered = True
+    memory = _memory(embedder, facts)
+    assert unread_described(thread, memory)[:2] == (1, "http://s/6")
+    decision = CrawlingDecision(embedder)(thread, memory)
+    assert (decision.next_action, decision.query_or_url) == ("crawl_url", "http://s/6")
+    thread = _thread(candidates[:5], read=read, question=question)
+    assert unread_described(thread, memory) is None  # "Battle" is one word; Dogali's page gave nothing
+    thread = _thread(candidates, read=read, question=question)
+    thread.read_urls |= {f"http://x/{i}" for i in range(DESCRIBED_BUDGET)}
+    assert unread_described(thread, memory) is None
 
 
 def test_a_yes_no_answer_waits_for_each_compared_things_own_page(embedder):

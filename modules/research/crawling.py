@@ -13,8 +13,12 @@ hop alone): until then the unread candidate titled with such a name is crawled f
 wh-question's answer waits for its hop: with an anchor read (a page about the one thing the
 question names) and no page read that the anchor's kept facts name, the unread candidate named
 in the anchor's sentence stating the question's relation is crawled first (:func:`unread_hop`),
-before the results picked by rank too. One of an unanswered question is not kept while a
-promising page is left (search steps read nothing, so they count as steps without progress).
+before the results picked by rank too; a page read there that gave no fact to keep was a wrong
+turn, and the sentence's next name is crawled (full names first). Before a wh-answer is handed
+over, the page the question describes without naming it is read too (:func:`unread_described`:
+"the battle in which ...": "Battle of Adwa"), while fewer than :data:`DESCRIBED_BUDGET` pages were
+read. One of an unanswered question is not kept while a promising page is left (search steps
+read nothing, so they count as steps without progress).
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from __future__ import annotations
 import re
 
 from ..text import content_terms
-from .answer import answer, read_question, rejected_answers
+from .answer import _plain, _terms, answer, read_question, rejected_answers
 from .baseline import (
     _GENERIC,
     ENTITY,
@@ -38,6 +42,17 @@ from .schema import Decision
 
 FIRST_SEARCH_CRAWLS = 4  # the question's own search casts the widest net
 LATER_SEARCH_CRAWLS = 1  # a later search is after one lead: its best result
+DESCRIBED_BUDGET = 8  # pages read before a described page is no longer sought (median <= 10)
+
+
+def _title(title: str) -> str:
+    """A page's name as the question writes it: "Tunnels &amp; Trolls" is "tunnels and trolls"."""
+    return _norm_title(_plain(title))
+
+
+def _anchor(title: str, question: str) -> bool:
+    """:func:`_is_anchor` on titles and question read alike (HTML entities, "&" as "and")."""
+    return _is_anchor(_plain(title), _plain(question))
 
 
 def next_crawl(thread: Thread) -> tuple[int, str, str] | None:
@@ -51,18 +66,18 @@ def next_crawl(thread: Thread) -> tuple[int, str, str] | None:
         if s.startswith("search: ")
     ]
     names = {n.lower() for n in question_entities(thread.question) + leads if n}
-    crawled = [_norm_title(t) for t in thread.titles.values()]
+    crawled = [_title(t) for t in thread.titles.values()]
     best: tuple[tuple, str, str] | None = None
     for i, url in enumerate(thread.candidate_urls):
         if url in thread.read_urls:
             continue
         title, origin = thread.origins.get(url, ("", ""))
-        name = _norm_title(title)
+        name = _title(title)
         if not name or crawled.count(name) >= 2:  # "Ed Wood (film)", then "Ed Wood": enough
             continue
         if name in names or any(name.startswith(n + ",") for n in names):  # "Brown County, Kansas"
             tier, why = 0, f'its title "{title}" names what the research is after'
-        elif len(name.split()) > 1 and _is_anchor(title, thread.question):
+        elif len(name.split()) > 1 and _anchor(title, thread.question):
             tier, why = 1, f'its title "{title}" is named in the question'
         else:
             continue
@@ -77,7 +92,7 @@ def next_crawl(thread: Thread) -> tuple[int, str, str] | None:
 def unread_named(thread: Thread) -> tuple[int, str, str] | None:
     """(0, url, why) of an unread candidate titled with a thing the question names when no page
     read is about that thing ("Ed Wood" with only "Scott Derrickson" read), else None."""
-    read = [_norm_title(t) for t in thread.titles.values()]
+    read = [_title(t) for t in thread.titles.values()]
     shape = read_question(thread.question)
     compared = shape.subjects if shape.kind in ("yes_no", "choice") else []  # "Cypress", "Ajuga"
     open_names = [
@@ -89,7 +104,7 @@ def unread_named(thread: Thread) -> tuple[int, str, str] | None:
         if url in thread.read_urls:
             continue
         title = thread.origins.get(url, ("", ""))[0]
-        name = _norm_title(title)
+        name = _title(title)
         if name and any(name == n or name.startswith(n + ",") for n in open_names):
             return 0, url, f'its title "{title}" is named in the question and no page about it was read'
     return None
@@ -106,8 +121,8 @@ def unread_hop(thread: Thread, memory: Memory | None) -> tuple[int, str, str] | 
     words beyond the page's own name) names it, as a link on the anchor or a search result."""
     if memory is None or not memory.facts or read_question(thread.question).kind in ("yes_no", "choice"):
         return None
-    read = {u: _norm_title(t) for u, t in thread.titles.items() if u in thread.read_urls and _norm_title(t)}
-    anchors = {u: n for u, n in read.items() if _is_anchor(thread.titles[u], thread.question)}
+    read = {u: _title(t) for u, t in thread.titles.items() if u in thread.read_urls and _title(t)}
+    anchors = {u: n for u, n in read.items() if _anchor(thread.titles[u], thread.question)}
     things = {n for n in anchors.values() if not any(n != m and n in m for m in anchors.values())}
     if not anchors or len(things) >= 2:
         return None
@@ -127,11 +142,16 @@ def unread_hop(thread: Thread, memory: Memory | None) -> tuple[int, str, str] | 
         for i, u in enumerate(thread.candidate_urls)
         if u not in thread.read_urls
     ]
+    # a page read that gave no fact to keep ("Paris" for the pilot who flew L'Oiseau Blanc) was
+    # a wrong turn, not the hop: the next name of the relation sentence is crawled
+    kept = {f.source_url for f in memory.facts}
     for f in relational:
         spans = _spans(f.text)
         for u, n in read.items():
+            if u not in kept:
+                continue
             namesake = any(  # "Boston" read where the sentence names "Boston, Lincolnshire"
-                _norm_title(t).startswith(n + ",") and (_named(_norm_title(t), f.text, spans) or (1,))[0] == 0
+                _title(t).startswith(n + ",") and (_named(_title(t), f.text, spans) or (1,))[0] == 0
                 for _, _, t in unread
             )
             if u not in anchors and n in spans and not namesake:
@@ -140,12 +160,12 @@ def unread_hop(thread: Thread, memory: Memory | None) -> tuple[int, str, str] | 
         spans = _spans(fact.text)
         named = []
         for i, url, title in unread:
-            name = _norm_title(title)
+            name = _title(title)
             if not name or name in read.values() or name in anchors[fact.source_url]:
                 continue
             at = _named(name, fact.text, spans)
-            if at is not None:
-                named.append((name not in asked, *at, i, url, title))
+            if at is not None:  # a full name before a single word ("Henry J. Kaiser", "California")
+                named.append((name not in asked, at[0], len(name.split()) == 1, *at[1:], i, url, title))
         if named:
             *_, url, title = min(named)
             return (
@@ -156,12 +176,55 @@ def unread_hop(thread: Thread, memory: Memory | None) -> tuple[int, str, str] | 
     return None
 
 
+def unread_described(thread: Thread, memory: Memory | None) -> tuple[int, str, str] | None:
+    """(1, url, why) of the unread candidate whose title holds most of the words by which a
+    wh-question describes what it does not name ("the battle in which Giuseppe Arimondi lost his
+    life": "Battle of Adwa"), found as a link on a page that gave facts or as a search result,
+    while fewer than :data:`DESCRIBED_BUDGET` pages were read.
+
+    A settled answer may rest on the first page's opening sentences; the page the question
+    describes is then often one link away, and reading it is cheap on the web. A title of one
+    word ("City") is a common noun linked from anywhere, and words of titles already read
+    ("War Memorial") or of the names the question gives describe nothing new."""
+    if memory is None or read_question(thread.question).kind in ("yes_no", "choice"):
+        return None
+    if len(thread.read_urls) >= DESCRIBED_BUDGET:
+        return None
+    question = _plain(thread.question)
+    given = content_terms(" ".join(question_entities(question)))
+    seen = set().union(*(content_terms(_plain(t)) for t in thread.titles.values()))
+    wanted = content_terms(question) - given - seen
+    kept = {f.source_url for f in memory.facts}
+    best = None
+    for i, url in enumerate(thread.candidate_urls):
+        if url in thread.read_urls:
+            continue
+        title, origin = thread.origins.get(url, ("", ""))
+        link = origin.startswith("link on ")
+        if link and origin[len("link on ") :] not in kept:
+            continue
+        plain = _plain(title)
+        shared = _terms(plain) & wanted  # a country names its people: "South Australia", "Australian"
+        if len(plain.split()) < 2 or not shared:
+            continue
+        key = (-len(shared), not link, i)
+        if best is None or key < best[0]:
+            best = (key, url, title, shared)
+    if best is None:
+        return None
+    _, url, title, shared = best
+    return 1, url, f'its title "{title}" holds what the question describes ({", ".join(sorted(shared))})'
+
+
 def _named(name: str, text: str, spans: dict[str, int]) -> tuple[int, int, bool] | None:
     """(0 for a name the sentence writes capitalised else 1, where, not qualified) when ``text``
     names ``name``: as written ("Front Row"), with its qualifier ("Boston, Lincolnshire" in "the
     Boston district of Lincolnshire"), or in lower case ("a car drifting series": "Drifting")."""
     if name in spans:
         return 0, spans[name], True
+    tokens = name.split()
+    if len(tokens) == 3 and re.fullmatch(r"\w\.", tokens[1]) and f"{tokens[0]} {tokens[2]}" in spans:
+        return 0, spans[f"{tokens[0]} {tokens[2]}"], True  # "Henry Kaiser" for "Henry J. Kaiser"
     head, _, qualifier = name.partition(", ")
     if qualifier and head in spans and _within(qualifier, text.lower()):
         return 0, spans[head], False
@@ -224,6 +287,7 @@ class CrawlingDecision(BaselineDecision):
                 unread_named(thread)
                 or (None if self._anchored(thread, memory) else next_crawl(thread))
                 or unread_hop(thread, memory)
+                or unread_described(thread, memory)
             )
             if named is None:
                 return decision
