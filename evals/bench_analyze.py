@@ -2,8 +2,9 @@
 
 From one run, on the same ~2,900 TruthfulQA answers (with question, expected answer and
 derived claims), repeated ``--repeats`` times, medians printed:
-  1. direct: ResponseAnalyzer over the records (what the flow's tasks call), counting every
-     text it sends to the encoder;
+  1. direct: ResponseAnalyzer over the records as the flow's tasks call it (per wave of batches
+     one encoder call of their distinct texts, then each batch), counting every text it sends to
+     the encoder;
   2. encoder: the raw local model (``modules.encoder``) encoding exactly those texts, same batch size; and
      *inputs*: encoding the distinct texts the analysis reads (responses, expected answers,
      claims, queries, ground-truth chunks), what any embedding-based analyzer must pay;
@@ -29,7 +30,7 @@ from pathlib import Path
 from evals.accuracy_eval import DEFAULT_CSV, load
 from modules.embeddings import LocalEmbedder, _load_model
 from modules.response import AnalyzerConfig, ResponseAnalyzer
-from modules.response.batch import analyze_to_rows
+from modules.response.batch import analyze_to_rows, waves
 
 
 class CountingEmbedder(LocalEmbedder):
@@ -103,11 +104,14 @@ def main() -> None:
         analyzer = ResponseAnalyzer(config, embedder=counting)
         gts = analyzer.prepare_ground_truth(load_pages(pages_path), {r.domain for r in recs})
         size = config.batch.batch_size
-        rows = [
-            row
-            for k in range(0, len(recs), size)
-            for row in analyze_to_rows(analyzer, recs[k : k + size], gts, coerced)
-        ]
+        rows = []
+        for wave in waves(recs, size, config.batch.concurrency):  # as the flow batches them
+            encoded = analyzer.encode_ahead([r for batch in wave for r in batch], gts)
+            rows += [
+                row
+                for batch in wave
+                for row in analyze_to_rows(analyzer, batch, gts, coerced, encoded=encoded)
+            ]
         direct.append(time.perf_counter() - t)
         assert len(rows) == len(records)
 

@@ -10,7 +10,6 @@ output is unusable keeps the offline verdicts, marked ``fallback`` / ``judge_fal
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -219,10 +218,9 @@ def analyze_records(
         missing = sorted({r.domain for r in records} - set(gts))
         if missing:
             raise ValueError(f"no ground truth pages for domain(s) {missing} (continue_on_error is false)")
-    size = max(1, min(config.batch.batch_size, math.ceil(len(records) / config.batch.concurrency) or 1))
     analyze = analyze_batch_task.with_options(**options)
     batches, futures = [], []
-    for wave in waves(records, size, config.batch.concurrency):
+    for wave in waves(records, config.batch.batch_size, config.batch.concurrency):
         wave_records = [r for batch in wave for r in batch]
         encoded = encode_texts_task.with_options(**options)(analyzer, Batch(wave_records, gts, coerced))
         batches += wave

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -43,10 +44,14 @@ def analyze_to_rows(
     return rows
 
 
-def waves(records: Sequence[AIResponse], size: int, concurrency: int) -> list[list[Sequence[AIResponse]]]:
-    """The records in batches of ``size``, grouped ``concurrency`` batches at a time: the
-    batches whose texts are encoded together (:meth:`ResponseAnalyzer.encode_ahead`), as many as
-    run at once, so that the vectors held stay bounded on a large run."""
+def waves(
+    records: Sequence[AIResponse], batch_size: int, concurrency: int
+) -> list[list[Sequence[AIResponse]]]:
+    """The records in batches of at most ``batch_size`` (smaller, to make ``concurrency`` of them,
+    on a small run), grouped ``concurrency`` batches at a time: the batches whose texts are
+    encoded together (:meth:`ResponseAnalyzer.encode_ahead`), as many as run at once, so that the
+    vectors held stay bounded on a large run."""
+    size = max(1, min(batch_size, math.ceil(len(records) / concurrency)))
     batches = [records[i : i + size] for i in range(0, len(records), size)]
     return [batches[i : i + concurrency] for i in range(0, len(batches), concurrency)]
 
