@@ -13,7 +13,7 @@ derived claims), repeated ``--repeats`` times, medians printed:
      Both 1 and 3 read the input, prepare ground truth (disk cache) and analyse; the flow
      also builds and writes its three tables.
 Ratios: direct / encoder, direct / inputs (target <= 1.3: the claim verdicts' extra windows and
-word vectors included) and flow / direct (target <= 1.15).
+word vectors included), flow / direct (target <= 1.15) and flow / inputs (issue 15: 0.9-1.2).
 
     .venv/bin/python -m evals.bench_analyze [--repeats 3] [--limit N]
 """
@@ -151,6 +151,7 @@ def main() -> None:
         "inputs_encoding_s": round(med(encoded_inputs), 2),
         "analysis_over_input_encoding": round(med(direct) / med(encoded_inputs), 3),
         "flow_over_direct": round(med(flowed) / med(direct), 3),
+        "flow_over_input_encoding": round(med(flowed) / med(encoded_inputs), 3),
     }
     print(json.dumps(report, indent=2))
     print(f"\n{n} responses need {n_texts} encodes ({n_texts / n:.2f} per response).")
@@ -163,6 +164,10 @@ def main() -> None:
         f"analysis / encoding its {len(inputs)} distinct input texts = {report['analysis_over_input_encoding']}x (target <= 1.3)"
     )
     print(f"flow / direct call           = {report['flow_over_direct']}x (target <= 1.15)")
+    print(
+        f"flow / encoding its {len(inputs)} distinct input texts = {report['flow_over_input_encoding']}x"
+        " (issue 15: 0.9-1.2)"
+    )
     print(
         f"medians of {args.repeats} runs; raw: direct {[round(x, 2) for x in direct]}, "
         f"encoder {[round(x, 2) for x in encoder]}, flow {[round(x, 2) for x in flowed]}"
