@@ -314,3 +314,57 @@ def test_the_garbage_collector_is_left_as_it_was(analyzer, enabled):
         assert gc.isenabled() == enabled
     finally:
         gc.enable() if was else gc.disable()
+
+
+class CountingKeywords(KeywordEmbedder):
+    """Keyword vectors, recording every call's texts."""
+
+    name = "counting-keywords"
+
+    def __init__(self):
+        self.calls: list[list[str]] = []
+
+    def encode(self, texts):
+        self.calls.append(list(texts))
+        return super().encode(texts)
+
+
+def test_texts_encoded_ahead_are_not_encoded_again_and_score_the_same(tmp_path):
+    """A wave's distinct texts in one call, its batches none; the results those of batches that
+    encode for themselves."""
+    from modules.response.batch import waves
+
+    answers = [
+        record("The starter plan costs $10 per month."),
+        record("The pro plan costs $30 per month.", query_id="q2"),
+        record("The starter plan costs $10 per month.", query_id="q3"),  # a text of the first batch
+        record("Acme Cloud costs $12 per month.", query_id="q4", domain="other.example"),  # no pages
+    ]
+    (wave,) = waves(answers, 2, 2)
+    assert [len(b) for b in wave] == [2, 2]
+    plain = ResponseAnalyzer(embedder=CountingKeywords(), cache=VectorCache(tmp_path / "a"))
+    ahead = ResponseAnalyzer(embedder=CountingKeywords(), cache=VectorCache(tmp_path / "b"))
+    gts_plain = plain.prepare_ground_truth(PAGES, ["acme.example"])
+    gts = ahead.prepare_ground_truth(PAGES, ["acme.example"])
+    expected = [r for b in wave for r in plain.analyze_batch(b, gts_plain)]
+    ahead.embedder.calls.clear()
+    encoded = ahead.encode_ahead(answers, gts)
+    (texts,) = ahead.embedder.calls
+    assert len(texts) == len(set(texts)) and "Acme Cloud costs $12 per month." not in texts
+    got = [r for b in wave for r in ahead.analyze_batch(b, gts, encoded)]
+    assert len(ahead.embedder.calls) == 1  # the batches encoded nothing
+    strip = lambda r: r.model_dump(exclude={"analyzed_at", "processing_time_ms"})  # noqa: E731
+    assert [strip(r) for r in got] == [strip(r) for r in expected]
+    # a batch with a text the wave did not encode encodes for itself
+    other = ahead.analyze_batch([record("Single sign-on is on the pro plan.", query_id="q5")], gts, encoded)
+    assert len(ahead.embedder.calls) == 2 and other[0].status != "error"
+
+
+@given(n=st.integers(0, 40), size=st.integers(1, 12), concurrency=st.integers(1, 6))
+def test_waves_cover_the_records_in_order(n, size, concurrency):
+    from modules.response.batch import waves
+
+    got = waves(list(range(n)), size, concurrency)
+    assert [r for w in got for b in w for r in b] == list(range(n))
+    assert all(1 <= len(w) <= concurrency for w in got) and all(0 < len(b) <= size for w in got for b in w)
+    assert all(len(w) == concurrency for w in got[:-1])

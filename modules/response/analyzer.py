@@ -105,6 +105,22 @@ class _Closeness:
     residual: np.ndarray | None  # per chunk: the same with the question's direction projected out
 
 
+@dataclass
+class EncodedTexts:
+    """Vectors of the distinct texts of several batches, encoded ahead of them in one call
+    (:meth:`ResponseAnalyzer.encode_ahead`)."""
+
+    rows: dict[str, int]  # text -> its row of ``vectors``
+    vectors: np.ndarray
+    model: str  # the embedder's name
+
+    def take(self, texts: Sequence[str], model: str) -> np.ndarray | None:
+        """The vectors of ``texts``, in their order; None unless all were encoded by ``model``."""
+        if model != self.model or any(t not in self.rows for t in texts):
+            return None
+        return self.vectors[[self.rows[t] for t in texts]]
+
+
 def _top(sims: np.ndarray, k: int) -> np.ndarray:
     """Per row, the columns of the ``k`` largest values, largest first (equal values: lower column
     first, but which of more than ``k`` equal values are kept is open)."""
@@ -352,30 +368,63 @@ class ResponseAnalyzer:
         for i in range(0, len(records), size):
             yield from self.analyze_batch(records[i : i + size], ground_truth)
 
-    def analyze_batch(
+    def encode_ahead(
         self, records: Sequence[AIResponse], ground_truth: dict[str, GroundTruth]
+    ) -> EncodedTexts | None:
+        """The vectors of every distinct text that :meth:`analyze_batch` will encode for
+        ``records``, in one encoder call, for the batches of these records to share (pass it as
+        their ``encoded``). Why: batches encoded one by one encode a text shared by several of
+        them again, and the encoder sorts each call's texts by length to pad less, which a
+        larger call does better. None when nothing is to be encoded or the encoder failed (each
+        batch then encodes, retries and falls back on its own)."""
+        texts = self._batch_texts([self._prepare(r) for r in records], ground_truth)
+        if not texts:
+            return None
+        try:
+            vectors = encode_with_retry(self.embedder, list(texts), **self._retry)
+        except EmbeddingError:
+            return None
+        return EncodedTexts(texts, vectors, self.embedder.name)
+
+    def analyze_batch(
+        self,
+        records: Sequence[AIResponse],
+        ground_truth: dict[str, GroundTruth],
+        encoded: EncodedTexts | None = None,
     ) -> list[AnalysisResult]:
-        """Analyse records in one encoder call; a record without ground truth is an error row.
+        """Analyse records in one encoder call (none when ``encoded``, from :meth:`encode_ahead`,
+        holds all their texts); a record without ground truth is an error row.
 
         With a CPU-bound embedder the whole batch holds its ``exclusive`` lock, so that
         concurrent batches in threads take turns instead of competing for the same cores.
         """
         with getattr(self.embedder, "exclusive", nullcontext()), _collector_paused():
-            return self._analyze_batch(records, ground_truth)
+            return self._analyze_batch(records, ground_truth, encoded)
 
-    def _analyze_batch(
-        self, records: Sequence[AIResponse], ground_truth: dict[str, GroundTruth]
-    ) -> list[AnalysisResult]:
-        now = datetime.now(UTC)
-        prepared = [self._prepare(r) for r in records]
+    def _batch_texts(self, prepared: list[_Prepared], ground_truth: dict[str, GroundTruth]) -> dict[str, int]:
+        """The distinct texts to encode for these records, each with its row."""
         texts: dict[str, int] = {}
         for p in prepared:
             if p.text and not p.record.error and normalize_domain(p.record.domain) in ground_truth:
                 for t in self._texts_of(p):
                     texts.setdefault(t, len(texts))
+        return texts
+
+    def _analyze_batch(
+        self,
+        records: Sequence[AIResponse],
+        ground_truth: dict[str, GroundTruth],
+        encoded: EncodedTexts | None = None,
+    ) -> list[AnalysisResult]:
+        now = datetime.now(UTC)
+        prepared = [self._prepare(r) for r in records]
+        texts = self._batch_texts(prepared, ground_truth)
         fallback = False
         vectors = np.zeros((0, 0), dtype=np.float32)
-        if texts:
+        ahead = encoded.take(list(texts), self.embedder.name) if texts and encoded is not None else None
+        if ahead is not None:
+            vectors = ahead
+        elif texts:
             try:
                 vectors = encode_with_retry(self.embedder, list(texts), **self._retry)
             except EmbeddingError as exc:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -10,7 +11,7 @@ from datetime import UTC, datetime
 import polars as pl
 
 from ..store.runs import RunKind, runs_frame
-from .analyzer import ANALYZER_VERSION, ResponseAnalyzer, _collector_paused
+from .analyzer import ANALYZER_VERSION, EncodedTexts, ResponseAnalyzer, _collector_paused
 from .config import AnalyzerConfig
 from .groundtruth import GroundTruth
 from .records import RecordError
@@ -24,14 +25,16 @@ def analyze_to_rows(
     ground_truth: dict[str, GroundTruth],
     coerced_lines: set[int] = frozenset(),
     judge=None,
+    encoded: EncodedTexts | None = None,
 ) -> list[dict]:
     """``analyses`` rows for a batch; a response that needed best-effort parsing is flagged.
 
     ``judge``: an :class:`~.judge.LMJudge` that re-judges each result's claims and wrong facts
-    (with the page excerpts of its domain most about the answer); None: the offline verdicts."""
+    (with the page excerpts of its domain most about the answer); None: the offline verdicts.
+    ``encoded``: the batch's texts encoded ahead (:meth:`ResponseAnalyzer.encode_ahead`)."""
     rows = []
     with _collector_paused():  # the rows too: see the analyzer's batches
-        for result in analyzer.analyze_batch(records, ground_truth):
+        for result in analyzer.analyze_batch(records, ground_truth, encoded):
             if judge is not None:
                 result = judge.judge_with(result, ground_truth.get(result.domain))
             if result.source_line in coerced_lines and result.status != "error":
@@ -39,6 +42,18 @@ def analyze_to_rows(
                 result.status = "flagged"
             rows.append(analysis_row(result))
     return rows
+
+
+def waves(
+    records: Sequence[AIResponse], batch_size: int, concurrency: int
+) -> list[list[Sequence[AIResponse]]]:
+    """The records in batches of at most ``batch_size`` (smaller, to make ``concurrency`` of them,
+    on a small run), grouped ``concurrency`` batches at a time: the batches whose texts are
+    encoded together (:meth:`ResponseAnalyzer.encode_ahead`), as many as run at once, so that the
+    vectors held stay bounded on a large run."""
+    size = max(1, min(batch_size, math.ceil(len(records) / concurrency)))
+    batches = [records[i : i + size] for i in range(0, len(records), size)]
+    return [batches[i : i + concurrency] for i in range(0, len(batches), concurrency)]
 
 
 @dataclass
