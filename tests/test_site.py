@@ -5,6 +5,7 @@ import re
 
 import pytest
 
+from modules.research.answer import Evidence, answer
 from modules.research.baseline import Thread
 from modules.research.crawling import (
     DESCRIBED_BUDGET,
@@ -446,3 +447,29 @@ def test_a_decision_state_recorded_on_the_web_is_replayed_with_the_crawling_deci
     # the corpus baseline, which reads search results instead, crawls no unproposed result
     state["web"] = False
     assert BaselineRunner("decision")(example).next_action != "crawl_url"
+
+
+def test_the_page_of_the_answer_found_is_not_read_as_the_described_page(embedder):
+    """ "... a university that is located in what city?" answered "City of New York" from the
+    university's page: its link "New York City" names the answer, not a page the question
+    describes, and the thread is handed over; a city page it does not name is still read."""
+    question = "Ralph Hefferline was a psychology professor at a university that is located in what city?"
+    first = f'for "{question}"'
+    facts = [
+        ("Ralph Hefferline was a psychology professor at Columbia University.", "http://s/1"),
+        ("Columbia University is a private research university in the City of New York.", "http://s/2"),
+    ]
+    memory = _memory(embedder, facts)
+    titles = {"http://s/1": "Ralph Hefferline", "http://s/2": "Columbia University"}
+    found = answer(question, [Evidence(text=t, url=u, title=titles[u]) for t, u in facts])
+    assert found.text == "City of New York"
+    candidates = [
+        ("http://s/1", "Ralph Hefferline", f"search result 1 {first}"),
+        ("http://s/2", "Columbia University", "link on http://s/1"),
+        ("http://s/3", "New York City", "link on http://s/2"),
+    ]
+    thread = _thread(candidates, read={"http://s/1", "http://s/2"}, question=question)
+    assert unread_described(thread, memory) is None
+    candidates.append(("http://s/4", "City of London", "link on http://s/2"))
+    thread = _thread(candidates, read={"http://s/1", "http://s/2"}, question=question)
+    assert unread_described(thread, memory)[:2] == (1, "http://s/4")

@@ -185,7 +185,8 @@ def unread_described(thread: Thread, memory: Memory | None) -> tuple[int, str, s
     A settled answer may rest on the first page's opening sentences; the page the question
     describes is then often one link away, and reading it is cheap on the web. A title of one
     word ("City") is a common noun linked from anywhere, and words of titles already read
-    ("War Memorial") or of the names the question gives describe nothing new."""
+    ("War Memorial") or of the names the question gives describe nothing new, and the page of
+    the answer already found ("New York City" when it is "City of New York") adds nothing to it."""
     if memory is None or read_question(thread.question).kind in ("yes_no", "choice"):
         return None
     if len(thread.read_urls) >= DESCRIBED_BUDGET:
@@ -195,6 +196,10 @@ def unread_described(thread: Thread, memory: Memory | None) -> tuple[int, str, s
     seen = set().union(*(content_terms(_plain(t)) for t in thread.titles.values()))
     wanted = content_terms(question) - given - seen
     kept = {f.source_url for f in memory.facts}
+    found = answer(
+        thread.question, evidence(thread, memory.facts), excluded=rejected_answers(thread.constraints)
+    )
+    given_answer = _terms(_plain(found.text))
     best = None
     for i, url in enumerate(thread.candidate_urls):
         if url in thread.read_urls:
@@ -206,6 +211,8 @@ def unread_described(thread: Thread, memory: Memory | None) -> tuple[int, str, s
         plain = _plain(title)
         shared = _terms(plain) & wanted  # a country names its people: "South Australia", "Australian"
         if len(plain.split()) < 2 or not shared:
+            continue
+        if given_answer and _terms(plain) <= given_answer:  # "New York City" for "City of New York"
             continue
         key = (-len(shared), not link, i)
         if best is None or key < best[0]:
