@@ -589,3 +589,41 @@ def test_an_answer_stating_the_question_s_clause_is_past_the_bridge():
         "Selver", "Selver is a chain of supermarkets and hypermarkets operating in Estonia with 51 stores."
     )
     assert not answer(q, [euromarche, other]).settled  # a chain of hypermarkets alone is not past the bridge
+
+
+def test_a_bare_what_after_a_verb_asks_for_what_the_verb_acted_on():
+    arimondi = ev(
+        "Giuseppe Arimondi",
+        "Giuseppe Edoardo Arimondi (26 April 1846 – 1 March 1896) was an Italian general, mostly known for his role during the First Italo-Ethiopian War.",
+    )
+    war = ev(
+        "First Italo-Ethiopian War",
+        "Italian defeat came about after the Battle of Adwa, where the Ethiopian army dealt the heavily outnumbered Italians a decisive blow.",
+    )
+    adwa = ev(
+        "Battle of Adwa",
+        "This climactic battle of the First Italo-Ethiopian War, was a decisive defeat for Italy and secured Ethiopian sovereignty.",
+    )
+    q = "The battle in which Giuseppe Arimondi lost his life secured what for Ethiopia?"
+    found = answer(q, [arimondi, war, adwa])
+    assert found.text == "sovereignty" and found.support == [adwa]
+    # with no sentence stating the verb, the names of the path are still the candidates
+    assert answer(q, [arimondi, war]).text != "sovereignty"
+
+
+def test_a_name_is_given_as_the_page_read_titles_it():
+    hefferline = ev(
+        "Ralph Hefferline",
+        "Ralph Franklin Hefferline (15 February 1910 – 16 March 1974) was a psychology professor at Columbia University.",
+    )
+    columbia = ev(
+        "Columbia University",
+        "Columbia University in the City of New York, commonly referred to as Columbia University, is a private Ivy League research university.",
+    )
+    nyc = ev(
+        "New York City",
+        "New York, often called New York City (NYC), is the most populous city in the United States.",
+    )
+    q = "Ralph Hefferline was a psychology professor at a university that is located in what city?"
+    assert answer(q, [hefferline, columbia]).text == "City of New York"
+    assert answer(q, [hefferline, columbia, nyc]).text == "New York City"

@@ -513,8 +513,10 @@ def _extract(
         if wh and len(anchors) >= 2 and any(p > wh.start() for p in at.values())
         else set()
     )
+    verb = _asked_object_verb(plain) if shape.kind == "entity" else ""
     # the best candidate on the question's path, and off it (considered only when none is on it)
     best_of: dict[bool, tuple[float, str, Evidence]] = {}
+    stated_by: set[tuple[str, str]] = set()
     for i, f in enumerate(facts):
         on_path = not anchors or (f.url in anchors and f.url not in given) or f.url in hopped
         sentence_terms = content_terms(f.text)
@@ -527,7 +529,8 @@ def _extract(
         hop = HOP_BONUS if f.url in hopped else 0.0 if on_path else -OFF_PATH
         if f.url == last_anchor and not hopped:  # "... represented VCU, which was founded when?"
             hop += HOP_BONUS / 2
-        for cand, start, end in _candidates(shape.kind, f):
+        objects = _objects(verb, f, shape.subjects) if verb else []
+        for cand, start, end in _candidates(shape.kind, f) + objects:
             c_words = [w for w in words(cand) if w not in STOPWORDS]
             if (
                 not c_words
@@ -544,9 +547,17 @@ def _extract(
                 title_bonus = (
                     1.0  # the page's subject, named in its lead: "Eenasul Fateh ... known as Aladin"
                 )
+            # the object of the question's own verb ("secured Ethiopian sovereignty") states the
+            # question's relation, on whichever page: that page is the bridge's far side
+            stated = (cand, start, end) in objects
+            if stated:
+                title_bonus += HOP_BONUS - min(hop, 0.0)
             score = shared + 1.5 * local + title_bonus + hop - 0.02 * i
-            if on_path not in best_of or score > best_of[on_path][0]:
-                best_of[on_path] = (score, cand, f)
+            key = on_path or stated
+            if key not in best_of or score > best_of[key][0]:
+                best_of[key] = (score, cand, f)
+                if stated:
+                    stated_by.add((cand, f.url))
     # a page whose subject is of the asked type ("... is a British ... medium bomber") outranks
     # a name in a sentence; with every word of the type stated, any other candidate
     # a page whose subject is of the asked type ("... is a British ... medium bomber") is the
@@ -577,10 +588,57 @@ def _extract(
         or (fact.url in anchors and (bool(hopped) or len(anchors) >= 2))
         or (best in typed and bool(names & content_terms(_plain(fact.text))))
         or (fact.url not in anchors and _states_the_clause(question, fact))
+        or (fact.url not in anchors and (cand, fact.url) in stated_by)
     )
     return Answer(
-        cand, shape.kind, support=[fact], strength=round(score, 3), bridged=bridged, anchored=bool(anchors)
+        _as_titled(cand, facts),
+        shape.kind,
+        support=[fact],
+        strength=round(score, 3),
+        bridged=bridged,
+        anchored=bool(anchors),
     )
+
+
+_PREPOSITIONS = r"(?:for|to|in|of|on|at|by|with|from|against|over)"
+
+
+def _as_titled(cand: str, facts: Sequence[Evidence]) -> str:
+    """A name as a page read titles the same words in another order: "City of New York" ->
+    "New York City" (the name it is known by)."""
+    key = sorted(w for w in words(cand) if w not in STOPWORDS)
+    for f in facts:
+        title = _title_name(f.title, case=True)
+        if title and len(key) >= 2 and sorted(w for w in words(title) if w not in STOPWORDS) == key:
+            return title
+    return cand
+
+
+def _asked_object_verb(question: str) -> str:
+    """The verb whose object a question asks for with a bare "what": "... secured what for
+    Ethiopia?" -> "secured" ("" for "what hedgehog", "in what year": a typed "what")."""
+    m = re.search(rf"\b([a-z]{{4,}})\s+what(?=\s+{_PREPOSITIONS}\b|\s*[?.]?\s*$)", question.lower())
+    return m.group(1) if m and m.group(1) not in _WH_STOP else ""
+
+
+def _objects(verb: str, fact: Evidence, subjects: Sequence[str]) -> list[tuple[str, int, int]]:
+    """What a sentence says the question's verb acted on, less the question's named things:
+    "... and secured Ethiopian sovereignty." -> "sovereignty" for "secured what for Ethiopia?"."""
+    named = {t for s in subjects for t in _terms(s)}
+    out = []
+    for m in re.finditer(
+        rf"\b{re.escape(stem(verb))}\w*\s+((?:[\w'’-]+\s+){{0,3}}?[\w'’-]+)(?=\s*[,.;:]|\s+{_PREPOSITIONS}\b|\s+and\b|$)",
+        fact.text,
+        re.I,
+    ):
+        kept = m.group(1).split()
+        while kept and (kept[0].lower() in STOPWORDS or stem(kept[0].lower()) in named):
+            kept = kept[1:]  # "Ethiopian sovereignty" for Ethiopia: "sovereignty"
+        if kept and not any(w.lower() in STOPWORDS for w in kept):
+            name = " ".join(kept)
+            at = fact.text.index(kept[0], m.start(1))
+            out.append((name, at, at + len(name)))
+    return out
 
 
 def _states_the_clause(question: str, fact: Evidence) -> bool:
