@@ -15,7 +15,16 @@ derived claims), repeated ``--repeats`` times, medians printed:
 Ratios: direct / encoder, direct / inputs (target <= 1.3: the claim verdicts' extra windows and
 word vectors included), flow / direct (target <= 1.15) and flow / inputs (issue 15: 0.9-1.2).
 
-    .venv/bin/python -m evals.bench_analyze [--repeats 3] [--limit N]
+Marginal ratios (issue 15's "marginal over a small run"): each repeat also runs 1 (direct), 3
+(flow) and the inputs' encoding on the first ``--small`` answers (100), and the bench reports
+(X(all) - X(small)) / (inputs' encoding(all) - inputs' encoding(small)). The differences take
+out what a run pays whatever its size: the flow and task runs on the server, reading the pages,
+the tables' write and artifacts, and in the denominator the ground-truth chunks, which both
+inputs' encodings count and the analysis reads from the disk cache. 100 answers: few enough to
+cost ~1 s a repeat, enough for a full wave (five batch tasks and one encode task, as the whole
+run's first wave) and an encoder call of ~100 texts.
+
+    .venv/bin/python -m evals.bench_analyze [--repeats 3] [--limit N] [--small 100]
 """
 
 from __future__ import annotations
@@ -53,13 +62,18 @@ def main() -> None:
         "--concurrency", type=int, default=None, help="flow batch tasks in parallel (default: config's)"
     )
     parser.add_argument("--batch-size", type=int, default=None, help="responses per task (default: config's)")
+    parser.add_argument(
+        "--small", type=int, default=100, help="answers of the small run the marginal ratios subtract"
+    )
     args = parser.parse_args()
 
     records, _, pages = load(DEFAULT_CSV)
     records = records[: args.limit] if args.limit else records
     tmp = Path(tempfile.mkdtemp(prefix="sleuth-bench-"))
     input_path, pages_path = tmp / "responses.jsonl", tmp / "pages.jsonl"
+    small_path = tmp / "responses-small.jsonl"
     input_path.write_text("".join(r.model_dump_json() + "\n" for r in records))
+    small_path.write_text("".join(r.model_dump_json() + "\n" for r in records[: args.small]))
     pages_path.write_text("".join(p.model_dump_json() + "\n" for p in pages))
     overrides = {"batch.concurrency": args.concurrency, "batch.batch_size": args.batch_size}
     config = AnalyzerConfig.load(None, {k: v for k, v in overrides.items() if v})
@@ -78,32 +92,33 @@ def main() -> None:
 
     from modules.response.analyzer import claims_for
 
-    inputs = list(
-        dict.fromkeys(
-            [
-                t
-                for r in records
-                for t in (r.response, r.expected_answer, r.query, *(c.text for c in claims_for(r)))
-                if t
-            ]
-            + [
-                c.text
-                for gt in ResponseAnalyzer(config)
-                .prepare_ground_truth(pages, {r.domain for r in records})
-                .values()
-                for c in gt.chunks
-            ]
+    def distinct_inputs(recs) -> list[str]:
+        return list(
+            dict.fromkeys(
+                [
+                    t
+                    for r in recs
+                    for t in (r.response, r.expected_answer, r.query, *(c.text for c in claims_for(r)))
+                    if t
+                ]
+                + [
+                    c.text
+                    for gt in ResponseAnalyzer(config)
+                    .prepare_ground_truth(pages, {r.domain for r in recs})
+                    .values()
+                    for c in gt.chunks
+                ]
+            )
         )
-    )
-    direct, encoder, flowed, encoded_inputs = [], [], [], []
-    n_texts = 0
-    for i in range(args.repeats):
-        counting = CountingEmbedder()
+
+    inputs, small_inputs = distinct_inputs(records), distinct_inputs(records[: args.small])
+    size = config.batch.batch_size
+
+    def run_direct(path: Path, embedder) -> float:
         t = time.perf_counter()
-        recs, errors, coerced = load_records(input_path)
-        analyzer = ResponseAnalyzer(config, embedder=counting)
+        recs, errors, coerced = load_records(path)
+        analyzer = ResponseAnalyzer(config, embedder=embedder)
         gts = analyzer.prepare_ground_truth(load_pages(pages_path), {r.domain for r in recs})
-        size = config.batch.batch_size
         rows = []
         for wave in waves(recs, size, config.batch.concurrency):  # as the flow batches them
             encoded = analyzer.encode_ahead([r for batch in wave for r in batch], gts)
@@ -112,30 +127,51 @@ def main() -> None:
                 for batch in wave
                 for row in analyze_to_rows(analyzer, batch, gts, coerced, encoded=encoded)
             ]
-        direct.append(time.perf_counter() - t)
-        assert len(rows) == len(records)
+        elapsed = time.perf_counter() - t
+        assert len(rows) == len(recs)
+        return elapsed
 
-        texts = counting.seen  # the response texts only: ground truth came from the disk cache
-        n_texts = len(texts)
+    def run_encoder(texts: list[str]) -> float:
         t = time.perf_counter()
         for k in range(0, len(texts), size * 4):  # 2,000 a call: as fast as the analysis' own calls
             encode(texts[k : k + size * 4], batch_size=64)
-        encoder.append(time.perf_counter() - t)
+        return time.perf_counter() - t
 
+    def run_flow(path: Path, run_id: str, n: int) -> float:
         t = time.perf_counter()
-        for k in range(0, len(inputs), size * 4):
-            encode(inputs[k : k + size * 4], batch_size=64)
-        encoded_inputs.append(time.perf_counter() - t)
+        result = flow(str(path), str(pages_path), run_id=run_id, data_dir=str(tmp / "runs"), config=config)
+        elapsed = time.perf_counter() - t
+        assert result.total == n
+        return elapsed
 
-        t = time.perf_counter()
-        result = flow(
-            str(input_path), str(pages_path), run_id=f"bench-{i}", data_dir=str(tmp / "runs"), config=config
-        )
-        flowed.append(time.perf_counter() - t)
-        assert result.total == len(records)
+    direct, encoder, flowed, encoded_inputs = [], [], [], []
+    direct_small, flowed_small, encoded_small = [], [], []
+    n_small = len(records[: args.small])
+    n_texts = 0
+    for i in range(args.repeats):
+        counting = CountingEmbedder()
+        direct.append(run_direct(input_path, counting))
+        texts = counting.seen  # the response texts only: ground truth came from the disk cache
+        n_texts = len(texts)
+        encoder.append(run_encoder(texts))
+        encoded_inputs.append(run_encoder(inputs))
+        flowed.append(run_flow(input_path, f"bench-{i}", len(records)))
+        # the small run, for the marginal ratios
+        direct_small.append(run_direct(small_path, LocalEmbedder()))
+        encoded_small.append(run_encoder(small_inputs))
+        flowed_small.append(run_flow(small_path, f"bench-small-{i}", n_small))
 
     med = statistics.median
     n = len(records)
+
+    def marginal(whole: list[float], small: list[float]) -> float:
+        """Median over repeats of (X(all) - X(small)) / (inputs' encoding(all) - (small)), each
+        repeat's differences taken within the repeat (same machine state)."""
+        return med(
+            (w - s) / (e - es)
+            for w, s, e, es in zip(whole, small, encoded_inputs, encoded_small, strict=True)
+        )
+
     report = {
         "responses": n,
         "encoded_texts": n_texts,
@@ -152,6 +188,13 @@ def main() -> None:
         "analysis_over_input_encoding": round(med(direct) / med(encoded_inputs), 3),
         "flow_over_direct": round(med(flowed) / med(direct), 3),
         "flow_over_input_encoding": round(med(flowed) / med(encoded_inputs), 3),
+        "small_responses": n_small,
+        "small_distinct_inputs": len(small_inputs),
+        "small_direct_s": round(med(direct_small), 2),
+        "small_flow_s": round(med(flowed_small), 2),
+        "small_inputs_encoding_s": round(med(encoded_small), 2),
+        "analysis_marginal_over_input_encoding": round(marginal(direct, direct_small), 3),
+        "flow_marginal_over_input_encoding": round(marginal(flowed, flowed_small), 3),
     }
     print(json.dumps(report, indent=2))
     print(f"\n{n} responses need {n_texts} encodes ({n_texts / n:.2f} per response).")
@@ -169,8 +212,14 @@ def main() -> None:
         " (issue 15: 0.9-1.2)"
     )
     print(
+        f"marginal over the first {n_small} answers ({len(inputs) - len(small_inputs)} more distinct inputs):"
+        f" analysis {report['analysis_marginal_over_input_encoding']}x (target <= 1.3),"
+        f" flow {report['flow_marginal_over_input_encoding']}x (issue 15: 0.9-1.2)"
+    )
+    print(
         f"medians of {args.repeats} runs; raw: direct {[round(x, 2) for x in direct]}, "
-        f"encoder {[round(x, 2) for x in encoder]}, flow {[round(x, 2) for x in flowed]}"
+        f"encoder {[round(x, 2) for x in encoder]}, flow {[round(x, 2) for x in flowed]}; small: direct {[round(x, 2) for x in direct_small]}, "
+        f"inputs' encoding {[round(x, 2) for x in encoded_small]}, flow {[round(x, 2) for x in flowed_small]}"
     )
 
 
