@@ -16,13 +16,16 @@ Ratios: direct / encoder, direct / inputs (target <= 1.3: the claim verdicts' ex
 word vectors included), flow / direct (target <= 1.15) and flow / inputs (issue 15: 0.9-1.2).
 
 Marginal ratios (issue 15's "marginal over a small run"): each repeat also runs 1 (direct), 3
-(flow) and the inputs' encoding on the first ``--small`` answers (100), and the bench reports
+(flow) and the inputs' encoding on a small run, the first ``--small`` answers (100) with the
+pages of their questions, and the bench reports, per repeat then the median,
 (X(all) - X(small)) / (inputs' encoding(all) - inputs' encoding(small)). The differences take
-out what a run pays whatever its size: the flow and task runs on the server, reading the pages,
-the tables' write and artifacts, and in the denominator the ground-truth chunks, which both
-inputs' encodings count and the analysis reads from the disk cache. 100 answers: few enough to
-cost ~1 s a repeat, enough for a full wave (five batch tasks and one encode task, as the whole
-run's first wave) and an encoder call of ~100 texts.
+out what a run pays whatever its size: the flow and task runs on the server, reading the input,
+the tables' write and artifacts. The small run has its own questions' pages, not all of them:
+with every page, its inputs would count ~380 page chunks (the other questions' best answers)
+that its analysis never encodes (ground truth comes from the disk cache), and the denominator
+would lose their ~1 s while the flow's difference keeps them (the whole run encodes them as
+expected answers). 100 answers: ~1 s a repeat, and a full wave (five batch tasks and one
+encode task, as the whole run's first wave).
 
     .venv/bin/python -m evals.bench_analyze [--repeats 3] [--limit N] [--small 100]
 """
@@ -75,6 +78,10 @@ def main() -> None:
     input_path.write_text("".join(r.model_dump_json() + "\n" for r in records))
     small_path.write_text("".join(r.model_dump_json() + "\n" for r in records[: args.small]))
     pages_path.write_text("".join(p.model_dump_json() + "\n" for p in pages))
+    asked = {r.query_id.removeprefix("q") for r in records[: args.small]}  # load(): page /q/N for qN
+    small_pages = [p for p in pages if p.url.rsplit("/", 1)[-1] in asked]
+    small_pages_path = tmp / "pages-small.jsonl"
+    small_pages_path.write_text("".join(p.model_dump_json() + "\n" for p in small_pages))
     overrides = {"batch.concurrency": args.concurrency, "batch.batch_size": args.batch_size}
     config = AnalyzerConfig.load(None, {k: v for k, v in overrides.items() if v})
     encode = _load_model(LocalEmbedder().path)  # the model LocalEmbedder runs, without its lock
@@ -92,7 +99,7 @@ def main() -> None:
 
     from modules.response.analyzer import claims_for
 
-    def distinct_inputs(recs) -> list[str]:
+    def distinct_inputs(recs, pages) -> list[str]:
         return list(
             dict.fromkeys(
                 [
@@ -111,10 +118,14 @@ def main() -> None:
             )
         )
 
-    inputs, small_inputs = distinct_inputs(records), distinct_inputs(records[: args.small])
+    # (this also puts the small run's ground-truth vectors in the disk cache, as the whole run's)
+    inputs, small_inputs = (
+        distinct_inputs(records, pages),
+        distinct_inputs(records[: args.small], small_pages),
+    )
     size = config.batch.batch_size
 
-    def run_direct(path: Path, embedder) -> float:
+    def run_direct(path: Path, pages_path: Path, embedder) -> float:
         t = time.perf_counter()
         recs, errors, coerced = load_records(path)
         analyzer = ResponseAnalyzer(config, embedder=embedder)
@@ -137,7 +148,7 @@ def main() -> None:
             encode(texts[k : k + size * 4], batch_size=64)
         return time.perf_counter() - t
 
-    def run_flow(path: Path, run_id: str, n: int) -> float:
+    def run_flow(path: Path, pages_path: Path, run_id: str, n: int) -> float:
         t = time.perf_counter()
         result = flow(str(path), str(pages_path), run_id=run_id, data_dir=str(tmp / "runs"), config=config)
         elapsed = time.perf_counter() - t
@@ -150,16 +161,16 @@ def main() -> None:
     n_texts = 0
     for i in range(args.repeats):
         counting = CountingEmbedder()
-        direct.append(run_direct(input_path, counting))
+        direct.append(run_direct(input_path, pages_path, counting))
         texts = counting.seen  # the response texts only: ground truth came from the disk cache
         n_texts = len(texts)
         encoder.append(run_encoder(texts))
         encoded_inputs.append(run_encoder(inputs))
-        flowed.append(run_flow(input_path, f"bench-{i}", len(records)))
+        flowed.append(run_flow(input_path, pages_path, f"bench-{i}", len(records)))
         # the small run, for the marginal ratios
-        direct_small.append(run_direct(small_path, LocalEmbedder()))
+        direct_small.append(run_direct(small_path, small_pages_path, LocalEmbedder()))
         encoded_small.append(run_encoder(small_inputs))
-        flowed_small.append(run_flow(small_path, f"bench-small-{i}", n_small))
+        flowed_small.append(run_flow(small_path, small_pages_path, f"bench-small-{i}", n_small))
 
     med = statistics.median
     n = len(records)
