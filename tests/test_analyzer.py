@@ -360,6 +360,37 @@ def test_texts_encoded_ahead_are_not_encoded_again_and_score_the_same(tmp_path):
     assert len(ahead.embedder.calls) == 2 and other[0].status != "error"
 
 
+def test_batches_reuse_the_records_cut_up_for_their_encoding(tmp_path, monkeypatch):
+    """A record is cut up (sentences, windows, claims) once, for the wave's encoding; its batch
+    takes it from there, each run with its own flags: a retried batch does not repeat them."""
+    answers = [
+        record("The starter plan costs $10 per month."),
+        record("", query_id="q2", error="rate limited"),  # flagged in its batch: no_answer
+    ]
+    plain = ResponseAnalyzer(embedder=CountingKeywords(), cache=VectorCache(tmp_path / "a"))
+    ahead = ResponseAnalyzer(embedder=CountingKeywords(), cache=VectorCache(tmp_path / "b"))
+    gts = ahead.prepare_ground_truth(PAGES, ["acme.example"])
+    expected = plain.analyze_batch(answers, plain.prepare_ground_truth(PAGES, ["acme.example"]))
+    encoded = ahead.encode_ahead(answers, gts)
+    cut = []
+    monkeypatch.setattr(ahead, "_prepare", lambda r: cut.append(r) or ResponseAnalyzer._prepare(ahead, r))
+    strip = lambda r: r.model_dump(exclude={"analyzed_at", "processing_time_ms"})  # noqa: E731
+    for _ in range(2):  # the second run: a retry of the same batch
+        got = ahead.analyze_batch(answers, gts, encoded)
+        assert cut == [] and [strip(r) for r in got] == [strip(r) for r in expected]
+    assert got[1].flags.count("no_answer") == 1
+    # another analyzer (another configuration) cuts them up itself
+    other = ResponseAnalyzer(embedder=ahead.embedder, cache=VectorCache(tmp_path / "b"))
+    monkeypatch.setattr(other, "_prepare", lambda r: cut.append(r) or ResponseAnalyzer._prepare(other, r))
+    other.analyze_batch(answers, gts, encoded)
+    assert cut == answers
+    # pickled (a Dask worker): the cut records stay behind, the vectors travel
+    import pickle
+
+    moved = pickle.loads(pickle.dumps(encoded))
+    assert moved.cut == {} and moved.prepared_by is None and moved.rows == encoded.rows
+
+
 @given(n=st.integers(0, 40), size=st.integers(1, 12), concurrency=st.integers(1, 6))
 def test_waves_cover_the_records_in_order(n, size, concurrency):
     from modules.response.batch import waves

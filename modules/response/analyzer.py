@@ -14,7 +14,7 @@ import logging
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 import numpy as np
@@ -113,6 +113,21 @@ class EncodedTexts:
     rows: dict[str, int]  # text -> its row of ``vectors``
     vectors: np.ndarray
     model: str  # the embedder's name
+    # the records as cut up for the encoding (id(record) -> ...), by the analyzer ``prepared_by``:
+    # its batches reuse them instead of cutting every record up again (see ``prepared``)
+    cut: dict[int, _Prepared] = field(default_factory=dict, repr=False)
+    prepared_by: object = field(default=None, repr=False)
+
+    def __getstate__(self) -> dict:
+        # another process (Dask) has other objects: ids and the analyzer do not travel
+        return {**self.__dict__, "cut": {}, "prepared_by": None}
+
+    def prepared(self, record: AIResponse, analyzer: object) -> _Prepared | None:
+        """``record`` as ``analyzer`` cut it up for this encoding, with its own flags list (a
+        batch adds flags to it, and a retried batch must not find them there); None when it was
+        not, or by another analyzer."""
+        p = self.cut.get(id(record)) if analyzer is self.prepared_by else None
+        return replace(p, flags=list(p.flags)) if p is not None and p.record is record else None
 
     def take(self, texts: Sequence[str], model: str) -> np.ndarray | None:
         """The vectors of ``texts``, in their order; None unless all were encoded by ``model``."""
@@ -377,14 +392,17 @@ class ResponseAnalyzer:
         them again, and the encoder sorts each call's texts by length to pad less, which a
         larger call does better. None when nothing is to be encoded or the encoder failed (each
         batch then encodes, retries and falls back on its own)."""
-        texts = self._batch_texts([self._prepare(r) for r in records], ground_truth)
+        prepared = [self._prepare(r) for r in records]
+        texts = self._batch_texts(prepared, ground_truth)
         if not texts:
             return None
         try:
             vectors = encode_with_retry(self.embedder, list(texts), **self._retry)
         except EmbeddingError:
             return None
-        return EncodedTexts(texts, vectors, self.embedder.name)
+        return EncodedTexts(
+            texts, vectors, self.embedder.name, {id(p.record): p for p in prepared}, prepared_by=self
+        )
 
     def analyze_batch(
         self,
@@ -417,7 +435,9 @@ class ResponseAnalyzer:
         encoded: EncodedTexts | None = None,
     ) -> list[AnalysisResult]:
         now = datetime.now(UTC)
-        prepared = [self._prepare(r) for r in records]
+        prepared = [
+            (encoded.prepared(r, self) if encoded is not None else None) or self._prepare(r) for r in records
+        ]
         texts = self._batch_texts(prepared, ground_truth)
         fallback = False
         vectors = np.zeros((0, 0), dtype=np.float32)
