@@ -229,7 +229,8 @@ def main() -> None:
     )
     print(
         f"medians of {args.repeats} runs; raw: direct {[round(x, 2) for x in direct]}, "
-        f"encoder {[round(x, 2) for x in encoder]}, flow {[round(x, 2) for x in flowed]}; small: direct {[round(x, 2) for x in direct_small]}, "
+        f"encoder {[round(x, 2) for x in encoder]}, flow {[round(x, 2) for x in flowed]}, "
+        f"inputs' encoding {[round(x, 2) for x in encoded_inputs]}; small: direct {[round(x, 2) for x in direct_small]}, "
         f"inputs' encoding {[round(x, 2) for x in encoded_small]}, flow {[round(x, 2) for x in flowed_small]}"
     )
 
