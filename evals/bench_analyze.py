@@ -72,6 +72,8 @@ def main() -> None:
 
     records, _, pages = load(DEFAULT_CSV)
     records = records[: args.limit] if args.limit else records
+    if not 0 < args.small < len(records):
+        parser.error(f"--small must be between 1 and the number of responses ({len(records)}) - 1")
     tmp = Path(tempfile.mkdtemp(prefix="sleuth-bench-"))
     input_path, pages_path = tmp / "responses.jsonl", tmp / "pages.jsonl"
     small_path = tmp / "responses-small.jsonl"
