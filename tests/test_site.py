@@ -491,6 +491,9 @@ def test_a_title_about_something_of_a_named_thing_comes_before_results_picked_by
     assert next_crawl(_thread(candidates, question=question))[:2] == (1, "http://s/3")
     thread = _thread(candidates, read={"http://s/3"}, question=question)
     assert next_crawl(thread)[:2] == (2, "http://s/1")
+    # a name after a comma says where a page's subject is: "Pike Bay, Dana Pike" is no page of hers
+    candidates.insert(0, ("http://s/0", "Pike Bay, Dana Pike", f"search result 0 {first}"))
+    assert next_crawl(_thread(candidates, read={"http://s/3"}, question=question))[:2] == (2, "http://s/0")
 
 
 def test_a_word_of_a_quoted_name_is_no_name_of_its_own_and_is_searched_as_the_whole_quote(embedder):

@@ -18,7 +18,11 @@ turn, and the sentence's next name is crawled (full names first). Before a wh-an
 over, the page the question describes without naming it is read too (:func:`unread_described`:
 "the battle in which ...": "Battle of Adwa"), while fewer than :data:`DESCRIBED_BUDGET` pages were
 read. One of an unanswered question is not kept while a promising page is left (search steps
-read nothing, so they count as steps without progress).
+read nothing, so they count as steps without progress). With no page titled with a name of the
+question, a page about something of it ("Oh My God (Guns N' Roses song)") comes before results
+picked by rank; a word of a name the question quotes is searched as the whole quote ("Prince of
+tenors", not "Prince"); a later search's best result counts though an earlier search found it
+first; and a one-word link that is not a name sought ("University", "Festival") is not crawled.
 """
 
 from __future__ import annotations
@@ -127,9 +131,11 @@ def _of_named(title: str, names: list[tuple[str, ...]]) -> tuple[int, str] | Non
     with more words around it: a page about something of that thing ("Oh My God (Guns N' Roses
     song)", "1995–96 Manchester United F.C. season"). With no page titled with the name itself,
     such a page is where the question's thing is read about; a qualifier ("song") says what the
-    page is, so it comes before a title merely holding the name."""
+    page is, so it comes before a title merely holding the name. A name after a comma says where
+    the page's subject is, not what it is of."""
     plain = _plain(title)
     head, qualifier = re.match(r"^(.*?)(?:\s*\(([^)]*)\))?\s*$", plain).groups()
+    head = head.split(",")[0]  # "Haddington, East Lothian" is a town, located in the thing named
     for rank, part in ((0, qualifier or ""), (1, head)):
         words = _tokens(part)
         for name in names:
