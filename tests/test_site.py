@@ -6,15 +6,17 @@ import re
 import pytest
 
 from modules.research.answer import Evidence, answer
-from modules.research.baseline import Thread
+from modules.research.baseline import BaselineDecision, Thread
 from modules.research.crawling import (
     DESCRIBED_BUDGET,
+    LINKED_BUDGET,
     CrawlingDecision,
     _quoted_whole,
     next_crawl,
     unread_described,
     unread_hop,
     unread_named,
+    unread_named_by_a_named_page,
 )
 from modules.research.memory import Memory
 from modules.research.schema import Analysis, Decision, Fact
@@ -557,3 +559,29 @@ def test_a_link_titled_with_one_word_of_a_longer_name_or_a_common_word_is_no_lea
     thread.last_analysis.suggestions_for_next_step = ["search: Lumenia", "crawl: http://s/4"]
     decision = CrawlingDecision(embedder)(thread, memory)
     assert (decision.next_action, decision.query_or_url) == ("crawl_url", "http://s/4")
+
+
+def test_an_unanswered_hand_over_waits_for_a_page_a_named_thing_s_page_names(embedder):
+    """About to hand over unanswered (three steps without a new fact), the film that the page of
+    the band's song names by its title is one link away: it is crawled first, the song's page
+    before the band's list; not once the budget of pages read is spent."""
+    question = "What year did Rock N Rollers record a song for a movie starring Dana Pike?"
+    first = f'for "{question}"'
+    candidates = [
+        ("http://s/1", "Neon Nights (Rock N' Rollers song)", f"search result 1 {first}"),
+        ("http://s/2", "Rock N' Rollers discography", f"search result 2 {first}"),
+        ("http://s/3", "Los Cerros", "link on http://s/2"),
+        ("http://s/4", "Harbour Lights", "link on http://s/1"),
+    ]
+    facts = [
+        ("Rock N' Rollers is a rock band formed in Los Cerros in 1985.", "http://s/2"),
+        ('"Neon Nights" is a song released on the soundtrack to the film Harbour Lights.', "http://s/1"),
+    ]
+    thread = _thread(candidates, read={"http://s/1", "http://s/2"}, question=question)
+    thread.no_progress_steps = 3
+    memory = _memory(embedder, facts)
+    assert BaselineDecision(embedder)(thread, memory).next_action == "send_to_hitl"
+    decision = CrawlingDecision(embedder)(thread, memory)
+    assert (decision.next_action, decision.query_or_url) == ("crawl_url", "http://s/4")
+    thread.read_urls |= {f"http://x/{i}" for i in range(LINKED_BUDGET)}
+    assert unread_named_by_a_named_page(thread, memory) is None

@@ -231,6 +231,47 @@ def unread_hop(thread: Thread, memory: Memory | None) -> tuple[int, str, str] | 
     return None
 
 
+LINKED_BUDGET = 10  # pages read before an unanswered question's hand-over is no longer held back
+
+
+def unread_named_by_a_named_page(thread: Thread, memory: Memory | None) -> tuple[int, str, str] | None:
+    """(1, url, why) of an unread candidate that a kept fact of a page about (or about something
+    of) a thing the question names writes by its title, when the question is about to be handed
+    over unanswered, while fewer than :data:`LINKED_BUDGET` pages were read.
+
+    The song's page "Oh My God (Guns N' Roses song)" says it was released "on the soundtrack to
+    the film End of Days": the film the question describes is the page that fact names. A
+    search that found nothing new is no reason to stop while such a page is one link away."""
+    if memory is None or len(thread.read_urls) >= LINKED_BUDGET:
+        return None
+    names = [_tokens(n) for n in _question_names(thread.question)]
+    names = [n for n in names if len(n) >= 2]
+    # a page about the thing itself or a work of it ("... (Guns N' Roses song)") before a page
+    # merely holding its name ("Guns N' Roses discography": a band's list, not the question's path)
+    named_pages = {}
+    for u, t in thread.titles.items():
+        of = _of_named(t, names)
+        if u in thread.read_urls and (_anchor(t, thread.question) or of is not None):
+            named_pages[u] = 0 if _anchor(t, thread.question) else of[0]
+    read = {_title(t) for t in thread.titles.values()}
+    asked = {n.lower() for n in _question_names(thread.question)}
+    unread = [
+        (u, _title(thread.origins.get(u, ("", ""))[0]))
+        for u in thread.candidate_urls
+        if u not in thread.read_urls
+    ]
+    facts = sorted(
+        (f for f in memory.facts if f.source_url in named_pages), key=lambda f: named_pages[f.source_url]
+    )
+    for fact in facts:
+        spans = _spans(fact.text)
+        for url, name in unread:
+            if name and name not in read and name not in asked and len(name.split()) >= 2 and name in spans:
+                title = thread.origins[url][0]
+                return 1, url, f'a fact of a page about a thing the question names names "{title}"'
+    return None
+
+
 def unread_described(thread: Thread, memory: Memory | None) -> tuple[int, str, str] | None:
     """(1, url, why) of the unread candidate whose title holds most of the words by which a
     wh-question describes what it does not name ("the battle in which Giuseppe Arimondi lost his
@@ -415,6 +456,8 @@ class CrawlingDecision(BaselineDecision):
         choice = unread_named(thread) or next_crawl(thread)
         if choice is None or choice[0] > 0:  # the hop an anchor names before results picked by rank
             choice = unread_hop(thread, memory) or choice
+        if choice is None and decision.next_action == "send_to_hitl":
+            choice = unread_named_by_a_named_page(thread, memory)
         if choice is None or (decision.next_action == "crawl_url" and choice[0] > 1):
             return _quoted_whole(
                 thread, decision
