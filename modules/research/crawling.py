@@ -22,7 +22,9 @@ read nothing, so they count as steps without progress). With no page titled with
 question, a page about something of it ("Oh My God (Guns N' Roses song)") comes before results
 picked by rank; a word of a name the question quotes is searched as the whole quote ("Prince of
 tenors", not "Prince"); a later search's best result counts though an earlier search found it
-first; and a one-word link that is not a name sought ("University", "Festival") is not crawled.
+first; a one-word link that is not a name sought ("University", "Festival") is not crawled; and
+an unanswered hand-over waits for a page that a named thing's page names by its title
+(:func:`unread_named_by_a_named_page`).
 """
 
 from __future__ import annotations
