@@ -6,17 +6,20 @@ import re
 import pytest
 
 from modules.research.answer import Evidence, answer
-from modules.research.baseline import Thread
+from modules.research.baseline import BaselineDecision, Thread
 from modules.research.crawling import (
     DESCRIBED_BUDGET,
+    LINKED_BUDGET,
     CrawlingDecision,
+    _quoted_whole,
     next_crawl,
     unread_described,
     unread_hop,
     unread_named,
+    unread_named_by_a_named_page,
 )
 from modules.research.memory import Memory
-from modules.research.schema import Analysis, Fact
+from modules.research.schema import Analysis, Decision, Fact
 from modules.research.session import ResearchOptions, build_researcher
 from modules.tools.crawl import CrawlConfig, fetch, fetch_all
 from modules.tools.local_index import Document, LocalSearch
@@ -473,3 +476,112 @@ def test_the_page_of_the_answer_found_is_not_read_as_the_described_page(embedder
     candidates.append(("http://s/4", "City of London", "link on http://s/2"))
     thread = _thread(candidates, read={"http://s/1", "http://s/2"}, question=question)
     assert unread_described(thread, memory)[:2] == (1, "http://s/4")
+
+
+def test_a_title_about_something_of_a_named_thing_comes_before_results_picked_by_rank():
+    """No page is titled "Rock N Rollers": "Neon Nights (Rock N' Rollers song)" is a page about a
+    work of the band the question names (its qualifier says so, apostrophe aside), crawled
+    before the search's results in rank order; once a page holding the name is read, the rank
+    order is back."""
+    question = "What year did Rock N Rollers record a song for a film starring Dana Pike?"
+    first = f'for "{question}"'
+    candidates = [
+        ("http://s/1", "Rock music", f"search result 1 {first}"),
+        ("http://s/2", "Rock N' Rollers discography", f"search result 2 {first}"),
+        ("http://s/3", "Neon Nights (Rock N' Rollers song)", f"search result 3 {first}"),
+    ]
+    assert next_crawl(_thread(candidates, question=question))[:2] == (1, "http://s/3")
+    thread = _thread(candidates, read={"http://s/3"}, question=question)
+    assert next_crawl(thread)[:2] == (2, "http://s/1")
+    # a name after a comma says where a page's subject is: "Pike Bay, Dana Pike" is no page of hers
+    candidates.insert(0, ("http://s/0", "Pike Bay, Dana Pike", f"search result 0 {first}"))
+    assert next_crawl(_thread(candidates, read={"http://s/3"}, question=question))[:2] == (2, "http://s/0")
+
+
+def test_a_word_of_a_quoted_name_is_no_name_of_its_own_and_is_searched_as_the_whole_quote(embedder):
+    """ "the 'King of clarinets'": the Analyzer's lead "King" is searched as the whole quote, and
+    a page titled "King (band)" is not crawled as the thing the research is after."""
+    question = 'In what city did the "King of clarinets" record an album for a film by Lena Maru?'
+    first = f'for "{question}"'
+    candidates = [
+        ("http://s/1", "Lena Maru", f"search result 1 {first}"),
+        ("http://s/2", "King (band)", "link on http://s/1"),
+        ("http://s/3", "Clarinet", f"search result 2 {first}"),
+    ]
+    thread = _thread(
+        candidates, read={"http://s/1", "http://s/3"}, suggestions=["search: King"], question=question
+    )
+    thread.queries.append("Lena Maru")  # the first search's share is spent on a later one
+    assert next_crawl(thread) is None
+    search = Decision(next_action="search_local", query_or_url="King", reasoning="A lead.")
+    assert _quoted_whole(thread, search).query_or_url == "King of clarinets"
+    thread.queries.append("King of clarinets")
+    assert _quoted_whole(thread, search).query_or_url == "King"  # searched once
+
+
+def test_a_later_search_s_best_result_is_crawled_though_an_earlier_search_found_it_first():
+    """A result of the latest search that the question's own search listed too keeps its first
+    origin; it is still the latest search's best result (the order the loop records)."""
+    question = "Which clarinettist starred in the film Harbour Lights?"
+    candidates = [
+        ("http://s/1", "Harbour Lights", f'search result 1 for "{question}"'),
+        ("http://s/2", "Tomas Veld", f'search result 7 for "{question}"'),
+        ("http://s/3", "Clarinet", 'search result 2 for "clarinettist"'),
+    ]
+    thread = _thread(candidates, read={"http://s/1"}, question=question)
+    thread.queries.append("clarinettist")
+    assert next_crawl(thread)[:2] == (2, "http://s/3")  # a state recorded without the order
+    thread.ranked["clarinettist"] = ["http://s/2", "http://s/3"]
+    assert next_crawl(thread)[:2] == (2, "http://s/2")
+
+
+def test_a_link_titled_with_one_word_of_a_longer_name_or_a_common_word_is_no_lead(embedder):
+    """The Analyzer proposes links whose anchor shares a word with what is open: "Festival" (one
+    word of the lead "Festival Lumen") and "University" (a common word) lead nowhere, and the lead
+    is searched instead; a one-word link that is a lead itself ("Lumenia") is crawled."""
+    question = "In what city did the founder of the Festival Lumen teach at a university?"
+    first = f'for "{question}"'
+    candidates = [
+        ("http://s/1", "Festival Lumen", f"search result 1 {first}"),
+        ("http://s/2", "Festival", "link on http://s/1"),
+        ("http://s/3", "University", "link on http://s/1"),
+        ("http://s/4", "Lumenia", "link on http://s/1"),
+    ]
+    memory = _memory(
+        embedder, [("The Festival Lumen is an annual festival of light and film.", "http://s/1")]
+    )
+    suggestions = ["search: Anna Verholt", "crawl: http://s/2", "crawl: http://s/3"]
+    thread = _thread(candidates, read={"http://s/1"}, suggestions=suggestions, question=question)
+    thread.queries.append("Festival Lumen founder")  # the first search's share is spent on a later one
+    decision = CrawlingDecision(embedder)(thread, memory)
+    assert (decision.next_action, decision.query_or_url) == ("search_local", "Anna Verholt")
+    assert thread.last_analysis.suggestions_for_next_step == suggestions  # left as the Analyzer gave it
+    thread.last_analysis.suggestions_for_next_step = ["search: Lumenia", "crawl: http://s/4"]
+    decision = CrawlingDecision(embedder)(thread, memory)
+    assert (decision.next_action, decision.query_or_url) == ("crawl_url", "http://s/4")
+
+
+def test_an_unanswered_hand_over_waits_for_a_page_a_named_thing_s_page_names(embedder):
+    """About to hand over unanswered (three steps without a new fact), the film that the page of
+    the band's song names by its title is one link away: it is crawled first, the song's page
+    before the band's list; not once the budget of pages read is spent."""
+    question = "What year did Rock N Rollers record a song for a movie starring Dana Pike?"
+    first = f'for "{question}"'
+    candidates = [
+        ("http://s/1", "Neon Nights (Rock N' Rollers song)", f"search result 1 {first}"),
+        ("http://s/2", "Rock N' Rollers discography", f"search result 2 {first}"),
+        ("http://s/3", "Los Cerros", "link on http://s/2"),
+        ("http://s/4", "Harbour Lights", "link on http://s/1"),
+    ]
+    facts = [
+        ("Rock N' Rollers is a rock band formed in Los Cerros in 1985.", "http://s/2"),
+        ('"Neon Nights" is a song released on the soundtrack to the film Harbour Lights.', "http://s/1"),
+    ]
+    thread = _thread(candidates, read={"http://s/1", "http://s/2"}, question=question)
+    thread.no_progress_steps = 3
+    memory = _memory(embedder, facts)
+    assert BaselineDecision(embedder)(thread, memory).next_action == "send_to_hitl"
+    decision = CrawlingDecision(embedder)(thread, memory)
+    assert (decision.next_action, decision.query_or_url) == ("crawl_url", "http://s/4")
+    thread.read_urls |= {f"http://x/{i}" for i in range(LINKED_BUDGET)}
+    assert unread_named_by_a_named_page(thread, memory) is None

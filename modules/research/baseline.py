@@ -95,6 +95,9 @@ class Thread:
     searched_entities: set[str] = field(default_factory=set)
     candidate_urls: list[str] = field(default_factory=list)  # from search results and page links only
     origins: dict[str, tuple[str, str]] = field(default_factory=dict)  # candidate -> (title, where found)
+    # each search's results not read before it, best first: a result an earlier search found too
+    # keeps its first origin, and is still one of this search's
+    ranked: dict[str, list[str]] = field(default_factory=dict)
     no_progress_steps: int = 0
     last_analysis: Analysis | None = None
     history: list[str] = field(default_factory=list)

@@ -18,7 +18,13 @@ turn, and the sentence's next name is crawled (full names first). Before a wh-an
 over, the page the question describes without naming it is read too (:func:`unread_described`:
 "the battle in which ...": "Battle of Adwa"), while fewer than :data:`DESCRIBED_BUDGET` pages were
 read. One of an unanswered question is not kept while a promising page is left (search steps
-read nothing, so they count as steps without progress).
+read nothing, so they count as steps without progress). With no page titled with a name of the
+question, a page about something of it ("Oh My God (Guns N' Roses song)") comes before results
+picked by rank; a word of a name the question quotes is searched as the whole quote ("Prince of
+tenors", not "Prince"); a later search's best result counts though an earlier search found it
+first; a one-word link that is not a name sought ("University", "Festival") is not crawled; and
+an unanswered hand-over waits for a page that a named thing's page names by its title
+(:func:`unread_named_by_a_named_page`).
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ from __future__ import annotations
 import re
 
 from ..text import content_terms
-from .answer import _plain, _terms, answer, read_question, rejected_answers
+from .answer import _QUOTED, _plain, _terms, answer, read_question, rejected_answers
 from .baseline import (
     _GENERIC,
     ENTITY,
@@ -65,10 +71,12 @@ def next_crawl(thread: Thread) -> tuple[int, str, str] | None:
         for s in (a.suggestions_for_next_step if a else [])
         if s.startswith("search: ")
     ]
-    names = {n.lower() for n in question_entities(thread.question) + leads if n}
+    names = {n.lower() for n in _question_names(thread.question, leads) if n}
     crawled = [_title(t) for t in thread.titles.values()]
+    unread_of = _names_without_page(thread)
     best: tuple[tuple, str, str] | None = None
     for i, url in enumerate(thread.candidate_urls):
+        of = None
         if url in thread.read_urls:
             continue
         title, origin = thread.origins.get(url, ("", ""))
@@ -79,14 +87,63 @@ def next_crawl(thread: Thread) -> tuple[int, str, str] | None:
             tier, why = 0, f'its title "{title}" names what the research is after'
         elif len(name.split()) > 1 and _anchor(title, thread.question):
             tier, why = 1, f'its title "{title}" is named in the question'
+        elif (of := _of_named(title, unread_of)) is not None:
+            tier, why = 1, f'its title "{title}" is about something of "{of[1]}", named in the question'
         else:
             continue
-        key = (tier, name in crawled, title.lower() != name, not origin.startswith("search"), i)
+        of_rank = of[0] if tier == 1 and of is not None else -1
+        key = (tier, name in crawled, of_rank, title.lower() != name, not origin.startswith("search"), i)
         if best is None or key < best[0]:
             best = (key, url, why)
     if best is not None:
         return best[0][0], best[1], best[2]
     return _best_of_latest_search(thread)
+
+
+def _question_names(question: str, leads: list[str] = ()) -> list[str]:
+    """:func:`question_entities` (and ``leads``), a word of a name the question quotes read as the
+    whole quote: "Prince" of "the 'Prince of tenors'" is no name of its own (its page is the
+    musician's)."""
+    quotes = [q.strip(" ,.") for q in _QUOTED.findall(_plain(question))]
+    out = []
+    for name in question_entities(question) + list(leads):
+        whole = [q for q in quotes if q != name and _holds(_tokens(q), _tokens(name))]
+        out += whole or [name]
+    return list(dict.fromkeys(out))
+
+
+def _tokens(text: str) -> tuple[str, ...]:
+    """Words as names are compared, punctuation aside: "Guns N' Roses" is "Guns N Roses"."""
+    return tuple(re.findall(r"[^\W_]+", _plain(text).lower().replace("'", "").replace("’", "")))
+
+
+def _holds(words: tuple[str, ...], name: tuple[str, ...]) -> bool:
+    return any(words[i : i + len(name)] == name for i in range(len(words) - len(name) + 1))
+
+
+def _names_without_page(thread: Thread) -> list[tuple[str, ...]]:
+    """The question's names of two words or more that no page read holds in its title."""
+    read = [_tokens(t) for u, t in thread.titles.items() if u in thread.read_urls]
+    names = [_tokens(n) for n in question_entities(_plain(thread.question))]
+    return [n for n in dict.fromkeys(names) if len(n) >= 2 and not any(_holds(t, n) for t in read)]
+
+
+def _of_named(title: str, names: list[tuple[str, ...]]) -> tuple[int, str] | None:
+    """(0 when its qualifier names it, else 1; the name) when a title holds a name of the question
+    with more words around it: a page about something of that thing ("Oh My God (Guns N' Roses
+    song)", "1995–96 Manchester United F.C. season"). With no page titled with the name itself,
+    such a page is where the question's thing is read about; a qualifier ("song") says what the
+    page is, so it comes before a title merely holding the name. A name after a comma says where
+    the page's subject is, not what it is of."""
+    plain = _plain(title)
+    head, qualifier = re.match(r"^(.*?)(?:\s*\(([^)]*)\))?\s*$", plain).groups()
+    head = head.split(",")[0]  # "Haddington, East Lothian" is a town, located in the thing named
+    for rank, part in ((0, qualifier or ""), (1, head)):
+        words = _tokens(part)
+        for name in names:
+            if _holds(words, name) and (rank == 0 or len(words) > len(name)):
+                return rank, " ".join(name)
+    return None
 
 
 def unread_named(thread: Thread) -> tuple[int, str, str] | None:
@@ -97,7 +154,7 @@ def unread_named(thread: Thread) -> tuple[int, str, str] | None:
     compared = shape.subjects if shape.kind in ("yes_no", "choice") else []  # "Cypress", "Ajuga"
     open_names = [
         n.lower()
-        for n in dict.fromkeys(question_entities(thread.question) + compared)
+        for n in dict.fromkeys(_question_names(thread.question) + compared)
         if not any(t and (_within(n.lower(), t) or _within(t, n.lower())) for t in read)
     ]
     for url in thread.candidate_urls:
@@ -173,6 +230,47 @@ def unread_hop(thread: Thread, memory: Memory | None) -> tuple[int, str, str] | 
                 url,
                 f'the sentence of an anchor page that states the question\'s relation names "{title}"',
             )
+    return None
+
+
+LINKED_BUDGET = 10  # pages read before an unanswered question's hand-over is no longer held back
+
+
+def unread_named_by_a_named_page(thread: Thread, memory: Memory | None) -> tuple[int, str, str] | None:
+    """(1, url, why) of an unread candidate that a kept fact of a page about (or about something
+    of) a thing the question names writes by its title, when the question is about to be handed
+    over unanswered, while fewer than :data:`LINKED_BUDGET` pages were read.
+
+    The song's page "Oh My God (Guns N' Roses song)" says it was released "on the soundtrack to
+    the film End of Days": the film the question describes is the page that fact names. A
+    search that found nothing new is no reason to stop while such a page is one link away."""
+    if memory is None or len(thread.read_urls) >= LINKED_BUDGET:
+        return None
+    names = [_tokens(n) for n in _question_names(thread.question)]
+    names = [n for n in names if len(n) >= 2]
+    # a page about the thing itself or a work of it ("... (Guns N' Roses song)") before a page
+    # merely holding its name ("Guns N' Roses discography": a band's list, not the question's path)
+    named_pages = {}
+    for u, t in thread.titles.items():
+        of = _of_named(t, names)
+        if u in thread.read_urls and (_anchor(t, thread.question) or of is not None):
+            named_pages[u] = 0 if _anchor(t, thread.question) else of[0]
+    read = {_title(t) for t in thread.titles.values()}
+    asked = {n.lower() for n in _question_names(thread.question)}
+    unread = [
+        (u, _title(thread.origins.get(u, ("", ""))[0]))
+        for u in thread.candidate_urls
+        if u not in thread.read_urls
+    ]
+    facts = sorted(
+        (f for f in memory.facts if f.source_url in named_pages), key=lambda f: named_pages[f.source_url]
+    )
+    for fact in facts:
+        spans = _spans(fact.text)
+        for url, name in unread:
+            if name and name not in read and name not in asked and len(name.split()) >= 2 and name in spans:
+                title = thread.origins[url][0]
+                return 1, url, f'a fact of a page about a thing the question names names "{title}"'
     return None
 
 
@@ -264,13 +362,51 @@ def _spans(text: str) -> dict[str, int]:
     return out
 
 
+def _no_lead_link(thread: Thread, url: str | None) -> bool:
+    """A page link titled with one word that is not itself a name sought (of the question or a
+    lead) leads nowhere: a common word the question writes ("University" for "... the University
+    of Colorado", "Division") or one word of a longer name ("Festival" of "Festival Puccini"),
+    linked from any page; reading it costs a step and gives no fact."""
+    title, origin = thread.origins.get(url or "", ("", ""))
+    if not origin.startswith("link on "):
+        return False
+    words = _title(title).split()
+    a = thread.last_analysis
+    leads = [
+        s[len("search: ") :].strip()
+        for s in (a.suggestions_for_next_step if a else [])
+        if s.startswith("search: ")
+    ]
+    return len(words) == 1 and words[0] not in {n.lower() for n in _question_names(thread.question, leads)}
+
+
+def _quoted_whole(thread: Thread, decision: Decision) -> Decision:
+    """A search for a word of a name the question quotes searches the whole quote: "Prince" alone
+    finds the musician, "Prince of tenors" the tenor the question calls so."""
+    query = (decision.query_or_url or "").strip()
+    if not decision.next_action.startswith("search_") or not query:
+        return decision
+    for quote in _QUOTED.findall(_plain(thread.question)):
+        quote = quote.strip(" ,.")
+        if query != quote and _holds(_tokens(quote), _tokens(query)) and quote not in thread.queries:
+            return decision.model_copy(
+                update={
+                    "query_or_url": quote,
+                    "reasoning": f'{decision.reasoning} The question quotes "{quote}" whole.',
+                }
+            )
+    return decision
+
+
 def _best_of_latest_search(thread: Thread) -> tuple[int, str, str] | None:
     """The best unread result of the latest search, while fewer than its share were crawled."""
     if not thread.queries:
         return None
     query = thread.queries[-1]
     tag = f'for "{query}"'
-    results = [u for u in thread.candidate_urls if thread.origins.get(u, ("", ""))[1].endswith(tag)]
+    results = thread.ranked.get(query) or [
+        u for u in thread.candidate_urls if thread.origins.get(u, ("", ""))[1].endswith(tag)
+    ]  # a state recorded without each search's results: those it found first
     share = FIRST_SEARCH_CRAWLS if len(thread.queries) == 1 else LATER_SEARCH_CRAWLS
     if sum(u in thread.read_urls for u in results) >= share:
         return None
@@ -287,6 +423,21 @@ class CrawlingDecision(BaselineDecision):
     def __call__(self, thread: Thread, memory: Memory | None = None) -> Decision:
         decision = super().__call__(thread, memory)
         a = thread.last_analysis
+        if (
+            decision.next_action == "crawl_url"
+            and a is not None
+            and _no_lead_link(thread, decision.query_or_url)
+        ):
+            kept = [
+                s
+                for s in a.suggestions_for_next_step
+                if not (s.startswith("crawl: ") and _no_lead_link(thread, s[len("crawl: ") :].strip()))
+            ]
+            thread.last_analysis = a.model_copy(update={"suggestions_for_next_step": kept})
+            try:
+                decision = super().__call__(thread, memory)
+            finally:
+                thread.last_analysis = a
         if not thread.queries:
             return decision
         if decision.next_action == "send_to_hitl" and a is not None and a.answered:
@@ -307,8 +458,12 @@ class CrawlingDecision(BaselineDecision):
         choice = unread_named(thread) or next_crawl(thread)
         if choice is None or choice[0] > 0:  # the hop an anchor names before results picked by rank
             choice = unread_hop(thread, memory) or choice
+        if choice is None and decision.next_action == "send_to_hitl":
+            choice = unread_named_by_a_named_page(thread, memory)
         if choice is None or (decision.next_action == "crawl_url" and choice[0] > 1):
-            return decision  # a link the Analyzer proposed beats a search result picked by rank
+            return _quoted_whole(
+                thread, decision
+            )  # a link the Analyzer proposed beats a result picked by rank
         _, url, why = choice
         return Decision(next_action="crawl_url", query_or_url=url, reasoning=f"Crawling this page: {why}.")
 

@@ -262,6 +262,7 @@ class Researcher:
             spent = dict(usage)
             ordered = self._rank(thread, query, decision.reasoning, list(results))
             spent = {k: usage[k] - spent[k] for k in spent}  # the rerank's LM call, if any
+            thread.ranked[query] = [r.url for r in ordered if r.url not in thread.read_urls]
             for r in ordered:  # candidates best first: what to crawl when results are not read
                 if r.url not in thread.candidate_urls:
                     thread.candidate_urls.append(r.url)
