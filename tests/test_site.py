@@ -473,3 +473,32 @@ def test_the_page_of_the_answer_found_is_not_read_as_the_described_page(embedder
     candidates.append(("http://s/4", "City of London", "link on http://s/2"))
     thread = _thread(candidates, read={"http://s/1", "http://s/2"}, question=question)
     assert unread_described(thread, memory)[:2] == (1, "http://s/4")
+
+
+def test_the_hop_is_named_by_an_anchor_opening_sentence_memory_did_not_keep(embedder):
+    """The Analyzer keeps a few facts per page, and the sentence stating the question's relation
+    may not be one: "... sung by Glen Farrow" is an opening sentence of the anchor, where the
+    question's "singer" is its verb. Its link is the hop; a page another kept fact names was a
+    wrong turn, and an opening sentence that speaks of nothing the question asks leads nowhere."""
+    question = "The singer of Windy Meadow Song also voiced which cartoon fox?"
+    first = f'for "{question}"'
+    candidates = [
+        ("http://s/1", "Windy Meadow Song", f"search result 1 {first}"),
+        ("http://s/2", "Harbour Studios", "link on http://s/1"),
+        ("http://s/3", "Glen Farrow", "link on http://s/1"),
+        ("http://s/4", "Oslo", "link on http://s/1"),
+    ]
+    facts = [('"Windy Meadow Song" is a whimsical song from a Harbour Studios featurette.', "http://s/1")]
+    thread = _thread(candidates, read={"http://s/1", "http://s/2"}, question=question)
+    thread.leads["http://s/1"] = [
+        facts[0][0],
+        "It was recorded in Oslo in 1970.",
+        "It was written by Ann Berg and sung by Glen Farrow as the bear.",
+    ]
+    thread.last_analysis.answered = True
+    memory = _memory(embedder, facts)
+    assert unread_hop(thread, memory)[:2] == (0, "http://s/3")
+    decision = CrawlingDecision(embedder)(thread, memory)
+    assert (decision.next_action, decision.query_or_url) == ("crawl_url", "http://s/3")
+    thread.leads["http://s/1"] = thread.leads["http://s/1"][:2]  # no sentence of the relation
+    assert unread_hop(thread, memory) is None

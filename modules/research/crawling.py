@@ -24,6 +24,7 @@ read nothing, so they count as steps without progress).
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from ..text import content_terms
 from .answer import _plain, _terms, answer, read_question, rejected_answers
@@ -38,7 +39,7 @@ from .baseline import (
     question_entities,
 )
 from .memory import Memory
-from .schema import Decision
+from .schema import Decision, Fact
 
 FIRST_SEARCH_CRAWLS = 4  # the question's own search casts the widest net
 LATER_SEARCH_CRAWLS = 1  # a later search is after one lead: its best result
@@ -130,9 +131,17 @@ def unread_hop(thread: Thread, memory: Memory | None) -> tuple[int, str, str] | 
     asked = {n.lower() for n in question_entities(thread.question)}
 
     def relation(fact) -> int:
-        return len((content_terms(fact.text) & q_terms) - content_terms(thread.titles[fact.source_url]))
+        return len(
+            _related(content_terms(fact.text), q_terms) - content_terms(thread.titles[fact.source_url])
+        )
 
-    facts = sorted((f for f in memory.facts if f.source_url in anchors), key=relation, reverse=True)
+    facts = _anchor_sentences(thread, memory, anchors)
+    # an opening sentence memory did not keep counts only where it speaks of the relation, and
+    # after the kept facts that state it as well
+    facts = sorted(
+        (f for f in facts if isinstance(f, Fact) or relation(f) > 0),
+        key=lambda f: (-relation(f), not isinstance(f, Fact)),
+    )
     # the hop is a page the relation sentence names: a page another sentence of the anchor names
     # ("Malayalam" beside "worked ... in Tata Consultancy Services") is read on the way
     top = relation(facts[0]) if facts else 0
@@ -174,6 +183,46 @@ def unread_hop(thread: Thread, memory: Memory | None) -> tuple[int, str, str] | 
                 f'the sentence of an anchor page that states the question\'s relation names "{title}"',
             )
     return None
+
+
+class _Sentence(NamedTuple):
+    """A sentence of a page read, as memory's facts give it (``text``, ``source_url``)."""
+
+    text: str
+    source_url: str
+
+
+def _anchor_sentences(thread: Thread, memory: Memory, anchors: dict[str, str]) -> list:
+    """The anchor pages' kept facts, then their opening sentences that memory did not keep.
+
+    The Analyzer keeps at most a few facts per page, and the sentence stating the question's
+    relation may not be one of them ("The first track, "To Know Him Is to Love Him," ..." on
+    "Back to Mono"); the answerer reads a page's opening sentences too, and so does the hop."""
+    kept = [f for f in memory.facts if f.source_url in anchors]
+    seen = {(f.source_url, f.text) for f in kept}
+    leads = [
+        _Sentence(text, url)
+        for url in anchors
+        for text in thread.leads.get(url, [])
+        if (url, text) not in seen
+    ]
+    return kept + leads
+
+
+#: the past forms of strong verbs whose agent noun names a person ("singer" of a song "sung by")
+_STRONG_VERBS = {"sing": {"sang", "sung"}, "writ": {"wrote", "written"}, "draw": {"drew", "drawn"}}
+
+
+def _related(terms: set[str], q_terms: set[str]) -> set[str]:
+    """The question's terms that ``terms`` holds, an agent noun of the question counting as its
+    verb ("singer" in "sung by Jim Cummings", "director" in "directed by"): the sentence that
+    states who did what the question's person did names the person's page."""
+    out = terms & q_terms
+    for q in q_terms - out:
+        root = q[:-2] if len(q) > 5 and q.endswith(("er", "or")) else ""
+        if root and (root in terms or terms & _STRONG_VERBS.get(root, set())):
+            out.add(q)
+    return out
 
 
 def unread_described(thread: Thread, memory: Memory | None) -> tuple[int, str, str] | None:
