@@ -10,6 +10,7 @@ from modules.research.baseline import Thread
 from modules.research.crawling import (
     DESCRIBED_BUDGET,
     CrawlingDecision,
+    namesake_search,
     next_crawl,
     unread_described,
     unread_hop,
@@ -502,3 +503,41 @@ def test_the_hop_is_named_by_an_anchor_opening_sentence_memory_did_not_keep(embe
     assert (decision.next_action, decision.query_or_url) == ("crawl_url", "http://s/3")
     thread.leads["http://s/1"] = thread.leads["http://s/1"][:2]  # no sentence of the relation
     assert unread_hop(thread, memory) is None
+
+
+def test_a_namesake_read_for_a_qualified_name_is_followed_by_a_search_for_name_and_place(embedder):
+    """ "the Ardley district of Wessexshire": the site linked "Ardley" to a namesake, whose page
+    gave no fact, and no candidate is titled "Ardley, ...": the Decision searches "Ardley
+    Wessexshire" (once) before crawling a later single word of the sentence, then crawls the
+    qualified result and takes it for the hop. A name the sentence does not qualify by a place
+    ("the governor of Ardley") is not searched."""
+    question = "What was the population of the town in which Moor End is located?"
+    first = f'for "{question}"'
+    candidates = [
+        ("http://s/1", "Moor End", f"search result 1 {first}"),
+        ("http://s/2", "Ardley", "link on http://s/1"),
+        ("http://s/3", "Albion", "link on http://s/1"),
+    ]
+    sentence = "Moor End is a hamlet in the Ardley district of Wessexshire, Albion."
+    facts = [(sentence, "http://s/1"), ("Ardley is a city in Ohio.", "http://s/9")]
+    thread = _thread(candidates, read={"http://s/1", "http://s/2"}, question=question)
+    memory = _memory(embedder, facts[:1])
+    assert namesake_search(thread, memory) == "Ardley Wessexshire"
+    decision = CrawlingDecision(embedder)(thread, memory)
+    assert (decision.next_action, decision.query_or_url) == ("search_local", "Ardley Wessexshire")
+    thread.queries.append("Ardley Wessexshire")
+    assert namesake_search(thread, memory) is None  # searched once
+    assert unread_hop(thread, memory)[:2] == (0, "http://s/3")
+    url = "http://s/4"
+    thread.candidate_urls.append(url)
+    thread.origins[url] = ("Ardley, Wessexshire", 'search result 1 for "Ardley Wessexshire"')
+    assert unread_hop(thread, memory)[:2] == (0, url)
+    thread.read_urls.add(url)
+    thread.titles[url] = "Ardley, Wessexshire"
+    memory = _memory(embedder, [facts[0], ("Ardley is a town in Wessexshire of 35,000 people.", url)])
+    assert unread_hop(thread, memory) is None  # the qualified page read is the hop
+    thread = _thread(candidates, read={"http://s/1", "http://s/2"}, question=question)
+    memory = _memory(
+        embedder, [("Moor End is a hamlet whose squire was the governor of Ardley.", "http://s/1")]
+    )
+    assert namesake_search(thread, memory) is None

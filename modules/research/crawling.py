@@ -43,6 +43,7 @@ from .schema import Decision, Fact
 
 FIRST_SEARCH_CRAWLS = 4  # the question's own search casts the widest net
 LATER_SEARCH_CRAWLS = 1  # a later search is after one lead: its best result
+_NAMESAKE = 'The page that the hop\'s name links to is a namesake: searching "{}".'
 DESCRIBED_BUDGET = 8  # pages read before a described page is no longer sought (median <= 10)
 
 
@@ -112,7 +113,34 @@ def unread_named(thread: Thread) -> tuple[int, str, str] | None:
 
 
 def unread_hop(thread: Thread, memory: Memory | None) -> tuple[int, str, str] | None:
-    """(0, url, why) of the unread candidate that an anchor page's relation sentence names, when
+    """(0, url, why) of the hop's unread candidate: see :func:`_hop`."""
+    hop = _hop(thread, memory)
+    return None if hop is None else (0, hop[0], hop[1])
+
+
+def namesake_search(thread: Thread, memory: Memory | None) -> str | None:
+    """The search for the hop when the anchor's relation sentence qualifies a name by a larger
+    place ("the Boston district of Lincolnshire", "Boston, Lincolnshire") whose page read was a
+    namesake (it gave no fact to keep: the site links "Boston" to the US city) and no candidate
+    is titled with the name and a qualifier: only a search for both ("Boston Lincolnshire")
+    finds the page meant. It comes in the name's turn among the sentence's names (a full name
+    linked before it is crawled first), and once."""
+    hop = _hop(thread, memory, seek=True)
+    return hop[2] if hop is not None and hop[0] is None else None
+
+
+def _qualifier(name: str, text: str) -> str | None:
+    """The larger place ``text`` qualifies ``name`` (lower case) by: "Lincolnshire" in "the Boston
+    district of Lincolnshire" or "Boston, Lincolnshire"; None where it names none."""
+    m = re.search(
+        rf"(?<!\w)(?i:{re.escape(name)})(?:,\s+|\s+[a-z]+\s+(?:of|in)\s+(?:the\s+)?)([A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)*)",
+        text,
+    )
+    return m.group(1) if m else None
+
+
+def _hop(thread: Thread, memory: Memory | None, seek: bool = False) -> tuple | None:
+    """(url, why, name) of the unread candidate that an anchor page's relation sentence names, when
     a wh-question has its anchor read but no hop: no page read is titled with a name the anchor
     pages' kept facts mention, and the question does not name two things whose pages were read.
 
@@ -154,6 +182,8 @@ def unread_hop(thread: Thread, memory: Memory | None) -> tuple[int, str, str] | 
     # a page read that gave no fact to keep ("Paris" for the pilot who flew L'Oiseau Blanc) was
     # a wrong turn, not the hop: the next name of the relation sentence is crawled
     kept = {f.source_url for f in memory.facts}
+    searched = {_title(q) for q in thread.queries}
+    titles = [t for t, _ in thread.origins.values()] + list(thread.titles.values())
     for f in relational:
         spans = _spans(f.text)
         for u, n in read.items():
@@ -163,7 +193,7 @@ def unread_hop(thread: Thread, memory: Memory | None) -> tuple[int, str, str] | 
                 _title(t).startswith(n + ",") and (_named(_title(t), f.text, spans) or (1,))[0] == 0
                 for _, _, t in unread
             )
-            if u not in anchors and n in spans and not namesake:
+            if u not in anchors and (_named(n, f.text, spans) or (1,))[0] == 0 and not namesake:
                 return None  # the hop is read
     for fact in (f for f in facts if anchors[f.source_url] in things):
         spans = _spans(fact.text)
@@ -175,14 +205,24 @@ def unread_hop(thread: Thread, memory: Memory | None) -> tuple[int, str, str] | 
             at = _named(name, fact.text, spans)
             if at is not None:  # a full name before a single word ("Henry J. Kaiser", "California")
                 named.append((name not in asked, at[0], len(name.split()) == 1, *at[1:], i, url, title))
+        for u, n in read.items() if seek else ():
+            if u in kept or u in anchors or any(_qualified(t, n) for t in titles):
+                continue
+            at, where = _named(n, fact.text, spans), _qualifier(n, fact.text)
+            query = f"{_plain(thread.titles[u])} {where}"
+            if at is not None and at[0] == 0 and where and _title(query) not in searched:
+                named.append((n not in asked, 0, len(n.split()) == 1, *at[1:], -1, None, query))
         if named:
             *_, url, title = min(named)
-            return (
-                0,
-                url,
-                f'the sentence of an anchor page that states the question\'s relation names "{title}"',
-            )
+            why = f'the sentence of an anchor page that states the question\'s relation names "{title}"'
+            return url, why, _plain(title)
     return None
+
+
+def _qualified(title: str, name: str) -> bool:
+    """``title`` is ``name`` with a qualifier: "Boston, Lincolnshire", "Boston (band)"."""
+    plain = _plain(title).lower()
+    return plain.startswith((name + ",", name + " ("))
 
 
 class _Sentence(NamedTuple):
@@ -339,12 +379,10 @@ class CrawlingDecision(BaselineDecision):
         if not thread.queries:
             return decision
         if decision.next_action == "send_to_hitl" and a is not None and a.answered:
-            named = (
-                unread_named(thread)
-                or (None if self._anchored(thread, memory) else next_crawl(thread))
-                or unread_hop(thread, memory)
-                or unread_described(thread, memory)
-            )
+            named = unread_named(thread) or (None if self._anchored(thread, memory) else next_crawl(thread))
+            if named is None and (name := namesake_search(thread, memory)):
+                return self._search(thread, name, _NAMESAKE.format(name))
+            named = named or unread_hop(thread, memory) or unread_described(thread, memory)
             if named is None:
                 return decision
             _, url, why = named
@@ -355,6 +393,8 @@ class CrawlingDecision(BaselineDecision):
         # (the answerer may ask to search it: "Ajuga" with only "Ajugeae" read)
         choice = unread_named(thread) or next_crawl(thread)
         if choice is None or choice[0] > 0:  # the hop an anchor names before results picked by rank
+            if name := namesake_search(thread, memory):
+                return self._search(thread, name, _NAMESAKE.format(name))
             choice = unread_hop(thread, memory) or choice
         if choice is None or (decision.next_action == "crawl_url" and choice[0] > 1):
             return decision  # a link the Analyzer proposed beats a search result picked by rank
