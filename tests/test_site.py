@@ -15,6 +15,7 @@ from modules.research.crawling import (
     unread_described,
     unread_hop,
     unread_named,
+    unread_ranked,
 )
 from modules.research.memory import Memory
 from modules.research.schema import Analysis, Fact
@@ -541,3 +542,34 @@ def test_a_namesake_read_for_a_qualified_name_is_followed_by_a_search_for_name_a
         embedder, [("Moor End is a hamlet whose squire was the governor of Ardley.", "http://s/1")]
     )
     assert namesake_search(thread, memory) is None
+
+
+def test_an_answer_from_the_questions_own_pages_waits_for_the_best_results_of_its_search(embedder):
+    """ "Flying Bison" read from "Vaults and Ogres", a page the question names, crossed no hop:
+    the page asked for names the game without being named by it, and the question's own search
+    ranks it among its best, so that result is crawled before the hand-over; an answer read on a
+    page the question does not name is handed over."""
+    question = 'What is the name for the adventure in "Vaults and Ogres", a game designed by Kim Roe?'
+    first = f'for "{question}"'
+    candidates = [
+        ("http://s/1", "Kim Roe", f"search result 1 {first}"),
+        ("http://s/2", "Vaults and Ogres", f"search result 2 {first}"),
+        ("http://s/3", "Cave of Zed", f"search result 3 {first}"),
+    ]
+    facts = [
+        ("Kim Roe is an American game designer, best known for Vaults and Ogres.", "http://s/1"),
+        (
+            "Vaults and Ogres is a fantasy role-playing game designed by Kim Roe and first published "
+            "in 1975 by Flying Bison.",
+            "http://s/2",
+        ),
+    ]
+    thread = _thread(candidates, read={"http://s/1", "http://s/2"}, question=question)
+    thread.last_analysis.answered = True
+    memory = _memory(embedder, facts)
+    assert unread_ranked(thread, memory)[:2] == (2, "http://s/3")
+    decision = CrawlingDecision(embedder)(thread, memory)
+    assert (decision.next_action, decision.query_or_url) == ("crawl_url", "http://s/3")
+    # read on pages the question does not name, the answer is past the hop: it is handed over
+    thread.titles = {"http://s/1": "Game designers", "http://s/2": "Fantasy games"}
+    assert unread_ranked(thread, memory) is None

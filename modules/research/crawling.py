@@ -353,6 +353,31 @@ def _spans(text: str) -> dict[str, int]:
     return out
 
 
+def unread_ranked(thread: Thread, memory: Memory | None) -> tuple[int, str, str] | None:
+    """(2, url, why) of the best unread result of the question's own search (within its share of
+    :data:`FIRST_SEARCH_CRAWLS`) when a wh-answer rests on pages the question names alone.
+
+    An answer read from the question's own pages ("Flying Buffalo" from "Tunnels & Trolls" for
+    "the adventure in Tunnels and Trolls") crossed no hop, and the page it asks for may name them
+    without being named by them: only the search finds it ("Arena of Khazan"), and the question's
+    own search ranks it among its best. An answer read past the hop is left alone."""
+    if memory is None or not memory.facts or len(thread.queries) != 1:
+        return None
+    if read_question(thread.question).kind in ("yes_no", "choice"):
+        return None
+    found = answer(
+        thread.question, evidence(thread, memory.facts), excluded=rejected_answers(thread.constraints)
+    )
+    pages = {e.url for e in found.support}
+    if (
+        not found.text
+        or not pages
+        or not all(_anchor(thread.titles.get(u, ""), thread.question) for u in pages)
+    ):
+        return None
+    return _best_of_latest_search(thread)
+
+
 def _best_of_latest_search(thread: Thread) -> tuple[int, str, str] | None:
     """The best unread result of the latest search, while fewer than its share were crawled."""
     if not thread.queries:
@@ -383,6 +408,7 @@ class CrawlingDecision(BaselineDecision):
             if named is None and (name := namesake_search(thread, memory)):
                 return self._search(thread, name, _NAMESAKE.format(name))
             named = named or unread_hop(thread, memory) or unread_described(thread, memory)
+            named = named or unread_ranked(thread, memory)
             if named is None:
                 return decision
             _, url, why = named
