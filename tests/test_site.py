@@ -12,11 +12,13 @@ from modules.research.crawling import (
     LINKED_BUDGET,
     CrawlingDecision,
     _quoted_whole,
+    namesake_search,
     next_crawl,
     unread_described,
     unread_hop,
     unread_named,
     unread_named_by_a_named_page,
+    unread_ranked,
 )
 from modules.research.memory import Memory
 from modules.research.schema import Analysis, Decision, Fact
@@ -585,3 +587,101 @@ def test_an_unanswered_hand_over_waits_for_a_page_a_named_thing_s_page_names(emb
     assert (decision.next_action, decision.query_or_url) == ("crawl_url", "http://s/4")
     thread.read_urls |= {f"http://x/{i}" for i in range(LINKED_BUDGET)}
     assert unread_named_by_a_named_page(thread, memory) is None
+
+
+def test_the_hop_is_named_by_an_anchor_opening_sentence_memory_did_not_keep(embedder):
+    """The Analyzer keeps a few facts per page, and the sentence stating the question's relation
+    may not be one: "... sung by Glen Farrow" is an opening sentence of the anchor, where the
+    question's "singer" is its verb. Its link is the hop; a page another kept fact names was a
+    wrong turn, and an opening sentence that speaks of nothing the question asks leads nowhere."""
+    question = "The singer of Windy Meadow Song also voiced which cartoon fox?"
+    first = f'for "{question}"'
+    candidates = [
+        ("http://s/1", "Windy Meadow Song", f"search result 1 {first}"),
+        ("http://s/2", "Harbour Studios", "link on http://s/1"),
+        ("http://s/3", "Glen Farrow", "link on http://s/1"),
+        ("http://s/4", "Oslo", "link on http://s/1"),
+    ]
+    facts = [('"Windy Meadow Song" is a whimsical song from a Harbour Studios featurette.', "http://s/1")]
+    thread = _thread(candidates, read={"http://s/1", "http://s/2"}, question=question)
+    thread.leads["http://s/1"] = [
+        facts[0][0],
+        "It was recorded in Oslo in 1970.",
+        "It was written by Ann Berg and sung by Glen Farrow as the bear.",
+    ]
+    thread.last_analysis.answered = True
+    memory = _memory(embedder, facts)
+    assert unread_hop(thread, memory)[:2] == (0, "http://s/3")
+    decision = CrawlingDecision(embedder)(thread, memory)
+    assert (decision.next_action, decision.query_or_url) == ("crawl_url", "http://s/3")
+    thread.leads["http://s/1"] = thread.leads["http://s/1"][:2]  # no sentence of the relation
+    assert unread_hop(thread, memory) is None
+
+
+def test_a_namesake_read_for_a_qualified_name_is_followed_by_a_search_for_name_and_place(embedder):
+    """ "the Ardley district of Wessexshire": the site linked "Ardley" to a namesake, whose page
+    gave no fact, and no candidate is titled "Ardley, ...": the Decision searches "Ardley
+    Wessexshire" (once) before crawling a later single word of the sentence, then crawls the
+    qualified result and takes it for the hop. A name the sentence does not qualify by a place
+    ("the governor of Ardley") is not searched."""
+    question = "What was the population of the town in which Moor End is located?"
+    first = f'for "{question}"'
+    candidates = [
+        ("http://s/1", "Moor End", f"search result 1 {first}"),
+        ("http://s/2", "Ardley", "link on http://s/1"),
+        ("http://s/3", "Albion", "link on http://s/1"),
+    ]
+    sentence = "Moor End is a hamlet in the Ardley district of Wessexshire, Albion."
+    facts = [(sentence, "http://s/1"), ("Ardley is a city in Ohio.", "http://s/9")]
+    thread = _thread(candidates, read={"http://s/1", "http://s/2"}, question=question)
+    memory = _memory(embedder, facts[:1])
+    assert namesake_search(thread, memory) == "Ardley Wessexshire"
+    decision = CrawlingDecision(embedder)(thread, memory)
+    assert (decision.next_action, decision.query_or_url) == ("search_local", "Ardley Wessexshire")
+    thread.queries.append("Ardley Wessexshire")
+    assert namesake_search(thread, memory) is None  # searched once
+    assert unread_hop(thread, memory)[:2] == (0, "http://s/3")
+    url = "http://s/4"
+    thread.candidate_urls.append(url)
+    thread.origins[url] = ("Ardley, Wessexshire", 'search result 1 for "Ardley Wessexshire"')
+    assert unread_hop(thread, memory)[:2] == (0, url)
+    thread.read_urls.add(url)
+    thread.titles[url] = "Ardley, Wessexshire"
+    memory = _memory(embedder, [facts[0], ("Ardley is a town in Wessexshire of 35,000 people.", url)])
+    assert unread_hop(thread, memory) is None  # the qualified page read is the hop
+    thread = _thread(candidates, read={"http://s/1", "http://s/2"}, question=question)
+    memory = _memory(
+        embedder, [("Moor End is a hamlet whose squire was the governor of Ardley.", "http://s/1")]
+    )
+    assert namesake_search(thread, memory) is None
+
+
+def test_an_answer_from_the_questions_own_pages_waits_for_the_best_results_of_its_search(embedder):
+    """ "Flying Bison" read from "Vaults and Ogres", a page the question names, crossed no hop:
+    the page asked for names the game without being named by it, and the question's own search
+    ranks it among its best, so that result is crawled before the hand-over; an answer read on a
+    page the question does not name is handed over."""
+    question = 'What is the name for the adventure in "Vaults and Ogres", a game designed by Kim Roe?'
+    first = f'for "{question}"'
+    candidates = [
+        ("http://s/1", "Kim Roe", f"search result 1 {first}"),
+        ("http://s/2", "Vaults and Ogres", f"search result 2 {first}"),
+        ("http://s/3", "Cave of Zed", f"search result 3 {first}"),
+    ]
+    facts = [
+        ("Kim Roe is an American game designer, best known for Vaults and Ogres.", "http://s/1"),
+        (
+            "Vaults and Ogres is a fantasy role-playing game designed by Kim Roe and first published "
+            "in 1975 by Flying Bison.",
+            "http://s/2",
+        ),
+    ]
+    thread = _thread(candidates, read={"http://s/1", "http://s/2"}, question=question)
+    thread.last_analysis.answered = True
+    memory = _memory(embedder, facts)
+    assert unread_ranked(thread, memory)[:2] == (2, "http://s/3")
+    decision = CrawlingDecision(embedder)(thread, memory)
+    assert (decision.next_action, decision.query_or_url) == ("crawl_url", "http://s/3")
+    # read on pages the question does not name, the answer is past the hop: it is handed over
+    thread.titles = {"http://s/1": "Game designers", "http://s/2": "Fantasy games"}
+    assert unread_ranked(thread, memory) is None

@@ -30,6 +30,7 @@ an unanswered hand-over waits for a page that a named thing's page names by its 
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from ..text import content_terms
 from .answer import _QUOTED, _plain, _terms, answer, read_question, rejected_answers
@@ -44,10 +45,11 @@ from .baseline import (
     question_entities,
 )
 from .memory import Memory
-from .schema import Decision
+from .schema import Decision, Fact
 
 FIRST_SEARCH_CRAWLS = 4  # the question's own search casts the widest net
 LATER_SEARCH_CRAWLS = 1  # a later search is after one lead: its best result
+_NAMESAKE = 'The page that the hop\'s name links to is a namesake: searching "{}".'
 DESCRIBED_BUDGET = 8  # pages read before a described page is no longer sought (median <= 10)
 
 
@@ -168,7 +170,34 @@ def unread_named(thread: Thread) -> tuple[int, str, str] | None:
 
 
 def unread_hop(thread: Thread, memory: Memory | None) -> tuple[int, str, str] | None:
-    """(0, url, why) of the unread candidate that an anchor page's relation sentence names, when
+    """(0, url, why) of the hop's unread candidate: see :func:`_hop`."""
+    hop = _hop(thread, memory)
+    return None if hop is None else (0, hop[0], hop[1])
+
+
+def namesake_search(thread: Thread, memory: Memory | None) -> str | None:
+    """The search for the hop when the anchor's relation sentence qualifies a name by a larger
+    place ("the Boston district of Lincolnshire", "Boston, Lincolnshire") whose page read was a
+    namesake (it gave no fact to keep: the site links "Boston" to the US city) and no candidate
+    is titled with the name and a qualifier: only a search for both ("Boston Lincolnshire")
+    finds the page meant. It comes in the name's turn among the sentence's names (a full name
+    linked before it is crawled first), and once."""
+    hop = _hop(thread, memory, seek=True)
+    return hop[2] if hop is not None and hop[0] is None else None
+
+
+def _qualifier(name: str, text: str) -> str | None:
+    """The larger place ``text`` qualifies ``name`` (lower case) by: "Lincolnshire" in "the Boston
+    district of Lincolnshire" or "Boston, Lincolnshire"; None where it names none."""
+    m = re.search(
+        rf"(?<!\w)(?i:{re.escape(name)})(?:,\s+|\s+[a-z]+\s+(?:of|in)\s+(?:the\s+)?)([A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)*)",
+        text,
+    )
+    return m.group(1) if m else None
+
+
+def _hop(thread: Thread, memory: Memory | None, seek: bool = False) -> tuple | None:
+    """(url, why, name) of the unread candidate that an anchor page's relation sentence names, when
     a wh-question has its anchor read but no hop: no page read is titled with a name the anchor
     pages' kept facts mention, and the question does not name two things whose pages were read.
 
@@ -187,9 +216,17 @@ def unread_hop(thread: Thread, memory: Memory | None) -> tuple[int, str, str] | 
     asked = {n.lower() for n in question_entities(thread.question)}
 
     def relation(fact) -> int:
-        return len((content_terms(fact.text) & q_terms) - content_terms(thread.titles[fact.source_url]))
+        return len(
+            _related(content_terms(fact.text), q_terms) - content_terms(thread.titles[fact.source_url])
+        )
 
-    facts = sorted((f for f in memory.facts if f.source_url in anchors), key=relation, reverse=True)
+    facts = _anchor_sentences(thread, memory, anchors)
+    # an opening sentence memory did not keep counts only where it speaks of the relation, and
+    # after the kept facts that state it as well
+    facts = sorted(
+        (f for f in facts if isinstance(f, Fact) or relation(f) > 0),
+        key=lambda f: (-relation(f), not isinstance(f, Fact)),
+    )
     # the hop is a page the relation sentence names: a page another sentence of the anchor names
     # ("Malayalam" beside "worked ... in Tata Consultancy Services") is read on the way
     top = relation(facts[0]) if facts else 0
@@ -202,6 +239,8 @@ def unread_hop(thread: Thread, memory: Memory | None) -> tuple[int, str, str] | 
     # a page read that gave no fact to keep ("Paris" for the pilot who flew L'Oiseau Blanc) was
     # a wrong turn, not the hop: the next name of the relation sentence is crawled
     kept = {f.source_url for f in memory.facts}
+    searched = {_title(q) for q in thread.queries}
+    titles = [t for t, _ in thread.origins.values()] + list(thread.titles.values())
     for f in relational:
         spans = _spans(f.text)
         for u, n in read.items():
@@ -211,7 +250,7 @@ def unread_hop(thread: Thread, memory: Memory | None) -> tuple[int, str, str] | 
                 _title(t).startswith(n + ",") and (_named(_title(t), f.text, spans) or (1,))[0] == 0
                 for _, _, t in unread
             )
-            if u not in anchors and n in spans and not namesake:
+            if u not in anchors and (_named(n, f.text, spans) or (1,))[0] == 0 and not namesake:
                 return None  # the hop is read
     for fact in (f for f in facts if anchors[f.source_url] in things):
         spans = _spans(fact.text)
@@ -223,13 +262,17 @@ def unread_hop(thread: Thread, memory: Memory | None) -> tuple[int, str, str] | 
             at = _named(name, fact.text, spans)
             if at is not None:  # a full name before a single word ("Henry J. Kaiser", "California")
                 named.append((name not in asked, at[0], len(name.split()) == 1, *at[1:], i, url, title))
+        for u, n in read.items() if seek else ():
+            if u in kept or u in anchors or any(_qualified(t, n) for t in titles):
+                continue
+            at, where = _named(n, fact.text, spans), _qualifier(n, fact.text)
+            query = f"{_plain(thread.titles[u])} {where}"
+            if at is not None and at[0] == 0 and where and _title(query) not in searched:
+                named.append((n not in asked, 0, len(n.split()) == 1, *at[1:], -1, None, query))
         if named:
             *_, url, title = min(named)
-            return (
-                0,
-                url,
-                f'the sentence of an anchor page that states the question\'s relation names "{title}"',
-            )
+            why = f'the sentence of an anchor page that states the question\'s relation names "{title}"'
+            return url, why, _plain(title)
     return None
 
 
@@ -272,6 +315,52 @@ def unread_named_by_a_named_page(thread: Thread, memory: Memory | None) -> tuple
                 title = thread.origins[url][0]
                 return 1, url, f'a fact of a page about a thing the question names names "{title}"'
     return None
+
+
+def _qualified(title: str, name: str) -> bool:
+    """``title`` is ``name`` with a qualifier: "Boston, Lincolnshire", "Boston (band)"."""
+    plain = _plain(title).lower()
+    return plain.startswith((name + ",", name + " ("))
+
+
+class _Sentence(NamedTuple):
+    """A sentence of a page read, as memory's facts give it (``text``, ``source_url``)."""
+
+    text: str
+    source_url: str
+
+
+def _anchor_sentences(thread: Thread, memory: Memory, anchors: dict[str, str]) -> list:
+    """The anchor pages' kept facts, then their opening sentences that memory did not keep.
+
+    The Analyzer keeps at most a few facts per page, and the sentence stating the question's
+    relation may not be one of them ("The first track, "To Know Him Is to Love Him," ..." on
+    "Back to Mono"); the answerer reads a page's opening sentences too, and so does the hop."""
+    kept = [f for f in memory.facts if f.source_url in anchors]
+    seen = {(f.source_url, f.text) for f in kept}
+    leads = [
+        _Sentence(text, url)
+        for url in anchors
+        for text in thread.leads.get(url, [])
+        if (url, text) not in seen
+    ]
+    return kept + leads
+
+
+#: the past forms of strong verbs whose agent noun names a person ("singer" of a song "sung by")
+_STRONG_VERBS = {"sing": {"sang", "sung"}, "writ": {"wrote", "written"}, "draw": {"drew", "drawn"}}
+
+
+def _related(terms: set[str], q_terms: set[str]) -> set[str]:
+    """The question's terms that ``terms`` holds, an agent noun of the question counting as its
+    verb ("singer" in "sung by Jim Cummings", "director" in "directed by"): the sentence that
+    states who did what the question's person did names the person's page."""
+    out = terms & q_terms
+    for q in q_terms - out:
+        root = q[:-2] if len(q) > 5 and q.endswith(("er", "or")) else ""
+        if root and (root in terms or terms & _STRONG_VERBS.get(root, set())):
+            out.add(q)
+    return out
 
 
 def unread_described(thread: Thread, memory: Memory | None) -> tuple[int, str, str] | None:
@@ -398,6 +487,31 @@ def _quoted_whole(thread: Thread, decision: Decision) -> Decision:
     return decision
 
 
+def unread_ranked(thread: Thread, memory: Memory | None) -> tuple[int, str, str] | None:
+    """(2, url, why) of the best unread result of the question's own search (within its share of
+    :data:`FIRST_SEARCH_CRAWLS`) when a wh-answer rests on pages the question names alone.
+
+    An answer read from the question's own pages ("Flying Buffalo" from "Tunnels & Trolls" for
+    "the adventure in Tunnels and Trolls") crossed no hop, and the page it asks for may name them
+    without being named by them: only the search finds it ("Arena of Khazan"), and the question's
+    own search ranks it among its best. An answer read past the hop is left alone."""
+    if memory is None or not memory.facts or len(thread.queries) != 1:
+        return None
+    if read_question(thread.question).kind in ("yes_no", "choice"):
+        return None
+    found = answer(
+        thread.question, evidence(thread, memory.facts), excluded=rejected_answers(thread.constraints)
+    )
+    pages = {e.url for e in found.support}
+    if (
+        not found.text
+        or not pages
+        or not all(_anchor(thread.titles.get(u, ""), thread.question) for u in pages)
+    ):
+        return None
+    return _best_of_latest_search(thread)
+
+
 def _best_of_latest_search(thread: Thread) -> tuple[int, str, str] | None:
     """The best unread result of the latest search, while fewer than its share were crawled."""
     if not thread.queries:
@@ -441,12 +555,11 @@ class CrawlingDecision(BaselineDecision):
         if not thread.queries:
             return decision
         if decision.next_action == "send_to_hitl" and a is not None and a.answered:
-            named = (
-                unread_named(thread)
-                or (None if self._anchored(thread, memory) else next_crawl(thread))
-                or unread_hop(thread, memory)
-                or unread_described(thread, memory)
-            )
+            named = unread_named(thread) or (None if self._anchored(thread, memory) else next_crawl(thread))
+            if named is None and (name := namesake_search(thread, memory)):
+                return self._search(thread, name, _NAMESAKE.format(name))
+            named = named or unread_hop(thread, memory) or unread_described(thread, memory)
+            named = named or unread_ranked(thread, memory)
             if named is None:
                 return decision
             _, url, why = named
@@ -457,6 +570,8 @@ class CrawlingDecision(BaselineDecision):
         # (the answerer may ask to search it: "Ajuga" with only "Ajugeae" read)
         choice = unread_named(thread) or next_crawl(thread)
         if choice is None or choice[0] > 0:  # the hop an anchor names before results picked by rank
+            if name := namesake_search(thread, memory):
+                return self._search(thread, name, _NAMESAKE.format(name))
             choice = unread_hop(thread, memory) or choice
         if choice is None and decision.next_action == "send_to_hitl":
             choice = unread_named_by_a_named_page(thread, memory)
