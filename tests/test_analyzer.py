@@ -316,6 +316,26 @@ def test_the_garbage_collector_is_left_as_it_was(analyzer, enabled):
         gc.enable() if was else gc.disable()
 
 
+def test_numpy_blas_runs_one_thread_while_answers_are_scored_and_as_it_was_after(analyzer, monkeypatch):
+    """BLAS threads woken by a product spin for the next one: a scoring batch keeps to one."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from modules.response import analyzer as module
+
+    def blas_threads():
+        return {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"}
+
+    seen = []
+    scored = module.ResponseAnalyzer._score
+    monkeypatch.setattr(
+        module.ResponseAnalyzer, "_score", lambda *a: (seen.append(blas_threads()), scored(*a))[1]
+    )
+    with threadpool_limits(limits=2, user_api="blas"):
+        analyzer.analyze(record("The starter plan is $10 a month."), PAGES)
+        assert seen == [{1}]
+        assert blas_threads() == {2}
+
+
 class CountingKeywords(KeywordEmbedder):
     """Keyword vectors, recording every call's texts."""
 

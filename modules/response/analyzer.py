@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 import numpy as np
+from threadpoolctl import ThreadpoolController
 
 from .. import __version__
 from ..embeddings import (
@@ -133,7 +134,7 @@ class EncodedTexts:
         """The vectors of ``texts``, in their order; None unless all were encoded by ``model``."""
         if model != self.model or any(t not in self.rows for t in texts):
             return None
-        return self.vectors[[self.rows[t] for t in texts]]
+        return self.vectors.take([self.rows[t] for t in texts], axis=0)
 
 
 def _top(sims: np.ndarray, k: int) -> np.ndarray:
@@ -154,28 +155,38 @@ def _unit_rows(m: np.ndarray) -> np.ndarray:
 
 
 _gc_lock = threading.Lock()
-_gc_state = {"holders": 0, "was_enabled": False}
+_gc_state = {"holders": 0, "was_enabled": False, "blas": None}
+_threadpools: list[ThreadpoolController] = []  # made on first use: it inspects the loaded libraries
 
 
 @contextmanager
 def _collector_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector paused while batches are scored (reentrant across
-    threads): scoring allocates hundreds of thousands of small objects and makes no reference
-    cycles, and the collector's passes over the memo caches cost a quarter of the scoring CPU
-    (measured on TruthfulQA answers). Garbage without cycles is freed as always; the collector
-    resumes, as it was, when the last batch ends."""
+    """Python's cyclic garbage collector paused, and numpy's BLAS kept to one thread, while batches
+    are scored (reentrant across threads); both resume, as they were, when the last batch ends.
+    - Scoring allocates hundreds of thousands of small objects and makes no reference cycles, and
+      the collector's passes over the memo caches cost a quarter of the scoring CPU (measured on
+      TruthfulQA answers). Garbage without cycles is freed as always.
+    - A product big enough for BLAS to share (an answer's chunks against a site's page chunks, the
+      batch's sentences against them) wakes its worker threads, which then spin waiting for the
+      next: on TruthfulQA answers another 60% of the scoring's CPU, taken from the core the encoder
+      or another process needs. One thread computes the same products (checked: same rows)."""
     with _gc_lock:
         if _gc_state["holders"] == 0:
             _gc_state["was_enabled"] = gc.isenabled()
             gc.disable()
+            if not _threadpools:
+                _threadpools.append(ThreadpoolController())
+            _gc_state["blas"] = _threadpools[0].limit(limits=1, user_api="blas")
         _gc_state["holders"] += 1
     try:
         yield
     finally:
         with _gc_lock:
             _gc_state["holders"] -= 1
-            if _gc_state["holders"] == 0 and _gc_state["was_enabled"]:
-                gc.enable()
+            if _gc_state["holders"] == 0:
+                _gc_state["blas"].restore_original_limits()
+                if _gc_state["was_enabled"]:
+                    gc.enable()
 
 
 def _pos(span: Span) -> TextPosition:
@@ -483,8 +494,10 @@ class ResponseAnalyzer:
             scored.append((len(results), p, gt, fallback or gt.embedding_model == KeywordEmbedder.name))
             results.append(None)
         if scored:
-            vec = lambda items: (  # noqa: E731
-                vectors[[texts[t] for t in items]] if items else np.zeros((0, vectors.shape[1]), np.float32)
+            vec = lambda items: (  # noqa: E731  (take: the same copy as fancy indexing, half its cost)
+                vectors.take([texts[t] for t in items], axis=0)
+                if items
+                else np.zeros((0, vectors.shape[1]), np.float32)
             )
             closeness = self._closeness([(p, gt) for _, p, gt, _ in scored], vectors, texts)
             for (at, p, gt, fb), close in zip(scored, closeness):
@@ -686,18 +699,13 @@ class ResponseAnalyzer:
         cfg = self.config
         flags = list(p.flags) + (["embedding_fallback"] if fallback else [])
 
+        declined, implicit = is_refusal(p.text), self._implicit_terms(p)  # each read three times
         accuracy = self._accuracy(p, gt, vec, close, fallback)
-        completeness, claim_fb = self._completeness(p, vec)
+        completeness, claim_fb = self._completeness(p, vec, declined, implicit)
         findings: list[PageFinding] = []
-        wrong = self._wrong_facts(p, gt, close, claim_fb.contradicted, findings)
+        wrong = self._wrong_facts(p, gt, close, claim_fb.contradicted, findings, implicit)
         _contradicted_by_pages(claim_fb, findings)
-        if (
-            not wrong
-            and not claim_fb.found
-            and p.record.expected_answer
-            and p.record.query
-            and not is_refusal(p.text)
-        ):
+        if not wrong and not claim_fb.found and p.record.expected_answer and p.record.query and not declined:
             otherwise = self.judge.answers_otherwise(p.record.query, p.text, p.sentences, accuracy.score)
             if otherwise is not None:
                 _answered_otherwise(claim_fb, wrong, otherwise, p.record.expected_answer, accuracy.score)
@@ -726,7 +734,7 @@ class ResponseAnalyzer:
             )
         ]
         status = "ok"
-        if is_refusal(p.text):
+        if declined:
             flags.append("refusal")
             status = "flagged"
         if (
@@ -821,17 +829,19 @@ class ResponseAnalyzer:
             polarity_agreement=agree[best],
         )
 
-    def _completeness(self, p: _Prepared, vec) -> tuple[CompletenessResult | None, ClaimFeedback]:
+    def _completeness(
+        self, p: _Prepared, vec, declined: bool, implicit: set[str]
+    ) -> tuple[CompletenessResult | None, ClaimFeedback]:
+        """``declined``: the answer is a refusal; ``implicit``: :meth:`_implicit_terms`."""
         cfg = self.config
         if not p.claims:
             return None, ClaimFeedback()
         # A window's closeness to a claim is that of its closest sentence: clauses and sentence
         # pairs are judged on their words and values, and are not encoded (encoding is the cost)
-        K = vec([c.text for c in p.claims])
+        n = len(p.claims)
+        KS = vec([c.text for c in p.claims] + [s.text for s in p.sentences])  # one gather
         spans = p.claim_spans
-        by_sentence = (
-            K @ vec([s.text for s in p.sentences]).T if p.sentences else np.zeros((len(p.claims), 0))
-        )
+        by_sentence = KS[:n] @ KS[n:].T if p.sentences else np.zeros((n, 0))
         sims = np.zeros((len(p.claims), len(spans)), dtype=np.float32)
         inside = [
             [j for j, s in enumerate(p.sentences) if s.start < w.end and w.start < s.end] for w in spans
@@ -840,9 +850,8 @@ class ResponseAnalyzer:
         if width:  # one gather for all windows: each window's sentences, padded with its first
             cols = np.array([x + x[:1] * (width - len(x)) if x else [0] * width for x in inside], np.intp)
             sims = by_sentence[:, cols].max(axis=2)
-            sims[:, [k for k, x in enumerate(inside) if not x]] = 0
-        implicit = self._implicit_terms(p)
-        declined = is_refusal(p.text)
+            if not all(inside):
+                sims[:, [k for k, x in enumerate(inside) if not x]] = 0
         found, missing, feedback_found, contradicted = [], [], [], []
         for i, claim in enumerate(p.claims):
             v = self.judge.judge_claim(claim.text, p.windows, sims[i], implicit)
@@ -907,6 +916,7 @@ class ResponseAnalyzer:
         close: _Closeness,
         contradicted: list[ContradictedClaim],
         findings: list[PageFinding],
+        implicit: set[str],
     ) -> list[Contradiction]:
         """Wrong facts: the claims the response contradicts (source ``claim``, or
         ``expected_answer`` for claims cut from it), then statements that the pages most like
@@ -926,7 +936,7 @@ class ResponseAnalyzer:
         ]
         if close.sent_gt is None or not self.config.feedback.check_pages:
             return out
-        implicit = self._implicit_terms(p) | Judge.keys(gt.brand_names)
+        implicit = implicit | Judge.keys(gt.brand_names)
         if gt.version not in self._page_facts:
             facts = [
                 Judge.page_facts((x.text, c.page_url) for x in split_sentences(c.text)) for c in gt.chunks
