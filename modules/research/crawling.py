@@ -24,7 +24,11 @@ picked by rank; a word of a name the question quotes is searched as the whole qu
 tenors", not "Prince"); a later search's best result counts though an earlier search found it
 first; a one-word link that is not a name sought ("University", "Festival") is not crawled; and
 an unanswered hand-over waits for a page that a named thing's page names by its title
-(:func:`unread_named_by_a_named_page`).
+(:func:`unread_named_by_a_named_page`). The hop is also sought in an anchor's opening sentences
+that memory did not keep; a namesake read for a name the relation sentence qualifies by a place
+("the Boston district of Lincolnshire") is followed by a search for name and place
+(:func:`namesake_search`); and a wh-answer resting only on the question's own pages waits for
+the best results of the question's own search (:func:`unread_ranked`).
 """
 
 from __future__ import annotations
