@@ -150,10 +150,16 @@ class Researcher:
             steps.append(self._analyze(thread, documents, memory, sources, log))
         report, report_record = self._report(thread, memory, steps, sources, log, stop_reason)
         steps.append(report_record)
-        confidence = thread.last_analysis.confidence_score if thread.last_analysis else 0.0
+        last = thread.last_analysis
+        confidence = last.confidence_score if last else 0.0
+        # answered: confident, or the Analyzer judged the question answered and the report gives
+        # a cited short answer (on the web a step reads one page, so one step's confidence is low)
+        answered = confidence >= ANSWERED_CONFIDENCE or (
+            last is not None and last.answered and bool(report.short_answer) and bool(report.key_sources)
+        )
         status = (
             "answered"
-            if stop_reason == "decision" and confidence >= ANSWERED_CONFIDENCE
+            if stop_reason == "decision" and answered
             else "handed_over"
             if stop_reason == "decision"
             else "incomplete"
