@@ -370,7 +370,7 @@ class BaselineDecision:
         for s in a.suggestions_for_next_step if a else []:
             if s.startswith("crawl: "):
                 url = s[len("crawl: ") :].strip()
-                if url in allowed and url not in thread.read_urls:
+                if url in allowed and url not in thread.read_urls and self._follows(thread, url):
                     return Decision(
                         next_action="crawl_url",
                         query_or_url=url,
@@ -392,6 +392,10 @@ class BaselineDecision:
             next_action="send_to_hitl",
             reasoning="No new leads left: handing the current findings to a person.",
         )
+
+    def _follows(self, thread: Thread, url: str) -> bool:
+        """Whether a page link the Analyzer proposes is worth a crawl (here: every one)."""
+        return True
 
     def _repeats(self, thread: Thread, query: str) -> bool:
         if not thread.query_vectors:

@@ -71,12 +71,7 @@ def next_crawl(thread: Thread) -> tuple[int, str, str] | None:
     """(tier, url, why) of the unread candidate to crawl next, or None when none is promising:
     tier 0 is titled with a name sought (the question's or a lead's), 1 with a longer name the
     question holds, 2 is among the best results of the latest search (in the relevance order)."""
-    a = thread.last_analysis
-    leads = [
-        s[len("search: ") :].strip()
-        for s in (a.suggestions_for_next_step if a else [])
-        if s.startswith("search: ")
-    ]
+    leads = _leads(thread)
     names = {n.lower() for n in _question_names(thread.question, leads) if n}
     crawled = [_title(t) for t in thread.titles.values()]
     unread_of = _names_without_page(thread)
@@ -104,6 +99,16 @@ def next_crawl(thread: Thread) -> tuple[int, str, str] | None:
     if best is not None:
         return best[0][0], best[1], best[2]
     return _best_of_latest_search(thread)
+
+
+def _leads(thread: Thread) -> list[str]:
+    """The searches the Analyzer suggested last ("search: Brown County")."""
+    a = thread.last_analysis
+    return [
+        s[len("search: ") :].strip()
+        for s in (a.suggestions_for_next_step if a else [])
+        if s.startswith("search: ")
+    ]
 
 
 def _question_names(question: str, leads: list[str] = ()) -> list[str]:
@@ -464,12 +469,7 @@ def _no_lead_link(thread: Thread, url: str | None) -> bool:
     if not origin.startswith("link on "):
         return False
     words = _title(title).split()
-    a = thread.last_analysis
-    leads = [
-        s[len("search: ") :].strip()
-        for s in (a.suggestions_for_next_step if a else [])
-        if s.startswith("search: ")
-    ]
+    leads = _leads(thread)
     return len(words) == 1 and words[0] not in {n.lower() for n in _question_names(thread.question, leads)}
 
 
@@ -541,21 +541,6 @@ class CrawlingDecision(BaselineDecision):
     def __call__(self, thread: Thread, memory: Memory | None = None) -> Decision:
         decision = super().__call__(thread, memory)
         a = thread.last_analysis
-        if (
-            decision.next_action == "crawl_url"
-            and a is not None
-            and _no_lead_link(thread, decision.query_or_url)
-        ):
-            kept = [
-                s
-                for s in a.suggestions_for_next_step
-                if not (s.startswith("crawl: ") and _no_lead_link(thread, s[len("crawl: ") :].strip()))
-            ]
-            thread.last_analysis = a.model_copy(update={"suggestions_for_next_step": kept})
-            try:
-                decision = super().__call__(thread, memory)
-            finally:
-                thread.last_analysis = a
         if not thread.queries:
             return decision
         if decision.next_action == "send_to_hitl" and a is not None and a.answered:
@@ -585,6 +570,9 @@ class CrawlingDecision(BaselineDecision):
             )  # a link the Analyzer proposed beats a result picked by rank
         _, url, why = choice
         return Decision(next_action="crawl_url", query_or_url=url, reasoning=f"Crawling this page: {why}.")
+
+    def _follows(self, thread: Thread, url: str) -> bool:
+        return not _no_lead_link(thread, url)
 
     @staticmethod
     def _anchored(thread: Thread, memory: Memory | None) -> bool:
