@@ -6,7 +6,7 @@ style answers around it: the best answer (found), an Incorrect Answer (contradic
 writes them as false answers to the same question; the whole statement is the wrong fact, kind
 ``other``) and another question's best answer (missing). Questions whose best answer is a
 non-answer ("I have no comment") are left out. Writes ``verdicts-truthfulqa-{train,dev}.jsonl``
-and ``verdicts-truthfulqa-pages.jsonl``.
+and ``verdicts-truthfulqa-pages.jsonl`` (``--test``: ``verdicts-truthfulqa-test-pages.jsonl``).
 
 The default source, the encyclopedia:
 
@@ -27,6 +27,11 @@ Split by article: every third sampled article is dev. Writes
 
     .venv/bin/python -m evals.build_verdicts [--articles 240] [--seed 0]
     .venv/bin/python -m evals.build_verdicts --source truthfulqa [--questions 150] [--seed 0]
+
+``--test`` writes the frozen test split instead (``verdicts-{source}-test.jsonl``) from articles
+or questions that the train and dev files do not hold, sampled with their own seed; the train
+and dev files are left as they are (the frozen split was written with ``--test --articles 100``
+and ``--test --source truthfulqa --questions 100``).
 """
 
 from __future__ import annotations
@@ -191,7 +196,17 @@ def _examples(article: dict, others: list[str], rng: random.Random) -> list[dict
     return out
 
 
-def _truthfulqa(questions: int, seed: int) -> None:
+def _used(source: str) -> set[str]:
+    """Question ids already in the train and dev files of ``source`` (a test split leaves them out)."""
+    ids: set[str] = set()
+    for split in ("train", "dev"):
+        path = OUT / f"verdicts-{source}-{split}.jsonl"
+        if path.exists():
+            ids |= {json.loads(line)["question_id"] for line in path.read_text().splitlines() if line}
+    return ids
+
+
+def _truthfulqa(questions: int, seed: int, test: bool = False) -> None:
     rng = random.Random(seed)
     with open(TRUTHFULQA, newline="", encoding="utf-8") as f:
         rows = [
@@ -200,7 +215,12 @@ def _truthfulqa(questions: int, seed: int) -> None:
             if "no comment" not in r["Best Answer"].lower() and r["Incorrect Answers"].strip()
         ]
     picked = sorted(rng.sample(range(len(rows)), k=min(questions, len(rows))))
-    splits: dict[str, list[dict]] = {"train": [], "dev": []}
+    if test:  # every eligible question the train and dev files do not hold
+        used = _used("truthfulqa")
+        rng = random.Random(f"test-{seed}")
+        left = [i for i in range(len(rows)) if f"tqa-{i}" not in used]
+        picked = sorted(rng.sample(left, k=min(questions, len(left))))
+    splits: dict[str, list[dict]] = {"test": []} if test else {"train": [], "dev": []}
     pages = []
     for n, i in enumerate(picked):
         row = rows[i]
@@ -217,7 +237,7 @@ def _truthfulqa(questions: int, seed: int) -> None:
             }
         )
         other = rows[picked[(n + 1) % len(picked)]]["Best Answer"].strip().rstrip(".") + "."
-        split = "dev" if n % 3 == 2 else "train"
+        split = "test" if test else ("dev" if n % 3 == 2 else "train")
         base = {
             "question_id": f"tqa-{i}",
             "domain": "truthfulqa.eval",
@@ -249,9 +269,9 @@ def _truthfulqa(questions: int, seed: int) -> None:
                 }
             )
     OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "verdicts-truthfulqa-pages.jsonl").write_text(
-        "".join(json.dumps(p, ensure_ascii=False) + "\n" for p in pages)
-    )
+    # the test questions' pages apart: the train and dev answers are judged on theirs as before
+    pages_path = OUT / ("verdicts-truthfulqa-test-pages.jsonl" if test else "verdicts-truthfulqa-pages.jsonl")
+    pages_path.write_text("".join(json.dumps(p, ensure_ascii=False) + "\n" for p in pages))
     for split, answers in splits.items():
         path = OUT / f"verdicts-truthfulqa-{split}.jsonl"
         path.write_text("".join(json.dumps(a, ensure_ascii=False) + "\n" for a in answers))
@@ -264,14 +284,24 @@ def main() -> None:
     parser.add_argument("--articles", type=int, default=240)
     parser.add_argument("--questions", type=int, default=150)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--test",
+        action="store_true",
+        help="write the frozen test split (-test.jsonl) from questions or articles the train and dev files do not hold",
+    )
     args = parser.parse_args()
     if args.source == "truthfulqa":
-        _truthfulqa(args.questions, args.seed)
+        _truthfulqa(args.questions, args.seed, args.test)
         return
     rng = random.Random(args.seed)
     df = pl.read_parquet(SOURCE).filter(pl.col("text").str.len_chars() > 400)
     picked = rng.sample(range(df.height), k=min(len(df), args.articles * 2))
     splits: dict[str, list[dict]] = {"train": [], "dev": []}
+    if args.test:  # articles no train or dev example came from, sampled apart
+        used = _used("encyclopedia")
+        rng = random.Random(f"test-{args.seed}")
+        picked = [i for i in rng.sample(range(df.height), k=df.height) if df["title"][i] not in used]
+        splits = {"test": []}
     n = 0
     for i in picked:
         if n >= args.articles:
@@ -279,7 +309,7 @@ def main() -> None:
         examples = _examples(df.row(i, named=True), [], rng)
         if not examples:
             continue
-        split = "dev" if n % 3 == 2 else "train"
+        split = "test" if args.test else ("dev" if n % 3 == 2 else "train")
         splits[split] += [{**e, "split": split} for e in examples]
         n += 1
     OUT.mkdir(parents=True, exist_ok=True)

@@ -76,7 +76,9 @@ def load(split: str) -> tuple[list[dict], list[StoredPage]]:
                     "wrong_facts": r["wrong_facts"],
                 }
             )
-        pages_path = SETS / f"verdicts-{name}-pages.jsonl"
+        pages_path = SETS / f"verdicts-{name}-{split}-pages.jsonl"  # a split's own pages, where it has them
+        if not pages_path.exists():
+            pages_path = SETS / f"verdicts-{name}-pages.jsonl"
         if pages_path.exists():
             for line in pages_path.read_text(encoding="utf-8").splitlines():
                 if line.strip():
@@ -183,7 +185,12 @@ def report(name: str, answers: list[dict], results: list, previous: list[dict[st
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--split", default="dev", choices=["dev", "train"])
+    parser.add_argument(
+        "--split",
+        default="dev",
+        choices=["dev", "train", "test"],
+        help="test: the frozen split, run once at the end of a piece of work (never tuned on)",
+    )
     parser.add_argument("--sets", help="only these sets, comma-separated (e.g. sites-a,sites-b)")
     parser.add_argument(
         "--errors", help="write the answers whose verdicts differ from gold to this JSONL file"
@@ -221,8 +228,6 @@ def main() -> None:
             [results[i] for i in idx],
             [previous[i] for i in idx],
         )
-    if len(groups) > 1:
-        report(f"all sets ({args.split})", answers, results, previous)
     print("\n" + TARGETS)
     if args.errors:
         with open(args.errors, "w", encoding="utf-8") as f:
