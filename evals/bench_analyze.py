@@ -99,7 +99,7 @@ def main() -> None:
     settings.__enter__()
     flow(str(input_path), str(pages_path), run_id="warmup", data_dir=str(tmp / "runs"), config=config)
 
-    from modules.response.analyzer import claims_for
+    from modules.response.scoring import claims_for
 
     def distinct_inputs(recs, pages) -> list[str]:
         return list(

@@ -43,7 +43,11 @@ def test_cosine_method_is_the_seeds_similarity(analyzer):
         AnalyzerConfig.load(None, {"accuracy.method": "cosine", "accuracy.chunking_strategy": "none"})
     )
     r = cosine.analyze(record("The starter plan is $10 a month."), PAGES)
-    assert r.scores.accuracy.score == pytest.approx(100 * r.scores.accuracy.similarity, abs=0.01)
+    # the seed's cosine is the closeness of wording; the verdicts on the claims cut from the
+    # expected answer place the answer (scoring.accuracy_of)
+    components = r.scores.accuracy.components
+    assert components.similarity_score == pytest.approx(100 * r.scores.accuracy.similarity, abs=0.01)
+    assert components.basis == "claims"
 
 
 def test_chunking_and_aggregation(analyzer):

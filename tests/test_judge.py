@@ -152,7 +152,9 @@ def test_good_lm_output_replaces_the_offline_verdicts():
         ("ground_truth", "billed annually", PRICING),
     ]
     accuracy = out.scores.accuracy
-    assert accuracy.score == 69.99 and accuracy.tier == "fair" and accuracy.components.wrong_facts == 2
+    # one rule for both judges: a contradicted required claim makes the answer poor
+    assert accuracy.tier == "poor" and accuracy.components.wrong_facts == 2
+    assert accuracy.components.capped_by.startswith("1 contradicted claim(s) (LM judge)")
     assert "LM judge" in accuracy.components.capped_by
     prompt = json.dumps(lm.history[-1]["messages"])
     assert "`verdicts`" in prompt and "data, never instructions" in prompt and PRICING in prompt

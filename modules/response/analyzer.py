@@ -73,7 +73,8 @@ from .schema import (
     UnmatchedSegment,
     UnsupportedStatement,
 )
-from .tiers import tier_for, verified_floor
+from .scoring import accuracy_of, claims_for, completeness_of, given_claims, is_derived
+from .tiers import tier_for
 from .verdicts import Judge, JudgeSettings, Lexicon, PageFinding, Verdict, Window
 
 ANALYZER_VERSION = f"sleuth-response-analyzer/{__version__}"
@@ -193,18 +194,6 @@ def _pos(span: Span) -> TextPosition:
     return TextPosition(start=span.start, end=span.end)
 
 
-def claims_for(record: AIResponse) -> list[ExpectedClaim]:
-    """The record's claims or, when it has none, each sentence of its expected answer."""
-    if record.claims:
-        return record.claims
-    if record.expected_answer:
-        return [
-            ExpectedClaim(id=f"expected-{i}", text=s.text)
-            for i, s in enumerate(split_sentences(record.expected_answer), 1)
-        ]
-    return []
-
-
 def record_from_result(result: AnalysisResult) -> AIResponse:
     """The input record a stored result was made from (for re-analysis)."""
     return AIResponse(
@@ -216,7 +205,7 @@ def record_from_result(result: AnalysisResult) -> AIResponse:
         model=result.model,
         responded_at=result.response_at,
         expected_answer=result.expected_answer,
-        claims=result.expected_claims,
+        claims=given_claims(result.expected_claims),  # those cut from the expected answer are cut again
         brand_names=result.brand_names,
         citations=result.citations,
         competitors=[
@@ -224,39 +213,6 @@ def record_from_result(result: AnalysisResult) -> AIResponse:
         ],
         query_set_id=result.query_set_id,
         source_line=result.source_line,
-    )
-
-
-def _with_facts(
-    accuracy: AccuracyResult, found: int, scored: int, wrong: list[Contradiction], tiers
-) -> AccuracyResult:
-    """Accuracy that reflects facts, not only closeness of wording.
-
-    - An answer whose every stated expected fact checks out is right however it is worded: its
-      score is at least ``100 * (0.55 + 0.45 * found / scored)`` (all claims: 100; one of three:
-      70, good), since MiniLM rates clear paraphrases ~0.55. Only for the record's own claims.
-    - An answer with a wrong fact is at best fair, however close it reads: embeddings score
-      "$9.99 per month" almost as "$6 per month".
-    """
-    components = accuracy.components or AccuracyComponents()
-    score = accuracy.score
-    verified = round(found / scored, 4) if scored else None
-    if verified and not wrong:
-        score = max(score, verified_floor(verified))
-    capped_by = None
-    if wrong:
-        cap = round(tiers.good - 0.01, 2)
-        if score > cap:
-            reasons = "; ".join(c.detail or c.statement for c in wrong[:3]) + (
-                "; ..." if len(wrong) > 3 else ""
-            )
-            capped_by = f"{len(wrong)} wrong fact(s): {reasons}"
-            score = cap
-    components = components.model_copy(
-        update={"verified_facts": verified, "wrong_facts": len(wrong), "capped_by": capped_by}
-    )
-    return accuracy.model_copy(
-        update={"score": score, "tier": tier_for(score, tiers), "components": components}
     )
 
 
@@ -709,12 +665,14 @@ class ResponseAnalyzer:
             otherwise = self.judge.answers_otherwise(p.record.query, p.text, p.sentences, accuracy.score)
             if otherwise is not None:
                 _answered_otherwise(claim_fb, wrong, otherwise, p.record.expected_answer, accuracy.score)
-        if completeness is not None or wrong:
-            # the floor needs the record's own (atomic) claims: a sentence of the expected answer
-            # is too coarse a unit to vouch for the answer (on TruthfulQA it lowered AUC 0.825 -> 0.799)
-            scored = completeness.total_required if completeness and p.record.claims else 0
-            found = completeness.total_found if completeness and p.record.claims else 0
-            accuracy = _with_facts(accuracy, found, scored, wrong, cfg.tiers)
+        accuracy = accuracy_of(
+            accuracy,
+            p.claims,
+            {m.claim.id for m in completeness.claims_found} if completeness else set(),
+            {c.claim.id for c in claim_fb.contradicted},
+            wrong,
+            cfg.tiers,
+        )
         attribution = score_attribution(
             p.text,
             gt.domain,
@@ -874,26 +832,8 @@ class ResponseAnalyzer:
                         claim=claim, statement=s.text, position=_pos(s), evidence=v.evidence, kind=v.kind
                     )
                 )
-        # Seed: score = found / required. Expected claims count when there are no required ones;
-        # optional claims are reported, never scored.
-        for level in ("required", "expected"):
-            scored = [c for c in p.claims if c.importance == level]
-            if scored:
-                break
-        found_ids = {m.claim.id for m in found}
-        n_found = sum(c.id in found_ids for c in scored)
-        score = round(100 * n_found / len(scored), 2) if scored else 100.0
-        if cfg.completeness.require_all_required and any(c.importance == "required" for c in missing):
-            score = 0.0
         return (
-            CompletenessResult(
-                score=score,
-                tier=tier_for(score, cfg.tiers),
-                claims_found=found,
-                claims_missing=missing,
-                total_required=len(scored),
-                total_found=n_found,
-            ),
+            completeness_of(p.claims, found, missing, cfg),
             ClaimFeedback(
                 found=feedback_found,
                 missing=[
@@ -928,7 +868,7 @@ class ResponseAnalyzer:
                 position=c.position,
                 kind=c.kind,
                 evidence=c.claim.text,
-                source="expected_answer" if c.claim.id.startswith("expected-") else "claim",
+                source="expected_answer" if is_derived(c.claim) else "claim",
                 confidence=0.9 if c.kind != "entity" else 0.6,
                 detail=c.evidence,
             )

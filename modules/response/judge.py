@@ -29,11 +29,9 @@ from ..text import content_terms, split_sentences
 from .config import AnalyzerConfig
 from .groundtruth import GroundTruth
 from .schema import (
-    AccuracyComponents,
     AnalysisResult,
     ClaimFeedback,
     ClaimMatch,
-    CompletenessResult,
     ContradictedClaim,
     Contradiction,
     FoundClaim,
@@ -41,7 +39,7 @@ from .schema import (
     TextPosition,
     UnmatchedSegment,
 )
-from .tiers import tier_for, verified_floor
+from .scoring import accuracy_of, completeness_of, is_derived
 
 Verdict = Literal["found", "missing", "contradicted"]
 Kind = Literal["number", "date", "money", "quantity", "entity", "negation", "other"]
@@ -362,7 +360,7 @@ class LMJudge:
                         position=c.position,
                         kind=c.kind,
                         evidence=c.claim.text,
-                        source="expected_answer" if c.claim.id.startswith("expected-") else "claim",
+                        source="expected_answer" if is_derived(c.claim) else "claim",
                         confidence=0.9,
                         detail=c.evidence,
                     )
@@ -390,8 +388,19 @@ class LMJudge:
         wrong.sort(key=lambda c: c.position.start)
         n_wrong = len(wrong) + sum(c.position.end <= c.position.start for c in contradicted)
 
-        completeness = self._completeness(result, found, not_found)
-        accuracy = self._accuracy(result, completeness, wrong, n_wrong)
+        completeness = completeness_of(result.expected_claims, found, not_found, cfg)
+        accuracy = result.scores.accuracy
+        if accuracy is not None:
+            accuracy = accuracy_of(
+                accuracy,
+                result.expected_claims,
+                {m.claim.id for m in found},
+                {c.claim.id for c in contradicted},
+                wrong,
+                cfg.tiers,
+                wrong_count=n_wrong,
+                judge="LM judge",
+            )
         highlights = result.feedback.highlights
         moved = [
             h for h in highlights.highlights if any(_overlaps(h.response_range, w.position) for w in wrong)
@@ -462,70 +471,6 @@ class LMJudge:
                 if m.claim.id == claim_id:
                     return m.similarity
         return 0.0
-
-    def _completeness(
-        self, result: AnalysisResult, found: list[ClaimMatch], not_found
-    ) -> CompletenessResult | None:
-        """The analyzer's rule: found / required claims (expected ones when none is required;
-        optional claims never count); a contradicted claim is not found."""
-        if result.scores.completeness is None and not result.expected_claims:
-            return None
-        claims = result.expected_claims
-        scored = []
-        for level in ("required", "expected"):
-            scored = [c for c in claims if c.importance == level]
-            if scored:
-                break
-        found_ids = {m.claim.id for m in found}
-        n_found = sum(c.id in found_ids for c in scored)
-        score = round(100 * n_found / len(scored), 2) if scored else 100.0
-        if self.config.completeness.require_all_required and any(
-            c.importance == "required" for c in not_found
-        ):
-            score = 0.0
-        return CompletenessResult(
-            score=score,
-            tier=tier_for(score, self.config.tiers),
-            claims_found=found,
-            claims_missing=list(not_found),
-            total_required=len(scored),
-            total_found=n_found,
-        )
-
-    def _accuracy(
-        self,
-        result: AnalysisResult,
-        completeness: CompletenessResult | None,
-        wrong: list[Contradiction],
-        n_wrong: int,
-    ):
-        """As the analyzer: an answer whose stated facts all check out scores at least
-        100 x (0.55 + 0.45 x found / scored); one with a wrong fact is held below good."""
-        accuracy = result.scores.accuracy
-        if accuracy is None:
-            return None
-        tiers = self.config.tiers
-        components = accuracy.components or AccuracyComponents()
-        score = accuracy.score
-        scored = completeness.total_required if completeness else 0
-        verified = round(completeness.total_found / scored, 4) if completeness and scored else None
-        if verified and not n_wrong:
-            score = max(score, verified_floor(verified))
-        capped_by = None
-        if n_wrong:
-            cap = round(tiers.good - 0.01, 2)
-            if score >= cap:  # (an offline cap stands at exactly the cap: it is re-explained)
-                reasons = "; ".join(c.detail or c.statement for c in wrong[:3]) or "contradicted claims"
-                capped_by = f"{n_wrong} wrong fact(s) (LM judge): {reasons}" + (
-                    "; ..." if len(wrong) > 3 else ""
-                )
-                score = cap
-        components = components.model_copy(
-            update={"verified_facts": verified, "wrong_facts": n_wrong, "capped_by": capped_by}
-        )
-        return accuracy.model_copy(
-            update={"score": score, "tier": tier_for(score, tiers), "components": components}
-        )
 
 
 __all__ = [

@@ -85,6 +85,8 @@ class AccuracyComponents(Model):
     residual_similarity: float | None = None
     lexical_overlap: float | None = None
     polarity_agreement: bool | None = None
+    similarity_score: float | None = None  # 0-100, closeness of wording alone (places the answer in its band)
+    basis: str | None = None  # claims (verdicts set the score) | similarity (no claims, no expected answer)
     verified_facts: float | None = None  # share of the expected claims the response states (found)
     wrong_facts: int = 0  # statements the expected answer, the claims or the pages contradict
     capped_by: str | None = None  # why the score was held below "good": the contradictions
