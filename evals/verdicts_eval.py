@@ -35,14 +35,15 @@ from pathlib import Path
 import numpy as np
 
 from evals.metrics import mean_group_auc
-from modules.response import AIResponse, ResponseAnalyzer, StoredPage
+from modules.response import AIResponse, AnalyzerConfig, ResponseAnalyzer, StoredPage
 from modules.text import split_clauses, split_sentences
 
 SETS = Path(__file__).resolve().parent / "sets"
 VERDICTS = ("found", "missing", "contradicted")
 TARGETS = (
-    "targets: agreement >= 0.85, contradicted F1 >= 0.70, wrong facts caught >= 0.70 at precision >= 0.70, "
-    "AUC >= 0.90, >= 80% of correct answers good/excellent, >= 80% of wrong-fact answers fair/poor"
+    "targets (issue 33, per realistic set, on the test split): wrong facts caught >= 0.75 at precision >= 0.85, "
+    "agreement >= 0.85, contradicted F1 >= 0.75, AUC >= 0.90, >= 90% of correct answers good/excellent, "
+    ">= 85% of wrong-fact answers fair/poor"
 )
 
 
@@ -193,6 +194,12 @@ def main() -> None:
     )
     parser.add_argument("--sets", help="only these sets, comma-separated (e.g. sites-a,sites-b)")
     parser.add_argument(
+        "--checker-threshold", type=float, help="feedback.checker_threshold (default: the shipped config's)"
+    )
+    parser.add_argument(
+        "--checker", action="store_true", help="weigh wrong facts by the claim checker (feedback.checker)"
+    )
+    parser.add_argument(
         "--errors", help="write the answers whose verdicts differ from gold to this JSONL file"
     )
     args = parser.parse_args()
@@ -213,7 +220,10 @@ def main() -> None:
         )
         for a in answers
     ]
-    analyzer = ResponseAnalyzer()
+    overrides: dict = {"feedback.checker": args.checker}
+    if args.checker_threshold is not None:
+        overrides["feedback.checker_threshold"] = args.checker_threshold
+    analyzer = ResponseAnalyzer(AnalyzerConfig.load(None, overrides))
     gts = analyzer.prepare_ground_truth(pages, {a["domain"] for a in answers})
     results = list(analyzer.iter_batch(records, gts))
     previous = previous_verdicts(analyzer, answers)

@@ -40,6 +40,7 @@ from ..text import (
     words,
 )
 from .attribution import normalize_domain, score_attribution
+from .checker import checker_for, not_a_statement
 from .competitors import presences
 from .config import AnalyzerConfig
 from .facts import values
@@ -304,6 +305,9 @@ class ResponseAnalyzer:
         self._page_facts: dict[str, tuple] = {}
         # (ground-truth version, model) -> the vectors of its distinct chunk texts, each chunk's column
         self._distinct: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+        # the claim checker reads MiniLM's vectors: with another embedder the rules alone decide
+        self.checker = checker_for(self.config.feedback.checker, self.embedder.name)
+        self._evidence: dict[str, np.ndarray] = {}  # page sentence -> its vector, for the checker
 
     # ----- ground truth -------------------------------------------------------------------
     def prepare_ground_truth(
@@ -660,6 +664,7 @@ class ResponseAnalyzer:
         completeness, claim_fb = self._completeness(p, vec, declined, implicit)
         findings: list[PageFinding] = []
         wrong = self._wrong_facts(p, gt, close, claim_fb.contradicted, findings, implicit)
+        wrong = self._checked(p, wrong, findings, claim_fb, vec, fallback)
         _contradicted_by_pages(claim_fb, findings)
         if not wrong and not claim_fb.found and p.record.expected_answer and p.record.query and not declined:
             otherwise = self.judge.answers_otherwise(p.record.query, p.text, p.sentences, accuracy.score)
@@ -908,6 +913,60 @@ class ResponseAnalyzer:
                 )
                 findings.append(f)
         return sorted(out, key=lambda c: c.position.start)
+
+    def _checked(
+        self,
+        p: _Prepared,
+        wrong: list[Contradiction],
+        findings: list[PageFinding],
+        claims: ClaimFeedback,
+        vec,
+        fallback: bool,
+    ) -> list[Contradiction]:
+        """The wrong facts that stand: none in a sentence that states nothing about the site (a
+        hedge that declines, a refusal, the market in general, a citation line); and, for one
+        found against the pages, the trained checker's probability that the page sentence
+        contradicts the answer's sentence is its confidence, and below
+        ``feedback.checker_threshold`` it is not reported. ``findings`` and ``claims`` lose
+        what is dropped (a claim it contradicted is missing again)."""
+
+        def sentence_of(c: Contradiction):
+            return next((s for s in p.sentences if s.start <= c.position.start < s.end), None)
+
+        kept, dropped = [], []
+        brands = p.record.brand_names
+        for c in wrong:
+            s = sentence_of(c)
+            (dropped if s is not None and not_a_statement(s.text, brands) else kept).append(c)
+        checker = None if fallback else self.checker
+        paged = [c for c in kept if c.source == "ground_truth" and sentence_of(c) is not None]
+        if checker is not None and paged:
+            new = list(dict.fromkeys(c.evidence for c in paged if c.evidence not in self._evidence))
+            if new:
+                for t, v in zip(new, encode_with_retry(self.embedder, new, **self._retry)):
+                    self._evidence[t] = v
+            hypotheses = [sentence_of(c).text for c in paged]
+            probability = checker.contradicts(
+                np.stack([self._evidence[c.evidence] for c in paged]),
+                vec(hypotheses),
+                [c.evidence for c in paged],
+                hypotheses,
+            )
+            threshold = self.config.feedback.checker_threshold
+            for c, prob in zip(paged, probability.tolist()):
+                if prob < threshold:
+                    kept.remove(c)
+                    dropped.append(c)
+                else:
+                    kept[kept.index(c)] = c.model_copy(update={"confidence": round(prob, 4)})
+        if dropped:
+            gone = {(c.position.start, c.position.end) for c in dropped}
+            findings[:] = [f for f in findings if (f.statement.start, f.statement.end) not in gone]
+            for c in list(claims.contradicted):
+                if (c.position.start, c.position.end) in gone:
+                    claims.contradicted.remove(c)
+                    claims.missing.append(MissingClaim(claim=c.claim, importance=c.claim.importance))
+        return kept
 
     def _highlights(
         self, p: _Prepared, gt: GroundTruth, close: _Closeness, wrong: list[Contradiction]

@@ -12,6 +12,7 @@ import polars as pl
 
 from ..store.runs import RunKind, runs_frame
 from .analyzer import ANALYZER_VERSION, EncodedTexts, ResponseAnalyzer, _collector_paused
+from .checker import checker_for
 from .config import AnalyzerConfig
 from .groundtruth import GroundTruth
 from .records import RecordError
@@ -65,6 +66,12 @@ class RunTables:
     competitor_summaries: pl.DataFrame = field(default_factory=pl.DataFrame)
 
 
+def _checker_version(config: AnalyzerConfig, embedding_model: str) -> str | None:
+    """The version of the claim checker the run's wrong facts were weighed by (None: rules alone)."""
+    checker = checker_for(config.feedback.checker, embedding_model)
+    return checker.version if checker else None
+
+
 def build_tables(
     rows: list[dict],
     errors: Sequence[RecordError],
@@ -105,7 +112,9 @@ def build_tables(
         ground_truth_path=ground_truth_path,
         **totals,
         config_hash=config.config_hash(),
-        config_json=config.model_dump_json(),
+        config_json=json.dumps(
+            {**config.model_dump(mode="json"), "checker": _checker_version(config, embedding_model)}
+        ),
         analyzer_version=ANALYZER_VERSION,
         embedding_model=embedding_model,
         ground_truth_versions=json.dumps({d: g.version for d, g in sorted(ground_truth.items())}),

@@ -92,6 +92,12 @@ class FeedbackConfig(_Section):
     min_statement_words: int = Field(4, ge=1)
     # Wrong facts are also looked for in the pages (not only against the expected answer).
     check_pages: bool = True
+    # The trained claim checker (modules/response/checker.py) weighs each wrong fact found against
+    # the pages: its probability of contradiction is the fact's confidence, and one below the
+    # threshold is not reported. Off by default: on the dev sets it drops more true wrong facts
+    # than false ones (evals/README.md, "The claim checker"), so the rules alone decide.
+    checker: bool = False
+    checker_threshold: float = Field(0.5, ge=0, le=1)
 
 
 class BatchConfig(_Section):

@@ -202,6 +202,20 @@ _TRAILING_WORD = re.compile(r"([A-Za-z']+)\W+$")
 
 
 @lru_cache(maxsize=65536)
+def _phrase(text: str, word: str) -> str:
+    """``word`` with the content words that follow it in ``text``: the whole name a claim's fact
+    is replaced by ("carbon dioxide", not "carbon")."""
+    m = re.search(rf"\b{re.escape(word)}((?:[ -][A-Za-z][\w'-]*){{0,3}})", text)
+    if m is None:
+        return word
+    out = [word]
+    for w in re.findall(r"[A-Za-z][\w'-]*", m.group(1)):
+        if w.lower() in STOPWORDS or _key(w) in _LIGHT:
+            break
+        out.append(w)
+    return " ".join(out)
+
+
 def _word_before(text: str, word: str) -> str | None:
     """The word just before the first occurrence of ``word`` in ``text`` that has one
     (lower-cased); found without compiling a pattern per word."""
@@ -717,7 +731,7 @@ class Judge:
                         "contradicted",
                         win,
                         cos,
-                        f"{', '.join(w for _, w in fact_terms)} (claim) vs {', '.join(new[:3])} (response)",
+                        f"{', '.join(w for _, w in fact_terms)} (claim) vs {_phrase(win.span.text, new[0])} (response)",
                         "entity",
                     )
         return None
