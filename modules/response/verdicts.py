@@ -157,11 +157,18 @@ _PASSIVE = re.compile(
 
 
 _DENIAL_WORDS = re.compile(
-    r"\bnon-[a-z]+|\bexclud(?:e|es|ed|ing)\b|\bexclusions?\b|\black(?:s|ing)?\b|\bunable\b", re.I
+    r"\bnon-[a-z]+|\bexclud(?:e|es|ed|ing)\b|\bexclusions?\b|\black(?:s|ing)?\b|\bunable\b|"
+    r"\bexempt(?:ed|s)?\b",
+    re.I,
 )
 
 
-_DENIAL_STEMS = ("non-", "exclu", "lack", "unable")
+_DENIAL_STEMS = ("non-", "exclu", "lack", "unable", "exempt")
+#: a denial that sets a condition: "you can't rent an SUV until you're 25" states what "requires
+#: drivers to be 25" states, so it contradicts no affirmed requirement
+_CONDITION = re.compile(
+    r"\b(?:not|never|n't|cannot|can't|won't|no)\b[^.;:!?]{0,60}?\b(?:until|unless|before|except)\b", re.I
+)
 
 
 @lru_cache(maxsize=65536)
@@ -319,6 +326,71 @@ def _indexed(
 @lru_cache(maxsize=65536)
 def _has_digit(word: str) -> bool:
     return any(ch.isdigit() for ch in word)
+
+
+#: where a claim's subject ends: its first auxiliary or common predicate verb
+_VERB = re.compile(
+    r"\b(?:is|are|was|were|has|have|had|does|do|did|can|cannot|will|may|must|costs?|includes?|"
+    r"offers?|requires?|supports?|covers?|provides?|comes?|lets?|allows?|needs?|gives?|won|became|lies)\b",
+    re.I,
+)
+_DETERMINERS = frozenset("a an the our your their its each every this that per one".split())
+_PHRASE_WORD = re.compile(r"[A-Za-z][\w-]*(?:['’]s)?")
+
+
+@lru_cache(maxsize=16384)
+def _modifiers(text: str) -> tuple[tuple[str, str], ...]:
+    """(modifier, noun) keys of the noun phrases ``text`` opens: "a family ticket", "the Team
+    plan", "children's cards", "**Child fare:**", "Debit cards ..." (a capitalised opening)."""
+    found = list(_PHRASE_WORD.finditer(text))
+    out = []
+    for i, (m, n) in enumerate(zip(found, found[1:])):
+        first, second = m.group(), n.group()
+        owner = first[:-2] if first.endswith(("'s", "’s")) else None
+        if (
+            (owner or first).lower() in STOPWORDS
+            or second.lower() in STOPWORDS
+            or not text[m.end() : n.start()].isspace()
+        ):
+            continue
+        if owner:  # "children's cards": the owner is the variant
+            out.append((_key(owner), _key(second)))
+            continue
+        before = found[i - 1].group() if i else ""
+        gap = text[found[i - 1].end() : m.start()] if i else text[: m.start()]
+        opens = (
+            (not i and first[0].isupper())
+            or before.lower() in _DETERMINERS
+            or before.endswith(("'s", "’s"))
+            or any(not ch.isspace() and ch != "," for ch in gap)
+        )
+        if opens:
+            out.append((_key(first), _key(second.removesuffix("'s").removesuffix("’s"))))
+    return tuple(out)
+
+
+def _states(text: str) -> bool:
+    """Whether ``text`` is a statement with a polarity of its own, not a bare list item or label
+    ("- Into England or Wales", "Not for Premium/Minibus."): four words or more."""
+    return len(_WORD.findall(text)) >= 4
+
+
+def other_variant(claim: str, text: str) -> bool:
+    """``text`` speaks of another variant of what ``claim`` is about: a noun phrase of both with
+    another word before the same noun, neither word used by the other side ("a family ticket"
+    for "a child ticket", "the Team plan" for "the Plus plan", "the return fare" for "the
+    outbound fare"). A value is compared only within the same variant."""
+    mine = _modifiers(claim)
+    if not mine:
+        return False
+    theirs = _modifiers(text)
+    claim_keys = {_key(w.removesuffix("'s").removesuffix("’s")) for w in _WORD.findall(claim)}
+    text_keys = {_key(w.removesuffix("'s").removesuffix("’s")) for w in _WORD.findall(text)}
+    return any(
+        b == d and a != c and a not in text_keys and c not in claim_keys and c not in _LIGHT
+        for a, b in mine
+        for c, d in theirs
+    )
 
 
 @lru_cache(maxsize=65536)
@@ -669,6 +741,7 @@ class Judge:
                 verdict == "conflict"
                 and frame >= st.conflict_frame
                 and (not fact_terms or self.frame(fact_terms, win.terms) >= st.fact_frame)
+                and not other_variant(claim, win.span.text)
             ):
                 wanted, stated = next((a, b) for a, b in pairs if b is not None and not b.equals(a))
                 score = frame + 0.25 * cos - len(win.span.text) / 150  # the tightest statement
@@ -685,6 +758,9 @@ class Judge:
                 and frame >= st.negation_frame
                 and self.frame(terms, win.terms) >= 0.25  # said, not implied
                 and _negation_about(claim if negated else win.span.text, terms)
+                and _states(win.span.text)
+                and not _CONDITION.search(claim if negated else win.span.text)
+                and not other_variant(claim, win.span.text)
             ):
                 score = frame + 0.25 * cos - 0.1 - len(win.span.text) / 150
                 if against is None or score > against.support:
@@ -710,6 +786,17 @@ class Judge:
             return None
         claim_names = _names(claim) | {s for s, _ in fact_terms}
         before = _word_before(claim, fact_terms[0][1])
+        verb = _VERB.search(claim)
+        if (
+            verb
+            and before is not None
+            and _key(before) in implicit
+            and re.search(rf"\b{re.escape(fact_terms[0][1])}\b", claim[: verb.start()], re.I)
+        ):
+            # the fact names the variant of the site's product the claim is about ("the Driftnote
+            # Free plan does not include ..."): a window with another variant there speaks of
+            # another thing, it does not contradict this one
+            return None
         for win, cos in sorted(zip(windows, cosines), key=lambda x: -x[1]):
             if cos < st.entity_cosine or len(win.span.text) > 300 or not win.single or len(win.terms) < 3:
                 continue
@@ -894,6 +981,7 @@ class Judge:
                     and not p.equals(v)
                     and (p.period is None) == (v.period is None)  # "$249/mo" vs a "$0.40" overage
                     and v.text.lower() != "one"  # "counts as one request": a word, not a count
+                    and not other_variant(clause.text, page.text)
                     and (f := about(page, st.page_frame, v))
                 ]
                 if rivals:
