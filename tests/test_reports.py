@@ -115,7 +115,8 @@ def test_response_report(runs):
         assert text in html, text
     assert html.count("<svg") >= 5  # tiers, histograms, two trends, providers
     assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in html  # the injected answer, shown as text
-    assert '<mark title="https://' in html  # response ranges marked against ground-truth pages
+    # the weakest answers are the wrong ones: their wrong statements marked against the page
+    assert '<mark class="wrong">' in html and "the site says" in html
     assert "&#10007; The Plus plan costs $6 per month" in html  # the injected answer's missing claim
 
 

@@ -369,10 +369,16 @@ def _modifiers(text: str) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
+_FINITE = re.compile(
+    r"\b(?:is|are|was|were|does|do|did|can|cannot|will|has|have|had|should|must)(?:n['’]t)?\b|\bwon['’]t\b",
+    re.I,
+)
+
+
 def _states(text: str) -> bool:
     """Whether ``text`` is a statement with a polarity of its own, not a bare list item or label
-    ("- Into England or Wales", "Not for Premium/Minibus."): four words or more."""
-    return len(_WORD.findall(text)) >= 4
+    ("- Into England or Wales", "Not for Premium/Minibus."): a finite verb, or three content words."""
+    return _FINITE.search(text) is not None or len(_terms(text)) >= 3
 
 
 def other_variant(claim: str, text: str) -> bool:
