@@ -163,6 +163,13 @@ def synthetic(pages: list[tuple[str, str, list[str]]], rng: random.Random, per_p
     return out
 
 
+def _site_sets() -> list[str]:
+    """The hand-written site sets that have a train split."""
+    return sorted(
+        p.name[len("verdicts-") : -len("-train.jsonl")] for p in SETS.glob("verdicts-sites-*-train.jsonl")
+    )
+
+
 def _rows(split: str, name: str) -> list[dict]:
     path = SETS / f"verdicts-{name}-{split}.jsonl"
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
@@ -198,7 +205,7 @@ def from_train_sets(encode) -> list[tuple]:
                 else "neither"
             )
             out.append((row["claim"], s.text, y, f"encyclopedia-{row['perturbation']}"))
-    for name in ("sites-a", "sites-b"):
+    for name in _site_sets():
         pages = _site_pages(name)
         page_sentences = {
             p.domain: [s.text for p2 in pages if p2.domain == p.domain for s in split_sentences(p2.text)]
@@ -227,7 +234,7 @@ def from_train_sets(encode) -> list[tuple]:
 def from_rule_findings(analyzer: ResponseAnalyzer) -> list[tuple]:
     """Each wrong fact the rules flag against the pages of the train answers, labeled by gold."""
     out = []
-    for name in ("sites-a", "sites-b"):
+    for name in _site_sets():
         rows, pages = _rows("train", name), _site_pages(name)
         records = [
             AIResponse(
@@ -242,9 +249,7 @@ def from_rule_findings(analyzer: ResponseAnalyzer) -> list[tuple]:
         ]
         gts = analyzer.prepare_ground_truth(pages, {r["domain"] for r in rows})
         for row, result in zip(rows, analyzer.iter_batch(records, gts)):
-            for c in result.feedback.contradictions:
-                if c.source != "ground_truth":
-                    continue
+            for c in result.feedback.contradictions:  # the page's, or the claim's (its text the premise)
                 hit = any(
                     w["start"] < c.position.end and c.position.start < w["end"] for w in row["wrong_facts"]
                 )
@@ -326,7 +331,7 @@ def main() -> None:
         row = df.row(i, named=True)
         host = row["url"].split("/")[2]
         pages.append((host, row["title"], [s.text for s in split_sentences(row["text"])][:12]))
-    for name in ("sites-a", "sites-b"):
+    for name in _site_sets():
         for p in _site_pages(name):
             pages.append((p.domain, p.title or p.domain, [s.text for s in split_sentences(p.text)]))
     embedder = LocalEmbedder()

@@ -22,7 +22,8 @@ Prints, per set and overall: 3-way claim verdict agreement, F1 per verdict, wron
 vs wrong-fact answers, and the share of correct answers at good/excellent and of wrong-fact
 answers at fair/poor.
 
-    .venv/bin/python -m evals.verdicts_eval [--split dev] [--errors FILE]
+    .venv/bin/python -m evals.verdicts_eval [--split dev|train|test] [--sets a,b] [--errors FILE]
+        [--checker [--checker-threshold X]] [--lm MODEL --lm-base-url URL --limit N]
 """
 
 from __future__ import annotations
@@ -202,10 +203,24 @@ def main() -> None:
     parser.add_argument(
         "--errors", help="write the answers whose verdicts differ from gold to this JSONL file"
     )
+    parser.add_argument(
+        "--lm", help="also judge with this LM (DSPy/LiteLLM model string), beside the offline judge"
+    )
+    parser.add_argument("--lm-base-url", help="its OpenAI-compatible server (e.g. http://127.0.0.1:8080/v1)")
+    parser.add_argument("--limit", type=int, help="only the first N answers of each set (an LM is slow)")
+    parser.add_argument("--timeout", type=float, default=300.0, help="seconds an LM call may take")
     args = parser.parse_args()
     answers, pages = load(args.split)
     if args.sets:
         answers = [a for a in answers if a["set"] in args.sets.split(",")]
+    if args.limit:
+        seen: dict[str, int] = defaultdict(int)
+        limited = []
+        for a in answers:
+            seen[a["set"]] += 1
+            if seen[a["set"]] <= args.limit:
+                limited.append(a)
+        answers = limited
     if not answers:
         raise SystemExit(f"no verdict sets in {SETS}: run `python -m evals.build_verdicts` first")
     records = [
@@ -227,6 +242,16 @@ def main() -> None:
     gts = analyzer.prepare_ground_truth(pages, {a["domain"] for a in answers})
     results = list(analyzer.iter_batch(records, gts))
     previous = previous_verdicts(analyzer, answers)
+    judged = None
+    if args.lm:  # the LM judge on top of the offline results, as `analyze --lm` runs it
+        from flows.analyze import JudgeOptions
+
+        options = JudgeOptions(lm=args.lm, lm_base_url=args.lm_base_url, timeout_s=args.timeout).resolve()
+        judge = options.build(analyzer.config)
+        judged = []
+        for i, r in enumerate(results, 1):
+            judged.append(judge.judge_with(r, gts.get(r.domain)))
+            print(f"LM judge: {i}/{len(results)} ({'fallback' if judged[-1].fallback else 'ok'})", flush=True)
 
     groups: dict[str, list[int]] = defaultdict(list)
     for i, a in enumerate(answers):
@@ -238,6 +263,14 @@ def main() -> None:
             [results[i] for i in idx],
             [previous[i] for i in idx],
         )
+        if judged is not None:
+            fallbacks = sum(judged[i].fallback for i in idx)
+            report(
+                f"{name} ({args.split}), LM judge {args.lm} ({fallbacks} fallbacks to the offline judge)",
+                [answers[i] for i in idx],
+                [judged[i] for i in idx],
+                [previous[i] for i in idx],
+            )
     print("\n" + TARGETS)
     if args.errors:
         with open(args.errors, "w", encoding="utf-8") as f:

@@ -924,10 +924,11 @@ class ResponseAnalyzer:
         fallback: bool,
     ) -> list[Contradiction]:
         """The wrong facts that stand: none in a sentence that states nothing about the site (a
-        hedge that declines, a refusal, the market in general, a citation line); and, for one
-        found against the pages, the trained checker's probability that the page sentence
-        contradicts the answer's sentence is its confidence, and below
-        ``feedback.checker_threshold`` it is not reported. ``findings`` and ``claims`` lose
+        hedge that declines, a refusal, the market in general, a citation line); and, with the
+        checker on, for a fact found against the pages, the trained checker's probability that
+        the page sentence contradicts the answer's sentence is its confidence, and below
+        ``feedback.checker_threshold`` it is not reported (judging the claims' contradictions
+        too lost more true wrong facts on dev). ``findings`` and ``claims`` lose
         what is dropped (a claim it contradicted is missing again)."""
 
         def sentence_of(c: Contradiction):
@@ -939,21 +940,21 @@ class ResponseAnalyzer:
             s = sentence_of(c)
             (dropped if s is not None and not_a_statement(s.text, brands) else kept).append(c)
         checker = None if fallback else self.checker
-        paged = [c for c in kept if c.source == "ground_truth" and sentence_of(c) is not None]
-        if checker is not None and paged:
-            new = list(dict.fromkeys(c.evidence for c in paged if c.evidence not in self._evidence))
+        checked = [c for c in kept if c.source == "ground_truth" and sentence_of(c) is not None]
+        if checker is not None and checked:
+            new = list(dict.fromkeys(c.evidence for c in checked if c.evidence not in self._evidence))
             if new:
                 for t, v in zip(new, encode_with_retry(self.embedder, new, **self._retry)):
                     self._evidence[t] = v
-            hypotheses = [sentence_of(c).text for c in paged]
+            hypotheses = [sentence_of(c).text for c in checked]
             probability = checker.contradicts(
-                np.stack([self._evidence[c.evidence] for c in paged]),
+                np.stack([self._evidence[c.evidence] for c in checked]),
                 vec(hypotheses),
-                [c.evidence for c in paged],
+                [c.evidence for c in checked],
                 hypotheses,
             )
             threshold = self.config.feedback.checker_threshold
-            for c, prob in zip(paged, probability.tolist()):
+            for c, prob in zip(checked, probability.tolist()):
                 if prob < threshold:
                     kept.remove(c)
                     dropped.append(c)
