@@ -367,15 +367,11 @@ def main() -> None:
     pred = prob.argmax(axis=1)
     accuracy = float(np.mean(pred == y[held]))
     per_source = {}
+    held_sources = np.array([sources[i] for i in held])
     for s in sorted(set(sources)):
-        idx = [i for i in held if sources[i] == s]
-        if idx:
-            per_source[s] = round(
-                float(np.mean(pred[np.searchsorted(held, idx)] == y[idx]))
-                if False
-                else float(np.mean([pred[list(held).index(i)] == y[i] for i in idx])),
-                3,
-            )
+        mask = held_sources == s
+        if mask.any():
+            per_source[s] = round(float(np.mean(pred[mask] == y[held][mask])), 3)
     contra = y[held] == 1
     p_c = prob[:, 1]
     tp = float(np.sum((p_c >= 0.5) & contra))

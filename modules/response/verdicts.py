@@ -334,6 +334,7 @@ _VERB = re.compile(
     r"offers?|requires?|supports?|covers?|provides?|comes?|lets?|allows?|needs?|gives?|won|became|lies)\b",
     re.I,
 )
+_NT_VERB = re.compile(r"\b\w+n['’]t\b")
 _DETERMINERS = frozenset("a an the our your their its each every this that per one".split())
 _PHRASE_WORD = re.compile(r"[A-Za-z][\w-]*(?:['’]s)?")
 
@@ -369,16 +370,11 @@ def _modifiers(text: str) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
-_FINITE = re.compile(
-    r"\b(?:is|are|was|were|does|do|did|can|cannot|will|has|have|had|should|must)(?:n['’]t)?\b|\bwon['’]t\b",
-    re.I,
-)
-
-
 def _states(text: str) -> bool:
     """Whether ``text`` is a statement with a polarity of its own, not a bare list item or label
-    ("- Into England or Wales", "Not for Premium/Minibus."): a finite verb, or three content words."""
-    return _FINITE.search(text) is not None or len(_terms(text)) >= 3
+    ("- Into England or Wales", "Not for Premium/Minibus."): a verb (:data:`_VERB`, or a negated
+    auxiliary: "isn't"), or three content words."""
+    return _VERB.search(text) is not None or _NT_VERB.search(text) is not None or len(_terms(text)) >= 3
 
 
 def other_variant(claim: str, text: str) -> bool:
