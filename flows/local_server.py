@@ -17,11 +17,8 @@ does); a configured ``PREFECT_API_URL`` always wins.
 from __future__ import annotations
 
 import dataclasses
-import fcntl
 import json
 import os
-import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -31,6 +28,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
+
+from ._process import alive as _alive
+from ._process import free_port as _free_port
+from ._process import locked as _locked
+from ._process import terminate as _terminate
 
 #: ``SLEUTH_LOCAL_SERVER=0``: no shared server, a temporary one per command.
 ENABLED_ENV = "SLEUTH_LOCAL_SERVER"
@@ -84,40 +86,11 @@ def state_dir() -> Path:
     return Path(PREFECT_HOME.value()) / "sleuth-server"
 
 
-@contextmanager
-def _locked(folder: Path, blocking: bool = True) -> Iterator[bool]:
-    folder.mkdir(parents=True, exist_ok=True)
-    with open(folder / "server.lock", "a+") as f:
-        try:
-            fcntl.flock(f, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
-        except BlockingIOError:
-            yield False
-            return
-        try:
-            yield True
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
-
-
 def _read(folder: Path) -> ServerInfo | None:
     try:
         return ServerInfo(**json.loads((folder / "server.json").read_text()))
     except (OSError, ValueError, TypeError):
         return None
-
-
-def _alive(pid: int) -> bool:
-    """Running (not exited, nor a zombie that no one has reaped yet)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return True
 
 
 def _healthy(info: ServerInfo, timeout: float = 2.0) -> bool:
@@ -156,38 +129,6 @@ def stop(folder: Path | None = None, timeout: float = 20.0) -> ServerInfo | None
         _terminate(info.pid, timeout)
         (folder / "server.json").unlink(missing_ok=True)
         return info
-
-
-def _terminate(pid: int, timeout: float) -> None:
-    try:
-        os.kill(pid, signal.SIGTERM)
-    except ProcessLookupError:
-        return
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if not _alive(pid) or _reap(pid):
-            return
-        time.sleep(0.1)
-    try:
-        os.kill(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    _reap(pid)
-
-
-def _reap(pid: int) -> bool:
-    """Collect ``pid`` if it is this process's child (a test, or the command that started it)."""
-    try:
-        done, _ = os.waitpid(pid, os.WNOHANG)
-    except ChildProcessError:
-        return False
-    return done == pid
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _start(folder: Path, startup_timeout: float, attempts: int = 3) -> ServerInfo:

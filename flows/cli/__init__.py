@@ -14,7 +14,7 @@ import os
 import sys
 from pathlib import Path
 
-from . import analysis, completion, optimize, queries, rerank, research, runs, server
+from . import analysis, completion, lm, optimize, queries, rerank, research, runs, server
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,6 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     analysis.register_collection(sub)  # collect, monitor
     runs.register(sub)  # report, runs
     server.register(sub)  # server status|start|stop
+    lm.register(sub)  # lm status|start|stop
     completion.register(sub)  # completion bash|zsh
     _add_verbose(sub)
     return parser
@@ -72,6 +73,13 @@ def main(argv: list[str] | None = None) -> int:
         os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
         os.environ.setdefault("DO_NOT_TRACK", "1")  # (and a terminal gets no telemetry notice)
     args = build_parser().parse_args(argv)
+    try:  # first, before Prefect's and the libraries' imports: a missing key is one line at once
+        lm.resolve_lm_options(args)
+    except ValueError as exc:
+        if args.debug:
+            raise
+        print(f"sleuth: error: {exc}", file=sys.stderr)
+        return 2
     from .output import set_terminal
 
     set_terminal(args.verbose, log_file_path(getattr(args, "data_dir", None)))

@@ -1,0 +1,78 @@
+"""A detached background server's bookkeeping, shared by the local Prefect server and the local
+model: the lock that orders its starts and stops, whether its pid still runs, stopping it, and a
+free loopback port for it."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import signal
+import socket
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+
+@contextmanager
+def locked(folder: Path, blocking: bool = True) -> Iterator[bool]:
+    """``folder/server.lock`` held (True), or, when not ``blocking`` and another process holds
+    it, not (False)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / "server.lock", "a+") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def alive(pid: int) -> bool:
+    """Running (not exited, nor a zombie that no one has reaped yet)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
+
+
+def terminate(pid: int, timeout: float) -> None:
+    """SIGTERM, then SIGKILL after ``timeout`` seconds."""
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not alive(pid) or _reap(pid):
+            return
+        time.sleep(0.1)
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    _reap(pid)
+
+
+def _reap(pid: int) -> bool:
+    """Collect ``pid`` if it is this process's child (a test, or the command that started it)."""
+    try:
+        done, _ = os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        return False
+    return done == pid
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
