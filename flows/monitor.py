@@ -334,7 +334,7 @@ def monitor(
         else:
             records.append(record)
     judge = judge.resolve() if judge is not None else None
-    rows, gts, embedding_model = analyze_records(
+    rows, gts, embedding_model, lm_calls = analyze_records(
         records,
         errors,
         set(),
@@ -360,7 +360,7 @@ def monitor(
     provider_summaries = summarize_providers(
         tables.analyses, started_at, read_of_kind(store, "provider_summaries", RunKind.MONITOR)
     )
-    runs = with_judge(tables.runs, judge).with_columns(
+    runs = with_judge(tables.runs, judge, lm_calls).with_columns(
         *(pl.lit(v, pl.String).alias(k) for k, v in _run_fields(plan, cancellation).items())
     )
     paths = write_run(

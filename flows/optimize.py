@@ -38,12 +38,13 @@ from modules.evaluation.nodes import (
     evaluate,
     evaluations_frame,
     file_hash,
+    fitted_program,
     load_examples,
     node_lm,
     set_path,
 )
-from modules.evaluation.optimize import compile_program
-from modules.lm import LMSettings
+from modules.evaluation.optimize import compile_program, demo_context
+from modules.lm import LMSettings, demo_chars
 from modules.store.runs import RunKind, runs_frame
 
 
@@ -94,12 +95,22 @@ def evaluate_task(
     lm_base_url: str | None,
     split: str,
     lm_context: int | None = None,
+    examples_path: str | None = None,
+    limit: int | None = None,
 ) -> tuple[float, list[dict]]:
+    """``examples`` fitted to the window without demos; a program with demos reads them again
+    from ``examples_path`` (``limit`` of them), fitted beside its demos as a run fits them."""
     if label == "baseline":
         runner = BaselineRunner(node)
     else:
-        lm = node_lm(node, LMSettings.from_env(lm_model, lm_base_url, lm_context))
+        settings = LMSettings.from_env(lm_model, lm_base_url, lm_context)
+        lm = node_lm(node, settings)
         program = program_store.load(node, program_path) if program_path else program_store.new_program(node)
+        program = fitted_program(node, program, settings.context_tokens)
+        if examples_path and demo_chars(program):
+            examples = load_examples(
+                node, examples_path, context_tokens=settings.context_tokens, program=program, limit=limit
+            )
         runner = ProgramRunner(node, program, lm)
     mean, rows = evaluate(node, runner, examples)
     return mean, [
@@ -168,9 +179,14 @@ def optimize_node(
     promote_if_better: bool = False,
     seed: int = 0,
     lm_context: int | None = None,
+    train_limit: int | None = None,
+    dev_limit: int | None = None,
 ) -> OptimizeRun:
     """``lm_context``: the model's context window; the examples' inputs are fitted to it as a run
-    fits them (default ``$SLEUTH_LM_CONTEXT`` or 8192)."""
+    fits them (default ``$SLEUTH_LM_CONTEXT`` or 8192), the train examples (the demos to be) to
+    a share of it that leaves the demos and a live input room together. ``train_limit`` /
+    ``dev_limit``: that many examples, spread evenly over each set (a small local model takes
+    ~30-60 s a call)."""
     logger = get_run_logger()
     started = datetime.now(UTC)
     settings = LMSettings.from_env(lm, lm_base_url, lm_context)
@@ -178,8 +194,8 @@ def optimize_node(
     require_lm(optimizer, promote_if_better, model)
     run_id = begin_run(run_id, data_dir)
     train_path, dev_path = trainset or str(set_path(node, "train")), devset or str(set_path(node, "dev"))
-    train = load_examples(node, train_path, context_tokens=lm_context)
-    dev = load_examples(node, dev_path, context_tokens=lm_context)
+    train = load_examples(node, train_path, context_tokens=demo_context(node, lm_context), limit=train_limit)
+    dev = load_examples(node, dev_path, context_tokens=lm_context, limit=dev_limit)
     current_path = program_store.resolve(node, "latest", programs_dir)
     current_version = current_path.stem if current_path else "uncompiled"
     rows: list[dict] = []
@@ -201,6 +217,8 @@ def optimize_node(
                 lm_base_url,
                 "dev",
                 lm_context,
+                dev_path,
+                dev_limit,
             )
             rows += before_rows
             shown.advance()
@@ -221,6 +239,8 @@ def optimize_node(
             "previous_version": current_version,
             "run_id": run_id,
             "seed": seed,
+            "train_examples": len(train),
+            "dev_examples": len(dev),
         }
         if model:
             # evaluate the compiled program before deciding whether it is promoted
@@ -228,7 +248,17 @@ def optimize_node(
                 probe = Path(tmp) / "candidate.json"
                 compiled.save(str(probe))
                 after, after_rows = evaluate_task(
-                    node, "compiled", "candidate", str(probe), dev, lm, lm_base_url, "dev", lm_context
+                    node,
+                    "compiled",
+                    "candidate",
+                    str(probe),
+                    dev,
+                    lm,
+                    lm_base_url,
+                    "dev",
+                    lm_context,
+                    dev_path,
+                    dev_limit,
                 )
             meta["dev_score_after"] = after
             shown.advance()
@@ -277,6 +307,7 @@ def evaluate_node(
     data_dir: str | None = None,
     run_id: str | None = None,
     lm_context: int | None = None,
+    limit: int | None = None,
 ) -> EvaluationRun:
     """The baseline program's metrics, and the DSPy program's beside them when an LM is given,
     its inputs fitted to ``lm_context`` (the model's window) as a run fits them."""
@@ -285,7 +316,7 @@ def evaluate_node(
     path = examples_path or str(set_path(node, split))
     settings = LMSettings.from_env(lm, lm_base_url, lm_context)
     model, lm_context = settings.model, settings.context_tokens
-    examples = load_examples(node, path, context_tokens=lm_context)
+    examples = load_examples(node, path, context_tokens=lm_context, limit=limit)
     results: dict[str, Any] = {}
     score, rows = evaluate_task(node, "baseline", None, None, examples, None, None, split)
     results["baseline"] = score
@@ -303,6 +334,8 @@ def evaluate_node(
             lm_base_url,
             split,
             lm_context,
+            path,
+            limit,
         )
         results[f"dspy ({version})"] = score
         all_rows += rows

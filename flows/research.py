@@ -13,6 +13,7 @@ time as a Completed run with an ``unreviewed`` verdict in ``feedback``.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from dataclasses import dataclass
@@ -210,7 +211,15 @@ def _research(
         failed=sum(r["status"] == "error" for r in reports),
         flagged=sum(r["status"] != "answered" for r in reports),
         fallback=sum(bool(s["fallback"]) for s in rows["steps"]),
-        config_json=options.model_dump_json(),
+        config_json=json.dumps(
+            {
+                **options.model_dump(mode="json"),
+                "lm_calls": {
+                    "answered": sum(r["lm_answered"] for r in reports),
+                    "fell_back": sum(r["lm_fallbacks"] for r in reports),
+                },
+            }
+        ),
     )
     paths = write_run(data_dir, run_id, {**{t: frame(t, rows[t]) for t in TABLES}, "runs": runs})
     for report in reports:

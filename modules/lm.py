@@ -8,14 +8,18 @@ node run its baseline program instead; the step records ``fallback`` and why.
 from __future__ import annotations
 
 import html
+import logging
 import os
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import dspy
 from pydantic import BaseModel
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -132,6 +136,12 @@ class NodeRunner:
     retries: int = 2
     usage: dict[str, float] = field(default_factory=lambda: {"tokens": 0, "cost_usd": 0.0})
     context_tokens: int = DEFAULT_CONTEXT_TOKENS
+    #: what the LM did with the calls it was given: ``calls[node]`` answered, and the calls that
+    #: fell back to the baseline by node and reason (:func:`fallback_reason`)
+    answered: Counter = field(default_factory=Counter)
+    fell_back: Counter = field(default_factory=Counter)
+    #: per node: characters its compiled program's demos add to every prompt (:meth:`fit_program`)
+    demo_chars: dict[str, int] = field(default_factory=dict)
     _node_lms: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def reply_tokens(self, node: str) -> int:
@@ -141,10 +151,29 @@ class NodeRunner:
 
     def input_chars(self, node: str, fixed: int = 0) -> int:
         """Characters the node's variable inputs may fill: its share of the context window once
-        its reply cap is set aside, less ``fixed`` characters of inputs it always sends."""
+        its reply cap is set aside, less ``fixed`` characters of inputs it always sends and the
+        characters of its compiled program's demos."""
         budget = NODE_BUDGETS.get(node, DEFAULT_BUDGET)
         tokens = (self.context_tokens - self.reply_tokens(node)) * budget.input_share
-        return max(500, int(tokens * CHARS_PER_TOKEN) - fixed)
+        return max(500, int(tokens * CHARS_PER_TOKEN) - fixed - self.demo_chars.get(node, 0))
+
+    def fit_program(self, node: str, program: Any) -> Any:
+        """``program`` fitted to the node's prompts here: its demos come before the inputs in
+        every call, so the inputs give up the room they take, and demos beyond half of that room
+        are left out (the last first; a compiled judge's four demos with their page excerpts
+        would otherwise overflow a small window). Returns the program to run (a copy when demos
+        were left out)."""
+        self.demo_chars.pop(node, None)
+        room = self.input_chars(node) // 2
+        kept = program
+        if demo_chars(program) > room:
+            kept = program.deepcopy()
+            for predictor in kept.predictors():
+                while predictor.demos and demo_chars(kept) > room:
+                    predictor.demos = predictor.demos[:-1]
+            log.info("%s: %d demos fit this %d-token window", node, _demos(kept), self.context_tokens)
+        self.demo_chars[node] = demo_chars(kept)
+        return kept
 
     def lm_for(self, node: str) -> Any:
         """The LM with the node's reply cap and temperature: one copy per node, writing to the
@@ -182,6 +211,7 @@ class NodeRunner:
                     if isinstance(output, str)
                     else output_model(output, prediction)
                 )
+                self.answered[node or "lm"] += 1
                 return NodeCall(output=value, attempts=attempt, **self._spent(lm, before))
             except (
                 dspy.utils.exceptions.AdapterParseError,
@@ -192,6 +222,10 @@ class NodeRunner:
                 error = f"LM error: {type(exc).__name__}: {str(exc)[:300]}"
             except Exception as exc:  # provider exceptions arrive through litellm in many types
                 error = f"LM call failed: {type(exc).__name__}: {str(exc)[:300]}"
+        reason = fallback_reason(error)
+        self.fell_back[(node or "lm", reason)] += 1
+        # one message per reason: a quiet command counts them on stderr at the end
+        log.warning(f"LM calls answered by the offline baseline instead ({reason})")
         return NodeCall(
             output=baseline(),
             fallback=True,
@@ -199,6 +233,11 @@ class NodeRunner:
             attempts=self.retries + 1,
             **self._spent(lm, before),
         )
+
+    def calls(self) -> dict[str, Any]:
+        """The LM calls of this runner: answered and fallen back, per node and reason (what
+        ``reports.lm`` and ``runs.config_json`` record)."""
+        return calls_summary(self.answered, self.fell_back)
 
     def _spent(self, lm: Any, since: int) -> dict[str, float]:
         """Tokens and cost of the LM calls since history entry ``since`` (failed attempts included)."""
@@ -209,3 +248,53 @@ class NodeRunner:
         self.usage["tokens"] += tokens
         self.usage["cost_usd"] += cost
         return {"tokens": tokens, "cost_usd": round(cost, 6)}
+
+
+def demo_chars(program: Any) -> int:
+    """Characters the demos of a DSPy program's predictors hold (0 for none, or no program)."""
+    if program is None or not hasattr(program, "predictors"):
+        return 0
+    total = 0
+    for predictor in program.predictors():
+        shown = set(predictor.signature.fields)  # a demo's other keys (the labeled row) stay out of prompts
+        for demo in getattr(predictor, "demos", None) or []:
+            values = demo.toDict() if hasattr(demo, "toDict") else dict(demo)
+            total += sum(len(str(v)) for k, v in values.items() if k in shown)
+    return total
+
+
+def _demos(program: Any) -> int:
+    return sum(len(getattr(p, "demos", None) or []) for p in program.predictors())
+
+
+def fallback_reason(error: str | None) -> str:
+    """A fallback's cause in a few words, the exception's type kept: ``unparseable output``,
+    ``LM error: Timeout``, ``LM call failed: AuthenticationError`` (a missing credential is not
+    unusable output)."""
+    text = error or "unknown"
+    if text.startswith("unparseable"):
+        return "unparseable output"
+    head, _, rest = text.partition(": ")
+    kind = rest.split(":", 1)[0].strip()
+    return f"{head}: {kind}" if kind and " " not in kind else head
+
+
+def calls_summary(answered: Counter, fell_back: Counter) -> dict[str, Any]:
+    """``{"answered": n, "fell_back": n, "by_node": {node: {"answered": n, "fell_back": n}},
+    "fallback_reasons": {reason: n}}``: how many calls the LM answered and how many fell back."""
+    nodes = sorted(set(answered) | {node for node, _ in fell_back})
+    reasons: Counter = Counter()
+    for (_, reason), n in fell_back.items():
+        reasons[reason] += n
+    return {
+        "answered": sum(answered.values()),
+        "fell_back": sum(fell_back.values()),
+        "by_node": {
+            node: {
+                "answered": answered.get(node, 0),
+                "fell_back": sum(n for (k, _), n in fell_back.items() if k == node),
+            }
+            for node in nodes
+        },
+        "fallback_reasons": dict(reasons.most_common()),
+    }

@@ -80,7 +80,7 @@ def test_query_set_format_documented():
 def test_readme_test_command_is_what_ci_runs():
     readme = (ROOT / "README.md").read_text()
     ci = (ROOT / ".ci" / "run").read_text()
-    command = "python3 -m venv .venv && .venv/bin/pip install torch==2.13.0 -e '.[test]' -c constraints.txt && .venv/bin/ruff format --check . && .venv/bin/ruff check . && .venv/bin/pytest"
+    command = "python3 -m venv .venv && .venv/bin/pip install torch==2.13.0 -e '.[test,local-lm]' -c constraints.txt && .venv/bin/ruff format --check . && .venv/bin/ruff check . && .venv/bin/pytest"
     assert command in readme and command in ci
     assert ".venv/bin/pip install torch==2.13.0 -e . -c constraints.txt && .venv/bin/sleuth analyze" in readme
 

@@ -10,6 +10,7 @@ import pytest
 from flows.optimize import evaluate_node, optimize_node
 from flows.research import research
 from modules import programs as program_store
+from modules.evaluation import SETS
 from modules.evaluation.nodes import (
     METRICS,
     BaselineRunner,
@@ -230,3 +231,51 @@ def test_eval_sends_each_example_as_a_run_would_on_a_small_context(prefect_harne
     assert dspy_rows.height == 2 and dspy_rows["error"].null_count() == 2
     config = json.loads(ParquetStore(str(tmp_path / "data")).read("runs", result.run_id)["config_json"][0])
     assert config["lm_context"] == 4096
+
+
+def test_a_compiled_judge_with_demos_still_fits_a_small_window(prefect_harness, tmp_path):
+    """Four labeled demos with their page excerpts come before every input: the train examples
+    are fitted to a share of the window and the live inputs give up the demos' room, so that
+    every prompt of the compiled program fits a 4k model (the fake server refuses one that does
+    not, which would show as an evaluation error)."""
+    from modules.evaluation.judge import load_examples as judge_examples
+    from modules.lm import NODE_BUDGETS, NodeRunner, demo_chars
+    from tests.fake_lm import prompt_tokens, reply_cap
+
+    sets = {}
+    for part, set_name, n in (("train", "sites-e", 8), ("dev", "sites-d", 3)):
+        lines = (SETS / f"verdicts-{set_name}-{part}.jsonl").read_text().splitlines()[:n]
+        sets[part] = tmp_path / f"verdicts-{set_name}-{part}.jsonl"
+        sets[part].write_text("\n".join(lines) + "\n")
+    fake = FakeLM("generic", context_tokens=4096)
+    try:
+        result = optimize_node(
+            "judge",
+            optimizer="labeled",
+            lm="openai/fake-model",
+            lm_base_url=fake.base_url,
+            lm_context=4096,
+            programs_dir=str(tmp_path / "compiled"),
+            data_dir=str(tmp_path / "data"),
+            trainset=str(sets["train"]),
+            devset=str(sets["dev"]),
+        )
+    finally:
+        fake.close()
+    program = program_store.load("judge", result.program)
+    assert len(program.demos) == 4 and demo_chars(program) > 2000
+    assert fake.requests and all(prompt_tokens(r) + reply_cap(r) <= 4096 for r in fake.requests), max(
+        prompt_tokens(r) + reply_cap(r) for r in fake.requests
+    )
+    evaluations = ParquetStore(str(tmp_path / "data")).read("evaluations", result.run_id)
+    compiled = evaluations.filter(evaluations["program"] != "baseline")
+    assert compiled.height == 6 and compiled["error"].null_count() == 6
+    # a run fits the program the same way: the demos that fit half the inputs' room (one of the
+    # four, on 4k), whose characters then come off that room
+    runner = NodeRunner(context_tokens=4096)
+    room = runner.input_chars("judge")
+    fitted = runner.fit_program("judge", program)
+    assert 1 <= len(fitted.demos) < len(program.demos) == 4 and demo_chars(fitted) <= room // 2
+    assert runner.input_chars("judge") == room - demo_chars(fitted)
+    assert NodeRunner(context_tokens=32768).fit_program("judge", program) is program  # all fit
+    assert NODE_BUDGETS["judge"].max_tokens > 0 and judge_examples(sets["dev"], runner)

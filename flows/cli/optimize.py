@@ -25,6 +25,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             programs_dir=args.programs,
             data_dir=args.data_dir,
             lm_context=args.lm_context,
+            limit=args.limit,
         )
     if args.json:
         print_json(result)
@@ -59,6 +60,8 @@ def cmd_optimize(args: argparse.Namespace) -> int:
             promote_if_better=args.promote_if_better,
             seed=args.seed,
             lm_context=args.lm_context,
+            train_limit=args.train_limit,
+            dev_limit=args.dev_limit,
         )
     if args.json:
         print_json(result)
@@ -88,6 +91,12 @@ def register(sub) -> None:
     add_lm(p, "compiled programs folder (default modules/compiled)", context=True)
     p.add_argument("--split", choices=["dev", "train"], default="dev")
     p.add_argument("--examples", metavar="FILE", help="another labeled JSONL set")
+    p.add_argument(
+        "--limit",
+        type=int,
+        metavar="N",
+        help="N examples spread evenly over the set (a small local model takes ~30-60 s an example)",
+    )
     add_data_dir(p)
     add_json(p)
     p.set_defaults(func=cmd_eval)
@@ -122,5 +131,9 @@ def register(sub) -> None:
         help="save only when the dev score beats the current program",
     )
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--train-limit", type=int, metavar="N", help="N train examples, spread evenly over the set"
+    )
+    p.add_argument("--dev-limit", type=int, metavar="N", help="N dev examples, spread evenly over the set")
     add_run_outputs(p)
     p.set_defaults(func=cmd_optimize)

@@ -19,19 +19,28 @@ import glob
 import hashlib
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import dspy
 
-from ..lm import DEFAULT_CONTEXT_TOKENS, NodeRunner
+from ..lm import NodeRunner
 from ..response import ResponseAnalyzer
 from ..response.groundtruth import build_ground_truth, group_by_domain, pages_for
-from ..response.judge import ClaimIn, ClaimVerdict, ExcerptIndex, WrongFactOut, judge_inputs, locate_quote
+from ..response.judge import (
+    ClaimIn,
+    ClaimVerdict,
+    ExcerptIndex,
+    Kind,
+    WrongFactOut,
+    judge_inputs,
+    locate_quote,
+)
 from ..response.schema import AIResponse, StoredPage
 from ..text import content_terms, overlap_f1, split_clauses, split_sentences
 from . import SETS
 
 INPUTS = ("question", "answer", "claims", "page_excerpts")
+KINDS = set(get_args(Kind))
 WRONG_FACT_PENALTY = 0.25
 ENCYCLOPEDIA = "encyclopedia.eval"
 
@@ -121,14 +130,14 @@ def load_rows(path: str | Path) -> tuple[list[dict], list[StoredPage]]:
     return [r[i] for i in range(longest) for r in per_file if i < len(r)], list(pages.values())
 
 
-def load_examples(path: str | Path, context_tokens: int = DEFAULT_CONTEXT_TOKENS) -> list[dspy.Example]:
-    """Examples with the ``JudgeClaims`` inputs as the judge sends them to a model with a
-    ``context_tokens`` window (:func:`judge_inputs`: fitted, escaped), and the raw row under
-    ``row`` (its file under ``source``: the baseline reads the pages from there)."""
+def load_examples(path: str | Path, runner: NodeRunner | None = None) -> list[dspy.Example]:
+    """Examples with the ``JudgeClaims`` inputs as the judge sends them through ``runner`` (its
+    context window and program's demos; :func:`judge_inputs`: fitted, escaped), and the raw row
+    under ``row`` (its file under ``source``: the baseline reads the pages from there)."""
     rows, pages = load_rows(path)
     grouped = group_by_domain(pages)
     indexes: dict[str, ExcerptIndex] = {}
-    runner = NodeRunner(context_tokens=context_tokens)
+    runner = runner or NodeRunner()
     out = []
     for row in rows:
         domain = row["domain"]
@@ -311,7 +320,8 @@ def gold_output(row: dict, excerpts: list | None = None) -> dict[str, Any]:
         wrong.append(
             WrongFactOut(
                 quote=text[w["start"] : w["end"]],
-                kind=w.get("kind", "other"),
+                # the sets name finer kinds (scope, condition, hours...) than the signature's
+                kind=w["kind"] if w.get("kind") in KINDS else "other",
                 evidence=evidence,
                 page_url=url,
             )

@@ -71,24 +71,42 @@ def file_hash(path: str | Path) -> str:
 
 
 def load_examples(
-    node: str, path: str | Path | None = None, part: str = "dev", context_tokens: int = DEFAULT_CONTEXT_TOKENS
+    node: str,
+    path: str | Path | None = None,
+    part: str = "dev",
+    context_tokens: int = DEFAULT_CONTEXT_TOKENS,
+    program: dspy.Module | None = None,
+    limit: int | None = None,
 ) -> list[dspy.Example]:
     """Examples with the DSPy signature's inputs set as the node sends them to a model with a
-    ``context_tokens`` window (``--lm-context``), and the raw row kept under ``row``."""
+    ``context_tokens`` window (``--lm-context``) beside ``program``'s demos, and the raw row kept
+    under ``row``; ``limit``: that many, spread evenly over the set (:func:`spread`)."""
     if node not in NODES:
         raise ValueError(f"unknown node {node!r}: use {', '.join(NODES)}")
+    runner = NodeRunner(context_tokens=context_tokens)
+    if program is not None:
+        runner.fit_program(budget_node(node), program)
     if node == "judge":
-        return judge.load_examples(path or set_path(node, part), context_tokens)
+        return spread(judge.load_examples(path or set_path(node, part), runner), limit)
     path = Path(path or set_path(node, part))
     if not path.exists():
         raise FileNotFoundError(f"no eval set {path}; build it with: python -m evals.build_sets")
-    runner = NodeRunner(context_tokens=context_tokens)
     out = []
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.strip():
             row = json.loads(line)
             out.append(dspy.Example(row=row, **_inputs(node, row, runner)).with_inputs(*INPUTS[node]))
-    return out
+    return spread(out, limit)
+
+
+def spread(examples: list, limit: int | None) -> list:
+    """``limit`` examples evenly over the set (sets are grouped by source: the first ones would
+    be one source's), in order; all of them without a limit."""
+    if limit is None or limit >= len(examples):
+        return examples
+    if limit < 1:
+        raise ValueError(f"the example limit must be >= 1, got {limit}")
+    return [examples[i * len(examples) // limit] for i in range(limit)]
 
 
 def _inputs(node: str, row: dict, runner: NodeRunner) -> dict[str, Any]:
@@ -404,11 +422,21 @@ def _url_title(url: str) -> str:
     return unquote(url.rsplit("/", 1)[-1]).replace("_", " ")
 
 
+def budget_node(node: str) -> str:
+    """The name a node's prompts are budgeted under (the relevance node is the rerank call)."""
+    return "rerank" if node == "relevance" else node
+
+
+def fitted_program(node: str, program: dspy.Module, context_tokens: int) -> dspy.Module:
+    """``program`` with the demos that fit a ``context_tokens`` window, as a run fits it."""
+    return NodeRunner(context_tokens=context_tokens).fit_program(budget_node(node), program)
+
+
 def node_lm(node: str, settings: LMSettings) -> dspy.LM | None:
     """The LM as the node runs in production: its reply cap and temperature (``NODE_BUDGETS``;
     the relevance node is the rerank call), so that an evaluation or a compiled program's demos
     see the replies a run would get."""
-    return settings.runner().lm_for("rerank" if node == "relevance" else node)
+    return settings.runner().lm_for(budget_node(node))
 
 
 class ProgramRunner:

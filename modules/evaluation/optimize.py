@@ -22,6 +22,16 @@ from . import judge
 from .nodes import METRICS
 
 OPTIMIZERS = ("labeled", "bootstrap", "random-search", "mipro", "gepa")
+#: Demos a compiled program holds per node: relevance demos carry ten passages each, judge ones
+#: page excerpts.
+DEMOS = {"relevance": 2, "judge": 4}
+DEFAULT_DEMOS = 6
+
+
+def demo_context(node: str, context_tokens: int) -> int:
+    """The window a train example (a demo to be) is fitted to: a 1/(demos + 1) share of the
+    model's, so that the demos and a live input, fitted beside them, fit it together."""
+    return max(1024, context_tokens // (DEMOS.get(node, DEFAULT_DEMOS) + 1))
 
 
 def _fields(node: str, output) -> dict:
@@ -130,9 +140,7 @@ def compile_program(
     if optimizer not in OPTIMIZERS:
         raise ValueError(f"unknown optimizer {optimizer!r}: use {', '.join(OPTIMIZERS)}")
     student = new_program(node)
-    demos_k = {"relevance": 2, "judge": 4}.get(
-        node, 6
-    )  # relevance demos carry ten passages each, judge ones page excerpts
+    demos_k = DEMOS.get(node, DEFAULT_DEMOS)
     if optimizer == "labeled":
         return dspy.LabeledFewShot(k=demos_k).compile(student, trainset=labeled(node, trainset), sample=False)
     if lm is None:

@@ -461,30 +461,24 @@ class LMDrafter:
         support: float = 0.6,
         context_tokens: int = DEFAULT_CONTEXT_TOKENS,
     ):
-        self.lm, self.retries, self.support = lm, retries, support
-        runner = NodeRunner(lm=lm, context_tokens=context_tokens)
-        self.node_lm = runner.lm_for("queries")  # with the node's reply cap and temperature
+        self.lm, self.support = lm, support
+        self.runner = NodeRunner(lm=lm, retries=retries, context_tokens=context_tokens)
         # a page's characters that fit the window beside the instructions and the reply
-        self.page_chars = min(PAGE_CHARS, runner.input_chars("queries", fixed=400))
+        self.page_chars = min(PAGE_CHARS, self.runner.input_chars("queries", fixed=400))
         self.embedder = embedder or LocalEmbedder()
         self.program = dspy.ChainOfThought(DraftQueries)
 
     def page_drafts(self, page: StoredPage, site: str, count: int) -> tuple[list[DraftedQuery], str | None]:
-        error = None
-        for _ in range(self.retries + 1):
-            try:
-                with dspy.context(lm=self.node_lm):
-                    pred = self.program(
-                        site=site,
-                        page_title=as_data(page.title or ""),
-                        page_url=as_data(page.url[:MAX_URL_CHARS]),
-                        page=f"<document>\n{as_data(page.text[: self.page_chars])}\n</document>",
-                        count=count,
-                    )
-                return list(pred.queries), None
-            except Exception as exc:  # unparseable output or an LM error: the baseline takes the page
-                error = f"{type(exc).__name__}: {str(exc)[:200]}"
-        return [], error
+        """The page's drafted queries, or none and why the LM gave none (the baseline takes the page)."""
+        inputs = {
+            "site": site,
+            "page_title": as_data(page.title or ""),
+            "page_url": as_data(page.url[:MAX_URL_CHARS]),
+            "page": f"<document>\n{as_data(page.text[: self.page_chars])}\n</document>",
+            "count": count,
+        }
+        call = self.runner.run(self.program, inputs, "queries", lambda: [], node="queries")
+        return list(call.output), call.error if call.fallback else None
 
     def supported(self, page: StoredPage, claims: list[DraftedClaim]) -> tuple[list[DraftedClaim], list[str]]:
         """Claims a sentence of the page supports (cosine >= ``support`` or most of its terms)."""
@@ -555,7 +549,7 @@ def draft_query_set(
             )
             if error:
                 fallback_pages.append(page.url)
-                notes.append(f"{page.url}: LM output unusable after retries ({error}); baseline drafts used")
+                notes.append(f"{page.url}: the LM gave no drafts ({error}); baseline drafts used")
                 items = [
                     DraftedQuery(
                         query=c.query,

@@ -46,7 +46,7 @@ class RelevanceAnalyzer:
         self.weights = weights or Weights()
         self.baseline = BaselineRelevance(self.embedder, self.weights)
         self.runner = runner or NodeRunner()
-        self.program = program or dspy.Predict(RankResults)
+        self.program = self.runner.fit_program("rerank", program or dspy.Predict(RankResults))
         self.order_program = dspy.Predict(OrderResults)
         self.fallback = fallback
 

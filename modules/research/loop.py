@@ -82,6 +82,8 @@ class ResearchResult:
     memory: Memory
     log: list[str] = field(default_factory=list)
     constraints: list[str] = field(default_factory=list)
+    #: the runner's :meth:`~modules.lm.NodeRunner.calls`: LM calls answered and fallen back
+    lm_calls: dict = field(default_factory=dict)
 
 
 #: how much of each page read the answerer reads beside memory's facts (a HotpotQA paragraph whole)
@@ -108,11 +110,12 @@ class Researcher:
         self.search, self.fetch, self.embedder = search, fetch, embedder
         self.runner = runner or NodeRunner()
         self.limits = limits or Limits()
-        self.programs = programs or {
+        programs = programs or {
             "decision": dspy.Predict(DecideNextAction),
             "analyzer": dspy.Predict(AnalyzeResults),
             "report": dspy.Predict(WriteReport),
         }
+        self.programs = {node: self.runner.fit_program(node, p) for node, p in programs.items()}
         self.relevance = relevance  # orders results so the best are read first
         self.program_versions: dict[str, str] = {}
         self.decide_baseline = BaselineDecision(embedder)
@@ -165,7 +168,17 @@ class Researcher:
             else "incomplete"
         )
         return ResearchResult(
-            question, report, status, stop_reason, confidence, steps, sources, memory, log, list(constraints)
+            question,
+            report,
+            status,
+            stop_reason,
+            confidence,
+            steps,
+            sources,
+            memory,
+            log,
+            list(constraints),
+            self.runner.calls(),
         )
 
     # ----- nodes -------------------------------------------------------------------------

@@ -36,6 +36,8 @@ REPORTS_SCHEMA = {
     "error": pl.String,
     "short_answer": pl.String,
     "answer_type": pl.String,
+    "lm_answered": pl.Int64,
+    "lm_fallbacks": pl.Int64,
 }
 STEPS_SCHEMA = {
     "question_id": pl.String,
@@ -126,6 +128,8 @@ def thread_rows(
         "error": None,
         "short_answer": result.report.short_answer,
         "answer_type": result.report.answer_type,
+        "lm_answered": result.lm_calls.get("answered", 0),
+        "lm_fallbacks": result.lm_calls.get("fell_back", 0),
     }
     steps = [
         {"question_id": question_id, **{k: getattr(s, k) for k in STEPS_SCHEMA if k != "question_id"}}
@@ -181,6 +185,8 @@ def failed_report_row(
         "error": error,
         "short_answer": "",
         "answer_type": "none",
+        "lm_answered": 0,
+        "lm_fallbacks": 0,
     }
 
 

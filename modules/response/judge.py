@@ -221,7 +221,7 @@ class LMJudge:
         context_tokens: int = DEFAULT_CONTEXT_TOKENS,
     ):
         self.runner = NodeRunner(lm=lm, retries=retries, context_tokens=context_tokens)
-        self.program = program or dspy.Predict(JudgeClaims)
+        self.program = self.runner.fit_program("judge", program or dspy.Predict(JudgeClaims))
         self.config = config or AnalyzerConfig()
         self.version = version or "uncompiled"
         self._indexes: dict[str, ExcerptIndex] = {}
