@@ -9,11 +9,11 @@ the node's production budget (reply cap, temperature, retries, output validation
 baseline, as in a run, and is scored as the baseline scored it. The baseline program is scored on
 the same examples.
 
-    .venv/bin/python -m evals.bench_real_lm [--examples 6] [--nodes decision,judge] [--lm ... --lm-base-url ...]
+    .venv/bin/python -m evals.bench_real_lm [--examples N] [--nodes decision,judge] [--lm ... --lm-base-url ...]
 
 Prints per node: calls, parsed share (after the node's retries, and at the first try), fallbacks (with their reasons), the node's metric with the
-LM and with the baseline, median seconds and tokens per call. Six examples a node take ~20
-minutes with the local model on 2 cores.
+LM and with the baseline, median seconds and tokens per call. The default (six examples a node,
+two of the rerank's) takes ~25 minutes with the local model on 2 cores.
 """
 
 from __future__ import annotations
@@ -43,6 +43,10 @@ NODES = ("decision", "analyzer", "report", "relevance", "judge")
 #: their own fields in code: the rankings' indices, a verdict for every claim).
 CONTRACTS = {"decision": Decision, "analyzer": Analysis, "report": Report}
 BUDGET_NODE = {"relevance": "rerank"}
+#: Examples per node by default: a full rerank writes ~2.5k tokens (ten results, ten fields each),
+#: about four minutes a call on one 2-core machine.
+DEFAULT_EXAMPLES = {"relevance": 2}
+EXAMPLES = 6
 
 
 def lm_call(node: str, runner, program, example, embedder):
@@ -108,7 +112,11 @@ def bench_node(node: str, settings: LMSettings, n: int, embedder) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--examples", type=int, default=6, help="dev examples per node (default 6: ~20 min)")
+    p.add_argument(
+        "--examples",
+        type=int,
+        help=f"dev examples per node (default {EXAMPLES}, relevance {DEFAULT_EXAMPLES['relevance']}: ~25 min)",
+    )
     p.add_argument("--nodes", default=",".join(NODES), help=f"comma-separated, of {', '.join(NODES)}")
     p.add_argument("--lm", help="any DSPy/LiteLLM model (default: the local model, started if needed)")
     p.add_argument("--lm-base-url")
@@ -125,14 +133,14 @@ def main(argv: list[str] | None = None) -> int:
         args.lm, args.lm_base_url = info.lm, info.url
         args.lm_context = args.lm_context or info.context_tokens
     settings = LMSettings.from_env(args.lm, args.lm_base_url, args.lm_context)
-    settings.timeout_s = 300.0  # one thread: a long prompt takes minutes, which is not a failure
+    settings.timeout_s = 600.0  # a full rerank's reply takes minutes on a CPU: not a failure
     embedder = LocalEmbedder()
-    print(
-        f"model {settings.model} at {settings.base_url or 'its provider'}, {args.examples} dev examples a node"
-    )
+    print(f"model {settings.model} at {settings.base_url or 'its provider'}")
     rows = []
     for node in nodes:
-        rows.append(bench_node(node, settings, args.examples, embedder))
+        rows.append(
+            bench_node(node, settings, args.examples or DEFAULT_EXAMPLES.get(node, EXAMPLES), embedder)
+        )
     print(
         f"\n{'node':10s} {'calls':>5s} {'parsed':>7s} {'1st try':>7s} {'fallbacks':>9s} {'LM metric':>9s} "
         f"{'baseline':>8s} {'s/call':>7s} {'tokens/call':>11s}"

@@ -32,7 +32,7 @@ from flows.runtime import (
     write_run,
 )
 from modules import programs as program_store
-from modules.lm import DEFAULT_CONTEXT_TOKENS, LMSettings
+from modules.lm import DEFAULT_CONTEXT_TOKENS, LMSettings, default_timeout
 from modules.response import AnalysisResult, AnalyzerConfig, ResponseAnalyzer, load_pages
 from modules.response.analyzer import EncodedTexts, record_from_result
 from modules.response.batch import analyze_to_rows, build_tables, waves
@@ -68,7 +68,7 @@ class JudgeOptions(BaseModel):
         "after resolve(): the file, or 'uncompiled'",
     )
     retries: int = Field(2, ge=0)
-    timeout_s: float = 60.0
+    timeout_s: float = Field(default_factory=default_timeout, gt=0)
     max_tokens: int = 3000
 
     def resolve(self) -> JudgeOptions | None:

@@ -41,6 +41,14 @@ SIZE = 1_117_320_768
 SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
 CONTEXT_TOKENS = 8192
 SEED = 42
+#: Seconds a request may take on it (``--lm local`` sets ``$SLEUTH_LM_TIMEOUT`` to this unless
+#: set): a full rerank writes ~2.5k tokens, ~4 minutes with two threads and twice that with one.
+TIMEOUT_S = 600
+
+#: Programs compiled against this model (``sleuth optimize NODE --lm local`` saves there; commands
+#: given ``--lm local`` and no ``--programs`` run them): demos a 1.5B model wrote and was scored
+#: on are no default for other models.
+PROGRAMS_DIR = Path(__file__).resolve().parents[1] / "modules" / "compiled" / ALIAS
 
 HOME_ENV = "SLEUTH_LM_HOME"
 THREADS_ENV = "SLEUTH_LM_THREADS"
@@ -119,6 +127,11 @@ def model_file(folder: Path | None = None) -> Path:
             return target
     parts = part_files()
     folder.mkdir(parents=True, exist_ok=True)
+    print(
+        f"sleuth: assembling the local model ({SIZE / 1e9:.1f} GB, once) in {folder}",
+        file=sys.stderr,
+        flush=True,
+    )
     partial = folder / (GGUF_NAME + ".partial")
     digest, size = hashlib.sha256(), 0
     with open(partial, "wb") as out:

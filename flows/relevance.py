@@ -23,7 +23,7 @@ from flows.runtime import (
     write_run,
 )
 from modules import programs as program_store
-from modules.lm import LMSettings
+from modules.lm import LMSettings, default_timeout
 from modules.relevance.analyzer import RelevanceAnalyzer
 from modules.relevance.baseline import Weights
 from modules.relevance.batch import frame, load_items, output_line, rows
@@ -43,7 +43,7 @@ class RerankOptions(BaseModel):
     lm_base_url: str | None = None
     lm_context: int | None = Field(None, description="the model's context window in tokens (default 8192)")
     lm_retries: int = 2
-    lm_timeout_s: float = 60.0
+    lm_timeout_s: float = Field(default_factory=default_timeout, gt=0)
     fallback: str = Field(
         "baseline",
         description="after LM failure: baseline (score offline) or original (the seed's unscored order)",

@@ -49,6 +49,24 @@ NODE_BUDGETS: dict[str, NodeBudget] = {
 DEFAULT_BUDGET = NodeBudget(max_tokens=1500, temperature=0.3)
 #: ``--lm-context``: the context window assumed when none is given (a local 8k model fits).
 DEFAULT_CONTEXT_TOKENS = 8192
+#: Seconds one LM request may take (``$SLEUTH_LM_TIMEOUT``): a hosted model answers in seconds; the
+#: local CPU model needs minutes for a judge's or a rerank's reply (``--lm local`` sets 600).
+DEFAULT_TIMEOUT_S = 60.0
+TIMEOUT_ENV = "SLEUTH_LM_TIMEOUT"
+
+
+def default_timeout() -> float:
+    """``$SLEUTH_LM_TIMEOUT`` seconds, else :data:`DEFAULT_TIMEOUT_S`."""
+    raw = os.environ.get(TIMEOUT_ENV)
+    try:
+        value = float(raw) if raw else DEFAULT_TIMEOUT_S
+    except ValueError:
+        raise ValueError(f"{TIMEOUT_ENV} must be a number of seconds, got {raw!r}") from None
+    if value <= 0:
+        raise ValueError(f"{TIMEOUT_ENV} must be positive, got {raw!r}")
+    return value
+
+
 #: Characters per token when sizing prompts: English prose runs ~4; 3.5 leaves a margin.
 CHARS_PER_TOKEN = 3.5
 #: Longest URL shown to a node: longer ones are author-chosen noise (or an injection vehicle).
@@ -72,7 +90,7 @@ class LMSettings:
     model: str | None = None
     base_url: str | None = None
     retries: int = 2
-    timeout_s: float = 60.0
+    timeout_s: float = field(default_factory=default_timeout)
     max_tokens: int = 1500  # the default reply cap; each node's own cap is in NODE_BUDGETS
     context_tokens: int = DEFAULT_CONTEXT_TOKENS
 

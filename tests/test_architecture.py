@@ -47,6 +47,7 @@ LAZY_FIRST_PARTY = {
     "flows/cli/research.py",
     "flows/cli/runs.py",
     "flows/cli/server.py",
+    "flows/cli/lm.py",
     "flows/cli/completion.py",
 }
 

@@ -13,6 +13,7 @@ import pytest
 
 from flows.cli import main
 from tests.conftest import ROOT, SAMPLES
+from tests.fake_assistant import FakeAssistant
 
 
 def test_an_unusable_data_dir_fails_before_any_work(prefect_harness, tmp_path, capsys):
@@ -89,14 +90,18 @@ def test_a_data_dir_that_is_a_file_is_refused_by_every_run_command(prefect_harne
     a_file.write_text("x")
     questions = tmp_path / "q.jsonl"
     questions.write_text(json.dumps({"id": "1", "question": "Who directed Ed Wood?"}) + "\n")
+    fake = FakeAssistant()  # a provider that answers the up-front check, so the data dir is what fails
     commands = [
         ["research", "Who directed Ed Wood?", "--corpus", str(SAMPLES / "corpus.jsonl")],
         ["research-batch", str(questions), "--corpus", str(SAMPLES / "corpus.jsonl")],
-        ["collect", str(SAMPLES / "queries.jsonl"), "--provider", "openai/x,base_url=http://127.0.0.1:9"],
+        ["collect", str(SAMPLES / "queries.jsonl"), "--provider", f"openai/x,base_url={fake.base_url}"],
     ]
-    for command in commands:
-        assert main(command + [flag, str(a_file)]) == 2, command
-        assert "is not usable" in capsys.readouterr().err, command
+    try:
+        for command in commands:
+            assert main(command + [flag, str(a_file)]) == 2, command
+            assert "is not usable" in capsys.readouterr().err, command
+    finally:
+        fake.close()
 
 
 def test_inputs_of_the_wrong_shape_are_one_line_errors(prefect_harness, tmp_path, capsys):
@@ -122,12 +127,22 @@ def test_inputs_of_the_wrong_shape_are_one_line_errors(prefect_harness, tmp_path
             ["rerank-batch", str(nan), "--out", str(tmp_path / "o.jsonl")],
             'line 1: needs a non-empty "query" string (got nan)',
         ),
-        (["collect", str(not_parquet), "--provider", "openai/x"], "not a readable Parquet file"),
+        (
+            ["collect", str(not_parquet), "--provider", "openai/x,base_url=FAKE"],
+            "not a readable Parquet file",
+        ),
     ]
-    for args, message in cases:
-        assert main(args + ["--data-dir", str(tmp_path / "d")]) == 2, args
-        last = capsys.readouterr().err.strip().splitlines()[-1]  # (the harness's Prefect log comes before it)
-        assert last.startswith("sleuth: error:") and message in last, (args, last)
+    fake = FakeAssistant()  # a provider that answers the up-front check, so the input is what fails
+    try:
+        for args, message in cases:
+            args = [a.replace("base_url=FAKE", f"base_url={fake.base_url}") for a in args]
+            assert main(args + ["--data-dir", str(tmp_path / "d")]) == 2, args
+            last = (
+                capsys.readouterr().err.strip().splitlines()[-1]
+            )  # (the harness's Prefect log comes before it)
+            assert last.startswith("sleuth: error:") and message in last, (args, last)
+    finally:
+        fake.close()
 
 
 def test_empty_input_is_refused_and_a_zero_delta_has_no_sign(prefect_harness, tmp_path, capsys):

@@ -387,7 +387,8 @@ def test_cli_collect_exits_1_when_every_provider_fails(prefect_harness, tmp_path
         assert "no provider answered" in captured.err
         drafts = tmp_path / "drafts.jsonl"
         drafts.write_text(open(QUERY_SET).read().replace('"approved"', '"draft"'))
-        assert main(["collect", str(drafts), "--provider", "openai/x", "--data-dir", str(tmp_path)]) == 2
+        provider = f"openai/x,base_url={fake.base_url}"
+        assert main(["collect", str(drafts), "--provider", provider, "--data-dir", str(tmp_path)]) == 2
         assert "unreviewed drafts" in capsys.readouterr().err
     finally:
         fake.close()

@@ -36,7 +36,7 @@ INJECTION = (
 
 
 @pytest.fixture(scope="module")
-def local_model(tmp_path_factory):
+def local_server(tmp_path_factory):
     """The local model served from a folder of this test session (assembled there, stopped after)."""
     from flows import local_lm
 
@@ -44,8 +44,39 @@ def local_model(tmp_path_factory):
     # two threads: twice one thread's speed while nothing else runs (the test waits on the
     # server); a run's default is one, safe beside sleuth's own encoding
     info = local_lm.start(folder, threads=2)
-    yield LMSettings(model=info.lm, base_url=info.url, context_tokens=info.context_tokens, timeout_s=180)
+    yield info, folder
     local_lm.stop(folder)
+
+
+@pytest.fixture(scope="module")
+def local_model(local_server):
+    info, _ = local_server
+    return LMSettings(model=info.lm, base_url=info.url, context_tokens=info.context_tokens, timeout_s=600)
+
+
+def test_lm_local_resolves_to_the_running_model_and_its_programs(local_server, monkeypatch, capsys):
+    from flows import local_lm
+    from flows.cli import build_parser, main
+    from flows.cli.lm import resolve_lm_options
+
+    info, folder = local_server
+    monkeypatch.setenv("SLEUTH_LM_HOME", str(folder))
+    monkeypatch.setenv("SLEUTH_LM_TIMEOUT", "123")  # set by the user: --lm local keeps it
+    assert main(["lm", "status", "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["lm_base_url"] == info.url and shown["pid"] == info.pid and shown["threads"] == 2
+    args = build_parser().parse_args(["research", "a question", "--lm", "local"])
+    resolve_lm_options(args)
+    assert (args.lm, args.lm_base_url, args.lm_context) == (info.lm, info.url, 8192)
+    assert args.programs == str(local_lm.PROGRAMS_DIR)
+    assert LMSettings.from_env(args.lm, args.lm_base_url).timeout_s == 123
+    args = build_parser().parse_args(
+        ["eval", "judge", "--lm", "openai/other-model", "--lm-base-url", info.url]
+    )
+    with pytest.raises(
+        ValueError, match=r"does not serve 'other-model' \(it serves: qwen2.5-coder-1.5b-instruct\)"
+    ):
+        resolve_lm_options(args)
 
 
 @pytest.fixture(scope="module")

@@ -60,14 +60,16 @@ def register(sub) -> None:
     out.add_argument(
         "--env",
         action="store_true",
-        help='print SLEUTH_LM, SLEUTH_LM_BASE_URL and SLEUTH_LM_CONTEXT exports: eval "$(sleuth lm start --env)"',
+        help="print the SLEUTH_LM, SLEUTH_LM_BASE_URL, SLEUTH_LM_CONTEXT and SLEUTH_LM_TIMEOUT exports: "
+        'eval "$(sleuth lm start --env)"',
     )
     p.set_defaults(func=cmd_lm)
 
 
 def resolve_lm_options(args: argparse.Namespace) -> None:
     """Before a command does any work: ``--lm local`` (or ``SLEUTH_LM=local``) becomes the running
-    local model's model string, base URL and context window (started when none runs), and the
+    local model's model string, base URL, context window and programs folder (started when none
+    runs; an explicit ``--lm-context`` or ``--programs`` stays), and the
     LM and every ``--provider`` are checked (:func:`modules.lm_check.check`): a missing key, an
     unreachable server or an unknown model is one error line here, not a run of fallbacks."""
     import os
@@ -80,8 +82,12 @@ def resolve_lm_options(args: argparse.Namespace) -> None:
 
             info = local_lm.status() or local_lm.start()
             args.lm, args.lm_base_url = info.lm, info.url
+            # a CPU model writes a judge's or a rerank's reply in minutes, not seconds
+            os.environ.setdefault("SLEUTH_LM_TIMEOUT", str(local_lm.TIMEOUT_S))
             if getattr(args, "lm_context", "absent") is None:
                 args.lm_context = info.context_tokens
+            if getattr(args, "programs", "absent") is None:
+                args.programs = str(local_lm.PROGRAMS_DIR)
         elif model:
             from modules.lm_check import check
 

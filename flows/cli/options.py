@@ -44,7 +44,8 @@ def add_lm(p: argparse.ArgumentParser, programs_help: str | None = None, context
     p.add_argument(
         "--lm",
         metavar="MODEL",
-        help="DSPy/LiteLLM model, e.g. openai/gpt-4o-mini (default $SLEUTH_LM; none: the offline baseline)",
+        help="DSPy/LiteLLM model, e.g. openai/gpt-4o-mini, or local: the local model (sleuth lm), "
+        "started if need be (default $SLEUTH_LM; none: the offline baseline)",
     )
     p.add_argument(
         "--lm-base-url",

@@ -149,7 +149,8 @@ def compile_program(
     score_only = lambda gold, pred, trace=None: metric(gold, pred, trace).score  # noqa: E731
     teacher = {"lm": teacher_lm} if teacher_lm is not None else None
     train = labeled(node, trainset)
-    with dspy.context(lm=lm):
+    # labeled examples carry their inputs as plain dicts (Example.toDict): not a mismatch to warn of
+    with dspy.context(lm=lm, warn_on_type_mismatch=False):
         if optimizer == "bootstrap":
             return dspy.BootstrapFewShot(
                 metric=score_only,

@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 
 from .. import programs as program_store
 from ..embeddings import LocalEmbedder
-from ..lm import LMSettings
+from ..lm import LMSettings, default_timeout
 from ..relevance.analyzer import RelevanceAnalyzer
 from ..tools.crawl import CrawlConfig, fetch_all
 from ..tools.engines import auto_order, make_backend
@@ -39,7 +39,9 @@ class ResearchOptions(BaseModel):
     lm_retries: int = Field(
         2, ge=0, description="further attempts after unparseable output before the baseline runs"
     )
-    lm_timeout_s: float = Field(60.0, gt=0, description="per LM request")
+    lm_timeout_s: float = Field(
+        default_factory=default_timeout, gt=0, description="per LM request (default $SLEUTH_LM_TIMEOUT or 60)"
+    )
     lm_context: int | None = Field(
         None, ge=2048, description="the model's context window in tokens; default $SLEUTH_LM_CONTEXT or 8192"
     )
