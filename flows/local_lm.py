@@ -45,9 +45,9 @@ SEED = 42
 #: set): a full rerank writes ~2.5k tokens, ~4 minutes with two threads and twice that with one.
 TIMEOUT_S = 600
 
-#: Programs compiled against this model (``sleuth optimize NODE --lm local`` saves there; commands
-#: given ``--lm local`` and no ``--programs`` run them): demos a 1.5B model wrote and was scored
-#: on are no default for other models.
+#: Where ``sleuth optimize NODE --lm local`` saves (demos a 1.5B model wrote are no default for
+#: other models); the other commands run them only given ``--programs`` this folder (the
+#: compiled Decision program hands the README's question over at the first step).
 PROGRAMS_DIR = Path(__file__).resolve().parents[1] / "modules" / "compiled" / ALIAS
 
 HOME_ENV = "SLEUTH_LM_HOME"

@@ -54,7 +54,7 @@ def local_model(local_server):
     return LMSettings(model=info.lm, base_url=info.url, context_tokens=info.context_tokens, timeout_s=600)
 
 
-def test_lm_local_resolves_to_the_running_model_and_its_programs(local_server, monkeypatch, capsys):
+def test_lm_local_resolves_to_the_running_model(local_server, monkeypatch, capsys):
     from flows import local_lm
     from flows.cli import build_parser, main
     from flows.cli.lm import resolve_lm_options
@@ -68,7 +68,10 @@ def test_lm_local_resolves_to_the_running_model_and_its_programs(local_server, m
     args = build_parser().parse_args(["research", "a question", "--lm", "local"])
     resolve_lm_options(args)
     assert (args.lm, args.lm_base_url, args.lm_context) == (info.lm, info.url, 8192)
-    assert args.programs == str(local_lm.PROGRAMS_DIR)
+    assert args.programs is None  # the committed programs run only when asked for
+    optimize = build_parser().parse_args(["optimize", "judge", "--lm", "local"])
+    resolve_lm_options(optimize)
+    assert optimize.programs == str(local_lm.PROGRAMS_DIR)  # where it saves
     assert LMSettings.from_env(args.lm, args.lm_base_url).timeout_s == 123
     args = build_parser().parse_args(
         ["eval", "judge", "--lm", "openai/other-model", "--lm-base-url", info.url]

@@ -68,8 +68,8 @@ def register(sub) -> None:
 
 def resolve_lm_options(args: argparse.Namespace) -> None:
     """Before a command does any work: ``--lm local`` (or ``SLEUTH_LM=local``) becomes the running
-    local model's model string, base URL, context window and programs folder (started when none
-    runs; an explicit ``--lm-context`` or ``--programs`` stays), and the
+    local model's model string, base URL and context window (started when none runs; an
+    explicit ``--lm-context`` stays; ``optimize`` saves to the model's own programs folder), and the
     LM and every ``--provider`` are checked (:func:`modules.lm_check.check`): a missing key, an
     unreachable server or an unknown model is one error line here, not a run of fallbacks."""
     import os
@@ -86,8 +86,8 @@ def resolve_lm_options(args: argparse.Namespace) -> None:
             os.environ.setdefault("SLEUTH_LM_TIMEOUT", str(local_lm.TIMEOUT_S))
             if getattr(args, "lm_context", "absent") is None:
                 args.lm_context = info.context_tokens
-            if getattr(args, "programs", "absent") is None:
-                args.programs = str(local_lm.PROGRAMS_DIR)
+            if args.command == "optimize" and args.programs is None:
+                args.programs = str(local_lm.PROGRAMS_DIR)  # not among every LM's programs
         elif model:
             from modules.lm_check import check
 
