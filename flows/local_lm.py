@@ -29,6 +29,8 @@ from pathlib import Path
 
 import httpx
 
+from modules.env import positive_number
+
 from ._process import alive, free_port, locked, terminate
 
 #: The model, as the parts make it up. The alias is the model name the server answers to.
@@ -86,17 +88,6 @@ def home() -> Path:
         return Path(raw).expanduser()
     cache = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
     return Path(cache) / "sleuth" / "lm"
-
-
-def _positive(env: str, default: float) -> float:
-    raw = os.environ.get(env)
-    try:
-        value = float(raw) if raw else default
-    except ValueError:
-        raise LocalLMError(f"{env} must be a number, got {raw!r}") from None
-    if value <= 0:
-        raise LocalLMError(f"{env} must be positive, got {raw!r}")
-    return value
 
 
 def part_files() -> list[Path]:
@@ -177,8 +168,8 @@ def status(folder: Path | None = None) -> LocalLM | None:
 def start(folder: Path | None = None, threads: int | None = None) -> LocalLM:
     """The running local model, started (and first assembled) when none answers."""
     folder = folder or home()
-    threads = threads or int(_positive(THREADS_ENV, 1))
-    idle = 60 * _positive(IDLE_ENV, DEFAULT_IDLE_MINUTES)
+    threads = threads or int(positive_number(THREADS_ENV, 1))
+    idle = 60 * positive_number(IDLE_ENV, DEFAULT_IDLE_MINUTES, "minutes")
     with locked(folder):
         info = _read(folder)
         if info is not None and alive(info.pid) and _healthy(info):

@@ -29,6 +29,8 @@ from pathlib import Path
 
 import httpx
 
+from modules.env import positive_number
+
 from ._process import alive as _alive
 from ._process import free_port as _free_port
 from ._process import locked as _locked
@@ -69,14 +71,7 @@ def enabled() -> bool:
 
 
 def idle_seconds() -> float:
-    raw = os.environ.get(IDLE_ENV)
-    try:
-        minutes = float(raw) if raw else DEFAULT_IDLE_MINUTES
-    except ValueError:
-        raise ValueError(f"{IDLE_ENV} must be a number of minutes, got {raw!r}") from None
-    if minutes <= 0:
-        raise ValueError(f"{IDLE_ENV} must be positive, got {raw!r}")
-    return 60 * minutes
+    return 60 * positive_number(IDLE_ENV, DEFAULT_IDLE_MINUTES, "minutes")
 
 
 def state_dir() -> Path:

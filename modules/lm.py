@@ -19,6 +19,8 @@ from typing import Any
 import dspy
 from pydantic import BaseModel
 
+from .env import positive_number
+
 log = logging.getLogger(__name__)
 
 
@@ -57,14 +59,7 @@ TIMEOUT_ENV = "SLEUTH_LM_TIMEOUT"
 
 def default_timeout() -> float:
     """``$SLEUTH_LM_TIMEOUT`` seconds, else :data:`DEFAULT_TIMEOUT_S`."""
-    raw = os.environ.get(TIMEOUT_ENV)
-    try:
-        value = float(raw) if raw else DEFAULT_TIMEOUT_S
-    except ValueError:
-        raise ValueError(f"{TIMEOUT_ENV} must be a number of seconds, got {raw!r}") from None
-    if value <= 0:
-        raise ValueError(f"{TIMEOUT_ENV} must be positive, got {raw!r}")
-    return value
+    return positive_number(TIMEOUT_ENV, DEFAULT_TIMEOUT_S, "seconds")
 
 
 #: Characters per token when sizing prompts: English prose runs ~4; 3.5 leaves a margin.

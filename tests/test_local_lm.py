@@ -92,4 +92,4 @@ def test_bad_settings_are_one_error_line(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("SLEUTH_LM_IDLE_MINUTES", "soon")
     assert main(["lm", "start"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "SLEUTH_LM_IDLE_MINUTES must be a number, got 'soon'" in err[0]
+    assert len(err) == 1 and "SLEUTH_LM_IDLE_MINUTES must be a number of minutes, got 'soon'" in err[0]
