@@ -1,6 +1,12 @@
 """A detached background server's bookkeeping, shared by the local Prefect server and the local
-model: the lock that orders its starts and stops, whether its pid still runs, stopping it, and a
-free loopback port for it."""
+model: the lock that orders its starts and stops, whether its pid still runs and is still the
+process that was started, stopping it, and a free loopback port for it.
+
+A recorded pid outlives its process: after a crash, a reboot or a container restart with the
+state folder kept, the same number may belong to anything (as root, to any process). So a server
+is signalled only when :func:`is_ours` proves the pid is the process that was recorded: the same
+start time (``/proc/PID/stat``, in clock ticks since boot) and a command line naming the server's
+module and its state folder. Anything else is a stale record, forgotten without a signal."""
 
 from __future__ import annotations
 
@@ -43,6 +49,31 @@ def alive(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
     except (OSError, IndexError):
         return True
+
+
+def start_ticks(pid: int) -> int | None:
+    """When ``pid`` started, in clock ticks since boot (None: no such process, or not Linux)."""
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def command_line(pid: int) -> list[str]:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")
+    except OSError:
+        return []
+
+
+def is_ours(pid: int, started_ticks: int | None, *markers: str) -> bool:
+    """``pid`` runs and is the process recorded as started at ``started_ticks`` whose command line
+    holds every one of ``markers`` (its module, its state folder). A record without a start time
+    (an older version's) proves nothing."""
+    if started_ticks is None or not alive(pid) or start_ticks(pid) != started_ticks:
+        return False
+    args = command_line(pid)
+    return all(marker in args for marker in markers)
 
 
 def terminate(pid: int, timeout: float) -> None:

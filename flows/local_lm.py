@@ -31,7 +31,7 @@ import httpx
 
 from modules.env import positive_number
 
-from ._process import alive, free_port, locked, terminate
+from ._process import free_port, is_ours, locked, start_ticks, terminate
 
 #: The model, as the parts make it up. The alias is the model name the server answers to.
 ALIAS = "qwen2.5-coder-1.5b-instruct"
@@ -75,6 +75,7 @@ class LocalLM:
     threads: int
     context_tokens: int
     idle_s: float
+    start_ticks: int | None = None  # the pid's start time (None in an older version's record)
 
     @property
     def lm(self) -> str:
@@ -159,10 +160,16 @@ def _healthy(info: LocalLM, timeout: float = 2.0) -> bool:
         return False
 
 
+def _ours(info: LocalLM, folder: Path) -> bool:
+    """The recorded pid is still the model server this folder started (a reused pid never is)."""
+    return is_ours(info.pid, info.start_ticks, "flows.local_lm", str(folder))
+
+
 def status(folder: Path | None = None) -> LocalLM | None:
     """The running local model, or None (never started, stopped, or not answering)."""
-    info = _read(folder or home())
-    return info if info is not None and alive(info.pid) and _healthy(info) else None
+    folder = folder or home()
+    info = _read(folder)
+    return info if info is not None and _ours(info, folder) and _healthy(info) else None
 
 
 def start(folder: Path | None = None, threads: int | None = None) -> LocalLM:
@@ -172,10 +179,10 @@ def start(folder: Path | None = None, threads: int | None = None) -> LocalLM:
     idle = 60 * positive_number(IDLE_ENV, DEFAULT_IDLE_MINUTES, "minutes")
     with locked(folder):
         info = _read(folder)
-        if info is not None and alive(info.pid) and _healthy(info):
+        if info is not None and _ours(info, folder) and _healthy(info):
             return info
-        if info is not None and alive(info.pid):
-            terminate(info.pid, 10.0)  # alive but not answering: replace it
+        if info is not None and _ours(info, folder):
+            terminate(info.pid, 10.0)  # ours but not answering: replace it
         (folder / "server.json").unlink(missing_ok=True)
         if importlib.util.find_spec("xllamacpp") is None:
             raise LocalLMError(f"llama.cpp's server (xllamacpp) is not installed: {INSTALL_HINT}")
@@ -200,6 +207,7 @@ def _start(folder: Path, path: Path, threads: int, idle: float) -> LocalLM:
         url=f"http://127.0.0.1:{port}/v1",
         pid=process.pid,
         started=time.time(),
+        start_ticks=start_ticks(process.pid),
         threads=threads,
         context_tokens=CONTEXT_TOKENS,
         idle_s=idle,
@@ -224,8 +232,8 @@ def stop(folder: Path | None = None) -> LocalLM | None:
     with locked(folder):
         info = _read(folder)
         (folder / "server.json").unlink(missing_ok=True)
-        if info is None or not alive(info.pid):
-            return None
+        if info is None or not _ours(info, folder):
+            return None  # none, or a stale record whose pid is gone or another process's
         terminate(info.pid, 20.0)
         return info
 

@@ -4,8 +4,10 @@ Without ``PREFECT_API_URL``, Prefect starts a temporary server per process (6-12
 ``sleuth`` command) and stops it at exit. Here the first command starts one in the background,
 detached (its own session: Ctrl-C at the terminal does not reach it), with the same database
 (``$PREFECT_HOME``) and app as Prefect's temporary server (no UI, no background services); later
-commands find it through ``$PREFECT_HOME/sleuth-server/server.json`` (its URL and pid) and use it
-while it answers ``/health``. Every command touches ``last-used`` while it runs; the server stops
+commands find it through ``$PREFECT_HOME/sleuth-server/server.json`` (its URL, pid, start time
+and a nonce) and use it while that pid is still the process started (:func:`flows._process.is_ours`)
+and its URL serves the same nonce: a pid reused by another process is never signalled, and
+another server squatting on the old port is never trusted. Every command touches ``last-used`` while it runs; the server stops
 itself after ``SLEUTH_SERVER_IDLE_MINUTES`` (default 15) without one. ``server.lock`` orders
 commands that start at once and the server's own stop, so a command never gets a server that is
 stopping. ``SLEUTH_LOCAL_SERVER=0`` turns this off (a temporary server per command, as Prefect
@@ -19,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import secrets
 import subprocess
 import sys
 import threading
@@ -31,9 +34,10 @@ import httpx
 
 from modules.env import positive_number
 
-from ._process import alive as _alive
 from ._process import free_port as _free_port
+from ._process import is_ours as _is_ours
 from ._process import locked as _locked
+from ._process import start_ticks as _start_ticks
 from ._process import terminate as _terminate
 
 #: ``SLEUTH_LOCAL_SERVER=0``: no shared server, a temporary one per command.
@@ -46,6 +50,10 @@ DEFAULT_IDLE_MINUTES = 15.0
 MIN_STARTUP_TIMEOUT_S = 120.0
 #: After this long without an answer, the command says on stderr what it is waiting for.
 SLOW_START_NOTICE_S = 3.0
+#: Where the server answers with its nonce (outside Prefect's ``/api``), and how the nonce
+#: reaches the server process (not its command line, which any user can read).
+IDENTITY_PATH = "/sleuth-identity"
+NONCE_ENV = "SLEUTH_SERVER_NONCE"
 
 
 class LocalServerError(RuntimeError):
@@ -60,6 +68,8 @@ class ServerInfo:
     pid: int
     started: float
     idle_s: float
+    start_ticks: int | None = None  # the pid's start time (None in an older version's record)
+    nonce: str = ""
 
     @property
     def api_url(self) -> str:
@@ -88,8 +98,17 @@ def _read(folder: Path) -> ServerInfo | None:
         return None
 
 
+def _ours(info: ServerInfo, folder: Path) -> bool:
+    """The recorded pid is still the server process this folder started."""
+    return _is_ours(info.pid, info.start_ticks, "flows.local_server", str(folder))
+
+
 def _healthy(info: ServerInfo, timeout: float = 2.0) -> bool:
+    """Its URL is this server (it serves the recorded nonce) and Prefect's API answers."""
     try:
+        identity = httpx.get(info.url + IDENTITY_PATH, timeout=timeout)
+        if not info.nonce or identity.status_code != 200 or identity.text != info.nonce:
+            return False
         return httpx.get(info.api_url + "/health", timeout=timeout).status_code == 200
     except httpx.HTTPError:
         return False
@@ -103,7 +122,7 @@ def status(folder: Path | None = None) -> ServerInfo | None:
     """The running shared server, or None (none started, stopped, or not answering)."""
     folder = folder or state_dir()
     info = _read(folder)
-    return info if info is not None and _alive(info.pid) and _healthy(info) else None
+    return info if info is not None and _ours(info, folder) and _healthy(info) else None
 
 
 def last_used(folder: Path | None = None) -> float | None:
@@ -114,11 +133,12 @@ def last_used(folder: Path | None = None) -> float | None:
 
 
 def stop(folder: Path | None = None, timeout: float = 20.0) -> ServerInfo | None:
-    """Stop the shared server (SIGTERM, then SIGKILL after ``timeout``); the one stopped, or None."""
+    """Stop the shared server (SIGTERM, then SIGKILL after ``timeout``); the one stopped, or None
+    (none recorded, or a stale record: its pid gone or now another process, left alone)."""
     folder = folder or state_dir()
     with _locked(folder):
         info = _read(folder)
-        if info is None or not _alive(info.pid):
+        if info is None or not _ours(info, folder):
             (folder / "server.json").unlink(missing_ok=True)
             return None
         _terminate(info.pid, timeout)
@@ -145,7 +165,8 @@ class _ExitedAtStart(LocalServerError):
 def _start_once(folder: Path, startup_timeout: float) -> ServerInfo:
     port = _free_port()
     log = open(folder / "server.log", "ab")  # noqa: SIM115 (the child keeps it)
-    env = {**os.environ, "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1"}
+    nonce = secrets.token_hex(16)
+    env = {**os.environ, "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", NONCE_ENV: nonce}
     env.pop("PREFECT_API_URL", None)
     idle = idle_seconds()
     process = subprocess.Popen(
@@ -158,7 +179,14 @@ def _start_once(folder: Path, startup_timeout: float) -> ServerInfo:
         start_new_session=True,  # detached: Ctrl-C at the terminal and the command's exit leave it alone
     )
     log.close()
-    info = ServerInfo(url=f"http://127.0.0.1:{port}", pid=process.pid, started=time.time(), idle_s=idle)
+    info = ServerInfo(
+        url=f"http://127.0.0.1:{port}",
+        pid=process.pid,
+        started=time.time(),
+        idle_s=idle,
+        start_ticks=_start_ticks(process.pid),
+        nonce=nonce,
+    )
     begun = time.monotonic()
     deadline, noticed = begun + startup_timeout, False
     while time.monotonic() < deadline:
@@ -197,10 +225,10 @@ def acquire(startup_timeout: float | None = None) -> ServerInfo:
     )
     with _locked(folder):
         info = _read(folder)
-        if info is None or not _alive(info.pid) or not _healthy(info):
-            if info is not None and _alive(info.pid):
-                _terminate(info.pid, 5.0)  # alive but not answering: replace it
-            (folder / "server.json").unlink(missing_ok=True)
+        if info is None or not _ours(info, folder) or not _healthy(info):
+            if info is not None and _ours(info, folder):
+                _terminate(info.pid, 5.0)  # ours but not answering: replace it
+            (folder / "server.json").unlink(missing_ok=True)  # (or a stale record: left alone)
             info = _start(folder, timeout)
         _touch(folder)
         return info
@@ -227,6 +255,21 @@ def in_use(info: ServerInfo) -> Iterator[None]:
         _touch(folder)
 
 
+def _identified(app, nonce: str):
+    """``app`` that also answers :data:`IDENTITY_PATH` with ``nonce`` (an ASGI wrapper: Prefect's
+    routes, lifespan and mounts stay as they are)."""
+
+    async def identified(scope, receive, send):
+        if scope["type"] == "http" and scope["path"] == IDENTITY_PATH:
+            headers = [(b"content-type", b"text/plain"), (b"content-length", str(len(nonce)).encode())]
+            await send({"type": "http.response.start", "status": 200, "headers": headers})
+            await send({"type": "http.response.body", "body": nonce.encode()})
+            return
+        await app(scope, receive, send)
+
+    return identified
+
+
 def _serve(folder: Path, port: int, idle_s: float) -> None:
     """The server process: Prefect's app under uvicorn, stopped after ``idle_s`` without use."""
     import uvicorn
@@ -234,7 +277,7 @@ def _serve(folder: Path, port: int, idle_s: float) -> None:
 
     server = uvicorn.Server(
         uvicorn.Config(
-            create_app(ephemeral=True, final=True),
+            _identified(create_app(ephemeral=True, final=True), os.environ.get(NONCE_ENV, "")),
             host="127.0.0.1",
             port=port,
             log_level="error",

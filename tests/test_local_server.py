@@ -12,6 +12,7 @@ import httpx
 import pytest
 
 from flows import local_server
+from flows._process import alive, start_ticks
 from tests.conftest import ROOT, SAMPLES
 
 
@@ -106,7 +107,7 @@ def test_commands_share_one_server_which_stops_when_idle(tmp_path):
         )
         assert f"{info['url']}/api (pid {info['pid']})" in status.stdout
 
-        assert _wait_until(lambda: not local_server._alive(info["pid"]), 120), "the idle server did not stop"
+        assert _wait_until(lambda: not alive(info["pid"]), 120), "the idle server did not stop"
         assert not (folder / "server.json").exists()
 
         # a state file left by a server that died (killed, machine restarted): a new one starts
@@ -115,7 +116,7 @@ def test_commands_share_one_server_which_stops_when_idle(tmp_path):
             [sys.executable, "-c", acquire], env=env, cwd=ROOT, capture_output=True, text=True
         )
         url, pid = again.stdout.split()
-        assert int(pid) != info["pid"] and local_server._alive(int(pid)), again.stderr
+        assert int(pid) != info["pid"] and alive(int(pid)), again.stderr
         assert httpx.get(url + "/api/health", timeout=10).status_code == 200
     finally:
         local_server.stop(folder)
@@ -166,3 +167,70 @@ def test_a_server_that_cannot_start_is_one_error_line(tmp_path):
     assert len(errors) == 1 and "Traceback" not in out.stderr, out.stderr
     assert "exited" in errors[0] and "server.log" in errors[0] and "SLEUTH_LOCAL_SERVER=0" in errors[0]
     assert not (tmp_path / "runs" / "analyses").exists()
+
+
+def test_a_stale_record_never_signals_another_process_nor_trusts_a_squatter(tmp_path):
+    """After a crash or a restart the recorded pid may be anyone's and the old port anyone's:
+    neither ``server stop`` nor a command signals that process, and a server answering 200 on
+    the old port is not taken for ours."""
+    import http.server
+    import threading
+
+    class Squatter(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(b"{}")
+
+        def log_message(self, *args):
+            pass
+
+    squatter = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Squatter)
+    threading.Thread(target=squatter.serve_forever, daemon=True).start()
+    bystander = subprocess.Popen(["sleep", "1000"])
+    home, folder = tmp_path / "prefect", tmp_path / "prefect" / "sleuth-server"
+    folder.mkdir(parents=True)
+    env = _env(home, "1")
+    stale = {"pid": bystander.pid, "started": time.time(), "idle_s": 60.0}
+    try:
+        for record in (
+            {"url": "http://127.0.0.1:1"},  # an older version's record: no start time, no nonce
+            {
+                "url": f"http://127.0.0.1:{squatter.server_port}",
+                "start_ticks": start_ticks(bystander.pid),
+                "nonce": "forged",
+            },  # the pid's real start time, a squatter on the port
+        ):
+            (folder / "server.json").write_text(json.dumps(stale | record))
+            stop = subprocess.run(
+                [sys.executable, "-m", "flows.cli", "server", "stop"],
+                env=env,
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            assert stop.returncode == 0 and "no local Prefect server running" in stop.stdout, stop
+            assert bystander.poll() is None, "server stop signalled a process that is not the server"
+            assert not (folder / "server.json").exists()
+
+        (folder / "server.json").write_text(json.dumps(stale | record))
+        out = subprocess.run(
+            [sys.executable, "-m", "flows.cli", "analyze", str(SAMPLES / "responses.jsonl")]
+            + ["--ground-truth", str(SAMPLES / "pages.jsonl"), "--data-dir", str(tmp_path / "runs")],
+            env=env,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert out.returncode == 0, out.stderr
+        assert bystander.poll() is None, "a command signalled a process that is not the server"
+        info = json.loads((folder / "server.json").read_text())
+        assert info["pid"] != bystander.pid and info["url"] != record["url"]
+        assert httpx.get(info["url"] + local_server.IDENTITY_PATH, timeout=10).text == info["nonce"]
+    finally:
+        bystander.kill()
+        bystander.wait()
+        squatter.shutdown()
+        local_server.stop(folder)
