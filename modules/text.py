@@ -13,6 +13,23 @@ from typing import Literal
 
 ChunkingStrategy = Literal["none", "sentences", "paragraphs"]
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def valid_unicode(value):
+    """``value`` (a string, or lists and dicts of them) with every lone surrogate replaced by
+    U+FFFD. JSON may carry ``"\\ud800"`` and Python keeps it, but UTF-8 cannot encode it: one such
+    character in one provider answer would make a whole table unwritable. (A valid pair arrives
+    from JSON already joined into one character, so any surrogate left is lone.)"""
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [valid_unicode(v) for v in value]
+    if isinstance(value, dict):
+        return {valid_unicode(k): valid_unicode(v) for k, v in value.items()}
+    return value
+
+
 # ~256 MiniLM word pieces; longer inputs are silently truncated by the encoder, so we split them.
 MAX_CHUNK_CHARS = 1000
 

@@ -472,3 +472,97 @@ def test_trend_deltas_follow_start_order_whatever_the_finishing_order(tmp_path):
         FROM read_parquet('{tmp_path}/summaries/**/*.parquet', hive_partitioning = true)
         WINDOW w AS (PARTITION BY domain, query_set_id ORDER BY run_at) ORDER BY run_at""").fetchall()
     assert by_start == [("P", None), ("A", 10.0), ("B", 20.0)]  # the documented query: right over the series
+
+
+def test_a_lone_surrogate_in_one_answer_loses_nothing_and_an_old_checkpoint_is_repaired(
+    prefect_harness, tmp_path
+):
+    """JSON may carry ``"\\ud800"``; UTF-8 cannot. One such answer must not make the collection
+    unwritable, and a checkpoint an older version wrote with it must resume."""
+    from modules.providers.collect import Answer
+    from modules.store import ParquetStore
+
+    queries = _queries()
+    answers = {q.query: q.expected_answer for q in queries}
+    poisoned = queries[0].query
+    answers[poisoned] = "Nimbus \ud800 Notes costs $8"  # sent as the JSON escape \ud800
+    fake = FakeAssistant(answers)
+    try:
+        args = [
+            "collect",
+            str(SAMPLES / "queries.jsonl"),
+            "--provider",
+            f"openai/good,base_url={fake.base_url}",
+        ]
+        assert main([*args, "--run-id", "lone", "--data-dir", str(tmp_path)]) == 0
+        store = ParquetStore(tmp_path)
+        responses = store.read("responses", "lone")
+        assert responses["status"].to_list() == ["answered"] * 5
+        assert "Nimbus \ufffd Notes costs $8" in responses["response"].to_list()
+
+        # a checkpoint written before answers were cleaned on arrival: repaired on resume
+        record = Answer(query=queries[0], status="answered", response="\ud800 poisoned").to_record()
+        assert Answer.from_record(queries[0], json.loads(json.dumps(record))).response == "\ufffd poisoned"
+    finally:
+        fake.close()
+
+
+def test_calls_past_their_deadline_leave_no_thread_or_socket_behind():
+    """A provider that drips its answer forever: every call is cut at its deadline, and its
+    connection and thread end with it (before, each one stayed until the provider hung up)."""
+    import threading
+    import time
+
+    from modules.providers import ask_provider, parse_provider
+
+    def open_sockets() -> int:
+        count = 0
+        for fd in os.listdir("/proc/self/fd"):
+            try:
+                count += os.readlink(f"/proc/self/fd/{fd}").startswith("socket:")
+            except OSError:  # the listing's own descriptor
+                pass
+        return count
+
+    fake = FakeAssistant({}, drip_s=0.2)
+    try:
+        spec = parse_provider(
+            f"openai/drip,base_url={fake.base_url}", concurrency=4, timeout_s=1, retries=1, backoff_s=0.01
+        )
+        queries = _queries() * 3
+        threads, sockets = threading.active_count(), open_sockets()
+        run = ask_provider(spec, queries)
+        assert {a.error_type for a in run.answers} == {"timeout"} and len(run.answers) == 15
+        time.sleep(1.0)
+        assert threading.active_count() <= threads + 1, [t.name for t in threading.enumerate()]
+        assert open_sockets() <= sockets + 1
+    finally:
+        fake.close()
+
+
+def test_abandoned_calls_that_keep_running_are_bounded_and_fail_the_provider(monkeypatch):
+    """Where a call's connection cannot be cut (a provider outside the OpenAI client), calls
+    still running after their deadline are bounded: the provider is marked failed, the rest
+    not asked."""
+    import threading
+
+    from modules.providers import ask_provider, parse_provider
+    from modules.providers import collect as collect_module
+
+    release = threading.Event()
+
+    def hangs(spec, query, connections=None):
+        release.wait(60)
+        raise TimeoutError("released")
+
+    monkeypatch.setattr(collect_module, "_call", hangs)
+    try:
+        spec = parse_provider(
+            "openai/hangs,base_url=http://127.0.0.1:1/v1", concurrency=1, timeout_s=0.3, retries=0
+        )
+        run = ask_provider(spec, _queries())
+    finally:
+        release.set()
+    kinds = [a.error_type for a in run.answers]
+    assert kinds == ["timeout", "timeout", "skipped", "skipped", "skipped"], kinds
+    assert run.status == "failed" and "past the deadline" in run.stats()["error"]

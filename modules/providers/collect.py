@@ -31,6 +31,7 @@ from typing import Any
 
 from ..queries import Query
 from ..response.refusal import is_refusal
+from ..text import valid_unicode
 from .citations import provider_citations
 from .spec import ProviderSpec
 
@@ -69,7 +70,7 @@ class Answer:
     @classmethod
     def from_record(cls, query: Query, record: dict[str, Any]) -> Answer:
         """An answer from :meth:`to_record` output or a ``responses`` row of ``query``."""
-        values = {k: record.get(k) for k in _ANSWER_FIELDS}
+        values = {k: valid_unicode(record.get(k)) for k in _ANSWER_FIELDS}  # (an older checkpoint's too)
         for k in ("responded_at", "asked_at"):
             if isinstance(values[k], str):
                 values[k] = datetime.fromisoformat(values[k])
@@ -232,7 +233,7 @@ _NOISE = re.compile(r"^(?:(?:litellm\.)?\w*(?:Error|Exception|Timeout):\s*|\w+(?
 
 def _message(exc: BaseException) -> str:
     """``AuthenticationError: Incorrect API key provided`` from LiteLLM's layered wording."""
-    text = (str(exc).strip().splitlines() or [""])[0]
+    text = valid_unicode((str(exc).strip().splitlines() or [""])[0])
     return f"{type(exc).__name__}: {_NOISE.sub('', text)[:300]}".rstrip(": ")
 
 
@@ -326,7 +327,72 @@ def _cost(response: Any) -> float | None:
         return None
 
 
-def _call(spec: ProviderSpec, query: Query) -> tuple[str, str | None, Any]:
+class _CallConnections:
+    """The sockets one call opens, so that abandoning the call can shut them down: its thread's
+    blocked read ends at once, and with it the thread and the socket (a call left to run would
+    hold both for as long as the provider keeps sending, forever for one that drips bytes).
+
+    An httpcore network backend (httpcore's documented extension point) that records every
+    socket it connects; used through a client made for this call alone and closed after it."""
+
+    def __init__(self):
+        import httpcore
+
+        self._backend = httpcore.SyncBackend()
+        self._sockets: list[Any] = []
+        self._lock = threading.Lock()
+        self.abandoned = False
+
+    def connect_tcp(self, *args, **kwargs):
+        import socket
+
+        stream = self._backend.connect_tcp(*args, **kwargs)
+        sock = stream.get_extra_info("socket")
+        with self._lock:
+            self._sockets.append(sock)
+            if self.abandoned:
+                sock.shutdown(socket.SHUT_RDWR)
+        return stream
+
+    def connect_unix_socket(self, *args, **kwargs):
+        return self._backend.connect_unix_socket(*args, **kwargs)
+
+    def sleep(self, seconds: float) -> None:
+        self._backend.sleep(seconds)
+
+    def abandon(self) -> None:
+        """Shut every socket down (a read blocked in the call's thread returns at once)."""
+        import socket
+
+        with self._lock:
+            self.abandoned = True
+            for sock in self._sockets:
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def openai_client(self, spec: ProviderSpec, api_key: str | None):
+        """An OpenAI client of its own for this call, its connections made by this object."""
+        import httpx
+        import openai
+
+        transport = httpx.HTTPTransport()
+        transport._pool._network_backend = self  # httpx has no public setting for it (pinned)
+        return openai.OpenAI(
+            api_key=api_key,
+            base_url=spec.base_url,
+            max_retries=0,
+            timeout=spec.timeout_s,
+            http_client=httpx.Client(transport=transport, timeout=spec.timeout_s),
+        )
+
+
+def _call(
+    spec: ProviderSpec, query: Query, connections: _CallConnections | None = None
+) -> tuple[str, str | None, Any]:
+    """One call. Through the OpenAI client (``openai/`` models, local servers), its connections
+    are this call's own (``connections``); other providers use LiteLLM's shared clients."""
     import litellm
 
     messages = [{"role": "system", "content": spec.system_prompt}] if spec.system_prompt else []
@@ -348,37 +414,64 @@ def _call(spec: ProviderSpec, query: Query) -> tuple[str, str | None, Any]:
     key = spec.api_key()
     if key:
         kwargs["api_key"] = key
-    response = litellm.completion(**kwargs)
+    client = None
+    if connections is not None and spec.model.split("/", 1)[0] == "openai":
+        client = kwargs["client"] = connections.openai_client(spec, key)
+    try:
+        response = litellm.completion(**kwargs)
+    finally:
+        if client is not None:
+            client.close()
     choice = response.choices[0]
     return choice.message.content or "", choice.finish_reason, response
 
 
-def _call_within(spec: ProviderSpec, query: Query, cancellation: Cancellation) -> tuple[str, str | None, Any]:
+def _call_within(
+    spec: ProviderSpec,
+    query: Query,
+    cancellation: Cancellation,
+    on_abandoned: Callable[[threading.Thread], None],
+) -> tuple[str, str | None, Any]:
     """``_call`` bounded as a whole by ``spec.timeout_s``: LiteLLM's timeout bounds each read, so
     a provider that drips its answer a byte at a time would hold a call for minutes. Past the
-    deadline, or on cancellation, the call is abandoned (its thread ends when the connection
-    does): a timeout, or ``_Cancelled``."""
+    deadline, or on cancellation, the call is abandoned: its connections are shut down (its
+    thread then ends), and a thread that still runs (a provider outside the OpenAI client) is
+    handed to ``on_abandoned``. A timeout, or ``_Cancelled``."""
     outcome: dict[str, Any] = {}
     done = threading.Event()
+    connections = _CallConnections()
 
     def run() -> None:
         try:
-            outcome["value"] = _call(spec, query)
+            outcome["value"] = _call(spec, query, connections)
         except BaseException as exc:  # noqa: BLE001 - handed to the caller below
             outcome["error"] = exc
         finally:
             done.set()
 
-    threading.Thread(target=run, name=f"call-{spec.provider}", daemon=True).start()
+    thread = threading.Thread(target=run, name=f"call-{spec.provider}", daemon=True)
+    thread.start()
     deadline = time.monotonic() + spec.timeout_s
     while not done.wait(min(0.1, max(0.0, deadline - time.monotonic()))):
+        stop: BaseException | None = None
         if cancellation.cancelled:
-            raise _Cancelled()
-        if time.monotonic() >= deadline:
-            raise TimeoutError(f"no complete answer within {spec.timeout_s:g} s (deadline on the whole call)")
+            stop = _Cancelled()
+        elif time.monotonic() >= deadline:
+            stop = TimeoutError(
+                f"no complete answer within {spec.timeout_s:g} s (deadline on the whole call)"
+            )
+        if stop is not None:
+            connections.abandon()
+            if not done.wait(1.0):
+                on_abandoned(thread)
+            raise stop
     if "error" in outcome:
         raise outcome["error"]
     return outcome["value"]
+
+
+#: Abandoned calls still running, per concurrency slot, at which a provider is marked failed.
+ABANDONED_PER_SLOT = 2
 
 
 class _Asker:
@@ -400,6 +493,24 @@ class _Asker:
         self.lock = threading.Lock()
         self.successes = self.permanent = 0
         self.aborted: str | None = None
+        self.abandoned: list[threading.Thread] = []  # calls past their deadline still running
+
+    def _abandon(self, thread: threading.Thread) -> None:
+        with self.lock:
+            self.abandoned.append(thread)
+
+    def _too_many_abandoned(self) -> bool:
+        """Abandoned calls that still run are bounded (each holds a thread and a socket): at
+        ``ABANDONED_PER_SLOT`` per concurrency slot the provider is marked failed."""
+        with self.lock:
+            self.abandoned[:] = [t for t in self.abandoned if t.is_alive()]
+            bound = ABANDONED_PER_SLOT * self.spec.concurrency
+            if len(self.abandoned) >= bound and not self.aborted:
+                self.aborted = (
+                    f"{len(self.abandoned)} calls still hold their connection past the deadline "
+                    f"of {self.spec.timeout_s:g} s"
+                )
+            return self.aborted is not None
 
     def ask(self, query: Query) -> Answer:
         answer = self._ask(query)
@@ -413,7 +524,7 @@ class _Asker:
         spec = self.spec
         answer = Answer(query=query, status="error")
         for attempt in range(1, spec.retries + 2):
-            if self.aborted:
+            if self._too_many_abandoned():
                 answer.error, answer.error_type = f"not asked: {self.aborted}", "skipped"
                 return answer
             self.pacer.wait()
@@ -424,7 +535,7 @@ class _Asker:
             answer.asked_at = answer.asked_at or datetime.now(UTC)
             t0 = time.perf_counter()
             try:
-                text, finish, response = _call_within(spec, query, self.cancellation)
+                text, finish, response = _call_within(spec, query, self.cancellation, self._abandon)
             except _Cancelled:
                 answer.error, answer.error_type = (
                     f"abandoned in flight: {self.cancellation.reason}",
@@ -470,14 +581,18 @@ class _Asker:
             usage = getattr(response, "usage", None)
             answer.latency_s = round(time.perf_counter() - t0, 3)
             answer.responded_at = datetime.now(UTC)
-            answer.response, answer.finish_reason = text, finish
+            answer.response, answer.finish_reason = valid_unicode(text), valid_unicode(finish)
             answer.prompt_tokens = getattr(usage, "prompt_tokens", None)
             answer.completion_tokens = getattr(usage, "completion_tokens", None)
             answer.cost_usd = _cost(response)
-            answer.citations = provider_citations(response)
+            answer.citations = valid_unicode(provider_citations(response))
             answer.error = answer.error_type = None
             answer.status = (
-                "empty" if not text.strip() else "refusal" if is_refusal(text, finish) else "answered"
+                "empty"
+                if not text.strip()
+                else "refusal"
+                if is_refusal(answer.response, finish)
+                else "answered"
             )
             return answer
         return answer
