@@ -485,3 +485,21 @@ def test_every_run_kind_has_a_report_layout():
     from modules.store.runs import RunKind
 
     assert set(LAYOUTS) == set(RunKind)
+
+
+def test_a_run_with_more_groups_than_the_palette_still_gets_its_report(prefect_harness, tmp_path):
+    """Twelve providers (an agency's nine sites are the same case): every one drawn, each in a
+    colour of its own, instead of no report at all."""
+    from modules.reports.plots import colours
+
+    rows = [json.loads(x) for x in (SAMPLES / "responses.jsonl").read_text().splitlines()]
+    many = [{**row, "provider": f"assistant-{i:02d}"} for i in range(12) for row in rows[:2]]
+    analyze_responses(
+        str(write_jsonl(tmp_path / "many.jsonl", many)),
+        str(SAMPLES / "pages.jsonl"),
+        run_id="many",
+        data_dir=str(tmp_path / "data"),
+    )
+    html = render_run_report("many", str(tmp_path / "data"))
+    assert all(f"assistant-{i:02d}" in html for i in range(12))
+    assert len(set(colours(12))) == 12 and len(set(colours(28))) == 28 and len(colours(40)) == 40

@@ -36,6 +36,21 @@ TIER_COLOURS = {"excellent": "#137333", "good": "#81c995", "fair": "#fbbc04", "p
 PALETTE = ["#1a73e8", "#e8710a", "#9334e6", "#12b5cb", "#d01884", "#188038", "#f9ab00", "#5f6368"]
 
 
+def colours(n: int) -> list[str]:
+    """``n`` distinct colours, one per group: the palette, then as many more as needed (an
+    agency auditing nine sites, a run of twelve providers) from matplotlib's 20-colour map,
+    repeating only past 28 groups."""
+    if n <= len(PALETTE):
+        return PALETTE[:n]
+    from matplotlib import colormaps
+    from matplotlib.colors import to_hex
+
+    extra = [to_hex(c) for c in colormaps["tab20"].colors]
+    extra = [c for c in extra if c not in PALETTE]
+    pool = PALETTE + extra
+    return [pool[i % len(pool)] for i in range(n)]
+
+
 def _svg(fig) -> str:
     buf = io.StringIO()
     fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None, "Creator": "sleuth"})
@@ -55,7 +70,7 @@ def histograms(values: dict[str, dict[str, list[float]]], title_prefix: str = ""
                 [v for _, v in groups],
                 bins=bins,
                 label=[g for g, _ in groups],
-                color=PALETTE[: len(groups)],
+                color=colours(len(groups)),
                 stacked=True,
             )
         ax.set_title(f"{title_prefix}{metric}")
@@ -95,7 +110,7 @@ def trends(
     """A value per run over time (mean scores, or shares of answers in %), one line per series;
     the current run marked."""
     fig, ax = _pyplot().subplots(figsize=(10, 2.6))
-    for (name, points), colour in zip(series.items(), PALETTE):
+    for (name, points), colour in zip(series.items(), colours(len(series))):
         pts = [(t, v) for t, v in points if v is not None]
         if pts:
             ax.plot([t for t, _ in pts], [v for _, v in pts], marker="o", color=colour, label=name)
@@ -118,13 +133,13 @@ def grouped_bars(groups: Sequence[str], values: dict[str, Sequence[float | None]
     """Mean scores per metric, side by side per group (providers on one query set)."""
     fig, ax = _pyplot().subplots(figsize=(10, 2.8))
     width = 0.8 / max(len(values), 1)
-    for i, ((name, vals), colour) in enumerate(zip(values.items(), PALETTE)):
+    for i, ((name, vals), colour) in enumerate(zip(values.items(), colours(len(values)))):
         xs = [j + i * width for j in range(len(groups))]
         ax.bar(xs, [v or 0 for v in vals], width=width, color=colour, label=name)
     ax.set_xticks([j + width * (len(values) - 1) / 2 for j in range(len(groups))], groups, fontsize=8)
     ax.set_ylim(0, 100)
     ax.set_title(title)
-    ax.legend(fontsize=7, frameon=False, ncol=len(values))
+    ax.legend(fontsize=7, frameon=False, ncol=min(len(values), 6))
     return _svg(fig)
 
 
@@ -133,7 +148,7 @@ def share_bars(groups: Sequence[str], shares: dict[str, Sequence[float | None]],
     voice, the site first in the legend."""
     fig, ax = _pyplot().subplots(figsize=(10, 0.45 * len(groups) + 1.0))
     left = [0.0] * len(groups)
-    for (name, vals), colour in zip(shares.items(), PALETTE * 2):
+    for (name, vals), colour in zip(shares.items(), colours(len(shares))):
         widths = [100 * (v or 0) for v in vals]
         ax.barh(list(groups), widths, left=left, color=colour, label=name)
         for y, (x0, w) in enumerate(zip(left, widths)):
