@@ -99,7 +99,7 @@ class Progress:
             TextColumn("{task.fields[rate]}"),
             TimeRemainingColumn(),
             TextColumn("left"),
-            console=Console(stderr=True),
+            console=Console(file=getattr(sys.stderr, "raw", sys.stderr)),  # (the CLI escapes stderr)
             transient=False,
         )
         self._tasks = {

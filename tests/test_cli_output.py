@@ -137,3 +137,26 @@ def test_runs_show_refuses_an_unknown_run_in_one_line(tmp_path, capsys):
     assert captured.out == "" and captured.err.strip().splitlines() == [
         f"sleuth: error: no run 'nope' under {tmp_path}"
     ]
+
+
+def test_control_sequences_in_data_never_reach_the_terminal(prefect_harness, tmp_path, capsys):
+    """An answer, a provider's name and a query id that would clear the screen, retitle the
+    terminal and print a lying OSC 8 link: every one is printed as visible escapes."""
+    from tests.conftest import write_jsonl
+
+    hostile = (
+        "\x1b[2J\x1b]0;pwned\x07\x1b]8;;https://evil.example\x1b\\docs.example.com\x1b]8;;\x1b\\\x9b31m\r"
+    )
+    rows = [json.loads(x) for x in (SAMPLES / "responses.jsonl").read_text().splitlines()][:3]
+    rows[0] |= {"provider": f"evil{hostile}", "query_id": f"q{hostile}", "response": f"{hostile} Nimbus"}
+    path = write_jsonl(tmp_path / "hostile.jsonl", rows)
+    data = ["--data-dir", str(tmp_path / "data")]
+    assert (
+        main(["analyze", str(path), "--ground-truth", str(SAMPLES / "pages.jsonl"), "--run-id", "h", *data])
+        == 0
+    )
+    assert main(["runs", "show", "h", *data]) == 0
+    out = capsys.readouterr()
+    for stream in (out.out, out.err):
+        assert not CONTROL.search(stream) and "\x9b" not in stream, repr(stream)
+    assert "evil\\x1b[2J\\x1b]0;pwned\\x07" in out.out  # shown, not obeyed

@@ -94,18 +94,26 @@ def main(argv: list[str] | None = None) -> int:
         quiet_user_errors()
     from flows.local_server import LocalServerError
 
-    try:
-        status = args.func(args)
-    except (ValueError, FileNotFoundError, FileExistsError, LocalServerError) as exc:
-        if args.debug:
-            raise
-        print(f"sleuth: error: {exc}", file=sys.stderr)  # the one line: no warning summary after it
-        return 2
-    if not args.verbose:
-        from .output import print_warning_summary
+    from .output import EscapedStream
 
-        print_warning_summary()
-    return status
+    stdout, stderr = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = EscapedStream(stdout), EscapedStream(stderr)  # no control sequence from data
+    try:
+        try:
+            status = args.func(args)
+        except (ValueError, FileNotFoundError, FileExistsError, LocalServerError) as exc:
+            if args.debug:
+                raise
+            print(f"sleuth: error: {exc}", file=sys.stderr)  # the one line: no warning summary after it
+            return 2
+        if not args.verbose:
+            from .output import print_warning_summary
+
+            print_warning_summary()
+        return status
+    finally:
+        sys.stdout.flush()
+        sys.stdout, sys.stderr = stdout, stderr
 
 
 _exit_status: list[int] = []

@@ -2,13 +2,55 @@
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 import os
+import re
 import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
+
+
+#: C0 and C1 control characters but newline and tab, and DEL: an answer, a page or a query id
+#: carrying them could clear the screen, retitle the terminal, hide text or print a hyperlink
+#: whose visible text lies about its target (OSC 8).
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """``text`` with every control character but newline and tab shown as its escape (``\\x1b``)."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+class EscapedStream(io.TextIOBase):
+    """A text stream that writes :func:`printable` text to ``raw``: what the CLI prints on
+    stdout and stderr carries data (answers, titles, ids), to a terminal or to a file. Progress
+    bars, the only output that needs control sequences, write to ``raw``."""
+
+    def __init__(self, raw):
+        self.raw = raw
+
+    def write(self, text: str) -> int:
+        self.raw.write(printable(text))
+        return len(text)
+
+    def flush(self) -> None:
+        self.raw.flush()
+
+    def isatty(self) -> bool:
+        return self.raw.isatty()
+
+    def fileno(self) -> int:
+        return self.raw.fileno()
+
+    @property
+    def encoding(self):
+        return getattr(self.raw, "encoding", "utf-8")
+
+    def writable(self) -> bool:
+        return True
 
 
 def fmt(v: Any) -> str:
