@@ -12,7 +12,6 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-
 #: C0 and C1 control characters but newline and tab, and DEL: an answer, a page or a query id
 #: carrying them could clear the screen, retitle the terminal, hide text or print a hyperlink
 #: whose visible text lies about its target (OSC 8).
