@@ -138,3 +138,69 @@ def test_a_run_id_is_taken_by_data_in_any_table(tmp_path):
     with pytest.raises(RunExistsError):
         with store.run_writer("orphan"):
             pass
+
+
+KILLED_MID_COMMIT = """
+import os, sys
+import polars as pl
+from modules import store as store_module
+
+renamed = []
+real = store_module._rename_no_replace
+
+def rename_then_die(source, target):
+    real(source, target)
+    renamed.append(target)
+    if len(renamed) == 2:
+        os._exit(137)  # as kill -9 between two renames: no cleanup of any kind
+
+store_module._rename_no_replace = rename_then_die
+store = store_module.ParquetStore(sys.argv[1])
+with store.run_writer("cut") as w:
+    for table in ("analyses", "claims", "runs"):
+        w.write(table, pl.DataFrame({"n": [1]}))
+"""
+
+
+def test_a_commit_killed_between_renames_is_rolled_back_and_frees_its_run_id(tmp_path, capsys):
+    import subprocess
+    import sys
+
+    import duckdb
+
+    from flows.cli import main
+
+    store = ParquetStore(tmp_path)
+    with store.run_writer("ok") as w:
+        w.write("analyses", pl.DataFrame({"n": [1]}))
+        w.write("runs", pl.DataFrame({"n": [1]}))
+    died = subprocess.run(
+        [sys.executable, "-c", KILLED_MID_COMMIT, str(tmp_path)], capture_output=True, text=True
+    )
+    assert died.returncode == 137, died.stderr
+    assert (tmp_path / "analyses" / "run_id=cut").is_dir() and not (tmp_path / "runs" / "run_id=cut").exists()
+    # the documented reader filter keeps a half-published run out of an analyst's query
+    analyses, runs = (
+        f"read_parquet('{tmp_path}/{t}/*/*.parquet', hive_partitioning=true)" for t in ("analyses", "runs")
+    )
+    assert duckdb.sql(f"select count(*) from {analyses}").fetchall()[0][0] == 2
+    committed = f"select count(*) from {analyses} where run_id in (select run_id from {runs})"
+    assert duckdb.sql(committed).fetchall() == [(1,)]
+    assert main(["runs", "--gc", "--data-dir", str(tmp_path)]) == 0
+    assert "run_id=cut" in capsys.readouterr().out
+    assert not any((tmp_path / t / "run_id=cut").exists() for t in ("analyses", "claims", "runs"))
+    assert not list((tmp_path / "_commits").glob("*.lock"))
+    with store.run_writer("cut") as w:  # the id is free again
+        w.write("runs", pl.DataFrame({"n": [2]}))
+    assert store.read("runs", "cut")["n"].to_list() == [2]
+
+
+def test_the_next_run_rolls_back_a_dead_commit_by_itself(tmp_path):
+    import subprocess
+    import sys
+
+    subprocess.run([sys.executable, "-c", KILLED_MID_COMMIT, str(tmp_path)], capture_output=True)
+    store = ParquetStore(tmp_path)
+    with store.run_writer("another") as w:
+        w.write("runs", pl.DataFrame({"n": [1]}))
+    assert not (tmp_path / "analyses" / "run_id=cut").exists()

@@ -7,9 +7,13 @@ never shared with another run. Works on local paths and fsspec URLs (``s3://buck
 A run's commit is exact: two writers racing on one run id cannot both land, and never merge.
 On a local data dir the commit holds ``_commits/<run_id>.lock`` (created exclusively), re-checks
 that the run id is still free, and renames each staged table into place with a rename that
-fails rather than merge. Leftovers of a process that died mid-write (its ``_staging`` folder,
-``.tmp`` part files, its commit lock) carry the host and pid that made them and are removed by
-the next run (``gc``).
+fails rather than merge, ``runs`` last. The lock names the tables being published: a process
+killed between two renames leaves a lock whose owner is dead, and the next run (or ``sleuth runs
+--gc``) rolls back the partitions that commit had published without its ``runs`` row, so the id
+is free again. Until then an analyst's reader may see those partitions: filter every table on
+the run ids of ``runs`` (a semi join; README's Data layout shows it in polars and DuckDB). Leftovers of a
+process that died mid-write (its ``_staging`` folder, ``.tmp`` part files, its commit lock)
+carry the host and pid that made them and are removed by the next run (``gc``).
 
 An object store (``s3://``, ``gs://``, ``memory://``) has no rename. There the commit first
 claims the run id with a conditional PUT of ``_commits/<run_id>.claim`` (``If-None-Match: *``:
@@ -177,12 +181,12 @@ class ParquetStore:
         no trace but the removed staging folder, so a crash never leaves a partial run.
         """
         validate_run_id(run_id)
+        if self.local:
+            self.gc()  # first: a commit cut short by a kill no longer holds its run id
         if self.run_exists(run_id):
             raise RunExistsError(
                 f"run {run_id!r} already has data under {self.root}; choose another --run-id"
             )
-        if self.local:
-            self.gc()
         writer = RunWriter(
             self, run_id, f"{self._root_path}/_staging/{run_id}.{_owner_tag()}.{uuid.uuid4().hex[:8]}"
         )
@@ -226,7 +230,17 @@ class ParquetStore:
         if not self.local or not root.is_dir():
             return []
         found = [p for p in (root / "_staging").glob("*") if _dead_owner(p.name)]
-        found += [p for p in (root / "_commits").glob("*.lock") if _dead_owner(_read_text(p))]
+        for lock in (root / "_commits").glob("*.lock"):
+            owner, tables = _CommitLock.read(lock)
+            if _dead_owner(owner):  # a commit cut short: what it published without ``runs``, then the lock
+                run_id = lock.name.removesuffix(".lock")
+                if not (root / RUNS_TABLE / f"run_id={run_id}").is_dir():
+                    found += [
+                        root / t / f"run_id={run_id}"
+                        for t in tables
+                        if (root / t / f"run_id={run_id}").is_dir()
+                    ]
+                found.append(lock)
         found += [p for p in root.glob("*/run_id=*/.*.tmp") if _dead_owner(p.name)]
         found += [p for p in root.glob("_checkpoints/*/*/.*.tmp") if _dead_owner(p.name)]
         found += [
@@ -235,7 +249,8 @@ class ParquetStore:
         return sorted(str(p) for p in found)
 
     def gc(self) -> list[str]:
-        """Remove :meth:`leftovers`; returns what was removed."""
+        """Remove :meth:`leftovers` (a dead commit's partitions before its lock); returns what
+        was removed."""
         removed = []
         for path in self.leftovers():
             try:
@@ -364,7 +379,7 @@ class RunWriter:
         if not self.store.local:
             self._commit_to_object_store(order)
         else:
-            with _CommitLock(Path(self.store._root_path), self.run_id):
+            with _CommitLock(Path(self.store._root_path), self.run_id, order):
                 if self.store.run_exists(self.run_id, (*order, RUNS_TABLE)):
                     raise RunExistsError(
                         f"run {self.run_id!r} was written by another process meanwhile; nothing was published"
@@ -405,10 +420,22 @@ def _read_text(path: Path) -> str:
 
 
 class _CommitLock:
-    """``_commits/<run_id>.lock``, created exclusively; one left by a dead process is taken over."""
+    """``_commits/<run_id>.lock``, created exclusively, naming its owner and the tables it
+    publishes; one left by a dead process is rolled back (:meth:`ParquetStore.gc`) and taken over."""
 
-    def __init__(self, root: Path, run_id: str):
+    def __init__(self, root: Path, run_id: str, tables: list[str] | None = None):
+        self.root, self.tables = root, list(tables or [])
         self.path = root / "_commits" / f"{run_id}.lock"
+
+    @staticmethod
+    def read(path: Path) -> tuple[str, list[str]]:
+        """The owner (``host~pid``) and tables of a lock (an older version's holds the owner only)."""
+        text = _read_text(path)
+        try:
+            data = json.loads(text)
+            return str(data["owner"]), [str(t) for t in data["tables"]]
+        except (ValueError, KeyError, TypeError):
+            return text, []
 
     def __enter__(self) -> _CommitLock:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -416,7 +443,8 @@ class _CommitLock:
             try:
                 fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
             except FileExistsError:
-                if _dead_owner(_read_text(self.path)):
+                if _dead_owner(_CommitLock.read(self.path)[0]):
+                    ParquetStore(str(self.root)).gc()  # rolls back what that commit published
                     self.path.unlink(missing_ok=True)
                     continue
                 raise RunExistsError(
@@ -424,7 +452,7 @@ class _CommitLock:
                     f"({self.path}); choose another --run-id"
                 ) from None
             with os.fdopen(fd, "w") as f:
-                f.write(_owner_tag())
+                f.write(json.dumps({"owner": _owner_tag(), "tables": self.tables}))
             return self
         raise RunExistsError(f"run {self.path.stem!r}: could not take its commit lock {self.path}")
 
