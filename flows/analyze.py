@@ -38,6 +38,7 @@ from modules.response.analyzer import EncodedTexts, record_from_result
 from modules.response.batch import analyze_to_rows, build_tables, waves
 from modules.response.judge import LMJudge
 from modules.response.records import RecordError, load_records
+from modules.response.tables import trend_baseline
 from modules.store import ParquetStore
 from modules.store.runs import RunKind
 
@@ -312,8 +313,8 @@ def _analyze_and_store(
         errors,
         config=config,
         started_at=started_at,
-        previous_summaries=store.read("summaries"),
-        previous_competitor_summaries=store.read("competitor_summaries"),
+        previous_summaries=trend_baseline(store, "summaries", flow_name),
+        previous_competitor_summaries=trend_baseline(store, "competitor_summaries", flow_name),
         input_path=input_label,
         ground_truth_path=ground_truth,
         ground_truth=gts,

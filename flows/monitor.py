@@ -44,9 +44,9 @@ from modules.providers.tables import COLLECTIONS_SCHEMA, RESPONSES_SCHEMA, colle
 from modules.response import AnalyzerConfig
 from modules.response.batch import build_tables
 from modules.response.records import parse_record
-from modules.response.tables import summarize_providers
+from modules.response.tables import summarize_providers, trend_baseline
 from modules.store import Checkpoint, ParquetStore, frame
-from modules.store.runs import RunKind, read_of_kind, runs_frame
+from modules.store.runs import RunKind, runs_frame
 
 
 @dataclass
@@ -349,8 +349,8 @@ def monitor(
         errors,
         config=config,
         started_at=started_at,
-        previous_summaries=read_of_kind(store, "summaries", RunKind.MONITOR),
-        previous_competitor_summaries=read_of_kind(store, "competitor_summaries", RunKind.MONITOR),
+        previous_summaries=trend_baseline(store, "summaries", RunKind.MONITOR),
+        previous_competitor_summaries=trend_baseline(store, "competitor_summaries", RunKind.MONITOR),
         input_path=qs.path,
         ground_truth_path=plan.ground_truth,
         ground_truth=gts,
@@ -358,7 +358,7 @@ def monitor(
         flow=RunKind.MONITOR,
     )
     provider_summaries = summarize_providers(
-        tables.analyses, started_at, read_of_kind(store, "provider_summaries", RunKind.MONITOR)
+        tables.analyses, started_at, trend_baseline(store, "provider_summaries", RunKind.MONITOR)
     )
     runs = with_judge(tables.runs, judge, lm_calls).with_columns(
         *(pl.lit(v, pl.String).alias(k) for k, v in _run_fields(plan, cancellation).items())

@@ -473,6 +473,16 @@ def test_trend_deltas_follow_start_order_whatever_the_finishing_order(tmp_path):
         WINDOW w AS (PARTITION BY domain, query_set_id ORDER BY run_at) ORDER BY run_at""").fetchall()
     assert by_start == [("P", None), ("A", 10.0), ("B", 20.0)]  # the documented query: right over the series
 
+    # sleuth's own readers (reports, runs show) compare by start time, whatever finished first
+    from modules.response.tables import read_with_trends
+
+    now = {r: read_with_trends(store, "summaries", r).row(0, named=True) for r in ("P", "A", "B")}
+    assert [(now[r]["previous_run_id"], now[r]["accuracy_delta"]) for r in ("P", "A", "B")] == [
+        (None, None),
+        ("P", 10.0),
+        ("A", 20.0),
+    ]
+
 
 def test_a_lone_surrogate_in_one_answer_loses_nothing_and_an_old_checkpoint_is_repaired(
     prefect_harness, tmp_path

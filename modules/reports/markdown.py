@@ -8,6 +8,7 @@ import json
 import polars as pl
 
 from ..research.render import report_markdown
+from ..response.tables import read_with_trends
 from ..store import ParquetStore
 from ..store.runs import RunKind
 
@@ -55,7 +56,7 @@ def response_markdown(store: ParquetStore, run_id: str) -> str:
             "wrong": _percent(s.get("wrong_fact_rate")),
             "wrong_d": _points(s.get("wrong_fact_rate_delta")),
         }
-        for s in store.read("summaries", run_id).to_dicts()
+        for s in read_with_trends(store, "summaries", run_id).to_dicts()
     ]
     out = "## Per-domain scores\n\n" + md_table(
         summaries,
@@ -75,7 +76,7 @@ def response_markdown(store: ParquetStore, run_id: str) -> str:
         out += (
             "\nwrong facts: share of the scored answers with at least one fact the site states otherwise.\n"
         )
-    providers = store.read("provider_summaries", run_id).to_dicts()
+    providers = read_with_trends(store, "provider_summaries", run_id).to_dicts()
     if providers:
         rows = [
             {
@@ -105,7 +106,7 @@ def response_markdown(store: ParquetStore, run_id: str) -> str:
         )
         for c in store.read("collections", run_id).filter(pl.col("status") == "failed").to_dicts():
             out += f"\n**{c['provider']}/{c['model']} failed entirely:** {c['error']}\n"
-    brands = store.read("competitor_summaries", run_id)
+    brands = read_with_trends(store, "competitor_summaries", run_id)
     if not brands.is_empty():
         out += _share_of_voice(brands, analyses)
     scored = (
@@ -230,7 +231,7 @@ RESPONSE_FIGURES = set(
 
 
 def response_figures(store: ParquetStore, run_id: str, kind: RunKind) -> tuple[pl.DataFrame, list[str]]:
-    frame = store.read("provider_summaries" if kind == RunKind.MONITOR else "summaries", run_id)
+    frame = read_with_trends(store, "provider_summaries" if kind == RunKind.MONITOR else "summaries", run_id)
     keys = [c for c in frame.columns if c in RESPONSE_FIGURES or c.endswith(("_mean", "_delta", "_rate"))]
     return frame, keys
 

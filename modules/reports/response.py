@@ -7,9 +7,9 @@ import json
 
 import polars as pl
 
-from ..response.tables import names_site
+from ..response.tables import names_site, read_with_trends, trend_baseline
 from ..store import ParquetStore
-from ..store.runs import RunKind, read_of_kind
+from ..store.runs import RunKind
 from . import plots
 from .html import delta, esc, fmt, link, marked, percent, rate_delta, section, table, tier
 
@@ -74,11 +74,7 @@ def summary_section(summaries: list[dict], analyses: pl.DataFrame) -> str:
 def trend_section(store: ParquetStore, summaries: list[dict], flow: RunKind) -> str:
     """Each domain's mean scores across the runs that summarised it (this run marked); a
     monitor run's trend is over monitor runs, as its deltas are."""
-    history = (
-        read_of_kind(store, "summaries", RunKind.MONITOR)
-        if flow == RunKind.MONITOR
-        else store.read("summaries")
-    )
+    history = trend_baseline(store, "summaries", flow)
     figures = []
     for s in summaries:
         same_set = (
@@ -456,9 +452,9 @@ def flagged_section(analyses: pl.DataFrame) -> str:
 
 def response_sections(store: ParquetStore, run_id: str, flow: RunKind) -> list[str]:
     analyses = store.read("analyses", run_id)
-    summaries = store.read("summaries", run_id).to_dicts()
+    summaries = read_with_trends(store, "summaries", run_id).to_dicts()
     out = [summary_section(summaries, analyses), trend_section(store, summaries, flow)]
-    providers = store.read("provider_summaries", run_id)
+    providers = read_with_trends(store, "provider_summaries", run_id)
     collections = store.read("collections", run_id).to_dicts()
     if not providers.is_empty():
         out.append(provider_section(providers.to_dicts(), collections))
@@ -474,7 +470,7 @@ def response_sections(store: ParquetStore, run_id: str, flow: RunKind) -> list[s
                 "providers",
             )
         )
-    brands = store.read("competitor_summaries", run_id)
+    brands = read_with_trends(store, "competitor_summaries", run_id)
     if not brands.is_empty():
         out.append(share_of_voice_section(brands, analyses))
     if collections:

@@ -11,7 +11,8 @@ from datetime import datetime
 
 import polars as pl
 
-from ..store import frame
+from ..store import ParquetStore, frame
+from ..store.runs import RUNS_TABLE, RunKind, read_of_kind
 from .records import RecordError
 from .schema import AnalysisResult
 
@@ -288,18 +289,23 @@ def _summaries(
         .with_columns(pl.lit(run_at).cast(pl.Datetime("us", "UTC")).alias("run_at"))
         .sort(list(keys), nulls_last=True)
     )
-    rows = []
-    for row in summary.to_dicts():
-        prev = _previous(previous, {k: row[k] for k in keys}, run_at)
-        row["previous_run_id"] = prev and prev["run_id"]
-        for m in METRICS:
-            cur, old = row[f"{m}_mean"], prev and prev.get(f"{m}_mean")
-            row[f"{m}_delta"] = None if cur is None or old is None else round(cur - old, 4)
-        for rate in RATES:
-            cur, old = row[rate], prev and prev.get(rate)
-            row[f"{rate}_delta"] = None if cur is None or old is None else round(cur - old, 4)
-        rows.append(row)
+    rows = [_with_deltas(row, previous, keys, _SCORE_DELTAS) for row in summary.to_dicts()]
     return frame(rows, schema)
+
+
+#: Each measure of a summary row and the column holding its change since the previous run.
+_SCORE_DELTAS = {**{f"{m}_mean": f"{m}_delta" for m in METRICS}, **{r: f"{r}_delta" for r in RATES}}
+
+
+def _with_deltas(row: dict, previous: pl.DataFrame, keys: tuple[str, ...], deltas: dict[str, str]) -> dict:
+    """``row`` with ``previous_run_id`` (the latest earlier run of the same keys in ``previous``)
+    and each measure's change since it."""
+    prev = _previous(previous, {k: row[k] for k in keys}, row["run_at"])
+    row["previous_run_id"] = prev and prev["run_id"]
+    for measure, delta in deltas.items():
+        cur, old = row[measure], prev and prev.get(measure)
+        row[delta] = None if cur is None or old is None else round(cur - old, 4)
+    return row
 
 
 _MENTIONED = pl.any_horizontal("has_url_citation", "has_domain_mention", "has_brand_mention").fill_null(False)
@@ -418,7 +424,6 @@ def summarize_competitors(analyses: pl.DataFrame, run_at: datetime, previous: pl
         voices = sum(b["mentioned"] for b in brands.values())
         for name, b in brands.items():
             row = dict(zip(COMPETITOR_KEYS, (*key, name)))
-            prev = _previous(previous, row, run_at)
             row |= {
                 "is_site": b["is_site"],
                 "run_at": run_at,
@@ -429,14 +434,48 @@ def summarize_competitors(analyses: pl.DataFrame, run_at: datetime, previous: pl
                 "citation_rate": round(b["cited"] / b["n"], 4),
                 "first_position_rate": round(b["first"] / b["n"], 4),
                 "share_of_voice": round(b["mentioned"] / voices, 4) if voices else None,
-                "previous_run_id": prev and prev["run_id"],
             }
-            for r in COMPETITOR_RATES:
-                old = prev and prev.get(r)
-                row[f"{r}_delta"] = None if row[r] is None or old is None else round(row[r] - old, 4)
-            rows.append(row)
+            rows.append(_with_deltas(row, previous, COMPETITOR_KEYS, _COMPETITOR_DELTAS))
     return frame(rows, COMPETITOR_SUMMARY_SCHEMA).sort(
         [*COMPETITOR_KEYS[:-1], "is_site", "mention_count"],
         descending=[False] * 4 + [True, True],
         nulls_last=True,
     )
+
+
+_COMPETITOR_DELTAS = {r: f"{r}_delta" for r in COMPETITOR_RATES}
+
+#: The summary tables that carry trend deltas: their keys and measures.
+TREND_TABLES: dict[str, tuple[tuple[str, ...], dict[str, str]]] = {
+    "summaries": (SUMMARY_KEYS, _SCORE_DELTAS),
+    "provider_summaries": (PROVIDER_KEYS, _SCORE_DELTAS),
+    "competitor_summaries": (COMPETITOR_KEYS, _COMPETITOR_DELTAS),
+}
+
+
+def trend_baseline(store: ParquetStore, table: str, kind: RunKind | str | None) -> pl.DataFrame:
+    """The committed rows a run of ``kind`` is compared with: a monitor run with monitor runs
+    only (the same query set asked of the same providers), any other run with every run."""
+    return read_of_kind(store, table, RunKind.MONITOR) if kind == RunKind.MONITOR else store.read(table)
+
+
+def read_with_trends(store: ParquetStore, table: str, run_id: str) -> pl.DataFrame:
+    """A committed run's rows of a summary table, its ``previous_run_id`` and deltas as of now.
+
+    The stored deltas compare with the runs committed when the run was; a run that started
+    earlier but finished later was not among them. Here every run compares with the latest
+    comparable run that *started* before it, whatever the finishing order (the rows of any other
+    table are read as stored)."""
+    rows = store.read(table, run_id)
+    if rows.is_empty() or table not in TREND_TABLES:
+        return rows
+    runs = store.read(RUNS_TABLE, run_id)
+    kind = runs["flow"][0] if "flow" in runs.columns and runs.height else None
+    previous = trend_baseline(store, table, kind)
+    if not previous.is_empty():
+        previous = previous.filter(pl.col("run_id") != run_id)
+    keys, deltas = TREND_TABLES[table]
+    columns = rows.columns
+    return pl.DataFrame(
+        [_with_deltas(row, previous, keys, deltas) for row in rows.to_dicts()], schema=rows.schema
+    ).select(columns)
