@@ -15,7 +15,7 @@ import os
 import signal
 import socket
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -51,6 +51,9 @@ def alive(pid: int) -> bool:
         return True
 
 
+_HAS_PROC = Path("/proc/self/stat").exists()
+
+
 def start_ticks(pid: int) -> int | None:
     """When ``pid`` started, in clock ticks since boot (None: no such process, or not Linux)."""
     try:
@@ -66,10 +69,13 @@ def command_line(pid: int) -> list[str]:
         return []
 
 
-def is_ours(pid: int, started_ticks: int | None, *markers: str) -> bool:
+def is_ours(pid: int, started_ticks: int | None, *markers: str, answers: Callable[[], bool]) -> bool:
     """``pid`` runs and is the process recorded as started at ``started_ticks`` whose command line
     holds every one of ``markers`` (its module, its state folder). A record without a start time
-    (an older version's) proves nothing."""
+    (an older version's) proves nothing. Without ``/proc`` (macOS), the pid must run and the
+    server must prove itself with ``answers`` (its nonce, its model)."""
+    if not _HAS_PROC:
+        return alive(pid) and answers()
     if started_ticks is None or not alive(pid) or start_ticks(pid) != started_ticks:
         return False
     args = command_line(pid)

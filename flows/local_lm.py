@@ -162,7 +162,7 @@ def _healthy(info: LocalLM, timeout: float = 2.0) -> bool:
 
 def _ours(info: LocalLM, folder: Path) -> bool:
     """The recorded pid is still the model server this folder started (a reused pid never is)."""
-    return is_ours(info.pid, info.start_ticks, "flows.local_lm", str(folder))
+    return is_ours(info.pid, info.start_ticks, "flows.local_lm", str(folder), answers=lambda: _healthy(info))
 
 
 def status(folder: Path | None = None) -> LocalLM | None:

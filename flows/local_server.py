@@ -100,7 +100,9 @@ def _read(folder: Path) -> ServerInfo | None:
 
 def _ours(info: ServerInfo, folder: Path) -> bool:
     """The recorded pid is still the server process this folder started."""
-    return _is_ours(info.pid, info.start_ticks, "flows.local_server", str(folder))
+    return _is_ours(
+        info.pid, info.start_ticks, "flows.local_server", str(folder), answers=lambda: _healthy(info)
+    )
 
 
 def _healthy(info: ServerInfo, timeout: float = 2.0) -> bool:
@@ -234,16 +236,31 @@ def acquire(startup_timeout: float | None = None) -> ServerInfo:
         return info
 
 
+#: How often a command checks that the server it uses still runs.
+WATCH_EVERY_S = 1.0
+#: The exit status of a command whose server died under it (not a user error: not 2).
+LOST_SERVER_STATUS = 1
+
+
 @contextmanager
 def in_use(info: ServerInfo) -> Iterator[None]:
-    """Keep touching ``last-used`` while a command runs (a four-hour run is not idle)."""
+    """Keep touching ``last-used`` while a command runs (a four-hour run is not idle), and watch
+    the server: if its process dies (killed, out of memory, ``server stop`` from elsewhere),
+    every call to it would be refused or retried forever and the command would hang. Then the
+    command stops at once with one line naming the server's log; a collection's answers are in
+    its checkpoint (``--resume``), and a run's staged tables are cleaned by the next run."""
     folder = state_dir()
     stop_event = threading.Event()
     every = max(0.5, min(60.0, info.idle_s / 4))
 
     def beat() -> None:
-        while not stop_event.wait(every):
-            _touch(folder)
+        last = time.monotonic()
+        while not stop_event.wait(WATCH_EVERY_S):
+            if not _ours(info, folder):
+                _lost(info, folder)
+            if time.monotonic() - last >= every:
+                _touch(folder)
+                last = time.monotonic()
 
     thread = threading.Thread(target=beat, name="sleuth-server-in-use", daemon=True)
     thread.start()
@@ -253,6 +270,22 @@ def in_use(info: ServerInfo) -> Iterator[None]:
         stop_event.set()
         thread.join()
         _touch(folder)
+
+
+def _lost(info: ServerInfo, folder: Path) -> None:
+    """The server died under a running command: one line, then exit (no thread of this process
+    can finish its work without it, and Prefect's clients would retry for minutes)."""
+    print(
+        f"sleuth: error: the local Prefect server (pid {info.pid}) stopped while this command ran; "
+        f"see {folder / 'server.log'}. Nothing of this run was written (a collection keeps its answers: "
+        "--resume); run the command again",
+        file=sys.stderr,
+        flush=True,
+    )
+    try:
+        sys.stdout.flush()
+    finally:
+        os._exit(LOST_SERVER_STATUS)
 
 
 def _identified(app, nonce: str):

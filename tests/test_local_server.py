@@ -234,3 +234,52 @@ def test_a_stale_record_never_signals_another_process_nor_trusts_a_squatter(tmp_
         bystander.wait()
         squatter.shutdown()
         local_server.stop(folder)
+
+
+def test_a_server_that_dies_mid_command_stops_it_with_one_line(tmp_path):
+    """The local server killed while an analyze runs: the command ends within seconds with one
+    line naming the server's log, instead of retrying a dead server for minutes."""
+    rows = [json.loads(x) for x in (SAMPLES / "responses.jsonl").read_text().splitlines()]
+    big = tmp_path / "big.jsonl"
+    big.write_text(
+        "".join(
+            json.dumps({**r, "query_id": f"{r['query_id']}-{i}", "response": f"{r['response']} Variant {i}."})
+            + "\n"
+            for i in range(600)
+            for r in rows
+        )
+    )
+    home, folder = tmp_path / "prefect", tmp_path / "prefect" / "sleuth-server"
+    command = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "flows.cli",
+            "analyze",
+            str(big),
+            "--ground-truth",
+            str(SAMPLES / "pages.jsonl"),
+        ]
+        + ["--data-dir", str(tmp_path / "runs")],
+        env=_env(home, "5"),
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert _wait_until(lambda: (folder / "server.json").exists(), 180), command.communicate()
+        time.sleep(4)  # the flow is running
+        assert command.poll() is None, "the analyze ended before the server could be killed: make it bigger"
+        os.kill(json.loads((folder / "server.json").read_text())["pid"], 9)
+        killed = time.monotonic()
+        out, err = command.communicate(timeout=60)
+        assert time.monotonic() - killed < 30
+    finally:
+        command.kill()
+        local_server.stop(folder)
+    assert command.returncode == local_server.LOST_SERVER_STATUS, err
+    errors = [line for line in err.splitlines() if line.startswith("sleuth: error:")]
+    assert len(errors) == 1 and "server.log" in errors[0] and "Traceback" not in err, err
+    assert len(err) < 2000, err
+    assert not (tmp_path / "runs" / "analyses").exists()
