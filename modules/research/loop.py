@@ -23,6 +23,7 @@ from ..relevance.analyzer import RelevanceAnalyzer
 from ..relevance.schema import PlanQuery, ResearchPlan
 from ..text import content_terms, split_sentences
 from ..tools.crawl import Page
+from ..tools.injection import injection_markers
 from ..tools.search import SearchBackend
 from .baseline import BaselineAnalyzer, BaselineDecision, BaselineReport, Thread
 from .memory import Memory
@@ -61,6 +62,7 @@ class StepRecord:
     outcome: str = "ok"
     reasoning: str = ""
     n_results: int = 0
+    withheld: int = 0  # a tool step's pages and results withheld for prompt-injection markers
     new_facts: int = 0
     confidence: float | None = None
     fallback: bool = False
@@ -255,6 +257,7 @@ class Researcher:
     ) -> tuple[list[Source], StepRecord]:
         t = time.monotonic()
         spent: dict[str, float] = {}
+        withheld_before = sum(bool(s.withheld) for s in sources.values())
         if decision.next_action == "crawl_url":
             urls, engine, n_results, outcome = [decision.query_or_url], None, 1, "ok"
             snippets = [sources[decision.query_or_url].snippet if decision.query_or_url in sources else None]
@@ -267,6 +270,10 @@ class Researcher:
             results = self.search[engine].search(query, 10)
             outcome, n_results = results.outcome, len(results)
             for r in results:
+                markers = injection_markers(f"{r.title}\n{r.snippet}")
+                if markers:
+                    self._withhold(thread, sources, r.url, markers, r)
+                    continue
                 if r.url not in sources:
                     sources[r.url] = Source(
                         url=r.url,
@@ -279,7 +286,8 @@ class Researcher:
             n_read = self.limits.read_first if len(thread.queries) == 1 else self.limits.read_per_search
             usage = self.relevance.runner.usage if self.relevance is not None else {}
             spent = dict(usage)
-            ordered = self._rank(thread, query, decision.reasoning, list(results))
+            kept = [r for r in results if not sources.get(r.url, Source(url=r.url)).withheld]
+            ordered = self._rank(thread, query, decision.reasoning, kept)
             spent = {k: usage[k] - spent[k] for k in spent}  # the rerank's LM call, if any
             thread.ranked[query] = [r.url for r in ordered if r.url not in thread.read_urls]
             for r in ordered:  # candidates best first: what to crawl when results are not read
@@ -294,6 +302,10 @@ class Researcher:
                 source = sources.setdefault(page.url, Source(url=page.url, step=thread.step))
                 thread.read_urls.add(page.url)
                 thread.titles[page.url] = source.title or page.title or ""
+                markers = injection_markers(f"{page.title or ''}\n{page.text or ''}")
+                if markers or source.withheld:
+                    self._withhold(thread, sources, page.url, markers)
+                    continue
                 if page.outcome == "ok" and page.text:
                     source.title = source.title or page.title or ""
                     source.text, source.links = page.text, list(page.links)
@@ -321,10 +333,31 @@ class Researcher:
             engine=engine,
             outcome=outcome,
             n_results=n_results,
+            withheld=sum(bool(s.withheld) for s in sources.values()) - withheld_before,
             tokens=int(spent.get("tokens", 0)),
             cost_usd=round(spent.get("cost_usd", 0.0), 6),
             duration_ms=round(1000 * (time.monotonic() - t), 1),
         )
+
+    @staticmethod
+    def _withhold(
+        thread: Thread, sources: dict[str, Source], url: str, markers: list[str], result=None
+    ) -> None:
+        """A page or result that addresses the model reading it: no node sees its text, snippet
+        or links, and the journey says why (:mod:`modules.tools.injection`)."""
+        source = sources.get(url)
+        if source is None:
+            source = sources[url] = Source(
+                url=url,
+                title=getattr(result, "title", ""),
+                engine=getattr(result, "engine", ""),
+                rank=getattr(result, "rank", 0),
+                step=thread.step,
+            )
+        if not source.withheld:
+            source.withheld = "prompt-injection markers: " + "; ".join(markers or ["seen before"])
+            thread.history.append(f"step {thread.step}: withheld {url} ({source.withheld})")
+        source.text, source.snippet, source.links = "", "", []
 
     def _rank(self, thread: Thread, query: str, reasoning: str, results: list) -> list:
         """Search results best first, by the relevance analyzer against the thread's plan so far."""
@@ -521,6 +554,11 @@ def journey_from(steps: list[StepRecord], stop_reason: str) -> str:
             parts.append(f'searched {s.engine} for "{s.query_or_url}" ({results}, {s.outcome})')
         elif s.node == "tool":
             parts.append(f"read {s.query_or_url}")
+        if s.node == "tool" and s.withheld:
+            pages = "1 page" if s.withheld == 1 else f"{s.withheld} pages"
+            parts.append(
+                f"withheld {pages} addressing the model (prompt-injection markers; see sources.withheld)"
+            )
         elif s.node == "analyzer" and s.new_facts:
             parts.append("found 1 new fact" if s.new_facts == 1 else f"found {s.new_facts} new facts")
     handover = next((s.reasoning for s in reversed(steps) if s.node == "decision" and s.reasoning), "")

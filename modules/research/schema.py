@@ -130,3 +130,4 @@ class Source(BaseModel):
     analyzed: bool = False  # the Analyzer read its text
     text: str = ""  # raw page text: only the Analyzer ever sees it
     links: list[tuple[str, str]] = Field(default_factory=list)
+    withheld: str = ""  # why no node saw its text or snippet (prompt-injection markers), else ""

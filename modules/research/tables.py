@@ -56,6 +56,8 @@ STEPS_SCHEMA = {
     "duration_ms": pl.Float64,
     "cost_usd": pl.Float64,
     "error": pl.String,
+    # appended (issue 39): pages and results of a tool step withheld for prompt-injection markers
+    "withheld": pl.Int64,
 }
 SOURCES_SCHEMA = {
     "question_id": pl.String,
@@ -66,6 +68,8 @@ SOURCES_SCHEMA = {
     "step": pl.Int64,
     "analyzed": pl.Boolean,
     "cited": pl.Boolean,
+    # appended (issue 39): why no node saw the document's text (prompt-injection markers), else null
+    "withheld": pl.String,
 }
 MEMORY_SCHEMA = {
     "question_id": pl.String,
@@ -145,6 +149,7 @@ def thread_rows(
             "step": s.step,
             "analyzed": s.analyzed,
             "cited": s.url in cited,
+            "withheld": s.withheld or None,
         }
         for s in result.sources.values()
     ]
