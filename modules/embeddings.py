@@ -12,7 +12,7 @@ import os
 import threading
 import time
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
@@ -148,6 +148,10 @@ def make_embedder(provider: str, model: str | None = None) -> Embedder:
     raise ValueError(f"unknown embedding provider {provider!r}: use 'local' or 'openai'")
 
 
+#: Texts encoded per call when a caller follows the progress of a large encoding.
+PROGRESS_SLICE = 1024
+
+
 def encode_with_retry(
     embedder: Embedder, texts: Sequence[str], retries: int = 3, backoff_s: float = 0.5
 ) -> np.ndarray:
@@ -186,16 +190,35 @@ class VectorCache:
             h.update(b"\x00" + t.encode())
         return h.hexdigest()
 
-    def get_or_compute(self, embedder: Embedder, texts: Sequence[str], **retry) -> np.ndarray:
+    def get_or_compute(
+        self,
+        embedder: Embedder,
+        texts: Sequence[str],
+        on_progress: Callable[[int], None] | None = None,
+        **retry,
+    ) -> np.ndarray:
+        """The texts' vectors, from the cache or encoded (``PROGRESS_SLICE`` at a time when
+        ``on_progress`` is given: it gets the count of each slice done)."""
         path = self.root / f"{self.key(embedder.name, texts)}.npy"
         if path.exists():
             try:
                 cached = np.load(path)
                 if cached.shape[0] == len(texts):
+                    if on_progress:
+                        on_progress(len(texts))
                     return cached
             except (OSError, ValueError):
                 pass  # a corrupt cache file is recomputed and replaced
-        vectors = encode_with_retry(embedder, texts, **retry)
+        if on_progress is None or len(texts) <= PROGRESS_SLICE:
+            vectors = encode_with_retry(embedder, texts, **retry)
+            if on_progress:
+                on_progress(len(texts))
+        else:
+            parts = []
+            for i in range(0, len(texts), PROGRESS_SLICE):
+                parts.append(encode_with_retry(embedder, texts[i : i + PROGRESS_SLICE], **retry))
+                on_progress(len(parts[-1]))
+            vectors = np.concatenate(parts)
         try:
             with atomic_path(path) as tmp, open(tmp, "wb") as f:
                 np.save(f, vectors)

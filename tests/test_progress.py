@@ -148,3 +148,39 @@ def test_collect_counts_every_call_per_provider_errors_included(plain, tmp_path,
     for model in ("good", "denied"):
         final = [line for line in lines if line.startswith(f"collect openai/{model}: ") and " in " in line]
         assert len(final) == 1 and final[0].startswith(f"collect openai/{model}: {n}/{n} queries in "), lines
+
+
+def test_analyze_counts_from_the_first_wave(prefect_harness, tmp_path, capsys, monkeypatch):
+    """The encoding of later waves comes after the first wave's count, not all of it before the
+    progress opens (20,000 answers showed nothing for five minutes)."""
+    import json
+    import sys
+
+    from flows.cli import main
+    from modules.response.analyzer import ResponseAnalyzer
+    from tests.conftest import SAMPLES, write_jsonl
+
+    real = ResponseAnalyzer.encode_ahead
+
+    def marked(self, *args, **kwargs):
+        print("ENCODING A WAVE", file=sys.stderr)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(ResponseAnalyzer, "encode_ahead", marked)
+    monkeypatch.setenv("SLEUTH_PROGRESS_SECONDS", "0")
+    import flows.analyze
+
+    monkeypatch.setattr(flows.analyze, "LARGE_PAGE_FILE_MB", 0.001)  # the sample pages count as large
+    monkeypatch.setattr(flows.analyze, "GROUND_TRUTH_PROGRESS_CHUNKS", 1)
+    rows = [json.loads(x) for x in (SAMPLES / "responses.jsonl").read_text().splitlines()]
+    many = [{**r, "query_id": f"{r['query_id']}-{i}"} for i in range(8) for r in rows]  # 120
+    path = write_jsonl(tmp_path / "many.jsonl", many)
+    args = ["analyze", str(path), "--ground-truth", str(SAMPLES / "pages.jsonl"), "--batch-size", "10"]
+    assert main([*args, "--concurrency", "2", "--data-dir", str(tmp_path / "data")]) == 0
+    err = capsys.readouterr().err.splitlines()
+    waves = [i for i, line in enumerate(err) if line == "ENCODING A WAVE"]
+    counts = [i for i, line in enumerate(err) if line.startswith("analyze: ") and "/120 responses" in line]
+    assert len(waves) == 6 and counts, err
+    assert counts[0] < waves[-1]  # counting began while waves were still to encode
+    assert any(line.startswith("ground truth: ") and "page chunks" in line for line in err), err
+    assert any("MB: every page of the answers' domains is held in memory" in line for line in err), err

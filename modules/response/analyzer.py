@@ -12,7 +12,7 @@ import gc
 import hashlib
 import logging
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -311,22 +311,33 @@ class ResponseAnalyzer:
 
     # ----- ground truth -------------------------------------------------------------------
     def prepare_ground_truth(
-        self, pages: Sequence[StoredPage], domains: Iterable[str]
+        self,
+        pages: Sequence[StoredPage],
+        domains: Iterable[str],
+        progress: Callable[[int], Callable[[int], None] | None] | None = None,
     ) -> dict[str, GroundTruth]:
-        """Chunk and embed each requested domain's pages (subdomains included)."""
+        """Chunk and embed each requested domain's pages (subdomains included). ``progress``,
+        given the number of chunks to embed, returns what to call with each count embedded (a
+        large page file takes minutes: the user sees them go)."""
         grouped = group_by_domain(list(pages))
-        prepared = {}
+        built = {}
         for domain in sorted({normalize_domain(d) for d in domains}):
             domain_pages = pages_for(domain, grouped)
             if domain_pages:
-                prepared[domain] = self.embed_ground_truth(build_ground_truth(domain, domain_pages))
-        return prepared
+                built[domain] = build_ground_truth(domain, domain_pages)
+        advance = progress(sum(len(gt.chunks) for gt in built.values())) if progress and built else None
+        return {domain: self.embed_ground_truth(gt, on_progress=advance) for domain, gt in built.items()}
 
-    def embed_ground_truth(self, gt: GroundTruth, embedder: Embedder | None = None) -> GroundTruth:
+    def embed_ground_truth(
+        self,
+        gt: GroundTruth,
+        embedder: Embedder | None = None,
+        on_progress: Callable[[int], None] | None = None,
+    ) -> GroundTruth:
         embedder = embedder or self.embedder
         texts = [c.text for c in gt.chunks]
         try:
-            gt.vectors = self.cache.get_or_compute(embedder, texts, **self._retry)
+            gt.vectors = self.cache.get_or_compute(embedder, texts, on_progress=on_progress, **self._retry)
             gt.embedding_model = embedder.name
         except EmbeddingError as exc:
             log.warning("ground truth of %s falls back to keywords: %s", gt.domain, exc)
