@@ -36,10 +36,35 @@ def _invalid_text(value: Any) -> str | None:
     return None
 
 
+def input_file(path: str | os.PathLike, what: str = "input") -> Path:
+    """``path`` as a file to read: a folder given where a file is expected is one clear error
+    (ValueError), as a missing file is (FileNotFoundError)."""
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{what} {path} is a folder, not a file")
+    if not path.exists():
+        raise FileNotFoundError(f"{what} not found: {path}")
+    return path
+
+
+def output_file(path: str | os.PathLike, what: str = "output") -> Path:
+    """``path`` as a file to write, checked before any work: not a folder, and no file where its
+    folders would go (ValueError, one line)."""
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{what} {path} is a folder: name a file")
+    for parent in path.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise ValueError(f"{what} {path}: {parent} is a file, not a folder")
+            break
+    return path
+
+
 def json_lines(path: str | os.PathLike) -> Iterator[tuple[int, Any, str | None]]:
     """``(line number, value, None)`` for each non-blank JSONL line, or ``(n, None, why)`` for one
     that is not UTF-8, not JSON, or holds invalid Unicode."""
-    with open(path, "rb") as f:
+    with open(input_file(path), "rb") as f:
         for n, raw in enumerate(f, 1):
             try:
                 line = raw.decode("utf-8")
@@ -63,6 +88,7 @@ def read_parquet(path: str | os.PathLike):
     """A Parquet file as a polars DataFrame; one that is not Parquet is a ValueError naming it."""
     import polars as pl
 
+    input_file(path)
     try:
         return pl.read_parquet(path)
     except (pl.exceptions.PolarsError, OSError) as exc:
@@ -72,9 +98,7 @@ def read_parquet(path: str | os.PathLike):
 
 def read_rows(path: str | os.PathLike, what: str = "file") -> list[dict[str, Any]]:
     """Rows of a Parquet or JSONL file; ``what`` names it in errors ("corpus", "ground truth")."""
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"{what} not found: {path}")
+    path = input_file(path, what)
     if path.suffix == ".parquet":
         return read_parquet(path).to_dicts()
     rows = []
@@ -107,6 +131,7 @@ def read_validated(path: str | os.PathLike, validate: Callable[[object, int], di
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"no such {what} file: {path}")
+    input_file(path, what)
     items, problems, seen = [], [], set()
     for n, value, why in json_lines(path):
         if why:
@@ -138,7 +163,7 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     """A temporary name beside ``path`` for the block to write; renamed onto ``path`` when the
     block succeeds (a reader sees the old file or the whole new one), removed when it fails.
     The parent folder is created; the file gets the usual mode (umask applies)."""
-    path = Path(path)
+    path = output_file(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     try:

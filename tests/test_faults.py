@@ -576,3 +576,33 @@ def test_abandoned_calls_that_keep_running_are_bounded_and_fail_the_provider(mon
     kinds = [a.error_type for a in run.answers]
     assert kinds == ["timeout", "timeout", "skipped", "skipped", "skipped"], kinds
     assert run.status == "failed" and "past the deadline" in run.stats()["error"]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["queries", "check", "{dir}"],
+        ["collect", "{dir}", "--provider", "openai/good,base_url={provider}"],
+        ["research-batch", "{dir}"],
+        ["rerank-batch", "{dir}", "--out", "{tmp}/out.jsonl"],
+        ["rerank-batch", str(SAMPLES / "rerank.jsonl"), "--out", "{dir}"],
+        ["rerank-batch", str(SAMPLES / "rerank.jsonl"), "--out", "{file}/out.jsonl"],
+    ],
+)
+def test_a_folder_where_a_file_is_expected_is_one_line_before_any_work(
+    prefect_harness, tmp_path, capsys, argv
+):
+    folder, afile = tmp_path / "a-folder", tmp_path / "a-file"
+    folder.mkdir()
+    afile.write_text("")
+    fake = FakeAssistant({})
+    try:
+        args = [a.format(dir=folder, tmp=tmp_path, file=afile, provider=fake.base_url) for a in argv]
+        assert main([*args, "--data-dir", str(tmp_path / "data")] if args[0] != "queries" else args) == 2
+    finally:
+        fake.close()
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if line.startswith("sleuth: error:")]
+    assert len(lines) == 1 and "Traceback" not in err, err
+    assert "is a folder" in lines[0] or "is a file, not a folder" in lines[0], lines
+    assert not (tmp_path / "data" / "rerankings").exists()  # no work was done

@@ -90,7 +90,10 @@ def cmd_rerank(args: argparse.Namespace) -> int:
 def cmd_rerank_batch(args: argparse.Namespace) -> int:
     from flows.relevance import rerank_batch
     from flows.runtime import local_run_settings, task_runner_for
+    from modules.tables_io import input_file, output_file
 
+    input_file(args.input, "input")
+    output_file(args.out, "--out")  # before the work, not after it
     options = _rerank_options(args)
     flow = rerank_batch.with_options(task_runner=task_runner_for(args.task_runner, args.concurrency))
     with local_run_settings():
