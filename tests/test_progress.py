@@ -170,7 +170,7 @@ def test_analyze_counts_from_the_first_wave(prefect_harness, tmp_path, capsys, m
     monkeypatch.setenv("SLEUTH_PROGRESS_SECONDS", "0")
     import flows.analyze
 
-    monkeypatch.setattr(flows.analyze, "LARGE_PAGE_FILE_MB", 0.001)  # the sample pages count as large
+    monkeypatch.setattr(flows.analyze, "LARGE_GROUND_TRUTH_CHUNKS", 1)  # the sample pages count as large
     monkeypatch.setattr(flows.analyze, "GROUND_TRUTH_PROGRESS_CHUNKS", 1)
     rows = [json.loads(x) for x in (SAMPLES / "responses.jsonl").read_text().splitlines()]
     many = [{**r, "query_id": f"{r['query_id']}-{i}"} for i in range(8) for r in rows]  # 120
@@ -183,4 +183,6 @@ def test_analyze_counts_from_the_first_wave(prefect_harness, tmp_path, capsys, m
     assert len(waves) == 6 and counts, err
     assert counts[0] < waves[-1]  # counting began while waves were still to encode
     assert any(line.startswith("ground truth: ") and "page chunks" in line for line in err), err
-    assert any("MB: every page of the answers' domains is held in memory" in line for line in err), err
+    assert any(
+        line.startswith("sleuth: note: ground truth ") and "page chunks to embed" in line for line in err
+    ), err
