@@ -202,11 +202,17 @@ def _collect(
 
 
 def _checkpoints_done(plan: CollectionPlan, run_id: str, data_dir: str | None) -> None:
-    """The run is written: its checkpoint, and the resumed run's, are no longer needed."""
+    """The run is written: its checkpoint, and those of the runs it resumed (a chain of resumes
+    of interrupted runs), are no longer needed."""
     store = ParquetStore(data_dir)
-    for rid in (run_id, plan.resumed_from):
-        if rid:
-            store.checkpoint(rid).remove()
+    store.checkpoint(run_id).remove()
+    rid, seen = plan.resumed_from, {run_id}
+    while rid and rid not in seen:
+        seen.add(rid)
+        checkpoint = store.checkpoint(rid)
+        earlier = (checkpoint.manifest() or {}).get("resumed_from")
+        checkpoint.remove()
+        rid = earlier
 
 
 def _collect_totals(collections: pl.DataFrame) -> dict[str, int]:

@@ -7,6 +7,7 @@ import os
 import stat
 import subprocess
 import sys
+import time
 from datetime import UTC
 
 import pytest
@@ -606,3 +607,52 @@ def test_a_folder_where_a_file_is_expected_is_one_line_before_any_work(
     assert len(lines) == 1 and "Traceback" not in err, err
     assert "is a folder" in lines[0] or "is a file, not a folder" in lines[0], lines
     assert not (tmp_path / "data" / "rerankings").exists()  # no work was done
+
+
+def test_a_running_collection_cannot_be_resumed_and_a_chain_of_resumes_leaves_no_checkpoint(
+    prefect_harness, tmp_path, capsys
+):
+    """While a collection still runs, ``--resume`` of it is refused (every call would be paid
+    twice); A killed, B resuming A killed, C resuming B done: neither A's nor B's checkpoint is
+    left for ``sleuth runs`` to offer."""
+    import signal
+
+    from prefect.settings import PREFECT_API_URL
+
+    from modules.store import ParquetStore
+
+    queries = _queries()
+    fake = FakeAssistant({q.query: q.expected_answer for q in queries}, latency_s=0.8)
+    env = os.environ | {"PREFECT_API_URL": PREFECT_API_URL.value()}
+    store = ParquetStore(tmp_path)
+
+    def killed_after(args, n):
+        before = len(fake.requests)
+        proc = subprocess.Popen(
+            args, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        _wait_for_requests(fake, before + n, proc)
+        return proc
+
+    try:
+        first = killed_after(_collect_cli(fake, tmp_path, "--run-id", "A"), 2)
+        assert main(["collect", "--resume", "A", "--run-id", "twice", "--data-dir", str(tmp_path)]) == 2
+        assert "run A is still running" in capsys.readouterr().err
+        first.send_signal(signal.SIGKILL)
+        first.communicate(timeout=60)
+
+        second = killed_after(
+            [sys.executable, "-m", "flows.cli", "collect", "--resume", "A", "--run-id", "B"]
+            + ["--data-dir", str(tmp_path)],
+            1,
+        )
+        time.sleep(1.0)  # its checkpoint has what it carried from A
+        second.send_signal(signal.SIGKILL)
+        second.communicate(timeout=60)
+        assert store.checkpoint("A").exists() and store.checkpoint("B").exists()
+
+        assert main(["collect", "--resume", "B", "--run-id", "C", "--data-dir", str(tmp_path)]) == 0
+        assert store.read("responses", "C")["status"].to_list() == ["answered"] * 5
+        assert not store.checkpoint("A").exists() and not store.checkpoint("B").exists()
+    finally:
+        fake.close()

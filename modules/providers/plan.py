@@ -172,6 +172,12 @@ def _earlier_run(store: ParquetStore, run_id: str) -> tuple[dict[str, Any], list
             answers += responses.filter(pl.col("status").is_in(KEPT_STATUSES)).to_dicts()
         return recorded, answers
     recorded = checkpoint.manifest()
+    owner = checkpoint.running_owner()
+    if owner:
+        raise ValueError(
+            f"run {run_id} is still running (process {owner.split('~')[1]}): wait for it to end, or stop it "
+            "(kill -TERM sends it to write what it has), then resume"
+        )
     if recorded is None:
         raise ValueError(
             f"run {run_id} has neither written tables nor a checkpoint under {store.root}: nothing to resume "

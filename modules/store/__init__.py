@@ -312,7 +312,24 @@ class Checkpoint:
         return self.store.fs.exists(f"{self.path}/manifest.json")
 
     def begin(self, manifest: dict) -> None:
+        """Start the checkpoint with ``manifest``, recording this process as its owner."""
+        manifest = {**manifest, "owner": _owner_tag()}
         self.store.put_whole(f"{self.path}/manifest.json", json.dumps(manifest, default=str).encode())
+
+    def running_owner(self) -> str | None:
+        """``host~pid`` of the process still writing this checkpoint, when it runs on this host
+        (a resume of it would pay for every call twice); None when it ended or runs elsewhere."""
+        owner = str((self.manifest() or {}).get("owner") or "")
+        m = re.fullmatch(r"([A-Za-z0-9-]+)~(\d+)", owner)
+        if not m or m.group(1) != _HOST or int(m.group(2)) == os.getpid():
+            return None
+        try:
+            os.kill(int(m.group(2)), 0)
+        except ProcessLookupError:
+            return None
+        except PermissionError:
+            pass
+        return owner
 
     def manifest(self) -> dict | None:
         try:
