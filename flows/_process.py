@@ -19,22 +19,62 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+#: How long a command waits for another one starting or stopping the server (a first start
+#: creates Prefect's database: up to 2 minutes) before it says which lock it gave up on.
+LOCK_WAIT_S = 300.0
+#: After this long waiting, the command says on stderr what it waits for.
+LOCK_NOTICE_S = 3.0
+
+
+class LockTimeout(ValueError):
+    """Another process held a server's lock too long (one stopped with Ctrl-Z, say): what to do
+    is the user's, so the CLI prints it as its one error line."""
+
 
 @contextmanager
-def locked(folder: Path, blocking: bool = True) -> Iterator[bool]:
+def locked(folder: Path, blocking: bool = True, wait_s: float | None = None) -> Iterator[bool]:
     """``folder/server.lock`` held (True), or, when not ``blocking`` and another process holds
-    it, not (False)."""
+    it, not (False). Blocking waits at most ``wait_s`` (default :data:`LOCK_WAIT_S`), saying
+    so on stderr after a few seconds, then raises :class:`LockTimeout` naming the lock: a
+    process stopped while holding it (Ctrl-Z) would otherwise make every command wait silently."""
     folder.mkdir(parents=True, exist_ok=True)
     with open(folder / "server.lock", "a+") as f:
         try:
-            fcntl.flock(f, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            yield False
-            return
+            if not blocking:
+                yield False
+                return
+            _wait_for(f, folder / "server.lock", LOCK_WAIT_S if wait_s is None else wait_s)
         try:
             yield True
         finally:
             fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def _wait_for(f, path: Path, wait_s: float) -> None:
+    import sys
+
+    begun, noticed = time.monotonic(), False
+    while True:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            waited = time.monotonic() - begun
+            if waited >= wait_s:
+                raise LockTimeout(
+                    f"another command has held {path} for {waited:.0f} s (is one stopped, e.g. with "
+                    "Ctrl-Z? resume it with fg, or end it); nothing was run"
+                ) from None
+            if not noticed and waited >= LOCK_NOTICE_S:
+                noticed = True
+                print(
+                    f"sleuth: waiting for another command starting or stopping a server ({path})",
+                    file=sys.stderr,
+                    flush=True,
+                )
+            time.sleep(0.2)
 
 
 def alive(pid: int) -> bool:

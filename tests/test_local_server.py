@@ -283,3 +283,39 @@ def test_a_server_that_dies_mid_command_stops_it_with_one_line(tmp_path):
     assert len(errors) == 1 and "server.log" in errors[0] and "Traceback" not in err, err
     assert len(err) < 2000, err
     assert not (tmp_path / "runs" / "analyses").exists()
+
+
+def test_a_command_stopped_while_holding_the_lock_makes_others_say_so_not_hang(tmp_path, monkeypatch, capsys):
+    """A command stopped with Ctrl-Z while it starts the server holds the lock: another command
+    says what it waits for, then gives up with one line naming the lock."""
+    import signal
+
+    from flows import _process
+
+    folder = tmp_path / "state"
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            f"from pathlib import Path; from flows._process import locked; import time\n"
+            f"with locked(Path({str(folder)!r})):\n    print('held', flush=True); time.sleep(600)",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        holder.send_signal(signal.SIGSTOP)  # as Ctrl-Z does
+        monkeypatch.setattr(_process, "LOCK_NOTICE_S", 0.2)
+        t0 = time.monotonic()
+        with pytest.raises(_process.LockTimeout, match=r"server\.lock .*Ctrl-Z"):
+            with _process.locked(folder, wait_s=1.5):
+                pass
+        assert time.monotonic() - t0 < 10
+        assert "waiting for another command" in capsys.readouterr().err
+    finally:
+        holder.kill()
+        holder.wait()
+    with _process.locked(folder, wait_s=1.0) as held:  # free again once that process is gone
+        assert held
