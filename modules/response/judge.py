@@ -111,6 +111,11 @@ class JudgeClaims(dspy.Signature):
     )
 
 
+def _claim_id(verdict) -> str:
+    """A verdict's claim id as the claims have it (the LM read the ids escaped as data)."""
+    return html.unescape(str(_field(verdict, "claim_id")))
+
+
 # ----- quotes ------------------------------------------------------------------------------
 _STRIP = " \t\r\n\"'“”‘’`«»"
 
@@ -199,7 +204,7 @@ def judge_inputs(
     inputs = {
         "question": as_data(question or "(not given)"),
         "answer": as_data(answer),
-        "claims": claims,
+        "claims": [ClaimIn(id=as_data(c.id), text=as_data(c.text)) for c in claims],
         "page_excerpts": [
             PageExcerpt(url=as_data(e.url[:MAX_URL_CHARS]), text=as_data(e.text)) for e in kept
         ],
@@ -262,7 +267,7 @@ class LMJudge:
 
         def complete(**inputs):
             prediction = self.program(**inputs)
-            given = {_field(v, "claim_id") for v in (prediction.verdicts or [])}
+            given = {_claim_id(v) for v in (prediction.verdicts or [])}
             left = [i for i in ids if i not in given]
             if left:
                 raise ValueError(f"the LM gave no verdict for claim(s) {', '.join(left)}")
@@ -294,10 +299,10 @@ class LMJudge:
         text, cfg = result.response, self.config
         by_id: dict[str, tuple[str, str]] = {}
         for v in verdicts:
-            by_id.setdefault(
-                str(_field(v, "claim_id")), (str(_field(v, "verdict")), _field(v, "quote") or "")
-            )
+            by_id.setdefault(_claim_id(v), (str(_field(v, "verdict")), _field(v, "quote") or ""))
         offline = self._offline_spans(result)
+        completeness = result.scores.completeness
+        offline_found = {m.claim.id for m in completeness.claims_found} if completeness else set()
         facts: list[
             tuple[TextPosition, str, str, str | None]
         ] = []  # located wrong facts: position, kind, evidence, url
@@ -317,6 +322,9 @@ class LMJudge:
         for claim in result.expected_claims:
             verdict, quote = by_id[claim.id]
             at = locate_quote(text, quote)
+            if verdict == "found" and at is None:
+                # "found" with no words of the answer to show for it: the offline verdict stands
+                verdict = "found" if claim.id in offline_found else "missing"
             pos = TextPosition(start=at[0], end=at[1]) if at else offline.get(claim.id)
             if verdict == "found":
                 span = pos or TextPosition(start=0, end=0)
