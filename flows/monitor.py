@@ -31,6 +31,7 @@ from flows.runtime import (
     stop_on_signals,
     write_run,
 )
+from modules.links import markdown_text
 from modules.providers import Cancellation, ProviderRun, ask_providers
 from modules.providers.collect import KEPT_STATUSES
 from modules.providers.plan import (
@@ -423,6 +424,9 @@ def provider_markdown(provider_rows: list[dict], collections: list[dict]) -> str
     def pct(v):
         return "-" if v is None else f"{100 * v:.0f}%"
 
+    def text(v):  # data: no raw HTML or link syntax in the artifact
+        return "-" if v is None else markdown_text(v).replace("|", "\\|").replace("\n", " ")
+
     lines = [
         "| domain | provider | model | rank | accuracy | completeness | attribution | Δacc | refusals | errors | cost (USD) "
         "| wrong facts | mentioned & correct | share of voice |",
@@ -431,12 +435,12 @@ def provider_markdown(provider_rows: list[dict], collections: list[dict]) -> str
     for r in provider_rows:
         c = why.get((r["provider"], r["model"]), {})
         lines.append(
-            f"| {r['domain']} | {r['provider']} | {r['model']} | {fmt(r['accuracy_rank'])} | {fmt(r['accuracy_mean'])} "
+            f"| {text(r['domain'])} | {text(r['provider'])} | {text(r['model'])} | {fmt(r['accuracy_rank'])} | {fmt(r['accuracy_mean'])} "
             f"| {fmt(r['completeness_mean'])} | {fmt(r['attribution_mean'])} | {fmt(r['accuracy_delta'], '+')} "
             f"| {r['refusal_count']} | {r['error_count']} | {fmt(c.get('cost_usd'))} "
             f"| {pct(r.get('wrong_fact_rate'))} | {pct(r.get('correct_mention_rate'))} | {pct(r.get('share_of_voice'))} |"
         )
     failed = [c for c in collections if c["status"] == "failed"]
     for c in failed:
-        lines.append(f"\n**{c['provider']}/{c['model']} failed entirely**: {c['error']}")
+        lines.append(f"\n**{text(c['provider'])}/{text(c['model'])} failed entirely**: {text(c['error'])}")
     return "\n".join(lines)

@@ -8,6 +8,7 @@ and spaces (``"java\\tscript:"`` runs as ``javascript:``), so the check sees wha
 
 from __future__ import annotations
 
+import html
 import re
 from urllib.parse import urlsplit
 
@@ -39,3 +40,14 @@ def markdown_link(url: object) -> str:
         return f"<{good}>"
     text = str(url).replace("`", "'").replace("\n", " ")
     return f"`` {text} ``"
+
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`\[\]])")
+
+
+def markdown_text(value: object) -> str:
+    """Data shown as text in markdown: raw HTML (``<script>``, ``<a href="javascript:...">``),
+    autolinks (``<javascript:...>``) and link syntax (``[x](javascript:...)``) cannot form, as
+    the HTML reports escape them; what the text says is unchanged."""
+    text = html.escape(str(value), quote=False)
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", text)

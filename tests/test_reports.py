@@ -305,7 +305,11 @@ def test_markdown_summary_has_the_wrong_fact_rate(runs):
         for r in _weakest(store.read("analyses", "an-1"))
         for w in json.loads(r["result_json"])["feedback"]["contradictions"]
     ]
-    assert wrong and all(f"{w['statement']} ({w.get('detail') or w['evidence']})" in md for w in wrong)
+    from modules.links import markdown_text
+
+    assert wrong and all(
+        markdown_text(f"{w['statement']} ({w.get('detail') or w['evidence']})") in md for w in wrong
+    )  # as text: a statement's markup is escaped
     mo = run_markdown("mo-2", runs)
     assert "| wrong facts | mentioned & correct |" in mo
     for r in store.read("provider_summaries", "mo-2").to_dicts():
@@ -503,3 +507,46 @@ def test_a_run_with_more_groups_than_the_palette_still_gets_its_report(prefect_h
     html = render_run_report("many", str(tmp_path / "data"))
     assert all(f"assistant-{i:02d}" in html for i in range(12))
     assert len(set(colours(12))) == 12 and len(set(colours(28))) == 28 and len(colours(40)) == 40
+
+
+def test_markdown_artifacts_escape_markup_and_links_from_data(runs):
+    """The Prefect artifacts show answers, names and errors as text, as the HTML reports do."""
+    from flows.monitor import provider_markdown
+    from modules.research.render import report_markdown
+
+    for run_id in ("an-1", "mo-1", "mo-2", "co-1", "rs-1", "rr-1"):
+        md = run_markdown(run_id, runs)
+        assert "<script" not in md.lower() and "<b>" not in md, run_id
+    md = run_markdown("an-1", runs)
+    assert "&lt;script&gt;" in md  # shown, as text
+    evil = {"provider": "<img src=x onerror=alert(1)>", "model": "[m](javascript:alert(1))"}
+    table = provider_markdown(
+        [
+            {
+                **evil,
+                "domain": "d",
+                "accuracy_rank": 1,
+                "accuracy_mean": 1.0,
+                "completeness_mean": 1.0,
+                "attribution_mean": 1.0,
+                "accuracy_delta": None,
+                "refusal_count": 0,
+                "error_count": 0,
+            }
+        ],
+        [{**evil, "status": "failed", "error": "<script>x</script>", "cost_usd": None}],
+    )
+    link = re.compile(r"(?<!\\)\]\(javascript:")  # an unescaped link target
+    assert "<img" not in table and not link.search(table) and "<script" not in table
+    research = report_markdown(
+        {
+            "question": "q <script>",
+            "status": "answered",
+            "stop_reason": "decision",
+            "confidence": 0.5,
+            "answer": "see [here](javascript:alert(1)) <a href='javascript:x'>x</a>",
+            "journey": "j",
+            "cited_urls": ["javascript:alert(1)"],
+        }
+    )
+    assert "<script" not in research and not link.search(research) and "<a href" not in research

@@ -7,6 +7,7 @@ import json
 
 import polars as pl
 
+from ..links import markdown_text
 from ..research.render import report_markdown
 from ..response.tables import read_with_trends
 from ..store import ParquetStore
@@ -20,7 +21,7 @@ def _cell(v) -> str:
         return "-"
     if isinstance(v, float):
         return f"{v:.1f}"
-    return str(v).replace("|", "\\|").replace("\n", " ")
+    return markdown_text(v).replace("|", "\\|").replace("\n", " ")
 
 
 def md_table(rows: list[dict], columns: list[tuple[str, str]]) -> str:
@@ -105,7 +106,7 @@ def response_markdown(store: ParquetStore, run_id: str) -> str:
             ],
         )
         for c in store.read("collections", run_id).filter(pl.col("status") == "failed").to_dicts():
-            out += f"\n**{c['provider']}/{c['model']} failed entirely:** {c['error']}\n"
+            out += f"\n**{_cell(c['provider'])}/{_cell(c['model'])} failed entirely:** {_cell(c['error'])}\n"
     brands = read_with_trends(store, "competitor_summaries", run_id)
     if not brands.is_empty():
         out += _share_of_voice(brands, analyses)
@@ -125,10 +126,10 @@ def response_markdown(store: ParquetStore, run_id: str) -> str:
             for w in feedback.get("contradictions") or []
         ]
         out += (
-            f"- **{r['query_id']}** ({r['provider'] or '-'}/{r['model'] or '-'}): "
+            f"- **{_cell(r['query_id'])}** ({_cell(r['provider'])}/{_cell(r['model'])}): "
             + ", ".join(f"{m} {_cell(r[f'{m}_score'])} ({r[f'{m}_tier']})" for m in METRICS)
             + (f"; wrong: {'; '.join(_cell(w) for w in wrong)}" if wrong else "")
-            + (f"; missing: {'; '.join(missing)}" if missing else "")
+            + (f"; missing: {'; '.join(_cell(m) for m in missing)}" if missing else "")
             + "\n"
         )
     bad = analyses.filter(pl.col("status") != "ok")
@@ -177,8 +178,8 @@ def _share_of_voice(brands: pl.DataFrame, analyses: pl.DataFrame) -> str:
     ]
     for r in instead:
         result = json.loads(r["result_json"])
-        rivals = ", ".join(c["name"] for c in result.get("competitors") or [] if c.get("mentioned"))
-        out += f"- **{r['query_id']}** ({r['provider'] or '-'}/{r['model'] or '-'}) names {rivals}: {_cell((result.get('response') or '')[:240])}\n"
+        rivals = ", ".join(_cell(c["name"]) for c in result.get("competitors") or [] if c.get("mentioned"))
+        out += f"- **{_cell(r['query_id'])}** ({_cell(r['provider'])}/{_cell(r['model'])}) names {rivals}: {_cell((result.get('response') or '')[:240])}\n"
     return out + ("" if instead else "(no answer names a competitor without the site)\n")
 
 

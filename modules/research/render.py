@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..links import markdown_link
+from ..links import markdown_link, markdown_text
 
 
 def report_markdown(report: dict) -> str:
@@ -11,15 +11,16 @@ def report_markdown(report: dict) -> str:
         "\n".join(f"{i}. {markdown_link(u)}" for i, u in enumerate(report.get("cited_urls") or [], 1))
         or "(none)"
     )
-    constraints = "".join(f"\n- {c}" for c in report.get("constraints") or [])
-    head = f"# {report['question']}\n\n"
+    constraints = "".join(f"\n- {markdown_text(c)}" for c in report.get("constraints") or [])
+    head = f"# {markdown_text(report['question'])}\n\n"
     if report.get("status") == "error":
-        return head + f"**The research failed:** {report.get('error')}\n"
+        return head + f"**The research failed:** {markdown_text(report.get('error'))}\n"
     return (
         head
         + f"**Status:** {report['status']} (stopped: {report['stop_reason']}), confidence {report['confidence']:.2f}\n"
         + (f"\n**Constraints from feedback:**{constraints}\n" if constraints else "")
-        + f"\n## Answer\n\n{report['answer']}\n\n## Research journey\n\n{report['journey']}\n\n## Key sources\n\n{sources}\n"
+        + f"\n## Answer\n\n{markdown_text(report['answer'])}\n\n## Research journey\n\n"
+        + f"{markdown_text(report['journey'])}\n\n## Key sources\n\n{sources}\n"
     )
 
 
