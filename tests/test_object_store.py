@@ -206,3 +206,10 @@ def test_analyze_and_a_resumed_collection_on_s3_read_by_polars_and_duckdb(prefec
         WHERE r.run_id IN (SELECT run_id FROM read_parquet('{data_dir}/runs/**/*.parquet', hive_partitioning = true))
         GROUP BY r.run_id ORDER BY r.run_id""").fetchall()
     assert committed == [("c1", 5), ("c2", 5)]
+
+
+def test_a_missing_bucket_is_refused_not_created(s3, tmp_path, capsys):
+    args = ["analyze", str(SAMPLES / "responses.jsonl"), "--ground-truth", str(SAMPLES / "pages.jsonl")]
+    assert main([*args, "--data-dir", "s3://typo-bucket/runs"]) == 2
+    assert "bucket 'typo-bucket' does not exist" in capsys.readouterr().err
+    assert not _s3_fs().exists("typo-bucket")

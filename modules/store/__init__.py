@@ -108,6 +108,18 @@ class ParquetStore:
     def check_writable(self) -> None:
         """Fail before any work (ValueError, one line) when runs could not be written here."""
         staging = f"{self._root_path}/_staging"
+        if not self.local:
+            bucket = self._root_path.split("/", 1)[0]
+            try:
+                there = self.fs.exists(bucket)
+            except OSError as exc:
+                raise ValueError(
+                    f"data dir {self.root} is not usable: {exc} (check its credentials)"
+                ) from None
+            if not there:  # makedirs would create it: a typo would become a new bucket
+                raise ValueError(
+                    f"data dir {self.root}: bucket {bucket!r} does not exist (create it first, or fix the name)"
+                )
         try:
             made = not self.fs.exists(staging)
             self.fs.makedirs(staging, exist_ok=True)
