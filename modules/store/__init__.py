@@ -108,7 +108,8 @@ class ParquetStore:
     def check_writable(self) -> None:
         """Fail before any work (ValueError, one line) when runs could not be written here."""
         staging = f"{self._root_path}/_staging"
-        if not self.local:
+        protocols = self.fs.protocol if isinstance(self.fs.protocol, tuple) else (self.fs.protocol,)
+        if {"s3", "s3a", "gs", "gcs", "az", "abfs"} & set(protocols):
             bucket = self._root_path.split("/", 1)[0]
             try:
                 there = self.fs.exists(bucket)
