@@ -63,7 +63,7 @@ FIELD_ORDER = {
 @pytest.fixture(scope="module")
 def web_corpus(tmp_path_factory):
     """The sample corpus with pages grown to web length (~12k characters) and an injection in
-    the page the first search reads."""
+    the page the first search reads (withheld: the other pages' data is still escaped)."""
     tmp = tmp_path_factory.mktemp("web")
     rows = [json.loads(line) for line in (SAMPLES / "corpus.jsonl").read_text().splitlines()]
     filler = " ".join(
@@ -123,12 +123,11 @@ def test_every_node_request_fits_a_4k_window_with_its_budget_and_escaped_data(we
             actions = user.split("[[ ## available_actions ## ]]", 1)[1].split("Respond with", 1)[0]
             assert ("crawl_url" in actions) == (offered.strip() != "[]")  # only the actions open now
     assert PLANTED not in result.sources
-    # the injection did reach the Analyzer: as escaped text inside its document
-    assert any(
-        "&lt;/document&gt;&lt;document" in m["content"] and "&#91;&#91; ## shared_memory" in m["content"]
-        for body in fake.requests
-        for m in body["messages"]
-    )
+    # the page addressing the model was withheld from every node (modules/tools/injection.py):
+    # none of its text, nor the URL it plants, reached the LM
+    withheld = {u for u, s in result.sources.items() if s.withheld}
+    assert any("Scott_Derrickson" in u for u in withheld), withheld
+    assert not any(PLANTED in m["content"] for body in fake.requests for m in body["messages"])
 
 
 def test_the_decision_node_reads_where_it_stands():
