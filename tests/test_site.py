@@ -86,18 +86,24 @@ def test_the_crawler_reads_the_site_only_with_loopback_allowed_and_honours_robot
     assert secret.outcome == "robots_disallowed" and not secret.text
 
 
-def test_site_search_gives_site_urls_and_snippets_only(tmp_path):
+def test_site_search_gives_the_documents_urls_and_snippets_only_and_pages_are_crawled(tmp_path):
+    """Results and pages carry the documents' own URLs (what research stores and cites outlives
+    the loopback port); the text comes from crawling the site."""
     local = LocalSearch(SAMPLES / "corpus.jsonl")
     with CorpusSite(local.index.docs) as site:
         results = SiteSearch(local, site).search("Scott Derrickson director", 5)
         assert results.outcome == "ok" and len(results) == 5
-        assert all(r.url.startswith(site.base + "/") and r.engine == "local" for r in results)
+        assert all(site.holds(r.url) and r.engine == "local" for r in results)
         top = results[0]
-        doc = local.index.get(site.original(top.url))
+        doc = local.index.get(top.url)
         assert top.title == doc.title and top.snippet and len(top.snippet) < len(doc.text)
-        pages = fetch_all([r.url for r in results[:2]], LOOPBACK)
-        assert [site.original(p.url) for p in pages] == [site.original(r.url) for r in results[:2]]
+        fetch = site.fetcher(lambda urls, snippets: fetch_all(urls, LOOPBACK, snippets=snippets))
+        pages = fetch([r.url for r in results[:2]], [None, None])
+        assert [p.url for p in pages] == [r.url for r in results[:2]]
         assert all(p.outcome == "ok" and p.text for p in pages)
+        assert all(
+            not link.startswith(site.base) for p in pages for link, _ in p.links if site.original(link)
+        )
 
 
 def _thread(candidates, read=(), suggestions=(), question=QUESTION):
@@ -414,8 +420,8 @@ def test_research_on_the_offline_web_reads_only_crawled_pages(embedder=None):
     result = researcher.run(QUESTION)
     analyzed = {u for u, s in result.sources.items() if s.analyzed}
     crawled = {s.query_or_url for s in result.steps if s.node == "tool" and s.action == "crawl_url"}
-    assert {site.url_for(u) for u in GOLD} <= analyzed == crawled
-    assert all(u.startswith(site.base + "/") for u in result.sources)
+    assert set(GOLD) <= analyzed == crawled
+    assert not any(u.startswith(site.base) for u in result.sources)  # cited as the pages' own URLs
     tools = [s for s in result.steps if s.node in ("tool", "analyzer")]
     for tool, analysis in zip(tools[::2], tools[1::2]):  # a search step gives the Analyzer nothing
         assert analysis.n_results == (1 if tool.action == "crawl_url" else 0)

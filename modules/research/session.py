@@ -105,6 +105,9 @@ def build_researcher(options: ResearchOptions, embedder=None) -> Researcher:
     def fetch(urls, snippets):
         return fetch_all(urls, config, mirror=mirror, snippets=snippets)
 
+    if site is not None:  # crawled from the site, stored and cited under the documents' own URLs
+        fetch = site.fetcher(fetch)
+
     compiled, versions = load_programs(options.programs) if runner.lm is not None else ({}, {})
     relevance = (
         RelevanceAnalyzer(embedder=embedder, runner=runner, program=compiled.get("relevance"))

@@ -12,13 +12,15 @@ scheme (``/en.wikipedia.org/wiki/Ed_Wood``), so ``original`` maps a page back to
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import quote, unquote, urlsplit
 
+from .crawl import Page
 from .local_index import Document, LocalSearch
 from .search import SearchResults, _results
 
@@ -94,6 +96,25 @@ class CorpusSite:
         i = self._by_path.get(page_url[len(self.base) :])
         return self.docs[i].url if i is not None else None
 
+    def fetcher(self, fetch: Callable[[list[str], list[str | None]], list[Page]]):
+        """``fetch`` over this site under the documents' own URLs: each URL is fetched from its
+        page here, and the page comes back under the document's URL with its links mapped the
+        same way, so that what research stores and cites outlives this process's loopback port."""
+
+        def fetch_originals(urls: list[str], snippets: list[str | None]) -> list[Page]:
+            pages = fetch([self.url_for(u) if self.holds(u) else u for u in urls], snippets)
+            return [self._as_original(page, url) for page, url in zip(pages, urls)]
+
+        return fetch_originals
+
+    def holds(self, doc_url: str) -> bool:
+        return _path(doc_url) in self._by_path
+
+    def _as_original(self, page: Page, asked: str) -> Page:
+        links = [(self.original(link) or link, anchor) for link, anchor in page.links]
+        final = self.original(page.final_url) or page.final_url
+        return dataclasses.replace(page, url=self.original(page.url) or asked, final_url=final, links=links)
+
     # ----- pages ---------------------------------------------------------------------------
     def respond(self, path: str) -> tuple[int, str, str]:
         """(status, content type, body) for a request path."""
@@ -163,8 +184,9 @@ def _is_span(text: str, tokens: list[re.Match]) -> bool:
 
 
 class SiteSearch:
-    """The ``local`` engine over a ``CorpusSite``: each result is a title, the page's URL on the
-    site and a snippet, never the document itself."""
+    """The ``local`` engine over a ``CorpusSite``: each result is a title, the document's own URL
+    and a snippet, never the document itself; the page is read by crawling it
+    (:meth:`CorpusSite.fetcher` fetches it from the site)."""
 
     name = "local"
 
@@ -175,7 +197,7 @@ class SiteSearch:
         results = self.local.search(query, max_results)
         if results.outcome != "ok":
             return results
-        rows = [(r.title, self.site.url_for(r.url), r.snippet) for r in results]
+        rows = [(r.title, r.url, r.snippet) for r in results]
         return _results(self.name, rows, query, max_results)
 
 
