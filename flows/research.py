@@ -140,7 +140,9 @@ def research_thread(
     try:
         researcher = build_researcher(options)
         memory = Memory(researcher.embedder, seed.facts)
-        result = researcher.run(seed.question, memory=memory, constraints=seed.constraints)
+        result = researcher.run(
+            seed.question, memory=memory, constraints=seed.constraints, searched=seed.searched
+        )
     except TRANSIENT_ERRORS:
         raise
     except Exception as exc:  # noqa: BLE001 - recorded in the reports table, never lost

@@ -233,9 +233,15 @@ def test_cli_research_and_feedback(prefect_harness, tmp_path, capsys):
     assert main(["feedback", "cli-1", "--add", "Mention the birth years.", "--run-id", "cli-2", *args]) == 0
     out = capsys.readouterr().out
     assert "Answer:" in out and "re-opened from cli-1" in out
+    assert "Reviewer's input:\n- Mention the birth years." in out  # what the reviewer added, shown
+    steps = ParquetStore(tmp_path).read("steps", "cli-2")
+    searches = steps.filter(steps["action"].str.starts_with("search_") & (steps["node"] == "tool"))
+    assert QUESTION not in searches["query_or_url"].to_list()  # the parent's search is not run again
     questions = write_jsonl(tmp_path / "q.jsonl", [{"id": "a", "question": QUESTION}])
     assert main(["research-batch", str(questions), "--run-id", "cli-3", *args]) == 0
-    assert "cli-3" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    short = ParquetStore(tmp_path).read("reports", "cli-3")["short_answer"][0]
+    assert "cli-3" in out and "short answer" in out and short and short in out
     assert main(["research", "   ", *args]) == 2 and "question is empty" in capsys.readouterr().err
 
 

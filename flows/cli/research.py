@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from .options import add_lm, add_run_outputs, add_task_runner
-from .output import print_json, print_paths
+from .output import print_json, print_paths, print_table
 
 
 def _research_options(args: argparse.Namespace):
@@ -148,8 +148,17 @@ def cmd_research_batch(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result)
     else:
-        for r in result.reports:
-            print(f"{r['question_id']:>12s}  {r['status']:11s} {r['confidence']:.2f}  {r['question'][:80]}")
+        rows = [
+            [
+                r["question_id"],
+                r["status"],
+                f"{r['confidence']:.2f}",
+                (r.get("short_answer") or "-")[:40],
+                r["question"][:70],
+            ]
+            for r in result.reports
+        ]
+        print_table(["question", "status", "conf", "short answer", "asked"], rows)
         print(f"\nrun {result.run_id}: {len(result.reports)} questions; tables under {result.data_dir}")
     return 0
 

@@ -22,6 +22,7 @@ class ThreadSeed(BaseModel):
     constraints: list[str] = Field(default_factory=list)
     answer: str = ""
     short_answer: str = ""
+    searched: list[str] = Field(default_factory=list)  # the queries the stored thread ran: not again
 
 
 def seeds_from_run(
@@ -37,6 +38,7 @@ def seeds_from_run(
             raise ValueError(f"run {run_id!r} has no question(s) {unknown}")
         reports = reports.filter(reports["question_id"].is_in(question_ids))
     memory = store.read("memory", run_id)
+    steps = store.read("steps", run_id)
     seeds = []
     for r in reports.iter_rows(named=True):
         facts = (
@@ -53,9 +55,21 @@ def seeds_from_run(
                 constraints=list(r["constraints"] or []),
                 answer=r["answer"] or "",
                 short_answer=r.get("short_answer") or "",
+                searched=_searched(steps, r["question_id"]),
             )
         )
     return seeds
+
+
+def _searched(steps, question_id: str) -> list[str]:
+    if steps.is_empty():
+        return []
+    rows = steps.filter(
+        (steps["question_id"] == question_id)
+        & (steps["node"] == "tool")
+        & steps["action"].str.starts_with("search_")
+    )
+    return list(dict.fromkeys(q for q in rows["query_or_url"].to_list() if q))
 
 
 def constraints_for(

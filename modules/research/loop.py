@@ -125,10 +125,20 @@ class Researcher:
         self.report_baseline = BaselineReport()
 
     def run(
-        self, question: str, memory: Memory | None = None, constraints: Sequence[str] = ()
+        self,
+        question: str,
+        memory: Memory | None = None,
+        constraints: Sequence[str] = (),
+        searched: Sequence[str] = (),
     ) -> ResearchResult:
+        """Research ``question`` to a report. A re-opened thread passes its memory, constraints
+        and the queries it already ran (``searched``: never run again, as within a thread)."""
         started = time.monotonic()
         thread = Thread(question=question, engines=list(self.search), constraints=list(constraints))
+        if searched:
+            thread.queries = list(searched)
+            thread.query_vectors = list(self.embedder.encode(list(searched)))
+            thread.searched_entities.update(searched)
         memory = memory or Memory(self.embedder)
         sources: dict[str, Source] = {}
         steps: list[StepRecord] = []

@@ -31,6 +31,11 @@ def report_text(report: dict) -> str:
         return "\n".join(lines + [f"The research failed: {report.get('error')}"])
     lines += [
         f"status: {report['status']} (stopped: {report['stop_reason']}), confidence {report['confidence']:.2f}",
+        *(
+            ["", "Reviewer's input:", *(f"- {c}" for c in report["constraints"])]
+            if report.get("constraints")
+            else []
+        ),
         "",
         "Answer:",
         report["answer"],
