@@ -15,7 +15,13 @@ Three methods side by side, on the same questions and index:
 pages on 127.0.0.1, search giving titles, URLs and snippets only, and the Analyzer reading only
 pages crawled through the real crawler: the single-shot rows crawl the top 10, the loop
 (``--max-steps 16``) crawls the pages its Decision node chooses. A gold paragraph counts as read
-when its page was crawled and analyzed.
+when its page was crawled and analyzed (pages keep the documents' own URLs).
+
+Calibration (the loop): a short answer is right when its token F1 with the gold answer is at
+least 0.8; ``right_at_0.8`` is the share right among the short answers given at confidence
+>= 0.8, ``answered`` the share of questions with a short answer, ``ece`` the expected
+calibration error of those short answers over ten confidence bins, and ``--details`` keeps
+each report's confidence for the reliability table.
 
 Run: ``.venv/bin/python -m evals.bench_research [--limit N] [--max-steps 6] [--web] [--loop-only]``
 """
@@ -42,9 +48,8 @@ class _OneRanking:
 
     name = "local"
 
-    def __init__(self, index, mode: str, page_url=None):
+    def __init__(self, index, mode: str):
         self.index, self.mode = index, mode
-        self.page_url = page_url or (lambda url: url)  # a document's URL on the offline web
 
     def search(self, query: str, max_results: int = 10) -> SearchResults:
         if self.mode == "hybrid":
@@ -55,7 +60,7 @@ class _OneRanking:
                 (self.index.docs[i].title, self.index.docs[i].url, self.index.docs[i].text[:300])
                 for i, _ in hits
             ]
-        return _results("local", [(t, self.page_url(u), s) for t, u, s in rows], query, max_results)
+        return _results("local", rows, query, max_results)
 
 
 def contains(answer: str, report: str) -> bool:
@@ -110,6 +115,32 @@ def loop(researcher: Researcher, q: Question, gold: frozenset[str]) -> dict:
         "gold": q.answer,
         "short_answer": result.report.short_answer,
         "answer_type": result.report.answer_type,
+        "confidence": result.confidence,
+        "status": result.status,
+    }
+
+
+#: A short answer counts as right at this token F1 with the gold answer (calibration).
+RIGHT_F1 = 0.8
+
+
+def calibration(rows: list[dict], bins: int = 10) -> dict:
+    """How far the loop's confidence can be trusted: over the reports with a short answer, the
+    share right at confidence >= 0.8 and the expected calibration error (ECE) over ``bins``."""
+    given = [(r["confidence"], r["f1"] >= RIGHT_F1) for r in rows if r.get("short_answer")]
+    high = [right for c, right in given if c >= 0.8]
+    ece = 0.0
+    for b in range(bins):
+        lo, hi = b / bins, (b + 1) / bins
+        inside = [(c, right) for c, right in given if lo <= c < hi or (b == bins - 1 and c == 1.0)]
+        if inside:
+            gap = abs(sum(c for c, _ in inside) / len(inside) - sum(r for _, r in inside) / len(inside))
+            ece += len(inside) / len(given) * gap
+    return {
+        "answered": round(len(given) / len(rows), 3),
+        "answered_at_0.8": len(high),
+        "right_at_0.8": round(sum(high) / len(high), 3) if high else None,
+        "ece": round(ece, 3) if given else None,
     }
 
 
@@ -126,6 +157,8 @@ def summarize(rows: list[dict]) -> dict:
     if "crawled" in rows[0]:
         out["median_steps"] = statistics.median(r["steps"] for r in rows)
         out["median_pages_crawled"] = statistics.median(r["crawled"] for r in rows)
+    if "confidence" in rows[0]:
+        out |= calibration(rows)
     return out
 
 
@@ -156,16 +189,15 @@ def main() -> None:
     engine = researcher.search["local"]
     site = engine.site if args.web else None
     index = engine.local.index if site else engine.index
-    page_url = site.url_for if site else None
     print(f"index: {len(index.docs)} documents, opened in {time.perf_counter() - t:.1f} s")
     if site:
         print(f"offline web: {site.base}")
     index.search("warm up", 1)
-    gold = {q.qid: frozenset(map(page_url, q.gold_urls)) if site else q.gold_urls for q in questions}
+    gold = {q.qid: q.gold_urls for q in questions}
 
     table = {}
     for name, mode in () if args.loop_only else (("bm25@10", "bm25"), ("hybrid@10", "hybrid")):
-        backend = _OneRanking(index, mode, page_url)
+        backend = _OneRanking(index, mode)
         table[name] = summarize([single_shot(researcher, backend, q, gold[q.qid]) for q in questions])
     loop_rows = [loop(researcher, q, gold[q.qid]) for q in questions]
     table[f"loop (max {args.max_steps} steps)"] = summarize(loop_rows)

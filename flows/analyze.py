@@ -177,6 +177,13 @@ def load_ground_truth_task(analyzer: ResponseAnalyzer, pages_path: str, domains:
     with ExitStack() as shown:
 
         def opened(chunks: int):
+            cap = analyzer.config.batch.max_ground_truth_chunks
+            if chunks > cap:
+                raise ValueError(
+                    f"ground truth {pages_path}: {chunks:,} page chunks for the answers' domains, more than "
+                    f"batch.max_ground_truth_chunks ({cap:,}); pass those domains' pages only, or raise it "
+                    f"(--set batch.max_ground_truth_chunks={chunks})"
+                )
             if chunks >= LARGE_GROUND_TRUTH_CHUNKS:
                 _large_ground_truth_note(pages_path, chunks)
             if chunks < GROUND_TRUTH_PROGRESS_CHUNKS:  # seconds of work: no bar

@@ -688,3 +688,11 @@ def _parser_with(build, command, func):
         return parser
 
     return build_parser
+
+
+def test_a_ground_truth_past_its_cap_is_refused_before_it_is_embedded(prefect_harness, tmp_path, capsys):
+    args = ["analyze", str(SAMPLES / "responses.jsonl"), "--ground-truth", str(SAMPLES / "pages.jsonl")]
+    assert main([*args, "--set", "batch.max_ground_truth_chunks=5", "--data-dir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.startswith("sleuth: error: ground truth") and "batch.max_ground_truth_chunks" in err
+    assert not (tmp_path / "analyses").exists()

@@ -107,6 +107,9 @@ class BatchConfig(_Section):
     max_retries: int = Field(2, ge=0)
     continue_on_error: bool = True
     max_response_chars: int = Field(20_000, ge=100)
+    #: Page chunks a run embeds for its ground truth at most: past it the run is refused at once
+    #: (200,000 chunks take 10-35 minutes on 2 cores), rather than after an hour.
+    max_ground_truth_chunks: int = Field(200_000, ge=1)
 
 
 class AnalyzerConfig(_Section):
