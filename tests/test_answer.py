@@ -627,3 +627,26 @@ def test_a_name_is_given_as_the_page_read_titles_it():
     q = "Ralph Hefferline was a psychology professor at a university that is located in what city?"
     assert answer(q, [hefferline, columbia]).text == "City of New York"
     assert answer(q, [hefferline, columbia, nyc]).text == "New York City"
+
+
+def test_a_report_that_would_answer_otherwise_than_the_hand_over_gives_no_short_answer(embedder):
+    """The Decision handed over naming one answer; the facts the report reads give another: two
+    single answers from the sources, reported as such, with no short answer."""
+    from modules.research.baseline import BaselineReport, Thread
+
+    q = "Which British first-generation jet-powered medium bomber was used in the South West Pacific theatre of World War II?"
+    canberra = ev(
+        "English Electric Canberra",
+        "The English Electric Canberra is a British first-generation jet-powered medium bomber that was manufactured during the 1950s.",
+    )
+    thread = Thread(question=q, engines=["local"], step=1)
+    thread.titles = {canberra.url: canberra.title}
+    memory = Memory(embedder)
+    memory.add([(canberra.text, canberra.url, 0.9)], 1)
+    assert BaselineReport()(thread, memory, "j").short_answer == "English Electric Canberra"
+    thread.handover_answer = "Avro Lincoln"  # what the Decision named when it stopped
+    report = BaselineReport()(thread, memory, "j")
+    assert report.short_answer == "" and '"Avro Lincoln"' in report.answer
+    assert '"English Electric Canberra"' in report.answer and "a person should judge" in report.answer
+    thread.handover_answer = "english electric  canberra"  # the same answer, written otherwise
+    assert BaselineReport()(thread, memory, "j").short_answer == "English Electric Canberra"

@@ -102,6 +102,7 @@ class Thread:
     last_analysis: Analysis | None = None
     history: list[str] = field(default_factory=list)
     constraints: list[str] = field(default_factory=list)  # added by human feedback
+    handover_answer: str = ""  # the answer the baseline Decision named when it handed over
 
 
 def question_entities(question: str) -> list[str]:
@@ -338,6 +339,7 @@ class BaselineDecision:
             else None
         )
         if found is not None and found.settled:
+            thread.handover_answer = found.text
             return Decision(
                 next_action="send_to_hitl",
                 reasoning=f'Every part of the question has a cited fact: the answer is "{found.text}".',
@@ -428,7 +430,17 @@ class BaselineReport:
         found = answer(
             thread.question, evidence(thread, ranked), excluded=rejected_answers(thread.constraints)
         )
-        if found.complete:
+        named = thread.handover_answer
+        disagree = bool(named) and found.complete and _norm_answer(named) != _norm_answer(found.text)
+        if disagree:
+            # the facts answered one way when the research stopped and another way now (a fact
+            # judged conflicting since, say): two single answers from the sources, none given
+            cited = [(f.text, f.url) for f in found.support]
+            opening = (
+                f'The sources read give two answers: "{named}" when the research stopped, and '
+                f'"{found.text}" from the facts kept; a person should judge.'
+            )
+        elif found.complete:
             cited = [(f.text, f.url) for f in found.support]
             opening = f"{found.text[0].upper() + found.text[1:]}."
         elif found.contested:
@@ -459,12 +471,16 @@ class BaselineReport:
         if found.missing:
             caveats.append("Not established: " + "; ".join(found.missing) + ".")
         return Report(
-            short_answer=found.text if found.complete else "",
+            short_answer=found.text if found.complete and not disagree else "",
             answer_type=found.answer_type,
             answer=" ".join([opening, body] + caveats),
             research_journey=journey,
             key_sources=sources,
         )
+
+
+def _norm_answer(text: str) -> str:
+    return " ".join(words(text.lower()))
 
 
 def evidence(thread: Thread, facts: list[Fact]) -> list[Evidence]:
