@@ -171,3 +171,19 @@ def test_the_journey_reads_as_a_sentence():
         'Research searched local for "q" (1 result, ok); then found 1 new fact; then read '
         "https://example.org/a; then found 3 new facts. Stopped because the step limit was reached."
     )
+
+
+def test_a_model_that_repeats_its_search_never_runs_it_twice(sample_search, embedder):
+    """The local model searched the question at every step; a near-duplicate search is refused
+    and the baseline program picks that step instead."""
+    again = DummyLM(
+        [{"reasoning": "search again", "next_action": "search_local", "query_or_url": QUESTION}] * 50
+    )
+    result = researcher(
+        sample_search, embedder, runner=NodeRunner(lm=again, retries=0), limits=Limits(max_steps=4)
+    ).run(QUESTION)
+    searched = [s.query_or_url for s in result.steps if s.node == "tool" and s.action.startswith("search_")]
+    assert searched and len(searched) == len(set(searched)), searched
+    refused = [s for s in result.steps if s.node == "decision" and s.error and "repeated query" in s.error]
+    assert refused and all(s.fallback for s in refused)
+    assert any("refused to search" in line for line in result.log)

@@ -322,8 +322,6 @@ class BaselineDecision:
     with the compared attribute; a wh-question's answer of the asked type). Until then a named
     thing of the question that no fact speaks of is searched first."""
 
-    DUPLICATE_QUERY = 0.9
-
     def __init__(self, embedder: Embedder):
         self.embedder = embedder
 
@@ -400,15 +398,25 @@ class BaselineDecision:
         return True
 
     def _repeats(self, thread: Thread, query: str) -> bool:
-        if not thread.query_vectors:
-            return False
-        v = self.embedder.encode([query])[0]
-        return max(float(v @ p) for p in thread.query_vectors) >= self.DUPLICATE_QUERY
+        return repeats_query(self.embedder, thread, query)
 
     @staticmethod
     def _search(thread: Thread, query: str, why: str) -> Decision:
         engine = thread.engines[len(thread.queries) % len(thread.engines)]  # alternate configured engines
         return Decision(next_action=f"search_{engine}", query_or_url=query, reasoning=why)
+
+
+#: Cosine from which a query counts as one the thread already ran.
+DUPLICATE_QUERY = 0.9
+
+
+def repeats_query(embedder: Embedder, thread: Thread, query: str) -> bool:
+    """``query`` is a near-duplicate (cosine >= :data:`DUPLICATE_QUERY`) of one the thread ran:
+    running it again reads the same results. One rule for every Decision, baseline or LM."""
+    if not thread.query_vectors or not query.strip():
+        return False
+    v = embedder.encode([query])[0]
+    return max(float(v @ p) for p in thread.query_vectors) >= DUPLICATE_QUERY
 
 
 class BaselineReport:

@@ -25,7 +25,7 @@ from ..text import content_terms, split_sentences
 from ..tools.crawl import Page
 from ..tools.injection import injection_markers
 from ..tools.search import SearchBackend
-from .baseline import BaselineAnalyzer, BaselineDecision, BaselineReport, Thread
+from .baseline import BaselineAnalyzer, BaselineDecision, BaselineReport, Thread, repeats_query
 from .memory import Memory
 from .prompts import (
     ANSWERED_CONFIDENCE,
@@ -231,6 +231,19 @@ class Researcher:
                 self.decide_baseline(thread, memory),
                 True,
                 "crawl target not among candidate URLs",
+            )
+        if (
+            decision.next_action.startswith("search_")
+            and not fallback
+            and repeats_query(self.embedder, thread, decision.query_or_url or thread.question)
+        ):
+            # a model repeating a search (the local model searched the question four times)
+            # reads the same results again: the baseline program picks the step instead
+            log.append(f"step {thread.step}: refused to search {decision.query_or_url!r} again")
+            decision, fallback, error = (
+                self.decide_baseline(thread, memory),
+                True,
+                "repeated query: a near-duplicate of one already searched",
             )
         if decision.next_action.startswith("search_"):
             engine = decision.next_action[len("search_") :]
