@@ -374,3 +374,33 @@ def test_claims_reach_the_judge_escaped_and_a_found_verdict_needs_the_answers_wo
     assert not out.fallback, out.error
     assert [c.claim.id for c in out.feedback.claims.found] == ["price"]  # the offline verdicts stand
     assert {m.claim.id for m in out.feedback.claims.missing} == {"sso <x>", "minimum"}
+
+
+def test_a_weak_lm_never_clears_what_the_offline_checks_found():
+    """The local model rated "9,100 metres ... in the Andes" excellent with no wrong fact: the LM
+    adds evidence, it never silently overrules the offline contradictions."""
+    from modules.response import AnalyzerConfig, ResponseAnalyzer, load_pages
+    from modules.response.records import load_records
+
+    records, _, _ = load_records(str(SAMPLES / "responses.jsonl"))
+    [everest] = [r for r in records if "9,100" in r.response]
+    analyzer = ResponseAnalyzer(AnalyzerConfig())
+    gts = analyzer.prepare_ground_truth(load_pages(SAMPLES / "pages.jsonl"), [everest.domain])
+    offline = analyzer.analyze_batch([everest], gts)[0]
+    assert offline.feedback.contradictions  # the offline checks find the wrong height and range
+    agreeable = {
+        "reasoning": "All good.",
+        "verdicts": [{"claim_id": c.id, "verdict": "found", "quote": ""} for c in offline.expected_claims],
+        "wrong_facts": [],
+    }
+    out = LMJudge(dspy.utils.DummyLM([agreeable])).judge(offline, [])
+    assert not out.fallback, out.error
+    kept = {c.statement for c in out.feedback.contradictions}
+    assert {c.statement for c in offline.feedback.contradictions} <= kept
+    assert {c.claim.id for c in offline.feedback.claims.contradicted} <= {
+        c.claim.id for c in out.feedback.claims.contradicted
+    }
+    assert (
+        out.scores.accuracy.tier != "excellent"
+        and out.scores.accuracy.score <= offline.scores.accuracy.score + 1e-9
+    )

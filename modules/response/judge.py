@@ -319,8 +319,14 @@ class LMJudge:
                 )
 
         found, not_found, feedback_found, contradicted = [], [], [], []
+        offline_contradicted = {c.claim.id: c for c in result.feedback.claims.contradicted}
         for claim in result.expected_claims:
             verdict, quote = by_id[claim.id]
+            if claim.id in offline_contradicted and verdict != "contradicted":
+                # the LM adds evidence; it never silently clears what the offline checks found
+                not_found.append(claim)
+                contradicted.append(offline_contradicted[claim.id])
+                continue
             at = locate_quote(text, quote)
             if verdict == "found" and at is None:
                 # "found" with no words of the answer to show for it: the offline verdict stands
@@ -393,6 +399,11 @@ class LMJudge:
                     detail=evidence or None,
                 )
             )
+        for c in result.feedback.contradictions:  # the offline wrong facts stand beside the LM's
+            if c.position.end > c.position.start and not any(
+                _overlaps(c.position, w.position) for w in wrong
+            ):
+                wrong.append(c)
         wrong.sort(key=lambda c: c.position.start)
         n_wrong = len(wrong) + sum(c.position.end <= c.position.start for c in contradicted)
 
