@@ -174,3 +174,22 @@ def test_an_unreachable_base_url_stops_the_command(tmp_path):
     assert done.stdout.split() == ["2", "-"]
     assert "cannot reach http://127.0.0.1:9/v1/models" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_lm_timeout_sets_every_lm_request_of_the_command(monkeypatch, capsys):
+    from flows.cli import build_parser, main
+    from flows.cli.lm import resolve_lm_options
+    from modules.lm import default_timeout
+
+    monkeypatch.delenv("SLEUTH_LM_TIMEOUT", raising=False)
+    for command in (
+        ["analyze", "x.jsonl", "--ground-truth", "p.jsonl"],
+        ["research", "q"],
+        ["rerank-batch", "i", "--out", "o"],
+    ):
+        args = build_parser().parse_args([*command, "--lm-timeout", "240"])
+        resolve_lm_options(args)
+        assert default_timeout() == 240.0
+        monkeypatch.delenv("SLEUTH_LM_TIMEOUT")
+    assert main(["research", "q", "--lm-timeout", "0"]) == 2
+    assert "--lm-timeout must be a number of seconds > 0" in capsys.readouterr().err

@@ -74,6 +74,11 @@ def resolve_lm_options(args: argparse.Namespace) -> None:
     unreachable server or an unknown model is one error line here, not a run of fallbacks."""
     import os
 
+    timeout = getattr(args, "lm_timeout", None)
+    if timeout is not None:  # one setting for every LM request of the command, before any default
+        if not timeout > 0:
+            raise ValueError(f"--lm-timeout must be a number of seconds > 0, got {timeout:g}")
+        os.environ["SLEUTH_LM_TIMEOUT"] = f"{timeout:g}"
     if hasattr(args, "lm"):
         model = args.lm or os.environ.get("SLEUTH_LM") or None
         base_url = args.lm_base_url or os.environ.get("SLEUTH_LM_BASE_URL") or None
@@ -82,7 +87,8 @@ def resolve_lm_options(args: argparse.Namespace) -> None:
 
             info = local_lm.status() or local_lm.start()
             args.lm, args.lm_base_url = info.lm, info.url
-            # a CPU model writes a judge's or a rerank's reply in minutes, not seconds
+            # a CPU model writes a judge's or a rerank's reply in minutes, not seconds (an explicit
+            # --lm-timeout or SLEUTH_LM_TIMEOUT stays)
             os.environ.setdefault("SLEUTH_LM_TIMEOUT", str(local_lm.TIMEOUT_S))
             if getattr(args, "lm_context", "absent") is None:
                 args.lm_context = info.context_tokens

@@ -52,6 +52,12 @@ def add_lm(p: argparse.ArgumentParser, programs_help: str | None = None, context
         metavar="URL",
         help="OpenAI-compatible server (llama.cpp, vLLM, Ollama); default $SLEUTH_LM_BASE_URL",
     )
+    p.add_argument(
+        "--lm-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="seconds each LM request may take (default $SLEUTH_LM_TIMEOUT, else 60; 600 with --lm local)",
+    )
     if context:
         p.add_argument(
             "--lm-context",
