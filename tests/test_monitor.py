@@ -432,3 +432,16 @@ def test_cli_monitor_prints_providers_side_by_side(prefect_harness, tmp_path, ca
         ]
     finally:
         fake.close()
+
+
+def test_cli_collect_counts_refusals_apart_from_answers(prefect_harness, tmp_path, capsys):
+    """A refusal is a call that got no answer worth auditing: the summary line says how many."""
+    fake = FakeAssistant({})
+    try:
+        providers = ["--provider", f"openai/good,base_url={fake.base_url},label=a"]
+        providers += ["--provider", f"openai/refuse,base_url={fake.base_url},label=b"]
+        assert main(["collect", QUERY_SET, *providers, "--data-dir", str(tmp_path)]) == 0
+    finally:
+        fake.close()
+    out = capsys.readouterr().out
+    assert "10 calls: 5 answered, 5 refused, 0 empty, 0 without an answer (errors)" in out, out

@@ -382,9 +382,12 @@ def cmd_collect(args: argparse.Namespace) -> int:
 def _print_collection_run(result) -> None:
     """A ``CollectionRun``, or a ``MonitorRun`` stopped before its analysis."""
     resumed = f", resuming run {result.resumed_from}" if result.resumed_from else ""
+    refusals = sum(c["refusals"] or 0 for c in result.collections)
+    empty = sum(c["empty"] or 0 for c in result.collections)
     print(
-        f"\nrun {result.run_id}: query set {result.query_set_id}{resumed}, {result.total} calls, "
-        f"{result.failed} without an answer\n"
+        f"\nrun {result.run_id}: query set {result.query_set_id}{resumed}, {result.total} calls: "
+        f"{result.total - result.failed - refusals - empty} answered, {refusals} refused, {empty} empty, "
+        f"{result.failed} without an answer (errors)\n"
     )
     _print_collections(result.collections)
     print("\nParquet written to:")
@@ -459,7 +462,11 @@ def cmd_monitor(args: argparse.Namespace) -> int:
                 r["error_count"],
                 cost.get((r["provider"], r["model"])),
             ]
-            for r in result.provider_summaries
+            # best first within each domain and query set (a failed provider, unranked, last)
+            for r in sorted(
+                result.provider_summaries,
+                key=lambda r: (r["domain"] or "", r["accuracy_rank"] is None, r["accuracy_rank"] or 0),
+            )
         ],
         left=3,
     )
