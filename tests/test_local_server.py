@@ -48,6 +48,19 @@ with local_run_settings():
 """
 
 
+def _analyze_sample(env: dict[str, str], data_dir: Path, *extra: str) -> subprocess.CompletedProcess:
+    """``sleuth analyze`` of the sample answers, as a user runs it (its own process)."""
+    return subprocess.run(
+        [sys.executable, "-m", "flows.cli", "analyze", str(SAMPLES / "responses.jsonl")]
+        + ["--ground-truth", str(SAMPLES / "pages.jsonl"), "--data-dir", str(data_dir), *extra],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
 def _wait_until(condition, seconds: float) -> bool:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -74,16 +87,7 @@ def test_commands_share_one_server_which_stops_when_idle(tmp_path):
         assert started == {f"{info['url']} {info['pid']}"}
 
         for run_id in ("first", "second"):
-            out = subprocess.run(
-                [sys.executable, "-m", "flows.cli", "analyze", str(SAMPLES / "responses.jsonl")]
-                + ["--ground-truth", str(SAMPLES / "pages.jsonl"), "--data-dir", str(tmp_path / "runs")]
-                + ["--run-id", run_id],
-                env=env,
-                cwd=ROOT,
-                capture_output=True,
-                text=True,
-                timeout=300,
-            )
+            out = _analyze_sample(env, tmp_path / "runs", "--run-id", run_id)
             assert out.returncode == 0, out.stderr
             assert json.loads((folder / "server.json").read_text()) == info  # the same server, reused
         # both flow runs were recorded by that server (not by a temporary one each)
@@ -153,15 +157,7 @@ def test_a_server_that_cannot_start_is_one_error_line(tmp_path):
     env = _env(tmp_path / "prefect", "1") | {
         "PREFECT_API_DATABASE_CONNECTION_URL": f"sqlite+aiosqlite:///{tmp_path / 'not-a-dir' / 'prefect.db'}"
     }
-    out = subprocess.run(
-        [sys.executable, "-m", "flows.cli", "analyze", str(SAMPLES / "responses.jsonl")]
-        + ["--ground-truth", str(SAMPLES / "pages.jsonl"), "--data-dir", str(tmp_path / "runs")],
-        env=env,
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    out = _analyze_sample(env, tmp_path / "runs")
     assert out.returncode == 2
     errors = [line for line in out.stderr.splitlines() if line.startswith("sleuth: error:")]
     assert len(errors) == 1 and "Traceback" not in out.stderr, out.stderr
@@ -215,15 +211,7 @@ def test_a_stale_record_never_signals_another_process_nor_trusts_a_squatter(tmp_
             assert not (folder / "server.json").exists()
 
         (folder / "server.json").write_text(json.dumps(stale | record))
-        out = subprocess.run(
-            [sys.executable, "-m", "flows.cli", "analyze", str(SAMPLES / "responses.jsonl")]
-            + ["--ground-truth", str(SAMPLES / "pages.jsonl"), "--data-dir", str(tmp_path / "runs")],
-            env=env,
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
+        out = _analyze_sample(env, tmp_path / "runs")
         assert out.returncode == 0, out.stderr
         assert bystander.poll() is None, "a command signalled a process that is not the server"
         info = json.loads((folder / "server.json").read_text())

@@ -63,18 +63,26 @@ def _owner_tag() -> str:
     return f"{_HOST}~{os.getpid()}"
 
 
+def _local_pid(name: str) -> int | None:
+    """The pid of a ``host~pid`` tag in ``name`` when the host is this one (else None)."""
+    m = re.search(r"(?:^|[.])([A-Za-z0-9-]+)~(\d+)(?:[.]|$)", name)
+    return int(m.group(2)) if m and m.group(1) == _HOST else None
+
+
+def _runs(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def _dead_owner(name: str) -> bool:
     """True when ``name`` carries ``host~pid`` of this host and that process no longer exists."""
-    m = re.search(r"(?:^|[.])([A-Za-z0-9-]+)~(\d+)(?:[.]|$)", name)
-    if not m or m.group(1) != _HOST:
-        return False
-    try:
-        os.kill(int(m.group(2)), 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:
-        return False
-    return False
+    pid = _local_pid(name)
+    return pid is not None and not _runs(pid)
 
 
 def resolve_data_dir(data_dir: str | os.PathLike | None = None) -> str:
@@ -340,16 +348,8 @@ class Checkpoint:
         """``host~pid`` of the process still writing this checkpoint, when it runs on this host
         (a resume of it would pay for every call twice); None when it ended or runs elsewhere."""
         owner = str((self.manifest() or {}).get("owner") or "")
-        m = re.fullmatch(r"([A-Za-z0-9-]+)~(\d+)", owner)
-        if not m or m.group(1) != _HOST or int(m.group(2)) == os.getpid():
-            return None
-        try:
-            os.kill(int(m.group(2)), 0)
-        except ProcessLookupError:
-            return None
-        except PermissionError:
-            pass
-        return owner
+        pid = _local_pid(owner)
+        return owner if pid is not None and pid != os.getpid() and _runs(pid) else None
 
     def manifest(self) -> dict | None:
         try:
