@@ -23,7 +23,11 @@ least 0.8; ``right_at_0.8`` is the share right among the short answers given at 
 calibration error of those short answers over ten confidence bins, and ``--details`` keeps
 each report's confidence for the reliability table.
 
-Run: ``.venv/bin/python -m evals.bench_research [--limit N] [--max-steps 6] [--web] [--loop-only]``
+Questions: ``--split dev`` (default; the 20 to tune on), ``train``, ``test`` (the frozen 20: run
+once, at the end of a quality change, and reported beside dev) or ``all``; the split is
+``evals/sets/split.json``'s.
+
+Run: ``.venv/bin/python -m evals.bench_research [--split dev] [--limit N] [--max-steps 6] [--web] [--loop-only]``
 """
 
 from __future__ import annotations
@@ -41,6 +45,8 @@ from modules.research.loop import Researcher, journey_from
 from modules.research.memory import Memory
 from modules.research.session import ResearchOptions, build_researcher
 from modules.tools.search import SearchResults, _results
+
+SPLIT = Path(__file__).resolve().parent / "sets" / "split.json"
 
 
 class _OneRanking:
@@ -61,6 +67,15 @@ class _OneRanking:
                 for i, _ in hits
             ]
         return _results("local", rows, query, max_results)
+
+
+def split_questions(part: str) -> list[Question]:
+    """The questions of one part of ``evals/sets/split.json`` (``all``: every one), in file order."""
+    questions = load_questions()
+    if part == "all":
+        return questions
+    chosen = set(json.loads(SPLIT.read_text())[part])
+    return [q for q in questions if q.qid in chosen]
 
 
 def contains(answer: str, report: str) -> bool:
@@ -164,6 +179,7 @@ def summarize(rows: list[dict]) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--split", choices=["dev", "train", "test", "all"], default="dev")
     parser.add_argument("--limit", type=int, help="first N questions only")
     parser.add_argument("--max-steps", type=int, help="loop steps (default 6; 16 with --web)")
     parser.add_argument("--details", metavar="FILE", help="write per-question loop results as JSONL")
@@ -173,7 +189,7 @@ def main() -> None:
     args = parser.parse_args()
     args.max_steps = args.max_steps or (16 if args.web else 6)
 
-    questions = load_questions()[: args.limit]
+    questions = split_questions(args.split)[: args.limit]
     corpus = write_corpus(Path(tempfile.mkdtemp(prefix="sleuth-bench-research-")))
     t = time.perf_counter()
     # exactly what `sleuth research --corpus ... --max-steps N` runs, without a time limit
@@ -206,7 +222,9 @@ def main() -> None:
             for q, r in zip(questions, loop_rows):
                 f.write(json.dumps({"qid": q.qid, "question": q.question, "kind": q.kind, **r}) + "\n")
 
-    print(f"\n{len(questions)} questions; evidence recall = both gold paragraphs read by the Analyzer\n")
+    print(
+        f"\n{len(questions)} questions ({args.split}); evidence recall = both gold paragraphs read by the Analyzer\n"
+    )
     cols = list(dict.fromkeys(c for s in table.values() for c in s))
     print(f"{'method':22s}" + "".join(f"{c:>22s}" for c in cols))
     for name, s in table.items():

@@ -1,7 +1,9 @@
 """Build the labeled eval sets of the four nodes from HotpotQA; writes evals/sets/*.jsonl.
 
-Split by question, never the same question in both: every third question (0, 3, 6, ...) is
-dev, the rest train; the split is recorded in ``evals/sets/split.json``. Labels:
+Split by question, never the same question in two parts: question index % 3 == 0 is dev (tune
+and choose thresholds), 1 is train (fit and compile), 2 is test (frozen: scored once, at the end
+of a quality change, and reported beside dev); the split is recorded in
+``evals/sets/split.json``. Labels:
 
 - relevance: the question's 10 paragraphs; gold = the 2 supporting paragraphs and their
   supporting sentences.
@@ -40,7 +42,9 @@ SETS = Path(__file__).resolve().parent / "sets"
 # v2: the decision set adds states recorded on the offline web; v3: decision states in both modes
 # carry the Decision node's inputs exactly as the loop builds them (ranked candidate lines, the
 # history with its step budget and queries, the actions open at that state)
-VERSION = "v3"
+# v4: a frozen test part (index % 3 == 2), taken out of train
+VERSION = "v4"
+PARTS = ("train", "dev", "test")
 #: the Decision node's inputs a state row keeps (its initial_query is the row's question)
 DECISION_FIELDS = (
     "analyzer_report",
@@ -53,7 +57,7 @@ WEB_STEPS = 16  # as evals.bench_research --web
 
 
 def split_of(index: int) -> str:
-    return "dev" if index % 3 == 0 else "train"
+    return ("dev", "train", "test")[index % 3]
 
 
 def relevance_examples(q: Question) -> list[dict]:
@@ -253,13 +257,13 @@ def main() -> None:
     builders = {"relevance": relevance_examples, "report": report_examples, "analyzer": analyzer_examples}
     counts = {}
     for node, build in builders.items():
-        for part in ("train", "dev"):
+        for part in PARTS:
             rows = [x for q in questions if split[q.qid] == part for x in build(q)]
             _write(SETS / f"{node}-{part}.jsonl", rows)
             counts[f"{node}-{part}"] = len(rows)
     states = decision_examples(questions)
     web_states = decision_examples(questions, max_steps=WEB_STEPS, web=True)
-    for part in ("train", "dev"):
+    for part in PARTS:
         rows = [
             s
             for q in questions
@@ -275,10 +279,12 @@ def main() -> None:
                 "version": VERSION,
                 "source": "hotpotqa/hotpotqa-dev-distractor-60.json",
                 "source_sha256_16": source_hash,
-                "rule": "question index % 3 == 0 -> dev, else train",
+                "rule": "question index % 3: 0 -> dev, 1 -> train, 2 -> test (frozen: scored once, "
+                "at the end of a quality change)",
                 "counts": counts,
                 "dev": [qid for qid, p in split.items() if p == "dev"],
                 "train": [qid for qid, p in split.items() if p == "train"],
+                "test": [qid for qid, p in split.items() if p == "test"],
             },
             indent=2,
         )

@@ -36,11 +36,12 @@ def _subset(tmp_path, node, part, n):
 
 def test_sets_are_split_by_question():
     split = json.loads((set_path("report", "dev").parent / "split.json").read_text())
-    assert not set(split["dev"]) & set(split["train"]) and len(split["dev"]) + len(split["train"]) == 60
+    parts = ("train", "dev", "test")
+    assert sum(len(split[p]) for p in parts) == len(set().union(*(split[p] for p in parts))) == 60
     for node in ("decision", "analyzer", "relevance", "report"):
-        dev = {json.loads(x)["qid"] for x in set_path(node, "dev").read_text().splitlines()}
-        train = {json.loads(x)["qid"] for x in set_path(node, "train").read_text().splitlines()}
-        assert dev and train and not dev & train and dev <= set(split["dev"]), node
+        for part in parts:
+            qids = {json.loads(x)["qid"] for x in set_path(node, part).read_text().splitlines()}
+            assert qids and qids <= set(split[part]), (node, part)
 
 
 def test_metrics_score_and_explain():

@@ -89,7 +89,7 @@ def register(sub) -> None:
         help="DSPy program to evaluate (default latest)",
     )
     add_lm(p, "compiled programs folder (default modules/compiled)", context=True)
-    p.add_argument("--split", choices=["dev", "train"], default="dev")
+    p.add_argument("--split", choices=["dev", "train", "test"], default="dev")
     p.add_argument("--examples", metavar="FILE", help="another labeled JSONL set")
     p.add_argument(
         "--limit",
