@@ -23,9 +23,9 @@ least 0.8; ``right_at_0.8`` is the share right among the short answers given at 
 calibration error of those short answers over ten confidence bins, and ``--details`` keeps
 each report's confidence for the reliability table.
 
-Questions: ``--split dev`` (default; the 20 to tune on), ``train``, ``test`` (the frozen 20: run
-once, at the end of a quality change, and reported beside dev) or ``all``; the split is
-``evals/sets/split.json``'s.
+Questions: ``--questions hotpot`` (default) or ``encyclopedia`` (written over the encyclopedia's
+leads, see :mod:`evals.hotpot`); ``--split dev`` (default; to tune on), ``train`` (to fit on),
+``test`` (frozen: run once, at the end of a quality change, and reported beside dev) or ``all``.
 
 Run: ``.venv/bin/python -m evals.bench_research [--split dev] [--limit N] [--max-steps 6] [--web] [--loop-only]``
 """
@@ -39,14 +39,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from evals.hotpot import Question, load_questions, write_corpus
+from evals.hotpot import Question, research_questions, write_corpus
 from modules.evaluation.nodes import answer_scores
+from modules.lm import LMSettings
 from modules.research.loop import Researcher, journey_from
 from modules.research.memory import Memory
 from modules.research.session import ResearchOptions, build_researcher
 from modules.tools.search import SearchResults, _results
-
-SPLIT = Path(__file__).resolve().parent / "sets" / "split.json"
 
 
 class _OneRanking:
@@ -69,13 +68,26 @@ class _OneRanking:
         return _results("local", rows, query, max_results)
 
 
-def split_questions(part: str) -> list[Question]:
-    """The questions of one part of ``evals/sets/split.json`` (``all``: every one), in file order."""
-    questions = load_questions()
-    if part == "all":
-        return questions
-    chosen = set(json.loads(SPLIT.read_text())[part])
-    return [q for q in questions if q.qid in chosen]
+def report_on_lm(researcher: Researcher, model: str, base_url: str | None, programs: str | None) -> str:
+    """The Report node on ``model``, its newest compiled program under ``programs`` (else the
+    uncompiled one); the Decision, the Analyzer and the rerank keep their offline programs, so
+    the report is written from the same loop's memory as offline."""
+    from modules import programs as program_store
+
+    context = None
+    if model == "local":
+        from flows import local_lm
+
+        info = local_lm.status() or local_lm.start()
+        model, base_url, context = info.lm, info.url, info.context_tokens
+    settings = LMSettings.from_env(model, base_url, context)
+    settings.timeout_s = 600.0  # a CPU model's report takes a minute or so: not a failure
+    runner = settings.runner()
+    compiled, versions = program_store.load_latest(programs)
+    program = compiled.get("report") or program_store.new_program("report")
+    researcher.runner = runner
+    researcher.programs = {"report": runner.fit_program("report", program)}
+    return f"report node: {settings.model} at {settings.base_url or 'its provider'}, program {versions.get('report', 'uncompiled')}"
 
 
 def contains(answer: str, report: str) -> bool:
@@ -132,6 +144,10 @@ def loop(researcher: Researcher, q: Question, gold: frozenset[str]) -> dict:
         "answer_type": result.report.answer_type,
         "confidence": result.confidence,
         "status": result.status,
+        "proposed_answer": result.proposed_answer,
+        "features": result.assessment.features,
+        "lm_fell_back": result.lm_calls.get("fell_back", 0),
+        "lm_answered": result.lm_calls.get("answered", 0),
     }
 
 
@@ -180,16 +196,32 @@ def summarize(rows: list[dict]) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", choices=["dev", "train", "test", "all"], default="dev")
+    parser.add_argument(
+        "--questions",
+        choices=["hotpot", "encyclopedia"],
+        default="hotpot",
+        help="question set (default hotpot)",
+    )
     parser.add_argument("--limit", type=int, help="first N questions only")
     parser.add_argument("--max-steps", type=int, help="loop steps (default 6; 16 with --web)")
     parser.add_argument("--details", metavar="FILE", help="write per-question loop results as JSONL")
     parser.add_argument("--no-rerank", action="store_true", help="read search results in engine order")
     parser.add_argument("--web", action="store_true", help="on the offline web: snippets, then crawled pages")
     parser.add_argument("--loop-only", action="store_true", help="skip the single-shot rows")
+    parser.add_argument(
+        "--lm",
+        metavar="MODEL",
+        help="the Report node on this model (local: the local model, started if none runs); "
+        "the other nodes and the rerank stay offline",
+    )
+    parser.add_argument("--lm-base-url", metavar="URL")
+    parser.add_argument(
+        "--programs", metavar="DIR", help="compiled programs folder (the newest report program)"
+    )
     args = parser.parse_args()
     args.max_steps = args.max_steps or (16 if args.web else 6)
 
-    questions = split_questions(args.split)[: args.limit]
+    questions = research_questions(args.split, args.questions)[: args.limit]
     corpus = write_corpus(Path(tempfile.mkdtemp(prefix="sleuth-bench-research-")))
     t = time.perf_counter()
     # exactly what `sleuth research --corpus ... --max-steps N` runs, without a time limit
@@ -202,6 +234,8 @@ def main() -> None:
             web=args.web,
         )
     )
+    if args.lm:
+        print(report_on_lm(researcher, args.lm, args.lm_base_url, args.programs))
     engine = researcher.search["local"]
     site = engine.site if args.web else None
     index = engine.local.index if site else engine.index

@@ -1,7 +1,12 @@
-"""HotpotQA (distractor, 60 questions) and the offline research corpus built around it.
+"""The research questions and the offline research corpus built around them.
+
+Two question sets: HotpotQA (distractor, 60 questions, ``hotpot-NNN``) and questions written
+over the encyclopedia's leads in HotpotQA's style (``evals/sets/research-encyclopedia.jsonl``,
+``enc-NNN``: bridge questions through a thing one lead names to its own lead, and comparisons of
+two leads). Both are split by the same rule, question index % 3: 0 dev, 1 train, 2 test (frozen).
 
 The corpus is every HotpotQA paragraph (gold and distractor) plus the encyclopedia's
-10,033 article leads as further distractors. A paragraph's URL is the Wikipedia URL of its title.
+10,033 article leads. A paragraph's URL is the Wikipedia URL of its title.
 """
 
 from __future__ import annotations
@@ -53,6 +58,35 @@ def load_questions(path: Path = HOTPOT) -> list[Question]:
             )
         )
     return out
+
+
+ENCYCLOPEDIA_QUESTIONS = Path(__file__).resolve().parent / "sets" / "research-encyclopedia.jsonl"
+PARTS = ("dev", "train", "test")  # by question index % 3
+
+
+def load_encyclopedia_questions(path: Path = ENCYCLOPEDIA_QUESTIONS) -> list[Question]:
+    out = []
+    for line in Path(path).read_text().splitlines():
+        q = json.loads(line)
+        supporting = tuple((s["url"], s["sentence"]) for s in q["supporting"])
+        out.append(
+            Question(
+                qid=q["qid"],
+                question=q["question"],
+                answer=q["answer"],
+                kind=q["type"],
+                gold_urls=frozenset(u for u, _ in supporting),
+                supporting=supporting,
+                paragraphs=(),
+            )
+        )
+    return out
+
+
+def research_questions(part: str, source: str = "hotpot") -> list[Question]:
+    """One part (dev, train, test or all) of a question set (hotpot or encyclopedia)."""
+    questions = load_questions() if source == "hotpot" else load_encyclopedia_questions()
+    return [q for i, q in enumerate(questions) if part == "all" or PARTS[i % 3] == part]
 
 
 def corpus_rows() -> list[dict]:

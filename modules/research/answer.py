@@ -348,6 +348,24 @@ def answer(
     return found
 
 
+def candidates(question: str, facts: Sequence[Evidence], limit: int = 8) -> list[str]:
+    """Answers of the asked kind the facts could give, in the order they are stated: yes and no;
+    a choice's two options; else the names, dates or numbers of the facts that the question does
+    not itself name (the answerer picks one of them; a calibrator learns from the others)."""
+    shape = read_question(question)
+    if shape.kind == "yes_no":
+        return ["yes", "no"]
+    if shape.kind == "choice":
+        return list(shape.subjects)
+    asked = {w.lower() for w in words(question)}
+    out: dict[str, None] = {}
+    for f in facts:
+        for cand, _, _ in _candidates(shape.kind, f):
+            if cand.lower() not in {c.lower() for c in out} and not {w.lower() for w in words(cand)} <= asked:
+                out[cand] = None
+    return list(out)[:limit]
+
+
 #: how a rejection is recorded among a thread's constraints, with the short answer rejected
 def rejection(short: str, why: str, previous_answer: str) -> str:
     quoted = f' "{short}"' if short and '"' not in short else ""
@@ -705,6 +723,18 @@ def wh_phrase(question: str) -> list[str]:
 _DEFINES = re.compile(r"\b(?:is|was|are|were)\s+(?:a|an|the|one of the|one of)\s", re.I)
 #: where the complement of "is a ..." ends: "a suburb | in the City of Marion"
 _COMPLEMENT_END = re.compile(r"[,;.(]|\s(?:in|at|based|located|from|by|that|which|who|near|on)\s")
+
+
+def what_it_is(name: str, facts: Sequence[Evidence]) -> str:
+    """What the facts say ``name`` is: the complement of "is a ..." in the lead of its own page
+    ("French Academy of Sciences is a learned society ..." -> "learned society"), else ""."""
+    key = name.lower()
+    for f in facts:
+        if _title_name(f.title) == key or f.text.lower().startswith(key):
+            m = _DEFINES.search(f.text)
+            if m and m.start() < 200:
+                return _COMPLEMENT_END.split(f.text[m.end() :], maxsplit=1)[0].strip()
+    return ""
 
 
 def _subjects(

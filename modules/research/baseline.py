@@ -17,7 +17,7 @@ import numpy as np
 
 from ..embeddings import Embedder
 from ..text import content_terms, split_sentences, stem, words
-from .answer import Evidence, answer, rejected_answers
+from .answer import Answer, Evidence, answer, rejected_answers
 from .memory import Memory
 from .prompts import ANSWERED_CONFIDENCE, MEDIUM_CONFIDENCE
 from .schema import Analysis, Decision, Fact, Quote, Report, Source
@@ -425,8 +425,7 @@ class BaselineReport:
 
     def __call__(self, thread: Thread, memory: Memory, journey: str) -> Report:
         a = thread.last_analysis
-        usable = [f for f in memory.facts if f.status != "conflicting"] or memory.facts
-        ranked = sorted(usable, key=lambda f: (f.status != "supported", -f.confidence))
+        ranked = report_facts(memory)
         if not ranked:
             return Report(
                 short_answer="",
@@ -485,6 +484,19 @@ class BaselineReport:
             research_journey=journey,
             key_sources=sources,
         )
+
+
+def report_facts(memory: Memory) -> list[Fact]:
+    """The facts a report answers from, best first: supported ones, then by confidence; facts
+    judged conflicting only when nothing else is kept."""
+    usable = [f for f in memory.facts if f.status != "conflicting"] or memory.facts
+    return sorted(usable, key=lambda f: (f.status != "supported", -f.confidence))
+
+
+def offline_answer(thread: Thread, memory: Memory) -> tuple[Answer, list[Evidence]]:
+    """The offline answerer's answer from the report's facts, with the evidence it read."""
+    facts = evidence(thread, report_facts(memory))
+    return answer(thread.question, facts, excluded=rejected_answers(thread.constraints)), facts
 
 
 def _norm_answer(text: str) -> str:

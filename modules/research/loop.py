@@ -25,10 +25,17 @@ from ..text import content_terms, split_sentences
 from ..tools.crawl import Page
 from ..tools.injection import injection_markers
 from ..tools.search import SearchBackend
-from .baseline import BaselineAnalyzer, BaselineDecision, BaselineReport, Thread, repeats_query
+from .baseline import (
+    BaselineAnalyzer,
+    BaselineDecision,
+    BaselineReport,
+    Thread,
+    offline_answer,
+    repeats_query,
+)
+from .calibration import TRUSTED, AnswerContext, Assessment, Calibrator, answer_features, qualified, shipped
 from .memory import Memory
 from .prompts import (
-    ANSWERED_CONFIDENCE,
     REPORT_FACTS,
     analyzer_inputs,
     analyzer_report,
@@ -86,6 +93,11 @@ class ResearchResult:
     constraints: list[str] = field(default_factory=list)
     #: the runner's :meth:`~modules.lm.NodeRunner.calls`: LM calls answered and fallen back
     lm_calls: dict = field(default_factory=dict)
+    #: how ``confidence`` was reached (:mod:`.calibration`): the short answer's features and
+    #: what they were computed against
+    assessment: Assessment | None = None
+    #: the Report node's short answer before calibration withheld it (else ``report.short_answer``)
+    proposed_answer: str = ""
 
 
 #: how much of each page read the answerer reads beside memory's facts (a HotpotQA paragraph whole)
@@ -106,6 +118,7 @@ class Researcher:
         limits: Limits | None = None,
         programs: dict | None = None,
         relevance: RelevanceAnalyzer | None = None,
+        calibrator: Calibrator | None = None,
     ):
         if not search:
             raise ValueError("research needs at least one search backend")
@@ -119,6 +132,7 @@ class Researcher:
         }
         self.programs = {node: self.runner.fit_program(node, p) for node, p in programs.items()}
         self.relevance = relevance  # orders results so the best are read first
+        self.calibrator = calibrator  # rates the report's short answer (None: the shipped one)
         self.program_versions: dict[str, str] = {}
         self.decide_baseline = BaselineDecision(embedder)
         self.analyze_baseline = BaselineAnalyzer(embedder)
@@ -165,16 +179,11 @@ class Researcher:
             steps.append(self._analyze(thread, documents, memory, sources, log))
         report, report_record = self._report(thread, memory, steps, sources, log, stop_reason)
         steps.append(report_record)
-        last = thread.last_analysis
-        confidence = last.confidence_score if last else 0.0
-        # answered: confident, or the Analyzer judged the question answered and the report gives
-        # a cited short answer (on the web a step reads one page, so one step's confidence is low)
-        answered = confidence >= ANSWERED_CONFIDENCE or (
-            last is not None and last.answered and bool(report.short_answer) and bool(report.key_sources)
-        )
+        assessment = self.assess(thread, memory, report)
+        proposed, report = report.short_answer, qualified(report, assessment.confidence)
         status = (
             "answered"
-            if stop_reason == "decision" and answered
+            if stop_reason == "decision" and report.short_answer and assessment.confidence >= TRUSTED
             else "handed_over"
             if stop_reason == "decision"
             else "incomplete"
@@ -184,14 +193,30 @@ class Researcher:
             report,
             status,
             stop_reason,
-            confidence,
+            assessment.confidence,
             steps,
             sources,
             memory,
             log,
             list(constraints),
             self.runner.calls(),
+            assessment,
+            proposed,
         )
+
+    def assess(self, thread: Thread, memory: Memory, report: Report) -> Assessment:
+        """The report's short answer rated by the shipped calibrator (0 when there is none)."""
+        found, facts = offline_answer(thread, memory)
+        context = AnswerContext(
+            thread.question,
+            found,
+            facts,
+            handover=thread.handover_answer,
+            conflicts=any(f.status == "conflicting" for f in memory.facts),
+        )
+        features = answer_features(report.short_answer, context, self.embedder)
+        confidence = (self.calibrator or shipped()).probability(features) if report.short_answer else 0.0
+        return Assessment(round(confidence, 3), features, context)
 
     # ----- nodes -------------------------------------------------------------------------
     def decision_node_inputs(self, thread: Thread, memory: Memory) -> dict:

@@ -1,0 +1,172 @@
+"""Train the research report's answer calibrator (``modules/research/calibrator.json``).
+
+Runs the offline research loop (``--max-steps 6`` on the HotpotQA + encyclopedia corpus, as
+``evals.bench_research``) on the **train** questions of both question sets, keeps each report's
+short answer with its calibration features (:mod:`modules.research.calibration`) and whether
+it is right (token F1 >= 0.8 with the gold answer), and as many rows again from the other
+candidates the facts give (a model's answer, when it is not the answerer's, looks like one of
+them), and fits a logistic regression. The run uses
+a neutral calibrator, so no answer is withheld while the rows are gathered. Then the same on the
+**dev** questions, scored with the fitted weights and reported per set: how many short answers
+are kept (confidence >= 0.5), how many trusted (>= 0.8) and how many of those are right, the
+expected calibration error, and F1 with withheld answers scored 0. The test questions are not
+read. The report's thresholds (0.5, 0.8) are fixed by what they mean, not chosen on data.
+
+Run: ``.venv/bin/python -m evals.train_calibrator [--dry-run]`` (about a minute).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+from pathlib import Path
+
+import numpy as np
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import log_loss
+
+from evals.bench_research import RIGHT_F1
+from evals.hotpot import research_questions, write_corpus
+from modules.evaluation.nodes import answer_scores
+from modules.research.answer import candidates
+from modules.research.calibration import (
+    FEATURES,
+    TRUSTED,
+    WEIGHTS,
+    WITHHELD_BELOW,
+    Calibrator,
+    answer_features,
+)
+from modules.research.session import ResearchOptions, build_researcher
+
+SOURCES = ("hotpot", "encyclopedia")
+#: other candidates per question kept as training rows (the answerer's pick is always kept)
+CANDIDATES = 4
+#: inverse L2 strengths tried; the one with the lowest log loss on the dev questions' short
+#: answers is kept (the weights are fitted on train only)
+REGULARISATION_C = (0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
+
+
+def gather(researcher, part: str) -> dict[str, list[dict]]:
+    """Per question set, one row per question: the report's short answer (the answerer's pick)
+    with its features and score, and the other candidates the facts give (``candidates``), each
+    with its own: the negatives a model's answer resembles when it is not the answerer's."""
+    out = {}
+    for source in SOURCES:
+        rows = []
+        for q in research_questions(part, source):
+            result = researcher.run(q.question)
+            context = result.assessment.context
+            proposed = result.proposed_answer
+            others = [c for c in candidates(q.question, context.facts) if c.lower() != proposed.lower()]
+            rows.append(
+                {
+                    "qid": q.qid,
+                    "short_answer": proposed,
+                    "gold": q.answer,
+                    "f1": _f1(q.answer, proposed),
+                    "features": result.assessment.features,
+                    "candidates": [
+                        {
+                            "answer": c,
+                            "f1": _f1(q.answer, c),
+                            "features": answer_features(c, context, researcher.embedder),
+                        }
+                        for c in others[:CANDIDATES]
+                    ],
+                }
+            )
+        out[source] = rows
+    return out
+
+
+def _f1(gold: str, short: str) -> float:
+    return answer_scores(gold, short)["f1"] if short else 0.0
+
+
+def _matrix(rows: list[dict]) -> tuple[np.ndarray, np.ndarray]:
+    given = [r for r in rows if r["short_answer"]] + [c for r in rows for c in r["candidates"]]
+    x = np.array([[r["features"][f] for f in FEATURES] for r in given], dtype=float)
+    y = np.array([r["f1"] >= RIGHT_F1 for r in given], dtype=int)
+    return x, y
+
+
+def _likeliest(calibrator: Calibrator, row: dict) -> dict:
+    return max([row, *row["candidates"]], key=lambda c: calibrator.probability(c["features"]))
+
+
+def scored(calibrator: Calibrator, rows: list[dict], bins: int = 10) -> dict:
+    """The report's view of ``rows`` under ``calibrator``: kept, trusted, right, ECE, F1."""
+    given = [(calibrator.probability(r["features"]), r["f1"]) for r in rows if r["short_answer"]]
+    kept = [(p, f1) for p, f1 in given if p >= WITHHELD_BELOW]
+    trusted = [f1 >= RIGHT_F1 for p, f1 in kept if p >= TRUSTED]
+    ece = 0.0
+    for b in range(bins):
+        inside = [(p, f1 >= RIGHT_F1) for p, f1 in given if b / bins <= p < (b + 1) / bins]
+        if inside:
+            gap = abs(np.mean([p for p, _ in inside]) - np.mean([r for _, r in inside]))
+            ece += len(inside) / len(given) * gap
+    return {
+        "questions": len(rows),
+        "proposed": len(given),
+        "proposed_right": sum(f1 >= RIGHT_F1 for _, f1 in given),
+        "kept": len(kept),
+        "kept_right": sum(f1 >= RIGHT_F1 for _, f1 in kept),
+        "trusted": len(trusted),
+        "trusted_right": round(sum(trusted) / len(trusted), 3) if trusted else None,
+        "ece": round(float(ece), 3) if given else None,
+        "f1_proposed": round(sum(f1 for _, f1 in given) / len(rows), 3),
+        # the calibrator as a ranker: the likeliest of the pick and the other candidates
+        "f1_likeliest": round(
+            sum(_likeliest(calibrator, r)["f1"] for r in rows if r["short_answer"]) / len(rows), 3
+        ),
+        "f1_kept": round(sum(f1 for _, f1 in kept) / len(rows), 3),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dry-run", action="store_true", help="print the weights and the scores only")
+    parser.add_argument("--rows", metavar="FILE", help="also write the train and dev rows as JSON")
+    args = parser.parse_args()
+
+    corpus = write_corpus(Path(tempfile.mkdtemp(prefix="sleuth-calibrator-")))
+    researcher = build_researcher(ResearchOptions(corpus=str(corpus), max_steps=6, max_seconds=600))
+    researcher.calibrator = Calibrator(tuple(0.0 for _ in FEATURES), 0.0)  # withholds nothing
+    train, dev = gather(researcher, "train"), gather(researcher, "dev")
+    x, y = _matrix([r for rows in train.values() for r in rows])
+    dev_picks = [{**r, "candidates": []} for rows in dev.values() for r in rows]
+    x_dev, y_dev = _matrix(dev_picks)
+    fits = {c: LogisticRegression(C=c, max_iter=2000).fit(x, y) for c in REGULARISATION_C}
+    chosen = min(fits, key=lambda c: log_loss(y_dev, fits[c].predict_proba(x_dev)[:, 1], labels=[0, 1]))
+    model = fits[chosen]
+    calibrator = Calibrator(tuple(float(w) for w in model.coef_[0]), float(model.intercept_[0]))
+    report = {
+        "train": {s: scored(calibrator, rows) for s, rows in train.items()},
+        "dev": {s: scored(calibrator, rows) for s, rows in dev.items()},
+    }
+    weights = {
+        "features": list(FEATURES),
+        "weights": [round(w, 4) for w in calibrator.weights],
+        "bias": round(calibrator.bias, 4),
+        "trained_on": {
+            "rows": int(len(y)),
+            "right": int(y.sum()),
+            "questions": "the train part (index % 3 == 1) of evals/sets: HotpotQA and research-encyclopedia",
+            "loop": "offline, --search local, --max-steps 6, the HotpotQA + encyclopedia corpus",
+            "regularisation_c": chosen,
+            "regularisation_c_tried": list(REGULARISATION_C),
+        },
+        "scores": report,
+    }
+    print(json.dumps(weights, indent=2))
+    if args.rows:
+        Path(args.rows).write_text(json.dumps({"train": train, "dev": dev}, indent=1))
+    if not args.dry_run:
+        WEIGHTS.write_text(json.dumps(weights, indent=2) + "\n")
+        print(f"wrote {WEIGHTS}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,98 @@
+"""The report's answer calibration: features computed alike for any short answer, the shipped
+weights, and what a report says at each confidence."""
+
+import json
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from modules.research.answer import Evidence, answer
+from modules.research.calibration import (
+    FEATURES,
+    TRUSTED,
+    WEIGHTS,
+    WITHHELD_BELOW,
+    AnswerContext,
+    Calibrator,
+    answer_features,
+    qualified,
+    shipped,
+    type_fit,
+)
+from modules.research.schema import Report
+
+W = "https://en.wikipedia.org/wiki/"
+QUESTION = "In what city was the founder of the Acme Bakery born?"
+FACTS = [
+    Evidence("The Acme Bakery was founded in 1901 by Jane Roe.", W + "Acme_Bakery", "Acme Bakery"),
+    Evidence("Jane Roe (1870-1950) was a baker born in Lyon.", W + "Jane_Roe", "Jane Roe"),
+    Evidence("Lyon is a city in France.", W + "Lyon", "Lyon"),
+]
+
+
+def _features(short: str, embedder) -> dict[str, float]:
+    return answer_features(short, AnswerContext(QUESTION, answer(QUESTION, FACTS), FACTS), embedder)
+
+
+def test_the_shipped_weights_cover_every_feature_and_say_what_they_were_trained_on():
+    data = json.loads(WEIGHTS.read_text())
+    assert data["features"] == list(FEATURES) and len(data["weights"]) == len(FEATURES)
+    assert data["trained_on"]["rows"] > 0 and "train" in data["trained_on"]["questions"]
+    assert {"dev", "train"} <= set(data["scores"])
+
+
+def test_every_feature_is_a_number_from_0_to_1_for_any_answer(embedder):
+    for short in ("Lyon", "Jane Roe", "1901", "yes", ""):
+        f = _features(short, embedder)
+        assert set(f) == set(FEATURES) and all(0.0 <= v <= 1.0 for v in f.values()), short
+
+
+def test_the_offline_answer_is_rated_above_a_name_of_the_wrong_kind(embedder):
+    """The answerer's own answer, stated by a fact and of the asked kind, against a person's name
+    given for "in what city" by a model: the offline checks give the model's answer less."""
+    assert answer(QUESTION, FACTS).text == "Lyon"
+    right, wrong = _features("Lyon", embedder), _features("Jane Roe", embedder)
+    assert right["offline_agrees"] == 1.0 and wrong["offline_agrees"] == 0.0
+    assert right["type_fit"] > wrong["type_fit"]
+    assert shipped().probability(right) > shipped().probability(wrong)
+
+
+def test_type_fit_reads_dates_numbers_and_the_asked_noun(embedder):
+    assert type_fit("When was it built?", "date", "in 1901", embedder) == 1.0
+    assert type_fit("When was it built?", "date", "Jane Roe", embedder) == 0.0
+    assert type_fit("How many members?", "number", "seven", embedder) == 1.0
+    assert type_fit("Is it old?", "yes_no", "maybe", embedder) == 0.0
+    assert type_fit("Who is older, Ann Lee or Bo Ray?", "choice", "Bo Ray", embedder) == 1.0
+    gas = "What gas do plants release during photosynthesis?"
+    assert type_fit(gas, "entity", "oxygen", embedder) > type_fit(gas, "entity", "Canna", embedder)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(0, 1), min_size=len(FEATURES), max_size=len(FEATURES)))
+def test_the_probability_is_a_probability_and_rises_with_each_positive_weight(values):
+    features = dict(zip(FEATURES, values))
+    model = shipped()
+    p = model.probability(features)
+    assert 0.0 < p < 1.0
+    for name, w in zip(FEATURES, model.weights):
+        more = model.probability({**features, name: min(1.0, features[name] + 0.5)})
+        assert (more >= p) if w >= 0 else (more <= p)
+
+
+def _report(short: str) -> Report:
+    return Report(short_answer=short, answer_type="place", answer="Lyon. Jane Roe was born in Lyon [1].")
+
+
+def test_a_report_says_what_its_confidence_allows():
+    trusted = qualified(_report("Lyon"), TRUSTED)
+    assert trusted == _report("Lyon")
+    medium = qualified(_report("Lyon"), (TRUSTED + WITHHELD_BELOW) / 2)
+    assert medium.short_answer == "Lyon" and "medium" in medium.answer
+    low = qualified(_report("Lyon"), WITHHELD_BELOW - 0.01)
+    assert low.short_answer == "" and low.answer.startswith('Not established: the likeliest answer in the sources read, "Lyon"')
+    assert qualified(_report(""), 0.0) == _report("")
+
+
+def test_a_neutral_calibrator_rates_every_answer_one_half():
+    neutral = Calibrator(tuple(0.0 for _ in FEATURES), 0.0)
+    assert neutral.probability(dict.fromkeys(FEATURES, 1.0)) == 0.5
