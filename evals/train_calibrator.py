@@ -31,6 +31,7 @@ from evals.hotpot import research_questions, write_corpus
 from modules.evaluation.nodes import answer_scores
 from modules.research.answer import candidates
 from modules.research.calibration import (
+    CANDIDATES,
     FEATURES,
     TRUSTED,
     WEIGHTS,
@@ -41,8 +42,6 @@ from modules.research.calibration import (
 from modules.research.session import ResearchOptions, build_researcher
 
 SOURCES = ("hotpot", "encyclopedia")
-#: other candidates per question kept as training rows (the answerer's pick is always kept)
-CANDIDATES = 4
 #: inverse L2 strengths tried; the one with the lowest log loss on the dev questions' short
 #: answers is kept (the weights are fitted on train only)
 REGULARISATION_C = (0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
@@ -59,7 +58,11 @@ def gather(researcher, part: str) -> dict[str, list[dict]]:
             result = researcher.run(q.question)
             context = result.assessment.context
             proposed = result.proposed_answer
-            others = [c for c in candidates(q.question, context.facts) if c.lower() != proposed.lower()]
+            others = [
+                c
+                for c in candidates(q.question, context.facts, limit=CANDIDATES + 1)
+                if c.lower() != proposed.lower()
+            ]
             rows.append(
                 {
                     "qid": q.qid,

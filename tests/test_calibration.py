@@ -13,6 +13,7 @@ from modules.research.calibration import (
     WEIGHTS,
     WITHHELD_BELOW,
     AnswerContext,
+    AnswerRanker,
     Calibrator,
     answer_features,
     qualified,
@@ -89,10 +90,36 @@ def test_a_report_says_what_its_confidence_allows():
     medium = qualified(_report("Lyon"), (TRUSTED + WITHHELD_BELOW) / 2)
     assert medium.short_answer == "Lyon" and "medium" in medium.answer
     low = qualified(_report("Lyon"), WITHHELD_BELOW - 0.01)
-    assert low.short_answer == "" and low.answer.startswith('Not established: the likeliest answer in the sources read, "Lyon"')
+    assert low.short_answer == "" and low.answer.startswith(
+        'Not established: the likeliest answer in the sources read, "Lyon"'
+    )
+    assert low.answer.endswith("check it. Jane Roe was born in Lyon [1].")  # no longer opens "Lyon."
     assert qualified(_report(""), 0.0) == _report("")
 
 
 def test_a_neutral_calibrator_rates_every_answer_one_half():
     neutral = Calibrator(tuple(0.0 for _ in FEATURES), 0.0)
     assert neutral.probability(dict.fromkeys(FEATURES, 1.0)) == 0.5
+
+
+def _only(feature: str, weight: float = 5.0) -> Calibrator:
+    return Calibrator(tuple(weight if f == feature else 0.0 for f in FEATURES), 0.0)
+
+
+def test_the_ranker_keeps_the_pick_on_a_tie_and_never_reranks_a_yes_or_no(embedder):
+    context = AnswerContext(QUESTION, answer(QUESTION, FACTS), FACTS)
+    neutral = Calibrator(tuple(0.0 for _ in FEATURES), 0.0)
+    assert AnswerRanker(embedder, lambda: neutral)(context) == context.found
+    yes_no = "Was Jane Roe born in Lyon?"
+    found = answer(yes_no, FACTS)
+    ranked = AnswerRanker(embedder, lambda: _only("type_fit", -5.0))(AnswerContext(yes_no, found, FACTS))
+    assert ranked == found
+
+
+def test_a_candidate_the_calibrator_rates_higher_replaces_the_pick_citing_its_fact(embedder):
+    """A calibrator that distrusts the answerer's pick prefers the other place the facts state
+    ("France"), and cites the sentence that states it."""
+    context = AnswerContext(QUESTION, answer(QUESTION, FACTS), FACTS)
+    ranked = AnswerRanker(embedder, lambda: _only("offline_agrees", -5.0))(context)
+    assert (context.found.text, ranked.text) == ("Lyon", "France")
+    assert ranked.complete and ranked.support == [FACTS[2]]

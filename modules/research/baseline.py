@@ -10,6 +10,7 @@ quality. Report answers extractively from the best-supported facts, with citatio
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
@@ -18,6 +19,7 @@ import numpy as np
 from ..embeddings import Embedder
 from ..text import content_terms, split_sentences, stem, words
 from .answer import Answer, Evidence, answer, rejected_answers
+from .calibration import AnswerContext
 from .memory import Memory
 from .prompts import ANSWERED_CONFIDENCE, MEDIUM_CONFIDENCE
 from .schema import Analysis, Decision, Fact, Quote, Report, Source
@@ -420,8 +422,12 @@ def repeats_query(embedder: Embedder, thread: Thread, query: str) -> bool:
 
 
 class BaselineReport:
-    """The short answer from cited facts (:mod:`.answer`), then its support, then the caveats;
-    when the facts do not answer, what was found and what is missing."""
+    """The short answer from cited facts (:mod:`.answer`, then ``ranker``: the likeliest of its
+    pick and the other candidates), then its support, then the caveats; when the facts do not
+    answer, what was found and what is missing."""
+
+    def __init__(self, ranker: Callable[[AnswerContext], Answer] | None = None):
+        self.ranker = ranker
 
     def __call__(self, thread: Thread, memory: Memory, journey: str) -> Report:
         a = thread.last_analysis
@@ -434,11 +440,16 @@ class BaselineReport:
                 research_journey=journey,
                 key_sources=[],
             )
-        found = answer(
-            thread.question, evidence(thread, ranked), excluded=rejected_answers(thread.constraints)
-        )
+        facts = evidence(thread, ranked)
+        picked = answer(thread.question, facts, excluded=rejected_answers(thread.constraints))
         named = thread.handover_answer
-        disagree = bool(named) and found.complete and _norm_answer(named) != _norm_answer(found.text)
+        found = (
+            self.ranker(AnswerContext(thread.question, picked, facts, named, _conflicting(memory)))
+            if self.ranker
+            else picked
+        )
+        # the answerer's pick is what the research stopped on; the ranker may prefer another
+        disagree = bool(named) and picked.complete and _norm_answer(named) != _norm_answer(picked.text)
         if disagree:
             # the facts answered one way when the research stopped and another way now (a fact
             # judged conflicting since, say): two single answers from the sources, none given
@@ -493,10 +504,16 @@ def report_facts(memory: Memory) -> list[Fact]:
     return sorted(usable, key=lambda f: (f.status != "supported", -f.confidence))
 
 
-def offline_answer(thread: Thread, memory: Memory) -> tuple[Answer, list[Evidence]]:
-    """The offline answerer's answer from the report's facts, with the evidence it read."""
+def answer_context(thread: Thread, memory: Memory) -> AnswerContext:
+    """What a report's short answer is checked against: the report's facts, the answerer's
+    pick from them, the answer the research stopped on, and whether memory holds conflicts."""
     facts = evidence(thread, report_facts(memory))
-    return answer(thread.question, facts, excluded=rejected_answers(thread.constraints)), facts
+    found = answer(thread.question, facts, excluded=rejected_answers(thread.constraints))
+    return AnswerContext(thread.question, found, facts, thread.handover_answer, _conflicting(memory))
+
+
+def _conflicting(memory: Memory) -> bool:
+    return any(f.status == "conflicting" for f in memory.facts)
 
 
 def _norm_answer(text: str) -> str:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -26,7 +26,7 @@ import numpy as np
 
 from ..embeddings import Embedder
 from ..text import content_terms, words
-from .answer import Answer, Evidence, read_question, wh_phrase, what_it_is
+from .answer import Answer, Evidence, candidates, read_question, wh_phrase, what_it_is
 from .schema import Report
 
 WEIGHTS = Path(__file__).with_name("calibrator.json")
@@ -34,12 +34,15 @@ WEIGHTS = Path(__file__).with_name("calibrator.json")
 TRUSTED = 0.8
 #: below this a short answer is more likely wrong than right: withheld, named as a lead only
 WITHHELD_BELOW = 0.5
+#: candidates beside the answerer's pick that the ranker rates (and training learns from)
+CANDIDATES = 16
 
 FEATURES = (
     "binary",  # a yes/no or a choice between two named options
     "typed",  # a date, year or number is asked
     "named",  # a person or a place is asked (else a thing: the widest kind)
     "offline_agrees",  # the offline answerer gives the same short answer from the same facts
+    "binary_agrees",  # both: the answerer's own verdict on a yes/no or a choice (seldom wrong)
     "strength",  # how much of the question the answerer's sentence states around it (0-1)
     "bridged",  # the answer's page is past the question's bridge
     "anchored",  # a page about a thing the question names was read
@@ -50,6 +53,8 @@ FEATURES = (
     "handover_agrees",  # the answer the research stopped on is this one
     "conflicts",  # memory holds statements from different sources that disagree
     "answer_words",  # the answer's length (long spans are seldom exactly right), 0-1
+    "local_relation",  # share of the question's words next to the answer where a fact states it
+    "hop_page",  # a fact stating it is on a page reached through another page, not named by the question
 )
 _KIND_PHRASE = {"person": "a person", "place": "a place", "entity": "a thing", "date": "a date"}
 _DATE_LIKE = re.compile(
@@ -107,6 +112,34 @@ def shipped() -> Calibrator:
     return Calibrator(tuple(float(w) for w in data["weights"]), float(data["bias"]))
 
 
+class AnswerRanker:
+    """The likeliest short answer: the answerer's pick, or another candidate the facts give
+    that the calibrator rates higher (a yes/no or a choice is the answerer's alone)."""
+
+    def __init__(self, embedder: Embedder, calibrator: Callable[[], Calibrator] = shipped):
+        self.embedder, self.calibrator = embedder, calibrator
+
+    def __call__(self, context: AnswerContext) -> Answer:
+        found = context.found
+        if not found.complete or found.answer_type in ("yes_no", "choice"):
+            return found
+        model = self.calibrator()
+        others = [
+            c
+            for c in candidates(context.question, context.facts, limit=CANDIDATES + 1)
+            if _norm(c) != _norm(found.text)
+        ][:CANDIDATES]
+        rated = [
+            (model.probability(answer_features(c, context, self.embedder)), c) for c in [found.text, *others]
+        ]
+        best = max(range(len(rated)), key=lambda i: (rated[i][0], -i))  # a tie keeps the pick
+        if best == 0:
+            return found
+        text = rated[best][1]
+        support = [f for f in context.facts if _contains(f.text, _norm(text))][:1]
+        return Answer(text, found.answer_type, support=support, anchored=found.anchored)
+
+
 def _norm(text: str) -> str:
     return " ".join(words(text.lower()))
 
@@ -134,11 +167,25 @@ def answer_features(short_answer: str, context: AnswerContext, embedder: Embedde
     overlap = max((len(content_terms(f.text) & q_terms) / max(len(q_terms), 1) for f in support), default=0.0)
     stated = " ".join(f"{f.title} {f.text}" for f in support).lower()
     named = sum(all(w in stated for w in words(n.lower())) for n in names) / max(len(names), 1)
+    stating_facts = [f for f in facts if _contains(f.text, short)] if not binary else []
+    # the words around the answer: a sentence lists many names, the asked one sits by the
+    # question's own words ("... was born in Lyon" for "born")
+    local = max((_around(f.text, short, q_terms) for f in stating_facts), default=0.0)
+    # a page the research reached through another (its subject named in another page's facts,
+    # not in the question): a bridge question's answer is on such a page
+    plain_question = question.lower()
+    hop = any(
+        f.title
+        and f.title.lower() not in plain_question
+        and any(g.url != f.url and f.title.lower() in g.text.lower() for g in facts)
+        for f in stating_facts
+    )
     return {
         "binary": float(binary),
         "typed": float(shape.kind in ("date", "year", "number")),
         "named": float(shape.kind in ("person", "place")),
         "offline_agrees": float(agrees),
+        "binary_agrees": float(binary and agrees),
         "strength": 1.0 if agrees and binary else min(max(found.strength, 0.0), 12.0) / 12 if agrees else 0.0,
         "bridged": float(agrees and found.bridged),
         "anchored": float(found.anchored),
@@ -149,7 +196,19 @@ def answer_features(short_answer: str, context: AnswerContext, embedder: Embedde
         "handover_agrees": float(bool(context.handover) and _norm(context.handover) == short),
         "conflicts": float(context.conflicts),
         "answer_words": min(len(short.split()), 8) / 8,
+        "local_relation": round(local, 4),
+        "hop_page": float(hop),
     }
+
+
+def _around(text: str, short: str, q_terms: set[str], width: int = 60) -> float:
+    """The share of ``q_terms`` within ``width`` characters of ``short`` in ``text``."""
+    norm = _norm(text)
+    m = re.search(rf"(?<!\w){re.escape(short)}(?!\w)", norm)
+    if not m or not q_terms:
+        return 0.0
+    near = norm[max(0, m.start() - width) : m.start()] + " " + norm[m.end() : m.end() + width]
+    return len(content_terms(near) & q_terms) / len(q_terms)
 
 
 def type_fit(
@@ -185,7 +244,9 @@ def qualified(report: Report, confidence: float) -> Report:
             f'Not established: the likeliest answer in the sources read, "{short}", is more likely '
             f"wrong than right (confidence {confidence:.2f}); a person should check it."
         )
-        return report.model_copy(update={"short_answer": "", "answer": f"{note} {report.answer}"})
+        # the answer no longer opens with it: "Canna." before its fact would read as the answer
+        body = re.sub(rf"^\s*{re.escape(short)}\s*\.\s*", "", report.answer, count=1, flags=re.I)
+        return report.model_copy(update={"short_answer": "", "answer": f"{note} {body}".strip()})
     if confidence < TRUSTED:
         note = f"Confidence in this answer is medium ({confidence:.2f}): check it against the sources."
         return report.model_copy(update={"answer": f"{report.answer} {note}"})

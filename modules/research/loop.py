@@ -30,10 +30,10 @@ from .baseline import (
     BaselineDecision,
     BaselineReport,
     Thread,
-    offline_answer,
+    answer_context,
     repeats_query,
 )
-from .calibration import TRUSTED, AnswerContext, Assessment, Calibrator, answer_features, qualified, shipped
+from .calibration import TRUSTED, AnswerRanker, Assessment, Calibrator, answer_features, qualified, shipped
 from .memory import Memory
 from .prompts import (
     REPORT_FACTS,
@@ -136,7 +136,7 @@ class Researcher:
         self.program_versions: dict[str, str] = {}
         self.decide_baseline = BaselineDecision(embedder)
         self.analyze_baseline = BaselineAnalyzer(embedder)
-        self.report_baseline = BaselineReport()
+        self.report_baseline = BaselineReport(AnswerRanker(embedder, self.answer_calibrator))
 
     def run(
         self,
@@ -204,18 +204,14 @@ class Researcher:
             proposed,
         )
 
+    def answer_calibrator(self) -> Calibrator:
+        return self.calibrator or shipped()
+
     def assess(self, thread: Thread, memory: Memory, report: Report) -> Assessment:
         """The report's short answer rated by the shipped calibrator (0 when there is none)."""
-        found, facts = offline_answer(thread, memory)
-        context = AnswerContext(
-            thread.question,
-            found,
-            facts,
-            handover=thread.handover_answer,
-            conflicts=any(f.status == "conflicting" for f in memory.facts),
-        )
+        context = answer_context(thread, memory)
         features = answer_features(report.short_answer, context, self.embedder)
-        confidence = (self.calibrator or shipped()).probability(features) if report.short_answer else 0.0
+        confidence = self.answer_calibrator().probability(features) if report.short_answer else 0.0
         return Assessment(round(confidence, 3), features, context)
 
     # ----- nodes -------------------------------------------------------------------------
