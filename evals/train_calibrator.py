@@ -12,7 +12,7 @@ are kept (confidence >= 0.5), how many trusted (>= 0.8) and how many of those ar
 expected calibration error, and F1 with withheld answers scored 0. The test questions are not
 read. The report's thresholds (0.5, 0.8) are fixed by what they mean, not chosen on data.
 
-Run: ``.venv/bin/python -m evals.train_calibrator [--dry-run]`` (about a minute).
+Run: ``.venv/bin/python -m evals.train_calibrator [--dry-run] [--rows FILE]`` (about 5 minutes).
 """
 
 from __future__ import annotations

@@ -650,3 +650,27 @@ def test_a_report_that_would_answer_otherwise_than_the_hand_over_gives_no_short_
     assert '"English Electric Canberra"' in report.answer and "a person should judge" in report.answer
     thread.handover_answer = "english electric  canberra"  # the same answer, written otherwise
     assert BaselineReport()(thread, memory, "j").short_answer == "English Electric Canberra"
+
+
+def test_candidates_are_the_asked_kind_the_facts_state_and_the_question_does_not_name():
+    from modules.research.answer import candidates
+
+    facts = [
+        ev("Acme Bakery", "The Acme Bakery was founded in 1901 by Jane Roe in Lyon."),
+        ev("Jane Roe", "Jane Roe (1870-1950) was a baker and the mayor of Lyon from 1920."),
+    ]
+    assert candidates("Who founded the Acme Bakery?", facts) == ["Jane Roe"]
+    assert candidates("In what year was the Acme Bakery founded?", facts) == ["1901", "1870", "1950", "1920"]
+    assert candidates("Was Jane Roe a baker?", facts) == ["yes", "no"]
+    assert candidates("Who is older, Jane Roe or Ann Lee?", facts) == ["Jane Roe", "Ann Lee"]
+
+
+def test_what_a_thing_is_comes_from_its_own_page_s_lead():
+    from modules.research.answer import what_it_is
+
+    facts = [
+        ev("Acme Bakery", "The Acme Bakery was founded in 1901 by Jane Roe."),
+        ev("Jane Roe", "Jane Roe (1870-1950) was a French baker, born in Lyon."),
+    ]
+    assert what_it_is("Jane Roe", facts) == "French baker"
+    assert what_it_is("Lyon", facts) == ""
