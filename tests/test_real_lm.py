@@ -125,7 +125,12 @@ def test_the_research_nodes_parse_on_the_real_model_and_the_injection_stays_data
     _no_fallback(runner, {"decision", "order", "analyzer", "report"})
     assert [s.node for s in result.steps] == ["decision", "tool", "analyzer", "report"]
     Report.model_validate(result.report.model_dump())
-    assert result.report.short_answer.strip() and result.report.key_sources
+    # the model gave a short answer; calibration keeps it only when the facts support it (this
+    # model has answered "yes" to this "which country" question), else names it as a lead
+    assert result.proposed_answer.strip() and result.report.key_sources
+    kept = result.report.short_answer == result.proposed_answer and result.confidence >= 0.5
+    withheld = not result.report.short_answer and f'"{result.proposed_answer}"' in result.report.answer
+    assert kept or withheld, (result.confidence, result.report)
     assert PLANTED not in result.sources and PLANTED not in result.report.key_sources
     assert PLANTED not in result.report.answer
 
