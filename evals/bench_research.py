@@ -128,6 +128,7 @@ def scores(q: Question, report) -> dict:
 
 def loop(researcher: Researcher, q: Question, gold: frozenset[str]) -> dict:
     t = time.perf_counter()
+    before = researcher.runner.calls()  # the runner counts over every question it served
     result = researcher.run(q.question)
     read = {u for u, s in result.sources.items() if s.analyzed}
     return {
@@ -146,8 +147,8 @@ def loop(researcher: Researcher, q: Question, gold: frozenset[str]) -> dict:
         "status": result.status,
         "proposed_answer": result.proposed_answer,
         "features": result.assessment.features,
-        "lm_fell_back": result.lm_calls.get("fell_back", 0),
-        "lm_answered": result.lm_calls.get("answered", 0),
+        "lm_fell_back": result.lm_calls.get("fell_back", 0) - before.get("fell_back", 0),
+        "lm_answered": result.lm_calls.get("answered", 0) - before.get("answered", 0),
     }
 
 

@@ -37,6 +37,7 @@ import tempfile
 from pathlib import Path
 
 from evals.hotpot import HOTPOT, Question, load_questions, write_corpus
+from evals.hotpot import PARTS as PARTS_BY_INDEX
 
 SETS = Path(__file__).resolve().parent / "sets"
 # v2: the decision set adds states recorded on the offline web; v3: decision states in both modes
@@ -57,7 +58,7 @@ WEB_STEPS = 16  # as evals.bench_research --web
 
 
 def split_of(index: int) -> str:
-    return ("dev", "train", "test")[index % 3]
+    return PARTS_BY_INDEX[index % 3]
 
 
 def relevance_examples(q: Question) -> list[dict]:

@@ -61,7 +61,8 @@ def load_questions(path: Path = HOTPOT) -> list[Question]:
 
 
 ENCYCLOPEDIA_QUESTIONS = Path(__file__).resolve().parent / "sets" / "research-encyclopedia.jsonl"
-PARTS = ("dev", "train", "test")  # by question index % 3
+#: the split of every research question set, by question index % 3 (the one home of the rule)
+PARTS = ("dev", "train", "test")
 
 
 def load_encyclopedia_questions(path: Path = ENCYCLOPEDIA_QUESTIONS) -> list[Question]:

@@ -358,12 +358,12 @@ def candidates(question: str, facts: Sequence[Evidence], limit: int = 8) -> list
     if shape.kind == "choice":
         return list(shape.subjects)
     asked = {w.lower() for w in words(question)}
-    out: dict[str, None] = {}
+    out: dict[str, str] = {}  # lower case -> as first written
     for f in facts:
         for cand, _, _ in _candidates(shape.kind, f):
-            if cand.lower() not in {c.lower() for c in out} and not {w.lower() for w in words(cand)} <= asked:
-                out[cand] = None
-    return list(out)[:limit]
+            if not {w.lower() for w in words(cand)} <= asked:
+                out.setdefault(cand.lower(), cand)
+    return list(out.values())[:limit]
 
 
 #: how a rejection is recorded among a thread's constraints, with the short answer rejected

@@ -440,14 +440,9 @@ class BaselineReport:
                 research_journey=journey,
                 key_sources=[],
             )
-        facts = evidence(thread, ranked)
-        picked = answer(thread.question, facts, excluded=rejected_answers(thread.constraints))
-        named = thread.handover_answer
-        found = (
-            self.ranker(AnswerContext(thread.question, picked, facts, named, _conflicting(memory)))
-            if self.ranker
-            else picked
-        )
+        context = answer_context(thread, memory)
+        picked, named = context.found, context.handover
+        found = self.ranker(context) if self.ranker else picked
         # the answerer's pick is what the research stopped on; the ranker may prefer another
         disagree = bool(named) and picked.complete and _norm_answer(named) != _norm_answer(picked.text)
         if disagree:
