@@ -1,31 +1,22 @@
 """Throughput of response analysis, against the encoder it needs and against the bare flow.
 
-From one run, on the same ~2,900 TruthfulQA answers (with question, expected answer and
-derived claims), repeated ``--repeats`` times, medians printed:
-  1. direct: ResponseAnalyzer over the records as the flow's tasks call it (per wave of batches
-     one encoder call of their distinct texts, then each batch), counting every text it sends to
-     the encoder;
-  2. encoder: the raw local model (``modules.encoder``) encoding exactly those texts, same batch size; and
-     *inputs*: encoding the distinct texts the analysis reads (responses, expected answers,
-     claims, queries, ground-truth chunks), what any embedding-based analyzer must pay;
-  3. flow: the ``analyze-responses`` Prefect flow on the same file, with the settings
-     ``sleuth analyze`` uses, after one warm-up run so the temporary Prefect server is up.
-     Both 1 and 3 read the input, prepare ground truth (disk cache) and analyse; the flow
-     also builds and writes its three tables.
-Ratios: direct / encoder, direct / inputs (target <= 1.3: the claim verdicts' extra windows and
-word vectors included), flow / direct (target <= 1.15) and flow / inputs (issue 15: 0.9-1.2).
+On the same ~2,900 TruthfulQA answers (question, expected answer, derived claims), ``--repeats``
+times, medians printed:
 
-Marginal ratios (issue 15's "marginal over a small run"): each repeat also runs 1 (direct), 3
-(flow) and the inputs' encoding on a small run, the first ``--small`` answers (100) with the
-pages of their questions, and the bench reports, per repeat then the median,
-(X(all) - X(small)) / (inputs' encoding(all) - inputs' encoding(small)). The differences take
-out what a run pays whatever its size: the flow and task runs on the server, reading the input,
-the tables' write and artifacts. The small run has its own questions' pages, not all of them:
-with every page, its inputs would count ~380 page chunks (the other questions' best answers)
-that its analysis never encodes (ground truth comes from the disk cache), and the denominator
-would lose their ~1 s while the flow's difference keeps them (the whole run encodes them as
-expected answers). 100 answers: ~1 s a repeat, and a full wave (five batch tasks and one
-encode task, as the whole run's first wave).
+  1. direct: ResponseAnalyzer as the flow's tasks call it (per wave of batches one encoder call
+     of their distinct texts, then each batch), counting every text it sends to the encoder;
+  2. encoder: the raw local model (``modules.encoder``) on exactly those texts, same batch size;
+     and *inputs*: encoding the distinct texts the analysis reads (responses, expected answers,
+     claims, queries, ground-truth chunks), what any embedding-based analyzer must pay;
+  3. flow: the ``analyze-responses`` Prefect flow on the same file with ``sleuth analyze``'s
+     settings, after a warm-up run; it also builds and writes its three tables.
+
+Ratios and their targets: direct / inputs <= 1.3 (the verdicts' extra windows and word vectors
+included), flow / direct <= 1.15, flow / inputs 0.9-1.2. Marginal ratios take out what a run
+pays whatever its size (flow and task runs, input read, table writes): each repeat also runs
+1, 3 and the inputs' encoding on the first ``--small`` answers (100: ~1 s, and one full wave)
+with their own questions' pages only (with every page its inputs would count ~380 chunks its
+analysis never encodes), and reports (X(all) - X(small)) / (inputs(all) - inputs(small)).
 
     .venv/bin/python -m evals.bench_analyze [--repeats 3] [--limit N] [--small 100]
 """

@@ -1,19 +1,16 @@
 """Time to first result: ``sleuth analyze`` on the 15-answer sample, and where its seconds go.
 
-Each run is a fresh process (as a user's command is), in three setups, ``--repeats`` runs each,
+Each run is a fresh process, as a user's command is, in three setups, ``--repeats`` runs each,
 medians printed:
-  temporary: ``SLEUTH_LOCAL_SERVER=0``, a temporary Prefect server per command (Prefect's own
-             behaviour, and sleuth's before the shared server);
+  temporary: ``SLEUTH_LOCAL_SERVER=0``, a temporary Prefect server per command (Prefect's own);
   cold:      the shared local server stopped before each run: the command starts it;
   warm:      the shared local server left up by the previous run: the command reuses it.
-Phases, timed inside the process: imports (``flows.cli`` and the analyze flow), model load (the
-local embedder's first encode), server (entering ``local_run_settings``: start or reuse), work
-(``sleuth analyze``, exactly as the CLI runs it), teardown (leaving it, plus the process's exit:
-stopping a temporary server, the CLI's exit without interpreter teardown): they run one after
-the other, so their sum is the process's wall time, interpreter start included. ``sleuth`` is
-the wall time of the real command (``.venv/bin/sleuth analyze ...``), where the model loads in
-the background while Prefect is imported and the server starts or answers. ``ratio`` compares
-the real command's times. No ``PREFECT_API_URL``: a throwaway ``PREFECT_HOME``.
+Phases, timed in the process one after another (their sum is its wall time, interpreter start
+included): imports (``flows.cli`` and the analyze flow), model load (the embedder's first
+encode), server (entering ``local_run_settings``), work (``sleuth analyze`` as the CLI runs it),
+teardown (leaving it and exiting). ``sleuth`` is the wall time of the real command, where the
+model loads in the background while Prefect imports and the server starts; ``ratio`` compares
+those. A throwaway ``PREFECT_HOME``, no ``PREFECT_API_URL``.
 
     .venv/bin/python -m evals.bench_cli_start [--repeats 5]
 """

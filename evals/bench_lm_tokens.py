@@ -1,21 +1,20 @@
 """Tokens and calls per research question on the LM path, as a provider would bill them.
 
-A scripted model behind a local OpenAI-compatible server (``tests/fake_lm.py``) plays a plausible
-research at ``--max-steps``: the Decision node searches the question, then alternately crawls its
-first candidate URL and searches one named thing of the question, never handing over early; the
+A scripted model (``FakeLM``) behind a local OpenAI-compatible server plays a plausible research
+at ``--max-steps``: the Decision node searches the question, then alternately crawls its first
+candidate URL and searches one named thing of the question, never handing over early; the
 Analyzer quotes the first sentence of every document and says the question is still open; rerank
 scores every result with every field of its signature, as a model does; the Report cites the
 first facts. The server counts each request's prompt and reply at 4 characters a token (what it
 bills); with ``--server-context`` it refuses a prompt that with its reply cap exceeds that window.
-sleuth runs with its default context window unless ``--lm-context`` is given.
-
-Pages: the HotpotQA paragraphs (60 questions, ~600 pages) grown to web length (~12k characters)
-with text of other paragraphs, as a web page carries navigation, related articles and footers.
+sleuth runs with its default context window unless ``--lm-context`` is given. Pages are the
+HotpotQA paragraphs (60 questions, ~600 pages) grown to web length (~12k characters) with other
+paragraphs' text, as a web page carries navigation, related articles and footers.
 
     .venv/bin/python -m evals.bench_lm_tokens [--questions 5] [--max-steps 8] [--lm-context N]
 
-Prints per node the calls and tokens (prompt and reply) of a median question, and fallbacks. To compare
-with an earlier commit, run the same script with that commit's tree first on ``PYTHONPATH``.
+Prints per node the calls and tokens (prompt and reply) of a median question, and fallbacks. To
+compare with another commit, run it with that commit's tree first on ``PYTHONPATH``.
 """
 
 from __future__ import annotations

@@ -1,19 +1,19 @@
 """Every DSPy node on a real model: parse success, fallbacks, metric beside the baseline, speed.
 
-By default the local model (``sleuth lm``: Qwen2.5-Coder-1.5B-Instruct Q4_K_M on llama.cpp, one
-thread, started here when none runs); ``--lm``/``--lm-base-url`` for any other. For each node
-with a labeled dev set (Decision, Analyzer, Report, the relevance rerank, the response judge),
-``--examples`` examples spread evenly over the set go through the uncompiled DSPy program with
-the node's production budget (reply cap, temperature, retries, output validation: the
-:class:`~modules.lm.NodeRunner` a run uses); a call that stays unparseable falls back to the
-baseline, as in a run, and is scored as the baseline scored it. The baseline program is scored on
-the same examples.
+By default the local model (``sleuth lm``, started here when none runs); ``--lm`` and
+``--lm-base-url`` name any other. For each node with a labeled dev set (Decision, Analyzer,
+Report, the relevance rerank, the response judge), ``--examples`` examples spread evenly over the
+set go through the uncompiled DSPy program with the node's production budget (the
+:class:`~modules.lm.NodeRunner` a run uses: reply cap, temperature, retries, output validation);
+a call that stays unparseable falls back to the baseline, as in a run, and is scored as the
+baseline scored it. The baseline program is scored on the same examples.
 
     .venv/bin/python -m evals.bench_real_lm [--examples N] [--nodes decision,judge] [--lm ... --lm-base-url ...]
 
-Prints per node: calls, parsed share (after the node's retries, and at the first try), fallbacks (with their reasons), the node's metric with the
-LM and with the baseline, median seconds and tokens per call. The default (six examples a node,
-two of the rerank's) takes ~25 minutes with the local model on 2 cores.
+Prints per node: calls, parsed share (after retries, and at the first try), fallbacks with their
+reasons, the node's metric with the LM and with the baseline, median seconds and tokens per call.
+The default (six examples a node, two of the rerank's) takes ~25 minutes with the local model on
+2 cores.
 """
 
 from __future__ import annotations

@@ -1,31 +1,27 @@
 """Offline evidence benchmark for the research loop on HotpotQA (distractor, 60 questions).
 
 Corpus: every HotpotQA paragraph plus the encyclopedia's 10,033 article leads as distractors,
-searched by the local backend. Evidence recall: both gold paragraphs are among the sources the
-Analyzer read. Answer EM / F1: the report's ``short_answer`` against the gold answer, with the
-standard HotpotQA (SQuAD) normalisation. Answer containment: the gold answer string occurs in
-the report's whole answer. Sources read and steps (Decision calls) are per question.
-Three methods side by side, on the same questions and index:
+searched by the local backend. Per question: evidence recall (both gold paragraphs among the
+sources the Analyzer read), answer EM / F1 (the report's ``short_answer`` against the gold
+answer, SQuAD normalisation), answer containment (the gold string in the report's whole answer),
+sources read and steps (Decision calls). Three methods on the same questions and index:
+``bm25@10`` and ``hybrid@10`` (one search, the Analyzer reads the top 10, one report) and
+``loop``, the baseline research loop (``--max-steps 6``), results ordered by the relevance
+analyzer before the Analyzer reads them (``--no-rerank``: engine order).
 
-- ``bm25@10`` / ``hybrid@10``: one search for the question, the Analyzer reads the top 10, one report;
-- ``loop``: sleuth's baseline research loop (``--max-steps 6``), the offline default: search results
-  ordered by the relevance analyzer before the Analyzer reads them (``--no-rerank``: engine order).
+``--web`` runs the same on the offline web (``sleuth research --web``): the corpus served as
+linked pages on 127.0.0.1, search giving titles, URLs and snippets only, the Analyzer reading
+only pages crawled (the single-shot rows crawl the top 10; the loop, ``--max-steps 16``, crawls
+what its Decision node chooses); a gold paragraph counts as read when its page was analyzed.
 
-``--web``: the same on the offline web (``sleuth research --web``): the corpus served as linked
-pages on 127.0.0.1, search giving titles, URLs and snippets only, and the Analyzer reading only
-pages crawled through the real crawler: the single-shot rows crawl the top 10, the loop
-(``--max-steps 16``) crawls the pages its Decision node chooses. A gold paragraph counts as read
-when its page was crawled and analyzed (pages keep the documents' own URLs).
+Calibration (the loop): a short answer is right at token F1 >= 0.8 with the gold answer;
+``right_at_0.8`` is the share right among those given at confidence >= 0.8, ``answered`` the
+share of questions with a short answer, ``ece`` the expected calibration error over ten bins;
+``--details`` keeps each report's confidence for the reliability table.
 
-Calibration (the loop): a short answer is right when its token F1 with the gold answer is at
-least 0.8; ``right_at_0.8`` is the share right among the short answers given at confidence
->= 0.8, ``answered`` the share of questions with a short answer, ``ece`` the expected
-calibration error of those short answers over ten confidence bins, and ``--details`` keeps
-each report's confidence for the reliability table.
-
-Questions: ``--questions hotpot`` (default) or ``encyclopedia`` (written over the encyclopedia's
-leads, see :mod:`evals.hotpot`); ``--split dev`` (default; to tune on), ``train`` (to fit on),
-``test`` (frozen: run once, at the end of a quality change, and reported beside dev) or ``all``.
+Questions: ``--questions hotpot`` (default) or ``encyclopedia`` (see :mod:`evals.hotpot`);
+``--split dev`` (default, to tune on), ``train`` (to fit on), ``test`` (frozen: run once, at the
+end of a quality change, and reported beside dev) or ``all``.
 
 Run: ``.venv/bin/python -m evals.bench_research [--split dev] [--limit N] [--max-steps 6] [--web] [--loop-only]``
 """

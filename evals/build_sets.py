@@ -1,28 +1,23 @@
 """Build the labeled eval sets of the four nodes from HotpotQA; writes evals/sets/*.jsonl.
 
-Split by question, never the same question in two parts: question index % 3 == 0 is dev (tune
-and choose thresholds), 1 is train (fit and compile), 2 is test (frozen: scored once, at the end
-of a quality change, and reported beside dev); the split is recorded in
-``evals/sets/split.json``. Labels:
+Split by question, so no question is in two parts: question index % 3 == 0 is dev (tune and
+choose thresholds), 1 is train (fit and compile), 2 is test (frozen: scored once, at the end of a
+quality change, and reported beside dev); ``evals/sets/split.json`` records it. Labels:
 
-- relevance: the question's 10 paragraphs; gold = the 2 supporting paragraphs and their
-  supporting sentences.
+- relevance: the question's 10 paragraphs; gold = the 2 supporting paragraphs and sentences.
 - report: the supporting sentences as facts (with their paragraph URLs); gold = the answer.
-- analyzer: one page per example, read against a memory: each gold paragraph with the other
-  gold paragraph's supporting facts in memory (gold facts = its supporting sentences; answered
-  = true, both hops are then known), each gold paragraph with an empty memory (answered =
-  false), one distractor paragraph (no gold facts), and, where a supporting sentence holds a
-  number, the same page with that number changed while memory holds the true sentence
-  (inconsistency = true).
-- decision: states recorded along real trajectories of the baseline research loop on the
-  offline corpus (HotpotQA paragraphs + encyclopedia); gold action at each state: both gold
-  paragraphs read -> send_to_hitl; else a gold paragraph's URL among unread candidate URLs ->
-  crawl_url (acceptable: those URLs); else -> a search naming an unread gold paragraph's title
-  (acceptable queries: those titles). Recorded twice: on the corpus (search results are read)
-  and on the offline web (``--web``: snippets only, pages read by crawling; ``mode: web``),
-  where the crawl_url states arise. Each state keeps the Decision node's inputs as the loop
-  builds them (``Researcher.decision_node_inputs``, in both modes) and the memory's facts, which
-  the Decision baseline reads to tell whether the question is answered.
+- analyzer: one page per example, read against a memory: each gold paragraph with the other's
+  supporting facts in memory (gold facts = its supporting sentences; answered = true), each gold
+  paragraph with an empty memory (answered = false), one distractor (no gold facts), and, where
+  a supporting sentence holds a number, that page with the number changed while memory holds
+  the true sentence (inconsistency = true).
+- decision: states recorded along the baseline research loop's real trajectories on the offline
+  corpus, with the Decision node's inputs as the loop builds them and the memory's facts (which
+  the Decision baseline reads); gold action: both gold paragraphs read -> send_to_hitl; else a
+  gold paragraph's URL among the unread candidates -> crawl_url (those URLs); else a search
+  naming an unread gold paragraph's title (those titles). Recorded on the corpus (search results
+  are read) and on the offline web (``--web``, ``mode: web``: snippets only, pages read by
+  crawling), where the crawl_url states arise.
 
 Run: ``.venv/bin/python -m evals.build_sets`` (the decision set runs the loop: a few minutes,
 plus the corpus index build on first use).

@@ -1,18 +1,9 @@
-"""Claim-verdict examples from real text: encyclopedia sentences and TruthfulQA (issue 15).
+"""Claim-verdict examples from real text: encyclopedia sentences and TruthfulQA.
 
-``--source truthfulqa`` (``../shared/data/truthfulqa``, half A): the Best Answer is the claim
-and, with the question's Correct Answers, the page (``https://truthfulqa.eval/q/N``); assistant-
-style answers around it: the best answer (found), an Incorrect Answer (contradicted: TruthfulQA
-writes them as false answers to the same question; the whole statement is the wrong fact, kind
-``other``) and another question's best answer (missing). Questions whose best answer is a
-non-answer ("I have no comment") are left out. Writes ``verdicts-truthfulqa-{train,dev}.jsonl``
-and ``verdicts-truthfulqa-pages.jsonl`` (``--test``: ``verdicts-truthfulqa-test-pages.jsonl``).
-
-The default source, the encyclopedia:
-
-For a sample of Vital Articles leads (``../shared/data/encyclopedia``), a sentence that states a
-value (a number, a year, a quantity) becomes an expected claim, the article its ground-truth page,
-and assistant-style answers are made around it, each with its gold verdict:
+The default source, the encyclopedia (``../shared/data/encyclopedia``): in a sample of Vital
+Articles leads, a sentence that states a value (a number, a year, a quantity) becomes an expected
+claim, the article its ground-truth page, and assistant-style answers are made around it, each
+with its gold verdict:
 
 - ``verbatim`` (found): the sentence as the answer says it, among other sentences or markdown;
 - ``reworded`` (found): the same value written another way (``three`` for 3, ``1.2 thousand``
@@ -22,16 +13,23 @@ and assistant-style answers are made around it, each with its gold verdict:
 - ``omitted`` (missing): the answer states other sentences of the article, not this one.
 
 A contradicted answer also carries the wrong fact's span (the changed sentence) and its kind.
-Split by article: every third sampled article is dev. Writes
-``evals/sets/verdicts-encyclopedia-{train,dev}.jsonl``; deterministic for a seed.
+Every third sampled article is dev. Writes ``verdicts-encyclopedia-{train,dev}.jsonl``.
+
+``--source truthfulqa`` (``../shared/data/truthfulqa``, half A): the Best Answer is the claim and,
+with the question's Correct Answers, the page (``https://truthfulqa.eval/q/N``); the answers are
+the best answer (found), an Incorrect Answer (contradicted, the whole statement the wrong fact,
+kind ``other``) and another question's best answer (missing); non-answers ("I have no comment")
+are left out. Writes ``verdicts-truthfulqa-{train,dev,pages}.jsonl``.
+
+``--test`` writes the frozen test split (``verdicts-{source}-test.jsonl``, and for TruthfulQA
+``verdicts-truthfulqa-test-pages.jsonl``) from articles or questions the train and dev files do
+not hold, with its own seed, leaving those files as they are. All output goes to ``evals/sets``
+and is deterministic for a seed:
 
     .venv/bin/python -m evals.build_verdicts [--articles 240] [--seed 0]
     .venv/bin/python -m evals.build_verdicts --source truthfulqa [--questions 150] [--seed 0]
-
-``--test`` writes the frozen test split instead (``verdicts-{source}-test.jsonl``) from articles
-or questions that the train and dev files do not hold, sampled with their own seed; the train
-and dev files are left as they are (the frozen split was written with ``--test --articles 100``
-and ``--test --source truthfulqa --questions 100``).
+    .venv/bin/python -m evals.build_verdicts --test --articles 100      # the frozen test split
+    .venv/bin/python -m evals.build_verdicts --test --source truthfulqa --questions 100
 """
 
 from __future__ import annotations

@@ -1,16 +1,15 @@
 """Train the research report's answer calibrator (``modules/research/calibrator.json``).
 
 Runs the offline research loop (``--max-steps 6`` on the HotpotQA + encyclopedia corpus, as
-``evals.bench_research``) on the **train** questions of both question sets, keeps each report's
-short answer with its calibration features (:mod:`modules.research.calibration`) and whether
-it is right (token F1 >= 0.8 with the gold answer), and as many rows again from the other
-candidates the facts give (a model's answer, when it is not the answerer's, looks like one of
-them), and fits a logistic regression. The run uses
-a neutral calibrator, so no answer is withheld while the rows are gathered. Then the same on the
-**dev** questions, scored with the fitted weights and reported per set: how many short answers
-are kept (confidence >= 0.5), how many trusted (>= 0.8) and how many of those are right, the
-expected calibration error, and F1 with withheld answers scored 0. The test questions are not
-read. The report's thresholds (0.5, 0.8) are fixed by what they mean, not chosen on data.
+``evals.bench_research``) with a neutral calibrator, so no answer is withheld, on the **train**
+questions of both question sets. Each report's short answer gives a row of its calibration
+features (:mod:`modules.research.calibration`) and whether it is right (token F1 >= 0.8 with the
+gold answer), and as many rows again come from the other candidates the facts give (a model's
+answer, when it is not the answerer's, looks like one of them); a logistic regression is fitted.
+Then the same on the **dev** questions, scored with the fitted weights and reported per set: how
+many short answers are kept (confidence >= 0.5), how many trusted (>= 0.8) and how many of those
+are right, the expected calibration error, and F1 with withheld answers scored 0. The test
+questions are not read. The thresholds (0.5, 0.8) are fixed by what they mean, not fitted.
 
 Run: ``.venv/bin/python -m evals.train_calibrator [--dry-run] [--rows FILE]`` (about 5 minutes).
 """

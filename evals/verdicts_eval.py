@@ -1,28 +1,25 @@
-"""Claim verdicts and wrong facts against labeled answers (issue 15's measure).
+"""Claim verdicts and wrong facts against labeled answers.
 
-Sets in ``evals/sets`` (see evals/README.md):
+Sets in ``evals/sets`` (see evals/README.md), every ``verdicts-<set>-<split>.jsonl`` of the split:
 
-- ``verdicts-encyclopedia-{train,dev}.jsonl``: real encyclopedia sentences as claims, answers
-  with one value changed or negated (``evals.build_verdicts``); one claim per answer;
-- ``verdicts-sites-{a,b}-{train,dev}.jsonl`` with ``verdicts-sites-*-pages.jsonl``: hand-written
-  assistant-style answers about invented sites (markdown, terse, hedging, cited, refusals,
-  paraphrase, subtle wrong facts), several atomic claims per answer, gold verdict per claim and
-  wrong-fact spans.
+- ``encyclopedia`` and ``truthfulqa`` (``evals.build_verdicts``): real sentences as claims,
+  answers that state, change, negate or omit them; one claim per answer;
+- ``sites-<x>``, with ``verdicts-sites-<x>-pages.jsonl``: hand-written assistant-style answers
+  about invented sites (markdown, terse, hedging, cited, refusals, paraphrase, subtle wrong
+  facts), several atomic claims per answer, gold verdict per claim and wrong-fact spans.
 
 Each answer is analysed against its site's pages with its query, expected answer and claims, and
-compared with the gold labels. Side by side:
-
-- ``previous``: the seed's rule, a claim is found when MiniLM cosine of the claim with a
-  sentence or clause of the answer is >= 0.75 (else missing);
-- ``sleuth``: the analyzer as it is (``feedback.claims`` found / missing / contradicted, and
-  ``feedback.contradictions`` for wrong facts).
+compared with the gold labels, side by side for ``previous`` (a cosine baseline: a claim is found
+when MiniLM cosine with a sentence or clause of the answer is >= 0.75, else missing) and
+``sleuth`` (the analyzer: ``feedback.claims`` found / missing / contradicted, and
+``feedback.contradictions`` for wrong facts).
 
 Prints, per set and overall: 3-way claim verdict agreement, F1 per verdict, wrong facts caught
 (recall) and precision by span overlap, the mean per-question AUC of accuracy for fully correct
 vs wrong-fact answers, and the share of correct answers at good/excellent and of wrong-fact
 answers at fair/poor.
 
-    .venv/bin/python -m evals.verdicts_eval [--split dev|train|test] [--sets a,b] [--errors FILE]
+    .venv/bin/python -m evals.verdicts_eval [--split dev|train|test] [--sets sites-a,sites-b] [--errors FILE]
         [--checker [--checker-threshold X]] [--lm MODEL --lm-base-url URL --limit N]
 """
 
@@ -114,7 +111,7 @@ def _spans(gold: list[list[dict]], predicted: list[list[tuple[int, int]]]) -> tu
 
 
 def previous_verdicts(analyzer: ResponseAnalyzer, answers: list[dict]) -> list[dict[str, str]]:
-    """The seed's rule: found when a sentence or clause has cosine >= 0.75 with the claim."""
+    """The cosine baseline: found when a sentence or clause has cosine >= 0.75 with the claim."""
     enc = analyzer.embedder
     out = []
     for a in answers:

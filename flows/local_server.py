@@ -1,17 +1,16 @@
 """The local Prefect server that CLI commands share, instead of a temporary one each.
 
 Without ``PREFECT_API_URL``, Prefect starts a temporary server per process (6-12 s of every
-``sleuth`` command) and stops it at exit. Here the first command starts one in the background,
-detached (its own session: Ctrl-C at the terminal does not reach it), with the same database
-(``$PREFECT_HOME``) and app as Prefect's temporary server (no UI, no background services); later
-commands find it through ``$PREFECT_HOME/sleuth-server/server.json`` (its URL, pid, start time
-and a nonce) and use it while that pid is still the process started (:func:`flows._process.is_ours`)
-and its URL serves the same nonce: a pid reused by another process is never signalled, and
-another server squatting on the old port is never trusted. Every command touches ``last-used`` while it runs; the server stops
-itself after ``SLEUTH_SERVER_IDLE_MINUTES`` (default 15) without one. ``server.lock`` orders
-commands that start at once and the server's own stop, so a command never gets a server that is
-stopping. ``SLEUTH_LOCAL_SERVER=0`` turns this off (a temporary server per command, as Prefect
-does); a configured ``PREFECT_API_URL`` always wins.
+``sleuth`` command). Here the first command starts one detached in the background (its own
+session: Ctrl-C does not reach it), with the database (``$PREFECT_HOME``) and app of Prefect's
+temporary server (no UI, no background services). Later commands find it through
+``$PREFECT_HOME/sleuth-server/server.json`` (URL, pid, start time, nonce) and use it only while
+that pid is still the process started (:func:`flows._process.is_ours`) and the URL serves the
+same nonce, so a reused pid is never signalled and a server squatting on the port never trusted.
+Every command touches ``last-used`` while it runs, and the server stops itself after
+``SLEUTH_SERVER_IDLE_MINUTES`` (default 15) without one; ``server.lock`` orders commands starting
+at once and the server's own stop, so no command gets a stopping server. ``SLEUTH_LOCAL_SERVER=0``
+turns this off (Prefect's temporary server per command); a configured ``PREFECT_API_URL`` wins.
 
 ``python -m flows.local_server STATE_DIR PORT IDLE_SECONDS`` is the server process itself.
 """

@@ -43,7 +43,7 @@ RESPONSES_SCHEMA = {
     "parameters": pl.String,
     "query_set_version": pl.String,
     "asked_at": pl.Datetime("us", "UTC"),
-    # appended (issue 19), so that every earlier column keeps its position: an `analyze` input too
+    # appended after the first columns, so that each of them keeps its position: an `analyze` input too
     "citations": pl.List(pl.Struct({"url": pl.String, "title": pl.String, "rank": pl.Int64})),
 }
 

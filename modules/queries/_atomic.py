@@ -1,35 +1,28 @@
 """Atomic facts: one checkable fact per claim, its subject restored (FActScore-style).
 
-Why: a claim that bundles facts has no right verdict. "The Team plan costs $12 per user per month
-and adds shared workspaces, admin controls and single sign-on (SSO)" as one claim is neither
-found nor missing in an answer that gets the price right and leaves SSO out. Atomic-fact
-evaluation (Min et al. 2023, FActScore) checks one fact at a time, so a sentence is split into
-its facts, and each fact repeats the subject:
+A claim that bundles facts has no right verdict: "The Team plan costs $12 per user per month and
+adds shared workspaces and SSO" is neither found nor missing in an answer that gets the price
+right and leaves SSO out. So, as in atomic-fact evaluation (Min et al. 2023, FActScore), a
+sentence is split into facts that each repeat the subject ("The Team plan costs $12 per user per
+month", "The Team plan adds shared workspaces", "The Team plan adds SSO").
 
-- "The Team plan costs $12 per user per month", "The Team plan adds shared workspaces",
-  "The Team plan adds admin controls", "The Team plan adds single sign-on (SSO)".
+A wrong split makes a wrong claim while a missed one only makes a coarser claim, so the rules are
+lexical and cautious, splitting only where the structure shows without a parser:
 
-The rules are lexical and cautious. A wrong split makes a wrong claim, while a missed split only
-makes a coarser one, so a sentence is split only where no parser is needed to see the structure:
-
-- clauses: at a semicolon, and at ', and' / ', but' / ', while' / ', whereas' when what follows
-  is a clause (its own subject and verb) or a verb phrase, which takes the first clause's subject
-  (a clause that starts with 'it' / 'they' takes it too);
+- clauses: at a semicolon, and at ', and' / ', but' / ', while' / ', whereas' before a clause or
+  a verb phrase (which takes the first clause's subject, as does a clause opening with 'it' /
+  'they');
 - coordinated verb phrases: 'costs X and adds Y' (the second verb from a small lexicon, in the
-  same form as the first), 'are stored on the device and synced ...', 'can enable X and export
-  Y' (the second verb keeps the auxiliary or modal);
-- a list after the verb: 'adds A, B and C', each item at most five words and the list at the end
-  of its clause. A shared preposition goes with each item ('works offline on desktop and mobile',
-  'encrypted in transit with TLS 1.3 and at rest with AES-256');
-- never split: a range ('between 5 and 10'), two capitalised words ('Procter and Gamble', which
-  may be a name), fixed pairs ('research and development', 'terms and conditions'), adjectives or
-  gerunds sharing a noun ('producing and maintaining the oxygen content'), items that hold only
-  together ('divided among A, B and C', 'composed of A and B'), anything inside quotes or
-  brackets, 'or', or a sentence whose subject is not found;
-- an example list inside a clause (', such as A, B and C,') is dropped as an aside.
+  first one's form), 'can enable X and export Y' (the second keeps the auxiliary or modal);
+- a list after the verb: 'adds A, B and C', items of at most five words ending their clause, a
+  shared preposition going with each item ('works offline on desktop and mobile');
+- never: a range ('between 5 and 10'), two capitalised words ('Procter and Gamble'), fixed pairs
+  ('terms and conditions'), adjectives or gerunds sharing a noun, items that hold only together
+  ('composed of A and B'), quotes, brackets, 'or', or a sentence whose subject is not found; an
+  example list (', such as A, B and C,') is dropped as an aside.
 
-A fact is made only of the sentence's own words, in the sentence's order: subject + verb + one
-conjunct. Only the case of the first letter changes.
+A fact is subject + verb + one conjunct, in the sentence's own words and order; only the case of
+the first letter changes.
 """
 
 from __future__ import annotations

@@ -3,17 +3,14 @@
 Two programs, one contract (``DraftedQuery``):
 
 - the baseline, offline: per page, its key sentences (central to the page, specific: prices,
-  numbers, dates, capabilities; early; on the page's topic), each turned into the question it
-  answers by a small set of rules (``How much does X cost?``, ``Does X work offline?``,
-  ``What is X?``), plus one overview question per page from its title; the claims are the key
-  sentences' atomic facts, one checkable fact each with its subject restored (``atomic_claims``:
-  'The Team plan costs $12 per user per month and adds shared workspaces and SSO' -> 'The Team
-  plan costs $12 per user per month', 'The Team plan adds shared workspaces', 'The Team plan
-  adds SSO'), in the page's words;
+  numbers, dates, capabilities; early; on the page's topic), each turned by a few rules into the
+  question it answers (``How much does X cost?``, ``Does X work offline?``, ``What is X?``), plus
+  one overview question per page from its title; the claims are the key sentences' atomic facts
+  in the page's words, one checkable fact each with its subject restored (:func:`atomic_claims`:
+  'The Team plan costs $12 and adds SSO' -> 'The Team plan costs $12', 'The Team plan adds SSO');
 - the DSPy module ``DraftQueries`` when an LM is configured, told to write one fact per claim;
-  its claims go through the same splitter, a claim that no sentence of the page supports is
-  dropped, and a page whose LM output stays unparseable gets the baseline's drafts instead
-  (recorded).
+  its claims go through the same splitter, a claim no sentence of the page supports is dropped,
+  and a page whose LM output stays unparseable gets the baseline's drafts instead (recorded).
 
 Both write drafts (``review: draft``) for a person to review; nothing uses them until approved.
 """

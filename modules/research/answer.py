@@ -1,20 +1,18 @@
 """The offline answerer: a short, typed answer to a question from cited facts, or what is missing.
 
-It reads what the question asks (:func:`read_question`): a yes/no question about one or two
-named things and an attribute ("Were A and B of the same nationality?", "Are A and B both
-genera?"), a choice between two options ("Who is older, A or B?"), or a wh-question whose
-answer has a type (a person, a year or date, a number, a place, a named thing). It then answers
-only from the facts (sentences with their source URLs): yes/no by comparing each named thing's
-attribute as its facts state it, a choice by comparing the options' dates or the attribute's
-support, a wh-question by extracting candidates of the asked type from the facts, not named by
-the question, ranked by how much of the question their sentence and its words around the
-candidate state, from the question's path first (its own pages, and the pages they name: a bridge
-question's answer is on the second). Every answer carries the facts that support it; when a part of the question
-has no supporting fact the answer is empty and ``missing`` says which part.
+:func:`read_question` reads what is asked: a yes/no question about one or two named things and an
+attribute ("Were A and B of the same nationality?"), a choice between two options ("Who is older,
+A or B?"), or a wh-question whose answer has a type (a person, a date, a number, a place, a named
+thing). The answer comes only from the facts (sentences with their source URLs): yes/no compares
+each thing's attribute as its facts state it, a choice compares the options' dates or support,
+and a wh-question takes the candidates of the asked type that the question does not name, ranked
+by how much of the question their sentence states around them, from the question's path first
+(its own pages, then the pages they name: a bridge question's answer is on the second). Every
+answer carries its supporting facts; a part of the question without one leaves the answer empty,
+and ``missing`` says which part.
 
-The Report baseline opens its answer with it, and the Decision baseline hands over once it
-answers with every part supported and, for a bridge question, from past the bridge
-(:attr:`Answer.settled`).
+The Report baseline opens its answer with it, and the Decision baseline hands over once it is
+:attr:`Answer.settled` (every part supported and, for a bridge question, past the bridge).
 """
 
 from __future__ import annotations

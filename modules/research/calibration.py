@@ -244,7 +244,7 @@ def qualified(report: Report, confidence: float) -> Report:
             f'Not established: the likeliest answer in the sources read, "{short}", is more likely '
             f"wrong than right (confidence {confidence:.2f}); a person should check it."
         )
-        # the answer no longer opens with it: "Canna." before its fact would read as the answer
+        # the body must not open with it: "Canna." before its fact would read as the answer
         body = re.sub(rf"^\s*{re.escape(short)}\s*\.\s*", "", report.answer, count=1, flags=re.I)
         return report.model_copy(update={"short_answer": "", "answer": f"{note} {body}".strip()})
     if confidence < TRUSTED:

@@ -1,34 +1,19 @@
-"""The baseline Decision on a web whose search returns snippets only: choosing pages to crawl.
+"""The baseline Decision on a web whose search returns snippets only: which page to crawl next.
 
-When search results carry no text, the Analyzer learns only what the Decision node crawls, so
-the decision is which candidate page to open. Like the Decision node itself it sees titles and
-where each candidate was found, never page text: a candidate titled with a name the research is
-after (a name of the question, or a lead the Analyzer suggested searching for) is crawled
-before any new search; failing that, the best results of the latest search in the relevance
-analyzer's order (4 of the question's own search, 1 of each later one). A page link the
-Analyzer proposes comes before those. The hand-over of an answered question is kept once every
-thing the question names has a page read (on the web only crawled pages are read, so an answer
-settled from the first page or two often rests on one of two compared things, or on the first
-hop alone): until then the unread candidate titled with such a name is crawled first. A
-wh-question's answer waits for its hop: with an anchor read (a page about the one thing the
-question names) and no page read that the anchor's kept facts name, the unread candidate named
-in the anchor's sentence stating the question's relation is crawled first (:func:`unread_hop`),
-before the results picked by rank too; a page read there that gave no fact to keep was a wrong
-turn, and the sentence's next name is crawled (full names first). Before a wh-answer is handed
-over, the page the question describes without naming it is read too (:func:`unread_described`:
-"the battle in which ...": "Battle of Adwa"), while fewer than :data:`DESCRIBED_BUDGET` pages were
-read. One of an unanswered question is not kept while a promising page is left (search steps
-read nothing, so they count as steps without progress). With no page titled with a name of the
-question, a page about something of it ("Oh My God (Guns N' Roses song)") comes before results
-picked by rank; a word of a name the question quotes is searched as the whole quote ("Prince of
-tenors", not "Prince"); a later search's best result counts though an earlier search found it
-first; a one-word link that is not a name sought ("University", "Festival") is not crawled; and
-an unanswered hand-over waits for a page that a named thing's page names by its title
-(:func:`unread_named_by_a_named_page`). The hop is also sought in an anchor's opening sentences
-that memory did not keep; a namesake read for a name the relation sentence qualifies by a place
-("the Boston district of Lincolnshire") is followed by a search for name and place
-(:func:`namesake_search`); and a wh-answer resting only on the question's own pages waits for
-the best results of the question's own search (:func:`unread_ranked`).
+There the Analyzer reads only the pages crawled, so the choice of page is the decision. As in the
+Decision node, candidates are judged by title and origin, never page text, and a promising page
+is crawled before any new search: first one titled with a name sought (the question's or a
+lead's), then the hop that the anchor's relation sentence names (:func:`unread_hop`, with a
+search for name and place after a namesake), a page about something the question names, a link
+the Analyzer proposed, and last the best results of the latest search (:data:`FIRST_SEARCH_CRAWLS`
+of the question's own, :data:`LATER_SEARCH_CRAWLS` of a later one, which is after one lead).
+
+An answer settled from the first page or two often rests on one of two compared things or on the
+first hop alone, so a hand-over waits while a named thing's page, the hop, the page a wh-question
+describes (under :data:`DESCRIBED_BUDGET` pages read) or, for an answer from the question's own
+pages only, that search's best results are unread; an unanswered one waits for a page that a
+named thing's page names (under :data:`LINKED_BUDGET`). One-word links naming nothing sought are
+never crawled, and a word of a quoted name is searched as the whole quote.
 """
 
 from __future__ import annotations
@@ -54,7 +39,7 @@ from .schema import Decision, Fact
 FIRST_SEARCH_CRAWLS = 4  # the question's own search casts the widest net
 LATER_SEARCH_CRAWLS = 1  # a later search is after one lead: its best result
 _NAMESAKE = 'The page that the hop\'s name links to is a namesake: searching "{}".'
-DESCRIBED_BUDGET = 8  # pages read before a described page is no longer sought (median <= 10)
+DESCRIBED_BUDGET = 8  # pages read after which a described page is not sought (median <= 10)
 
 
 def _title(title: str) -> str:
@@ -285,7 +270,7 @@ def _hop(thread: Thread, memory: Memory | None, seek: bool = False) -> tuple | N
     return None
 
 
-LINKED_BUDGET = 10  # pages read before an unanswered question's hand-over is no longer held back
+LINKED_BUDGET = 10  # pages read after which an unanswered hand-over is not held back
 
 
 def unread_named_by_a_named_page(thread: Thread, memory: Memory | None) -> tuple[int, str, str] | None:

@@ -56,7 +56,7 @@ STEPS_SCHEMA = {
     "duration_ms": pl.Float64,
     "cost_usd": pl.Float64,
     "error": pl.String,
-    # appended (issue 39): pages and results of a tool step withheld for prompt-injection markers
+    # appended: pages and results of a tool step withheld for prompt-injection markers
     "withheld": pl.Int64,
 }
 SOURCES_SCHEMA = {
@@ -68,7 +68,7 @@ SOURCES_SCHEMA = {
     "step": pl.Int64,
     "analyzed": pl.Boolean,
     "cited": pl.Boolean,
-    # appended (issue 39): why no node saw the document's text (prompt-injection markers), else null
+    # appended: why no node saw the document's text (prompt-injection markers), else null
     "withheld": pl.String,
 }
 MEMORY_SCHEMA = {

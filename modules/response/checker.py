@@ -152,7 +152,7 @@ EMBEDDING = "local:all-MiniLM-L6-v2"
 @lru_cache(maxsize=1)
 def shipped_checker() -> ClaimChecker | None:
     """The checker shipped with sleuth, or None where its weights are absent (then the rules
-    alone decide, as before it was trained)."""
+    alone decide)."""
     return ClaimChecker() if WEIGHTS.exists() else None
 
 

@@ -65,16 +65,16 @@ ANALYSES_SCHEMA = {
     "analyzer_version": pl.String,
     "analyzed_at": pl.Datetime("us", "UTC"),
     "result_json": pl.String,
-    # appended (issue 15), so that every earlier column keeps its position: wrong facts
+    # appended after the first columns, so that each of them keeps its position: wrong facts
     "claims_contradicted": pl.Int64,
     "contradiction_count": pl.Int64,
     "has_wrong_fact": pl.Boolean,
-    # appended (issue 19): prominence and the assistant's own cited sources
+    # appended: prominence and the assistant's own cited sources
     "first_mention_in": pl.String,
     "list_rank": pl.Int64,
     "citation_count": pl.Int64,
     "cited_rank": pl.Int64,
-    # appended (issue 19): the site and its tracked competitors in the answer
+    # appended: the site and its tracked competitors in the answer
     "site_cited": pl.Boolean,
     "site_named_first": pl.Boolean,
     "competitors_mentioned": pl.Int64,
@@ -96,10 +96,10 @@ SUMMARY_SCHEMA = {
     },
     "previous_run_id": pl.String,
     **{f"{m}_delta": pl.Float64 for m in METRICS},
-    # appended (issue 15): share of scored answers with a wrong fact, 0-1, and its trend
+    # appended: share of scored answers with a wrong fact, 0-1, and its trend
     "wrong_fact_rate": pl.Float64,
     "wrong_fact_rate_delta": pl.Float64,
-    # appended (issue 19): the site's visibility beside its tracked competitors, 0-1, and trends
+    # appended: the site's visibility beside its tracked competitors, 0-1, and trends
     **{f"{v}{d}": pl.Float64 for v in VISIBILITY for d in ("", "_delta")},
 }
 
@@ -210,7 +210,7 @@ PROVIDER_SUMMARY_SCHEMA = {
     "wrong_fact_rate_delta": pl.Float64,
     # scored answers that name the site (URL, domain or brand) and state no wrong fact, 0-1
     "correct_mention_rate": pl.Float64,
-    # appended (issue 19), as in ``summaries``
+    # appended, as in ``summaries``
     **{f"{v}{d}": pl.Float64 for v in VISIBILITY for d in ("", "_delta")},
 }
 

@@ -4,22 +4,21 @@ A claim is checked against windows of the response (sentences, their clauses, an
 adjacent sentences, so that "Plus costs $6 a month. It includes 100 GB." finds "Plus includes
 100 GB"). Three signals decide, because each alone fails on real answers:
 
-- *frame*: how much of the claim's wording the window states, term by term, where a term also
-  matches a paraphrase (a small lexicon of web-copy synonyms, then MiniLM's own vector of each
-  word: "yearly" ~ "annually", "staff" ~ "employees"); terms of the question and the brand may be
-  left implicit ("It works offline" for "Nimbus Notes works offline");
+- *frame*: how much of the claim's wording the window states, term by term, a term matching a
+  paraphrase too (a small lexicon of web-copy synonyms, then MiniLM's vector of each word:
+  "yearly" ~ "annually"); the question's terms and the brand may stay implicit ("It works
+  offline" for "Nimbus Notes works offline");
 - *values* (:mod:`.facts`): prices, quantities, dates, counts however written; a claim with a
   value is found only where that value is stated, and contradicted where another value of the
   same kind stands in a window about the same thing;
 - *polarity*: the negation in the clause about the claim.
 
-The sentence cosine of the encoder is a fourth, weak signal (~0.55 for clear paraphrases).
-Thresholds were fitted on the train splits of ``evals/sets/verdicts-*`` (``evals.verdicts_eval``).
+The encoder's sentence cosine is a fourth, weak signal (~0.55 for clear paraphrases). Thresholds
+are fitted on the train splits of ``evals/sets/verdicts-*`` (``evals.verdicts_eval``).
 
-Wrong facts against the site's pages use the same parts in the other direction: a value or the
-polarity of a response statement is wrong when no page sentence about the same thing agrees
-with it and one states it otherwise; a name the site never uses is wrong where a page sentence
-about the same thing has another name in its place.
+Wrong facts against the site's pages run the same parts the other way: a response statement's
+value or polarity is wrong when no page sentence about the same thing agrees and one states it
+otherwise; a name the site never uses is wrong where such a sentence has another name instead.
 """
 
 from __future__ import annotations

@@ -1,29 +1,24 @@
 """Run-versioned Parquet storage: ``<data-dir>/<table>/run_id=<id>/part-<n>-<uuid>.parquet``.
 
-Every flow writes through this layer. Files are written to a hidden temporary name and renamed
-into place, so readers (polars, DuckDB, pandas) never see a partial file; a run's partition is
-never shared with another run. Works on local paths and fsspec URLs (``s3://bucket/prefix``).
+Every flow writes through this layer, on local paths and fsspec URLs (``s3://bucket/prefix``).
+Parts are written under a hidden temporary name and renamed into place, so readers (polars,
+DuckDB, pandas) never see a partial file, and a run's partition is never shared with another run.
 
-A run's commit is exact: two writers racing on one run id cannot both land, and never merge.
-On a local data dir the commit holds ``_commits/<run_id>.lock`` (created exclusively), re-checks
-that the run id is still free, and renames each staged table into place with a rename that
-fails rather than merge, ``runs`` last. The lock names the tables being published: a process
-killed between two renames leaves a lock whose owner is dead, and the next run (or ``sleuth runs
---gc``) rolls back the partitions that commit had published without its ``runs`` row, so the id
-is free again. Until then an analyst's reader may see those partitions: filter every table on
-the run ids of ``runs`` (a semi join; README's Data layout shows it in polars and DuckDB). Leftovers of a
-process that died mid-write (its ``_staging`` folder, ``.tmp`` part files, its commit lock)
-carry the host and pid that made them and are removed by the next run (``gc``).
+A run's commit is exact: two writers racing on one run id cannot both land, and never merge. On
+a local data dir the commit holds ``_commits/<run_id>.lock`` (created exclusively, naming the
+tables it publishes), re-checks that the id is free, and renames each staged table into place
+with a rename that fails rather than merge, ``runs`` last. An object store (``s3://``,
+``gs://``, ``memory://``) has no rename: the commit claims the id with a conditional PUT of
+``_commits/<run_id>.claim`` (``If-None-Match: *``: one writer wins, and the claim stays), then
+copies the staged tables in, ``runs`` last. A run is committed when its ``runs`` partition
+exists: sleuth's readers (``read``, trends, reports) see only committed runs; an analyst's reader
+may see a killed commit's partitions until they are rolled back, so it semi-joins every table on
+the run ids of ``runs`` (README's Data layout shows how).
 
-An object store (``s3://``, ``gs://``, ``memory://``) has no rename. There the commit first
-claims the run id with a conditional PUT of ``_commits/<run_id>.claim`` (``If-None-Match: *``:
-exactly one writer gets it, and it stays), then copies the staged tables into place, ``runs``
-last. A run is committed when its ``runs`` partition exists: sleuth's readers (``read``, trends,
-reports) see only committed runs, so a commit cut short by a crash is never read.
-
-The store knows no domain table: flows name their tables. Its one table of its own is ``runs``
-(:data:`RUNS_TABLE`, the marker of a committed run), whose schema and run kinds are in
-:mod:`modules.store.runs`.
+What a dead process leaves (its ``_staging`` folder, ``.tmp`` parts, its commit lock and the
+partitions that commit published without a ``runs`` row) carries its host and pid and is removed
+by the next run or ``sleuth runs --gc``. The store knows no domain table: flows name theirs. Its
+own is ``runs`` (:data:`RUNS_TABLE`; schema and run kinds in :mod:`modules.store.runs`).
 """
 
 from __future__ import annotations
