@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 from evals.accuracy_eval import DEFAULT_CSV, load
-from modules.embeddings import LocalEmbedder, _load_model
+from modules.embeddings import LocalEmbedder, load_model
 from modules.response import AnalyzerConfig, ResponseAnalyzer
 from modules.response.batch import analyze_to_rows, waves
 
@@ -77,7 +77,7 @@ def main() -> None:
     small_pages_path.write_text("".join(p.model_dump_json() + "\n" for p in small_pages))
     overrides = {"batch.concurrency": args.concurrency, "batch.batch_size": args.batch_size}
     config = AnalyzerConfig.load(None, {k: v for k, v in overrides.items() if v})
-    encode = _load_model(LocalEmbedder().path)  # the model LocalEmbedder runs, without its lock
+    encode = load_model(LocalEmbedder().path)  # the model LocalEmbedder runs, without its lock
     encode(["warm up"] * 64, batch_size=64)
 
     from flows.analyze import analyze_responses

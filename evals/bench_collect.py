@@ -1,5 +1,5 @@
 """Collector overhead and concurrency, against a local OpenAI-compatible server whose answers
-take ``--latency`` seconds (tests/fake_assistant.py on 127.0.0.1).
+take ``--latency`` seconds (modules/testing/fake_assistant.py on 127.0.0.1).
 
 Compares, on the same queries in one run: plain sequential ``litellm.completion`` calls, sleuth's
 collector at concurrency 1 (the cost of its pacing, classification and accounting per call), and
@@ -17,7 +17,7 @@ import litellm
 
 from modules.providers import ask_provider, parse_provider
 from modules.queries.queryset import Query
-from tests.fake_assistant import FakeAssistant
+from modules.testing import FakeAssistant
 
 
 def main() -> None:

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from evals.hotpot import load_questions
 from modules.research.session import ResearchOptions, build_researcher
-from tests.fake_lm import FakeLM, node_of, prompt_tokens
+from modules.testing import FakeLM, node_of, prompt_tokens
 
 _URL = re.compile(r"https?://[^\s\"|,\]\\]+")
 _NAMED = re.compile(r"[A-Z][\w.'-]+(?:\s+[A-Z][\w.'-]+)*")

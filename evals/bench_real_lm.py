@@ -28,21 +28,14 @@ import dspy
 
 from modules import programs as program_store
 from modules.embeddings import LocalEmbedder
-from modules.evaluation.nodes import (
-    METRICS,
-    BaselineRunner,
-    ProgramRunner,
-    evaluate,
-    load_examples,
-)
+from modules.evaluation.nodes import EVALUATIONS, BaselineRunner, ProgramRunner, evaluate, load_examples
 from modules.lm import LMSettings, output_model
+from modules.nodes import NODES
 from modules.research.schema import Analysis, Decision, Report
 
-NODES = ("decision", "analyzer", "report", "relevance", "judge")
 #: The pydantic contract a run validates a node's output against (rerank and the judge check
 #: their own fields in code: the rankings' indices, a verdict for every claim).
 CONTRACTS = {"decision": Decision, "analyzer": Analysis, "report": Report}
-BUDGET_NODE = {"relevance": "rerank"}
 #: Examples per node by default: a full rerank writes ~2.5k tokens (ten results, ten fields each),
 #: about four minutes a call on one 2-core machine.
 DEFAULT_EXAMPLES = {"relevance": 2}
@@ -53,7 +46,7 @@ def lm_call(node: str, runner, program, example, embedder):
     """One example through the node's program as a run calls it: the NodeRunner (budget,
     retries, fallback) and the node's output contract. Returns the call and the prediction a run
     would use (the baseline's on a fallback: None here, scored by the caller)."""
-    target = ProgramRunner(node, program, runner.lm_for(BUDGET_NODE.get(node, node)), embedder)
+    target = ProgramRunner(node, program, runner.lm_for(node), embedder)
 
     def predict(**_):
         prediction = target(example)
@@ -68,7 +61,7 @@ def lm_call(node: str, runner, program, example, embedder):
                 raise ValueError(f"no verdict for claim(s) {', '.join(missing)}")
         return dspy.Prediction(out=prediction)
 
-    return runner.run(predict, {}, "out", lambda: None, node=BUDGET_NODE.get(node, node))
+    return runner.run(predict, {}, "out", lambda: None, node=node)
 
 
 def bench_node(node: str, settings: LMSettings, n: int, embedder) -> dict:
@@ -87,7 +80,7 @@ def bench_node(node: str, settings: LMSettings, n: int, embedder) -> dict:
         if call.fallback:
             scores.append(base_row["score"])  # the run would have used the baseline's output
         else:
-            scores.append(float(METRICS[node](example, call.output).score))
+            scores.append(float(EVALUATIONS[node].metric(example, call.output).score))
         print(
             f"  {node} {len(scores)}/{len(examples)}: {'fallback' if call.fallback else 'parsed'}"
             f" in {seconds[-1]:.0f} s, {call.tokens} tokens, score {scores[-1]:.2f}"

@@ -41,7 +41,7 @@ from modules.lm import LMSettings
 from modules.research.loop import Researcher, journey_from
 from modules.research.memory import Memory
 from modules.research.session import ResearchOptions, build_researcher
-from modules.tools.search import SearchResults, _results
+from modules.tools.search import SearchResults, make_results
 
 
 class _OneRanking:
@@ -61,7 +61,7 @@ class _OneRanking:
                 (self.index.docs[i].title, self.index.docs[i].url, self.index.docs[i].text[:300])
                 for i, _ in hits
             ]
-        return _results("local", rows, query, max_results)
+        return make_results("local", rows, query, max_results)
 
 
 def report_on_lm(researcher: Researcher, model: str, base_url: str | None, programs: str | None) -> str:

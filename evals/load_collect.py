@@ -1,5 +1,5 @@
 """Load test of ``sleuth collect``: many questions, three providers at their concurrency limits,
-a local fake provider with latency, 5xx errors and 429s (tests/fake_assistant.py on 127.0.0.1).
+a local fake provider with latency, 5xx errors and 429s (modules/testing/fake_assistant.py on 127.0.0.1).
 
 Runs the real ``collect`` flow (checkpointing every answer, writing the Parquet tables), and
 with ``--stop-after S`` sends this process SIGTERM after S seconds and finishes the collection
@@ -29,7 +29,7 @@ from flows.monitor import CollectionStopped, collect
 from flows.runtime import local_run_settings, quiet_user_errors
 from modules.queries import Query, write_query_set
 from modules.store import ParquetStore
-from tests.fake_assistant import FakeAssistant
+from modules.testing import FakeAssistant
 
 PROVIDERS = (("flaky-a", 16, None), ("flaky-b", 8, None), ("flaky-c", 4, 6000.0))  # model, concurrency, rpm
 

@@ -1,5 +1,5 @@
 """The README's screenshot of a long command in progress, from a real run: ``sleuth collect`` of
-a generated query set from three providers (the fake assistant of tests/fake_assistant.py on
+a generated query set from three providers (the fake assistant of modules/testing/fake_assistant.py on
 127.0.0.1, with latency, 5xx errors and 429s), under a pseudo-terminal; the last bars it drew
 before ``--at`` seconds are rendered to SVG by rich, as the terminal showed them.
 
@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from modules.queries import Query, write_query_set
-from tests.fake_assistant import FakeAssistant
+from modules.testing import FakeAssistant
 
 ROOT = Path(__file__).resolve().parents[1]
 PROVIDERS = (

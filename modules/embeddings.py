@@ -39,7 +39,7 @@ class Embedder(Protocol):
 _loading = threading.Lock()
 
 
-def _load_model(path: str):
+def load_model(path: str):
     """The model at ``path``, loaded once per process (one load at a time: a :func:`preload`
     under way is waited for, not repeated)."""
     with _loading:
@@ -78,7 +78,7 @@ def bundled_model_path() -> Path:
 
 
 class LocalEmbedder:
-    """The local model (:func:`_load_model`) on the CPU; one model per process, one encode at a time.
+    """The local model (:func:`load_model`) on the CPU; one model per process, one encode at a time.
 
     ``exclusive`` serialises CPU-bound work in the process: torch already uses every core
     for one batch, and concurrent batches from several threads only oversubscribe them
@@ -93,7 +93,7 @@ class LocalEmbedder:
         self.batch_size = batch_size
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
-        encode = _load_model(self.path)
+        encode = load_model(self.path)
         with self.exclusive:
             vectors = encode(list(texts), batch_size=self.batch_size)
         return np.asarray(vectors, dtype=np.float32).reshape(len(texts), -1)
@@ -133,7 +133,7 @@ def preload(provider: str, model: str | None = None) -> None:
 
     def load() -> None:
         try:
-            _load_model(path)
+            load_model(path)
         except Exception:  # noqa: BLE001 (the encode that needs it loads it again and reports it)
             pass
 

@@ -20,35 +20,11 @@ import dspy
 from pydantic import BaseModel
 
 from .env import positive_number
+from .nodes import budget_of
 
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class NodeBudget:
-    """What one node's LM call may spend: ``max_tokens`` caps the reply (sized to the node's
-    output fields), ``temperature`` is sent with every request (a server's default is often 1.0),
-    and ``input_share`` is the part of the context window its variable inputs (documents,
-    results) may fill, the instructions and the reply taking the rest."""
-
-    max_tokens: int
-    temperature: float
-    input_share: float = 0.6
-
-
-#: Per node. Rerank answers ten rankings of ten fields (~1.2-1.7k tokens measured), so it gets
-#: room for them; Decision answers one action; the Analyzer a list of quoted facts. Rerank's
-#: instructions (ten fields described) take ~1k tokens, so its results get a smaller share.
-NODE_BUDGETS: dict[str, NodeBudget] = {
-    "decision": NodeBudget(max_tokens=500, temperature=0.2),
-    "analyzer": NodeBudget(max_tokens=1500, temperature=0.2),
-    "report": NodeBudget(max_tokens=1200, temperature=0.3),
-    "rerank": NodeBudget(max_tokens=3000, temperature=0.3, input_share=0.45),
-    "order": NodeBudget(max_tokens=200, temperature=0.2),  # the research loop's lean rerank: indices
-    "judge": NodeBudget(max_tokens=1500, temperature=0.0),
-    "queries": NodeBudget(max_tokens=3000, temperature=0.3),
-}
-DEFAULT_BUDGET = NodeBudget(max_tokens=1500, temperature=0.3)
 #: ``--lm-context``: the context window assumed when none is given (a local 8k model fits).
 DEFAULT_CONTEXT_TOKENS = 8192
 #: Seconds one LM request may take (``$SLEUTH_LM_TIMEOUT``): a hosted model answers in seconds; the
@@ -86,7 +62,7 @@ class LMSettings:
     base_url: str | None = None
     retries: int = 2
     timeout_s: float = field(default_factory=default_timeout)
-    max_tokens: int = 1500  # the default reply cap; each node's own cap is in NODE_BUDGETS
+    max_tokens: int = 1500  # the default reply cap; each node's own cap is in modules.nodes
     context_tokens: int = DEFAULT_CONTEXT_TOKENS
 
     @classmethod
@@ -160,13 +136,13 @@ class NodeRunner:
     def reply_tokens(self, node: str) -> int:
         """The node's reply cap: its budget's, or half the context window where that is smaller
         (rerank's 3,000 would leave a 4k model no room for the results)."""
-        return min(NODE_BUDGETS.get(node, DEFAULT_BUDGET).max_tokens, self.context_tokens // 2)
+        return min(budget_of(node).max_tokens, self.context_tokens // 2)
 
     def input_chars(self, node: str, fixed: int = 0) -> int:
         """Characters the node's variable inputs may fill: its share of the context window once
         its reply cap is set aside, less ``fixed`` characters of inputs it always sends and the
         characters of its compiled program's demos."""
-        budget = NODE_BUDGETS.get(node, DEFAULT_BUDGET)
+        budget = budget_of(node)
         tokens = (self.context_tokens - self.reply_tokens(node)) * budget.input_share
         return max(500, int(tokens * CHARS_PER_TOKEN) - fixed - self.demo_chars.get(node, 0))
 
@@ -194,7 +170,7 @@ class NodeRunner:
         if not isinstance(self.lm, dspy.LM):
             return self.lm
         if node not in self._node_lms:
-            budget = NODE_BUDGETS.get(node, DEFAULT_BUDGET)
+            budget = budget_of(node)
             copy = self.lm.copy(max_tokens=self.reply_tokens(node), temperature=budget.temperature)
             copy.history = self.lm.history
             self._node_lms[node] = copy

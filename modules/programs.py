@@ -17,27 +17,16 @@ from typing import Any
 
 import dspy
 
-from .relevance.signatures import RankResults
-from .research.signatures import AnalyzeResults, DecideNextAction, WriteReport
-from .response.judge import JudgeClaims
+from .nodes import NODES
+from .nodes import node as node_spec
 from .tables_io import atomic_write_bytes, atomic_write_text
 
 DEFAULT_DIR = Path(__file__).resolve().parent / "compiled"
-SIGNATURES = {
-    "decision": DecideNextAction,
-    "analyzer": AnalyzeResults,
-    "report": WriteReport,
-    "relevance": RankResults,
-    "judge": JudgeClaims,
-}
 
 
-def new_program(node: str) -> dspy.Module:
+def new_program(name: str) -> dspy.Module:
     """The uncompiled DSPy program of a node: its signature's instructions, no demos."""
-    try:
-        return dspy.Predict(SIGNATURES[node])
-    except KeyError:
-        raise ValueError(f"unknown node {node!r}: use {', '.join(SIGNATURES)}") from None
+    return dspy.Predict(node_spec(name).signature)
 
 
 def save(
@@ -98,7 +87,7 @@ def metadata(path: str | os.PathLike) -> dict[str, Any]:
 def load_latest(root: str | os.PathLike | None = None) -> tuple[dict[str, dspy.Module], dict[str, str]]:
     """The newest program of every node that has one, and their versions (for the report)."""
     programs, names = {}, {}
-    for node in SIGNATURES:
+    for node in NODES:
         path = resolve(node, "latest", root)
         if path is not None:
             programs[node], names[node] = load(node, path), path.stem

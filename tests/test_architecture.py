@@ -21,12 +21,7 @@ PRODUCT = ("modules", "flows")
 ALLOWED = {
     "modules": {"modules"},
     "flows": {"flows", "modules"},
-    "evals": {
-        "evals",
-        "modules",
-        "flows",
-        "tests",
-    },  # scripts: evals, benchmarks (the fake servers of tests/)
+    "evals": {"evals", "modules", "flows"},  # scripts: evals and benchmarks
     "tests": {"tests", "modules", "flows", "evals"},
 }
 

@@ -13,8 +13,8 @@ from datetime import UTC
 import pytest
 
 from flows.cli import main
+from modules.testing import FakeAssistant
 from tests.conftest import ROOT, SAMPLES
-from tests.fake_assistant import FakeAssistant
 
 
 def test_an_unusable_data_dir_fails_before_any_work(prefect_harness, tmp_path, capsys):
@@ -184,7 +184,7 @@ def test_cancellation_abandons_calls_in_flight_and_marks_the_rest_cancelled():
     import time
 
     from modules.providers import Cancellation, ask_provider, parse_provider
-    from tests.fake_assistant import FakeAssistant
+    from modules.testing import FakeAssistant
 
     fake = FakeAssistant({}, delay_s=30)  # "slow": each answer would take 30 s
     try:
@@ -246,7 +246,7 @@ def test_a_signal_mid_collection_writes_what_was_collected_and_resume_asks_the_r
     from prefect.settings import PREFECT_API_URL
 
     from modules.store import ParquetStore
-    from tests.fake_assistant import FakeAssistant
+    from modules.testing import FakeAssistant
 
     queries = _queries()
     fake = FakeAssistant({q.query: q.expected_answer for q in queries}, latency_s=0.6)
@@ -315,7 +315,7 @@ def test_a_killed_collection_loses_no_answer(prefect_harness, tmp_path, capsys):
     from prefect.settings import PREFECT_API_URL
 
     from modules.store import ParquetStore
-    from tests.fake_assistant import FakeAssistant
+    from modules.testing import FakeAssistant
 
     queries = _queries()
     fake = FakeAssistant({q.query: q.expected_answer for q in queries}, latency_s=0.6)
@@ -371,7 +371,7 @@ def test_a_killed_collection_loses_no_answer(prefect_harness, tmp_path, capsys):
 
 
 def test_a_resume_refuses_a_changed_query_set_or_other_providers(prefect_harness, tmp_path, capsys):
-    from tests.fake_assistant import FakeAssistant
+    from modules.testing import FakeAssistant
 
     fake = FakeAssistant({}, latency_s=0)
     changed = tmp_path / "queries.jsonl"

@@ -25,8 +25,8 @@ from modules.response.schema import (
     Scores,
     TextPosition,
 )
+from modules.testing import FakeLM
 from tests.conftest import SAMPLES, write_jsonl
-from tests.fake_lm import FakeLM
 
 ANSWER = "No, SSO is only on Driftnote Enterprise. Team is $11 per user per month, billed annually."
 PRICING = "https://driftnote.example/pricing"

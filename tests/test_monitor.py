@@ -14,8 +14,8 @@ from modules.providers.spec import unique_specs
 from modules.queries import load_query_set
 from modules.response.records import load_records
 from modules.store import ParquetStore
+from modules.testing import FakeAssistant
 from tests.conftest import SAMPLES
-from tests.fake_assistant import FakeAssistant
 
 QUERY_SET = str(SAMPLES / "queries.jsonl")
 PAGES = str(SAMPLES / "pages.jsonl")

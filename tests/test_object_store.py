@@ -122,7 +122,7 @@ def test_a_commit_cut_short_is_never_read_and_its_id_stays_taken(s3, monkeypatch
 def test_analyze_and_a_resumed_collection_on_s3_read_by_polars_and_duckdb(prefect_harness, s3, tmp_path):
     import duckdb
 
-    from tests.fake_assistant import FakeAssistant
+    from modules.testing import FakeAssistant
 
     data_dir = f"s3://{BUCKET}/team"
     assert (

@@ -12,7 +12,7 @@ from flows.research import research
 from modules import programs as program_store
 from modules.evaluation import SETS
 from modules.evaluation.nodes import (
-    METRICS,
+    EVALUATIONS,
     BaselineRunner,
     answer_scores,
     evaluate,
@@ -23,8 +23,8 @@ from modules.evaluation.nodes import (
 from modules.research.schema import Decision
 from modules.research.session import ResearchOptions
 from modules.store import ParquetStore
+from modules.testing import FakeLM
 from tests.conftest import SAMPLES
-from tests.fake_lm import FakeLM
 
 
 def _subset(tmp_path, node, part, n):
@@ -56,11 +56,13 @@ def test_metrics_score_and_explain():
     crawl = dspy.Example(
         row={**search.row, "gold_action": "crawl_url", "acceptable": search.row["gold_urls"][:1]}
     )
-    good = METRICS["decision"](
+    good = EVALUATIONS["decision"].metric(
         crawl,
         dspy.Prediction(**dict(Decision(next_action="crawl_url", query_or_url=crawl.row["acceptable"][0]))),
     )
-    wrong = METRICS["decision"](crawl, dspy.Prediction(**dict(Decision(next_action="send_to_hitl"))))
+    wrong = EVALUATIONS["decision"].metric(
+        crawl, dspy.Prediction(**dict(Decision(next_action="send_to_hitl")))
+    )
     assert good.score == 1.0 and wrong.score == 0.0 and "expected crawl_url" in wrong.feedback
     title = search.row["acceptable"][0]
     assert query_retrieves_gold(title, search.row) and not query_retrieves_gold("zzzz qqqq", search.row)
@@ -196,8 +198,8 @@ def test_a_run_that_needs_an_lm_fails_before_any_work_without_one(prefect_harnes
 def test_eval_sends_each_example_as_a_run_would_on_a_small_context(prefect_harness, tmp_path, node):
     """Web-length pages on a 4k model: every prompt is fitted to ``--lm-context`` (the fake server
     refuses longer ones, as a real one does) and carries the node's own reply cap and temperature."""
-    from modules.lm import NODE_BUDGETS
-    from tests.fake_lm import prompt_tokens, reply_cap
+    from modules.nodes import budget_of
+    from modules.testing import prompt_tokens, reply_cap
 
     filler = " ".join(json.loads(x)["question"] for x in set_path("report", "train").read_text().splitlines())
     rows = [json.loads(x) for x in set_path(node, "dev").read_text().splitlines()[:2]]
@@ -222,7 +224,7 @@ def test_eval_sends_each_example_as_a_run_would_on_a_small_context(prefect_harne
         )
     finally:
         fake.close()
-    budget = NODE_BUDGETS["rerank" if node == "relevance" else node]
+    budget = budget_of(node)
     assert fake.requests and all(prompt_tokens(r) + reply_cap(r) <= 4096 for r in fake.requests)
     assert {(reply_cap(r), r.get("temperature")) for r in fake.requests} == {
         (min(budget.max_tokens, 2048), budget.temperature)  # at most half the window
@@ -240,8 +242,9 @@ def test_a_compiled_judge_with_demos_still_fits_a_small_window(prefect_harness, 
     every prompt of the compiled program fits a 4k model (the fake server refuses one that does
     not, which would show as an evaluation error)."""
     from modules.evaluation.judge import load_examples as judge_examples
-    from modules.lm import NODE_BUDGETS, NodeRunner, demo_chars
-    from tests.fake_lm import prompt_tokens, reply_cap
+    from modules.lm import NodeRunner, demo_chars
+    from modules.nodes import budget_of
+    from modules.testing import prompt_tokens, reply_cap
 
     sets = {}
     for part, set_name, n in (("train", "sites-e", 8), ("dev", "sites-d", 3)):
@@ -279,4 +282,4 @@ def test_a_compiled_judge_with_demos_still_fits_a_small_window(prefect_harness, 
     assert 1 <= len(fitted.demos) < len(program.demos) == 4 and demo_chars(fitted) <= room // 2
     assert runner.input_chars("judge") == room - demo_chars(fitted)
     assert NodeRunner(context_tokens=32768).fit_program("judge", program) is program  # all fit
-    assert NODE_BUDGETS["judge"].max_tokens > 0 and judge_examples(sets["dev"], runner)
+    assert budget_of("judge").max_tokens > 0 and judge_examples(sets["dev"], runner)

@@ -132,7 +132,7 @@ def test_progress_bars_on_a_terminal_end_cleanly(tmp_path):
 @pytest.mark.usefixtures("prefect_harness")
 def test_collect_counts_every_call_per_provider_errors_included(plain, tmp_path, capsys):
     from modules.queries import load_query_set
-    from tests.fake_assistant import FakeAssistant
+    from modules.testing import FakeAssistant
 
     query_set = str(SAMPLES / "queries.jsonl")
     n = len(load_query_set(query_set).queries)

@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from modules.lm import MAX_URL_CHARS, NODE_BUDGETS, LMSettings, as_data
+from modules.lm import MAX_URL_CHARS, LMSettings, as_data
+from modules.nodes import budget_of
 from modules.research.loop import Limits, Researcher, _attribute, renumber_citations
 from modules.research.memory import Memory
 from modules.research.prompts import (
@@ -23,11 +24,11 @@ from modules.research.prompts import (
     research_history,
 )
 from modules.research.schema import Analysis, Quote, Source
+from modules.testing import FakeLM, node_of, output_fields, prompt_tokens, reply_cap
 from modules.text import split_sentences
 from modules.tools.crawl import CrawlConfig, fetch_all
 from modules.tools.local_index import LocalSearch
 from tests.conftest import SAMPLES
-from tests.fake_lm import FakeLM, node_of, output_fields, prompt_tokens, reply_cap
 
 QUESTION = "Were Scott Derrickson and Ed Wood of the same nationality?"
 PLANTED = "https://attacker.example/planted"
@@ -39,9 +40,9 @@ INJECTION = (  # one sentence, so that it is read with the first one
 )
 NODE = {
     "decision": "decision",
-    "analysis": "analyzer",  # as tests.fake_lm.node_of names the nodes
+    "analysis": "analyzer",  # as modules.testing.fake_lm.node_of names the nodes
     "report": "report",
-    "rankings": "rerank",
+    "rankings": "relevance",
     "order": "order",
 }
 #: Output fields in the order the LM writes them: reasoning and evidence before verdicts.
@@ -103,7 +104,7 @@ def test_every_node_request_fits_a_4k_window_with_its_budget_and_escaped_data(we
     assert {"decision", "analysis", "report"} <= set(fake.nodes())
     for body in fake.requests:
         node = NODE[node_of(body["messages"])]
-        budget = NODE_BUDGETS[node]
+        budget = budget_of(node)
         assert reply_cap(body) == budget.max_tokens and body["temperature"] == budget.temperature
         assert prompt_tokens(body) + budget.max_tokens <= 4096
         if node in FIELD_ORDER:

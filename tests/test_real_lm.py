@@ -151,7 +151,7 @@ def test_the_full_rerank_parses_on_the_real_model(local_model, embedder):
     out = RelevanceAnalyzer(embedder, runner=runner).rerank(
         QUESTION, "his birthplace and nationality", results
     )
-    _no_fallback(runner, {"rerank"})
+    _no_fallback(runner, {"relevance"})
     Reranking.model_validate(out.model_dump())
     assert not out.fallback and sorted(r.originalIndex for r in out.results) == [0, 1, 2]
     scored = [r.score for r in out.results if r.score is not None]  # a partial ranking leaves some out

@@ -20,9 +20,9 @@ from modules.relevance.baseline import Weights
 from modules.relevance.highlight import highlight, strip_tags
 from modules.relevance.schema import ResearchPlan, SubScores
 from modules.store import ParquetStore
+from modules.testing import FakeLM
 from modules.text import Span, split_sentences
 from tests.conftest import write_jsonl
-from tests.fake_lm import FakeLM
 
 QUERY = "What gas do plants release during photosynthesis?"
 RESULTS = [

@@ -18,8 +18,8 @@ from modules.queries import load_query_set
 from modules.reports import render_run_report, run_markdown
 from modules.reports.html import marked, safe_highlight
 from modules.research.session import ResearchOptions
+from modules.testing import FakeAssistant
 from tests.conftest import SAMPLES, write_jsonl
-from tests.fake_assistant import FakeAssistant
 
 SCRIPT = "<script>alert('x')</script>"
 WRONG = 'Plus is $9.99 per month <b>"only"</b> & includes 1 TB of storage.'  # two wrong facts, with markup

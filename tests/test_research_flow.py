@@ -12,8 +12,8 @@ from flows.research import research, research_batch, research_feedback
 from modules.research.batch import load_questions
 from modules.research.session import ResearchOptions
 from modules.store import ParquetStore
+from modules.testing import BAD_CITATION, GOOD_CITATION, FakeLM, prompt_tokens
 from tests.conftest import SAMPLES, write_jsonl
-from tests.fake_lm import BAD_CITATION, GOOD_CITATION, FakeLM, prompt_tokens
 
 QUESTION = "Were Scott Derrickson and Ed Wood of the same nationality?"
 CONTRACT = {

@@ -433,7 +433,7 @@ def test_research_on_the_offline_web_reads_only_crawled_pages(embedder=None):
 def test_a_decision_state_recorded_on_the_web_is_replayed_with_the_crawling_decision():
     import dspy
 
-    from modules.evaluation.nodes import METRICS, BaselineRunner
+    from modules.evaluation.nodes import EVALUATIONS, BaselineRunner
 
     first = f'search result 2 for "{QUESTION}"'
     ed_wood = "https://en.wikipedia.org/wiki/Ed_Wood"
@@ -456,7 +456,7 @@ def test_a_decision_state_recorded_on_the_web_is_replayed_with_the_crawling_deci
     example = dspy.Example(row=row)
     prediction = BaselineRunner("decision")(example)
     assert (prediction.next_action, prediction.query_or_url) == ("crawl_url", ed_wood)
-    assert METRICS["decision"](example, prediction).score == 1.0
+    assert EVALUATIONS["decision"].metric(example, prediction).score == 1.0
     # the corpus baseline, which reads search results instead, crawls no unproposed result
     state["web"] = False
     assert BaselineRunner("decision")(example).next_action != "crawl_url"

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 
+from modules.nodes import NODES
+
 from .options import add_data_dir, add_json, add_lm, add_run_outputs
 from .output import fmt, print_json
 
-NODES = ["decision", "analyzer", "relevance", "report", "judge"]
+NODE_HELP = "; ".join(f"{name}: {spec.summary}" for name, spec in NODES.items())
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
@@ -81,7 +83,7 @@ def register(sub) -> None:
         description="Evaluates on evals/sets/<node>-<split>.jsonl (judge: the labeled verdict sets "
         "evals/sets/verdicts-*-<split>.jsonl); writes an evaluations table.",
     )
-    p.add_argument("node", choices=NODES)
+    p.add_argument("node", choices=list(NODES), help=NODE_HELP)
     p.add_argument(
         "--program",
         default="latest",
@@ -107,7 +109,7 @@ def register(sub) -> None:
         description="Evaluates the current program on dev, compiles on train, evaluates again, saves "
         "modules/compiled/<node>/<timestamp>-<hash>.json with metadata.",
     )
-    p.add_argument("node", choices=NODES)
+    p.add_argument("node", choices=list(NODES), help=NODE_HELP)
     p.add_argument(
         "--optimizer", choices=["labeled", "bootstrap", "random-search", "mipro", "gepa"], default="labeled"
     )

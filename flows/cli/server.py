@@ -6,6 +6,8 @@ import argparse
 import os
 import time
 
+from .output import duration
+
 
 def cmd_server(args: argparse.Namespace) -> int:
     from flows import local_server
@@ -22,7 +24,7 @@ def cmd_server(args: argparse.Namespace) -> int:
             )
         info = local_server.acquire()
         print(
-            f"local Prefect server {info.api_url} (pid {info.pid}), stops after {_minutes(info.idle_s)} idle"
+            f"local Prefect server {info.api_url} (pid {info.pid}), stops after {duration(info.idle_s)} idle"
         )
         return 0
     if args.action == "stop":
@@ -42,15 +44,11 @@ def cmd_server(args: argparse.Namespace) -> int:
         return 0
     idle = time.time() - (local_server.last_used() or info.started)
     print(
-        f"local Prefect server {info.api_url} (pid {info.pid}), up {_minutes(time.time() - info.started)}, "
-        f"last used {_minutes(idle)} ago, stops after {_minutes(info.idle_s)} idle\n"
+        f"local Prefect server {info.api_url} (pid {info.pid}), up {duration(time.time() - info.started)}, "
+        f"last used {duration(idle)} ago, stops after {duration(info.idle_s)} idle\n"
         f"state, lock and log: {local_server.state_dir()}"
     )
     return 0
-
-
-def _minutes(seconds: float) -> str:
-    return f"{seconds / 60:.0f} min" if seconds >= 90 else f"{seconds:.0f} s"
 
 
 def register(sub) -> None:

@@ -26,20 +26,13 @@ import dspy
 from ..lm import NodeRunner
 from ..response import ResponseAnalyzer
 from ..response.groundtruth import build_ground_truth, group_by_domain, pages_for
-from ..response.judge import (
-    ClaimIn,
-    ClaimVerdict,
-    ExcerptIndex,
-    Kind,
-    WrongFactOut,
-    judge_inputs,
-    locate_quote,
-)
+from ..response.judge import ExcerptIndex, judge_inputs, locate_quote
 from ..response.schema import AIResponse, StoredPage
+from ..response.signatures import ClaimIn, ClaimVerdict, JudgeClaims, Kind, WrongFactOut
 from ..text import content_terms, overlap_f1, split_clauses, split_sentences
 from . import SETS
 
-INPUTS = ("question", "answer", "claims", "page_excerpts")
+INPUTS = tuple(JudgeClaims.input_fields)
 KINDS = set(get_args(Kind))
 WRONG_FACT_PENALTY = 0.25
 ENCYCLOPEDIA = "encyclopedia.eval"

@@ -15,6 +15,7 @@ import re
 import string
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
@@ -26,42 +27,31 @@ import polars as pl
 
 from ..embeddings import Embedder, LocalEmbedder
 from ..lm import DEFAULT_CONTEXT_TOKENS, LMSettings, NodeRunner, output_model
+from ..nodes import NodeSpec
+from ..nodes import node as node_spec
 from ..relevance.analyzer import RelevanceAnalyzer, rerank_inputs
 from ..relevance.anchor import normalise
 from ..relevance.schema import ResearchPlan, SearchResultIn
+from ..relevance.signatures import LMRanking
 from ..research.baseline import BaselineAnalyzer, BaselineDecision, BaselineReport, Thread
 from ..research.crawling import CrawlingDecision
 from ..research.memory import Memory
 from ..research.prompts import analyzer_inputs, decision_inputs, fact_lines, report_inputs
-from ..research.schema import Analysis, Decision, Fact, Report, Source
+from ..research.schema import Analysis, Decision, Fact, Quote, Report, Source
 from ..response import ResponseAnalyzer
 from ..store import frame
 from ..text import content_terms, overlap_f1
 from . import SETS, judge
 
 logging.getLogger("bm25s").setLevel(logging.WARNING)  # one tiny index per decision example: no build logs
-NODES = ("decision", "analyzer", "relevance", "report", "judge")
-INPUTS = {
-    "judge": ("question", "answer", "claims", "page_excerpts"),
-    "decision": (
-        "initial_query",
-        "analyzer_report",
-        "research_history",
-        "memory_summary",
-        "candidate_urls",
-        "available_actions",
-    ),
-    "analyzer": ("initial_query", "documents", "shared_memory"),
-    "report": ("initial_query", "facts", "final_assessment", "research_journey"),
-    "relevance": ("query", "research_plan", "results"),
-}
 
 
 def set_path(node: str, part: str) -> Path:
     """The node's labeled set (for ``judge`` a glob over the verdict sets)."""
-    if node == "judge":
+    spec = node_spec(node)
+    if spec.sets == "verdicts":
         return judge.set_pattern(part)
-    return SETS / f"{node}-{part}.jsonl"
+    return SETS / f"{spec.sets}-{part}.jsonl"
 
 
 def file_hash(path: str | Path) -> str:
@@ -81,22 +71,33 @@ def load_examples(
     """Examples with the DSPy signature's inputs set as the node sends them to a model with a
     ``context_tokens`` window (``--lm-context``) beside ``program``'s demos, and the raw row kept
     under ``row``; ``limit``: that many, spread evenly over the set (:func:`spread`)."""
-    if node not in NODES:
-        raise ValueError(f"unknown node {node!r}: use {', '.join(NODES)}")
+    spec = node_spec(node)
     runner = NodeRunner(context_tokens=context_tokens)
     if program is not None:
-        runner.fit_program(budget_node(node), program)
-    if node == "judge":
-        return spread(judge.load_examples(path or set_path(node, part), runner), limit)
-    path = Path(path or set_path(node, part))
-    if not path.exists():
-        raise FileNotFoundError(f"no eval set {path}; build it with: python -m evals.build_sets")
-    out = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            row = json.loads(line)
-            out.append(dspy.Example(row=row, **_inputs(node, row, runner)).with_inputs(*INPUTS[node]))
-    return spread(out, limit)
+        runner.fit_program(node, program)
+    return spread(EVALUATIONS[node].examples(spec, Path(path or set_path(node, part)), runner), limit)
+
+
+def _labeled_rows(inputs: Callable[[dict, NodeRunner], dict[str, Any]]) -> Callable:
+    """A node's example loader for a JSON-lines set: each row with the node's inputs built by
+    ``inputs`` (as the research loop builds them) and the raw row kept under ``row``."""
+
+    def load(spec: NodeSpec, path: Path, runner: NodeRunner) -> list[dspy.Example]:
+        if not path.exists():
+            raise FileNotFoundError(f"no eval set {path}; build it with: python -m evals.build_sets")
+        names = tuple(spec.signature.input_fields)
+        out = []
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                row = json.loads(line)
+                out.append(dspy.Example(row=row, **inputs(row, runner)).with_inputs(*names))
+        return out
+
+    return load
+
+
+def _verdict_rows(spec: NodeSpec, path: Path, runner: NodeRunner) -> list[dspy.Example]:
+    return judge.load_examples(path, runner)
 
 
 def spread(examples: list, limit: int | None) -> list:
@@ -109,34 +110,40 @@ def spread(examples: list, limit: int | None) -> list:
     return [examples[i * len(examples) // limit] for i in range(limit)]
 
 
-def _inputs(node: str, row: dict, runner: NodeRunner) -> dict[str, Any]:
-    """The node's inputs for a labeled row, built as the research loop builds them (rows written
-    by evals/build_sets.py keep the Decision node's inputs as the loop built them at that state),
-    fitted to ``runner``'s window."""
-    if node == "decision":
-        return decision_inputs(
-            row["question"],
-            [],
-            row["analyzer_report"],
-            row["research_history"],
-            row["memory_summary"],
-            row["candidate_urls"],
-            row["available_actions"],
-        )
-    if node == "analyzer":
-        page = row["page"]
-        shared = fact_lines(("unverified", m["text"], m["source_url"]) for m in row["memory"])
-        room = runner.input_chars("analyzer", fixed=len(shared) + len(row["question"]))
-        return analyzer_inputs(
-            row["question"], [Source(url=page["url"], title=page["title"], text=page["text"])], shared, room
-        )
-    if node == "report":
-        return report_inputs(
-            row["question"],
-            fact_lines(("unverified", f["text"], f["source_url"]) for f in row["facts"]),
-            "the facts cover the question",
-            "searched and read the sources",
-        )
+# ----- inputs: a labeled row as the node's prompt inputs, built as the research loop builds them
+# (rows written by evals/build_sets.py keep the Decision node's inputs as the loop built them at
+# that state), fitted to the runner's window
+def _decision_inputs(row: dict, runner: NodeRunner) -> dict[str, Any]:
+    return decision_inputs(
+        row["question"],
+        [],
+        row["analyzer_report"],
+        row["research_history"],
+        row["memory_summary"],
+        row["candidate_urls"],
+        row["available_actions"],
+    )
+
+
+def _analyzer_inputs(row: dict, runner: NodeRunner) -> dict[str, Any]:
+    page = row["page"]
+    shared = fact_lines(("unverified", m["text"], m["source_url"]) for m in row["memory"])
+    room = runner.input_chars("analyzer", fixed=len(shared) + len(row["question"]))
+    return analyzer_inputs(
+        row["question"], [Source(url=page["url"], title=page["title"], text=page["text"])], shared, room
+    )
+
+
+def _report_inputs(row: dict, runner: NodeRunner) -> dict[str, Any]:
+    return report_inputs(
+        row["question"],
+        fact_lines(("unverified", f["text"], f["source_url"]) for f in row["facts"]),
+        "the facts cover the question",
+        "searched and read the sources",
+    )
+
+
+def _relevance_inputs(row: dict, runner: NodeRunner) -> dict[str, Any]:
     results = [SearchResultIn.model_validate(r) for r in row["results"]]
     return rerank_inputs(row["question"], ResearchPlan.parse(row.get("plan")), results, runner)
 
@@ -318,103 +325,82 @@ def metric_judge(gold: dspy.Example, pred, trace=None, pred_name=None, pred_trac
     return judge.metric(gold, pred, trace, pred_name, pred_trace)
 
 
-METRICS: dict[str, Callable] = {
-    "decision": metric_decision,
-    "analyzer": metric_analyzer,
-    "report": metric_report,
-    "relevance": metric_relevance,
-    "judge": metric_judge,
-}
+# ----- baselines: the node's deterministic program on a labeled row ------------------------------
+def _baseline_decision(row: dict, embedder: Embedder) -> dspy.Prediction:
+    program = CrawlingDecision if row["state"].get("web") else BaselineDecision
+    memory = _stored(embedder, row["state"].get("facts") or [], step=0)
+    return dspy.Prediction(**dict(program(embedder)(_thread(embedder, row), memory)))
 
 
-# ----- runners ------------------------------------------------------------------------------
-class BaselineRunner:
-    """Runs a node's baseline program on an example's row; returns what the DSPy program would."""
+def _baseline_analyzer(row: dict, embedder: Embedder) -> dspy.Prediction:
+    page = row["page"]
+    memory = _stored(embedder, row["memory"], step=0)
+    thread = Thread(question=row["question"], engines=["local"], step=1)
+    thread.titles = {m["source_url"]: "" for m in row["memory"]}
+    analysis, facts = BaselineAnalyzer(embedder)(
+        thread, [Source(url=page["url"], title=page["title"], text=page["text"])], memory
+    )
+    _, conflicts = memory.add(facts, 1)
+    analysis.inconsistencies_found = "; ".join(conflicts) or None
+    return dspy.Prediction(**dict(analysis))
 
-    def __init__(self, node: str, embedder: Embedder | None = None):
-        self.node, self.embedder = node, embedder or LocalEmbedder()
-        self._judge = None
-        if node == "judge":  # the offline analyzer, which analyses a whole set in batches
-            self._judge = judge.BaselineJudge(ResponseAnalyzer(embedder=self.embedder))
 
-    def prepare(self, examples: list[dspy.Example]) -> None:
-        if self._judge is not None:
-            self._judge.prepare(examples)
+def _baseline_report(row: dict, embedder: Embedder) -> dspy.Prediction:
+    memory = _stored(embedder, row["facts"], step=1)
+    thread = Thread(question=row["question"], engines=["local"], step=1)
+    # the page titles, which the loop knows of every page read (a set URL is the Wikipedia URL of
+    # its paragraph's title)
+    thread.titles = {f["source_url"]: _url_title(f["source_url"]) for f in row["facts"]}
+    thread.last_analysis = Analysis(confidence_score=0.9, answered=True)
+    return dspy.Prediction(**dict(BaselineReport()(thread, memory, "searched and read the sources")))
 
-    def __call__(self, example: dspy.Example) -> dspy.Prediction:
-        row = example.row
-        if self._judge is not None:
-            return self._judge(example)
-        if self.node == "decision":
-            program = CrawlingDecision if row["state"].get("web") else BaselineDecision
-            return dspy.Prediction(**dict(program(self.embedder)(self._thread(row), self._memory(row))))
-        if self.node == "analyzer":
-            page = row["page"]
-            memory = self._stored(row["memory"], step=0)
-            thread = Thread(question=row["question"], engines=["local"], step=1)
-            thread.titles = {m["source_url"]: "" for m in row["memory"]}
-            analysis, facts = BaselineAnalyzer(self.embedder)(
-                thread, [Source(url=page["url"], title=page["title"], text=page["text"])], memory
+
+def _baseline_relevance(row: dict, embedder: Embedder) -> dspy.Prediction:
+    out = RelevanceAnalyzer(embedder=embedder).rerank(row["question"], row.get("plan"), row["results"])
+    return dspy.Prediction(results=out.results)
+
+
+def _stored(embedder: Embedder, facts: list[dict], step: int) -> Memory:
+    """A memory of labeled facts (text, source URL; status and confidence when recorded; sets
+    built before the Decision's memory was recorded have none)."""
+    return Memory(
+        embedder,
+        [
+            Fact(
+                fact_id=f"f{i}",
+                text=f["text"],
+                quote=f["text"],
+                source_url=f["source_url"],
+                step=step,
+                confidence=f.get("confidence", 1.0),
+                status=f.get("status", "unverified"),
             )
-            _, conflicts = memory.add(facts, 1)
-            analysis.inconsistencies_found = "; ".join(conflicts) or None
-            return dspy.Prediction(**dict(analysis))
-        if self.node == "report":
-            memory = self._stored(row["facts"], step=1)
-            thread = Thread(question=row["question"], engines=["local"], step=1)
-            # the page titles, which the loop knows of every page read (a set URL is the
-            # Wikipedia URL of its paragraph's title)
-            thread.titles = {f["source_url"]: _url_title(f["source_url"]) for f in row["facts"]}
-            thread.last_analysis = Analysis(confidence_score=0.9, answered=True)
-            return dspy.Prediction(**dict(BaselineReport()(thread, memory, "searched and read the sources")))
-        out = RelevanceAnalyzer(embedder=self.embedder).rerank(
-            row["question"], row.get("plan"), row["results"]
-        )
-        return dspy.Prediction(results=out.results)
+            for i, f in enumerate(facts)
+        ],
+    )
 
-    def _memory(self, row: dict) -> Memory:
-        """The memory the state was recorded with (sets built before it was recorded have none)."""
-        return self._stored(row["state"].get("facts") or [], step=0)
 
-    def _stored(self, facts: list[dict], step: int) -> Memory:
-        """A memory of labeled facts (text, source URL; status and confidence when recorded)."""
-        return Memory(
-            self.embedder,
-            [
-                Fact(
-                    fact_id=f"f{i}",
-                    text=f["text"],
-                    quote=f["text"],
-                    source_url=f["source_url"],
-                    step=step,
-                    confidence=f.get("confidence", 1.0),
-                    status=f.get("status", "unverified"),
-                )
-                for i, f in enumerate(facts)
-            ],
-        )
-
-    def _thread(self, row: dict) -> Thread:
-        state = row["state"]
-        thread = Thread(
-            question=row["question"],
-            engines=state["engines"],
-            step=state["step"],
-            queries=list(state["queries"]),
-            read_urls=set(state["read_urls"]),
-            titles=dict(state["titles"]),
-            searched_entities=set(state["searched_entities"]),
-            candidate_urls=list(state["candidate_urls"]),
-            no_progress_steps=state["no_progress_steps"],
-            history=list(state["history"]),
-            constraints=list(state["constraints"]),
-            origins={u: (title, where) for u, (title, where) in state.get("origins", {}).items()},
-        )
-        if state["last_analysis"]:
-            thread.last_analysis = Analysis.model_validate(state["last_analysis"])
-        if thread.queries:
-            thread.query_vectors = list(self.embedder.encode(thread.queries))
-        return thread
+def _thread(embedder: Embedder, row: dict) -> Thread:
+    state = row["state"]
+    thread = Thread(
+        question=row["question"],
+        engines=state["engines"],
+        step=state["step"],
+        queries=list(state["queries"]),
+        read_urls=set(state["read_urls"]),
+        titles=dict(state["titles"]),
+        searched_entities=set(state["searched_entities"]),
+        candidate_urls=list(state["candidate_urls"]),
+        no_progress_steps=state["no_progress_steps"],
+        history=list(state["history"]),
+        constraints=list(state["constraints"]),
+        origins={u: (title, where) for u, (title, where) in state.get("origins", {}).items()},
+    )
+    if state["last_analysis"]:
+        thread.last_analysis = Analysis.model_validate(state["last_analysis"])
+    if thread.queries:
+        thread.query_vectors = list(embedder.encode(thread.queries))
+    return thread
 
 
 def _url_title(url: str) -> str:
@@ -422,25 +408,164 @@ def _url_title(url: str) -> str:
     return unquote(url.rsplit("/", 1)[-1]).replace("_", " ")
 
 
-def budget_node(node: str) -> str:
-    """The name a node's prompts are budgeted under (the relevance node is the rerank call)."""
-    return "rerank" if node == "relevance" else node
+def _per_example(baseline: Callable[[dict, Embedder], dspy.Prediction]) -> Callable:
+    return lambda embedder: lambda example: baseline(example.row, embedder)
+
+
+def _batched_judge(embedder: Embedder) -> judge.BaselineJudge:
+    """The offline analyzer, which analyses a whole set in batches (``prepare``)."""
+    return judge.BaselineJudge(ResponseAnalyzer(embedder=embedder))
+
+
+# ----- gold outputs: a labeled row as the node's signature outputs it (a labeled demo) ----------
+def _outputs(node: str, output) -> dict:
+    """A node's pydantic output as its signature's output fields."""
+    return {k: v for k, v in dict(output).items() if k in node_spec(node).signature.output_fields}
+
+
+def _gold_decision(row: dict, inputs: dict) -> dict:
+    action = {"search": "search_local"}.get(row["gold_action"], row["gold_action"])
+    arg = row["acceptable"][0] if row["acceptable"] else None
+    why = {
+        "send_to_hitl": "Both needed sources are read; hand the findings over.",
+        "crawl_url": "A page that holds a missing part of the answer is among the candidates.",
+        "search_local": "A needed entity has not been researched yet; search for it by name.",
+    }[action]
+    return _outputs("decision", Decision(next_action=action, query_or_url=arg, reasoning=why))
+
+
+def _gold_analyzer(row: dict, inputs: dict) -> dict:
+    return _outputs(
+        "analyzer",
+        Analysis(
+            extracted_info=[Quote(doc=1, quote=f) for f in row["gold_facts"]],  # one page a row
+            assessment="gold label",
+            confidence_score=0.9 if row["answered"] else 0.4,
+            suggestions_for_next_step=[] if row["answered"] else ["research the entity the facts point to"],
+            inconsistencies_found="the page contradicts a stored fact" if row["inconsistent"] else None,
+            answered=row["answered"],
+        ),
+    )
+
+
+def _gold_report(row: dict, inputs: dict) -> dict:
+    sources = list(dict.fromkeys(f["source_url"] for f in row["facts"]))
+    kind = "yes_no" if row["answer"] in ("yes", "no") else "entity"
+    report = Report(short_answer=row["answer"], answer_type=kind, answer=row["answer"], key_sources=sources)
+    return _outputs("report", report)
+
+
+def _gold_relevance(row: dict, inputs: dict) -> dict:
+    gold = set(row["gold_ids"])
+    rankings = []
+    for i, r in enumerate(row["results"]):
+        sentence = next((s for s in row["gold_sentences"] if s in r["text"]), r["text"].split(". ")[0])
+        words = sentence.split()
+        rankings.append(
+            LMRanking(
+                originalIndex=i,
+                directRelevance=90 if r["id"] in gold else 20,
+                depth=70 if r["id"] in gold else 30,
+                planAlignment=70 if r["id"] in gold else 20,
+                unexpectedness=30,
+                briefAnswer=" ".join(words[:6]),
+                sentenceStart=" ".join(words[:4]),
+                sentenceEnd=" ".join(words[-4:]),
+                coreTerms=[w.strip(".,") for w in words[:3]],
+                relevanceNote="gold" if r["id"] in gold else "distractor",
+            )
+        )
+    rankings.sort(key=lambda x: -x.directRelevance)
+    return {
+        "rankings": rankings,
+        "introduction": "The two gold passages answer the question.",
+        "semantic_note": None,
+    }
+
+
+def _gold_judge(row: dict, inputs: dict) -> dict:
+    return judge.gold_output(row, inputs.get("page_excerpts"))
+
+
+def _placed_rankings(row: dict, prediction: dspy.Prediction, embedder: Embedder | None) -> dspy.Prediction:
+    """The relevance program's rankings placed in code (anchors, scores, order), as a run places them."""
+    results = [SearchResultIn.model_validate(r) for r in row["results"]]
+    ranked = RelevanceAnalyzer(embedder=embedder or LocalEmbedder()).from_rankings(
+        row["question"], results, prediction.rankings
+    )
+    return dspy.Prediction(results=ranked.results)
+
+
+@dataclass(frozen=True)
+class NodeEvaluation:
+    """The evaluation half of a node (:data:`modules.nodes.NODES` holds the rest), keyed by the
+    same name: how its labeled set becomes examples, its baseline program as a runner factory (a
+    runner may have ``prepare(examples)`` to work in batches), its metric, the gold output a
+    labeled demo shows, how many demos a compiled program keeps, and how a program's raw
+    prediction is placed in code before it is scored (where a run does so)."""
+
+    examples: Callable[[NodeSpec, Path, NodeRunner], list[dspy.Example]]
+    baseline: Callable[[Embedder], Callable[[dspy.Example], dspy.Prediction]]
+    metric: Callable[..., dspy.Prediction]
+    gold: Callable[[dict, dict], dict]
+    demos: int = 6
+    placed: Callable[[dict, dspy.Prediction, Embedder | None], dspy.Prediction] | None = None
+
+
+EVALUATIONS: dict[str, NodeEvaluation] = {
+    "decision": NodeEvaluation(
+        _labeled_rows(_decision_inputs), _per_example(_baseline_decision), metric_decision, _gold_decision
+    ),
+    "analyzer": NodeEvaluation(
+        _labeled_rows(_analyzer_inputs), _per_example(_baseline_analyzer), metric_analyzer, _gold_analyzer
+    ),
+    "relevance": NodeEvaluation(
+        _labeled_rows(_relevance_inputs),
+        _per_example(_baseline_relevance),
+        metric_relevance,
+        _gold_relevance,
+        demos=2,  # each demo carries ten passages
+        placed=_placed_rankings,
+    ),
+    "report": NodeEvaluation(
+        _labeled_rows(_report_inputs), _per_example(_baseline_report), metric_report, _gold_report
+    ),
+    "judge": NodeEvaluation(_verdict_rows, _batched_judge, metric_judge, _gold_judge, demos=4),
+}
+
+
+# ----- runners ------------------------------------------------------------------------------
+class BaselineRunner:
+    """Runs a node's baseline program on an example; returns what the DSPy program would."""
+
+    def __init__(self, node: str, embedder: Embedder | None = None):
+        node_spec(node)
+        self.node, self.embedder = node, embedder or LocalEmbedder()
+        self._run = EVALUATIONS[node].baseline(self.embedder)
+
+    def prepare(self, examples: list[dspy.Example]) -> None:
+        if hasattr(self._run, "prepare"):
+            self._run.prepare(examples)
+
+    def __call__(self, example: dspy.Example) -> dspy.Prediction:
+        return self._run(example)
 
 
 def fitted_program(node: str, program: dspy.Module, context_tokens: int) -> dspy.Module:
     """``program`` with the demos that fit a ``context_tokens`` window, as a run fits it."""
-    return NodeRunner(context_tokens=context_tokens).fit_program(budget_node(node), program)
+    return NodeRunner(context_tokens=context_tokens).fit_program(node, program)
 
 
 def node_lm(node: str, settings: LMSettings) -> dspy.LM | None:
-    """The LM as the node runs in production: its reply cap and temperature (``NODE_BUDGETS``;
-    the relevance node is the rerank call), so that an evaluation or a compiled program's demos
-    see the replies a run would get."""
-    return settings.runner().lm_for(budget_node(node))
+    """The LM as the node runs in production: its reply cap and temperature (its budget in
+    ``modules.nodes``), so that an evaluation or a compiled program's demos see the replies a
+    run would get."""
+    return settings.runner().lm_for(node)
 
 
 class ProgramRunner:
-    """Runs a DSPy program (with its LM) on an example; relevance output is post-processed in code."""
+    """Runs a DSPy program (with its LM) on an example, its prediction placed in code where a run
+    places it (the relevance node's rankings)."""
 
     def __init__(self, node: str, program: dspy.Module, lm: dspy.LM, embedder: Embedder | None = None):
         self.node, self.program, self.lm = node, program, lm
@@ -449,14 +574,8 @@ class ProgramRunner:
     def __call__(self, example: dspy.Example) -> dspy.Prediction:
         with dspy.context(lm=self.lm):
             prediction = self.program(**example.inputs())
-        if self.node != "relevance":
-            return prediction
-        row = example.row
-        results = [SearchResultIn.model_validate(r) for r in row["results"]]
-        ranked = RelevanceAnalyzer(embedder=self.embedder or LocalEmbedder()).from_rankings(
-            row["question"], results, prediction.rankings
-        )
-        return dspy.Prediction(results=ranked.results)
+        placed = EVALUATIONS[self.node].placed
+        return placed(example.row, prediction, self.embedder) if placed else prediction
 
 
 def evaluate(
@@ -464,7 +583,7 @@ def evaluate(
 ) -> tuple[float, list[dict]]:
     """Mean score and one row per example (score, feedback, error); a failing example scores 0."""
     rows = []
-    metric = METRICS[node]
+    metric = EVALUATIONS[node].metric
     if hasattr(runner, "prepare"):
         runner.prepare(examples)  # the judge's baseline analyses the whole set in batches
     for i, ex in enumerate(examples):

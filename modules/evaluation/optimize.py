@@ -13,91 +13,21 @@ from collections.abc import Callable
 
 import dspy
 
-from ..programs import SIGNATURES, new_program
-from ..relevance.analyzer import RelevanceAnalyzer
-from ..relevance.schema import SearchResultIn
-from ..relevance.signatures import LMRanking
-from ..research.schema import Analysis, Decision, Quote, Report
-from . import judge
-from .nodes import METRICS
+from ..programs import new_program
+from .nodes import EVALUATIONS
 
 OPTIMIZERS = ("labeled", "bootstrap", "random-search", "mipro", "gepa")
-#: Demos a compiled program holds per node: relevance demos carry ten passages each, judge ones
-#: page excerpts.
-DEMOS = {"relevance": 2, "judge": 4}
-DEFAULT_DEMOS = 6
 
 
 def demo_context(node: str, context_tokens: int) -> int:
     """The window a train example (a demo to be) is fitted to: a 1/(demos + 1) share of the
     model's, so that the demos and a live input, fitted beside them, fit it together."""
-    return max(1024, context_tokens // (DEMOS.get(node, DEFAULT_DEMOS) + 1))
-
-
-def _fields(node: str, output) -> dict:
-    """A node's pydantic output as its signature's output fields."""
-    return {k: v for k, v in dict(output).items() if k in SIGNATURES[node].output_fields}
+    return max(1024, context_tokens // (EVALUATIONS[node].demos + 1))
 
 
 def gold_output(node: str, row: dict, inputs: dict | None = None) -> dict:
     """The labeled output of an example, as the node's signature outputs it (field by field)."""
-    if node == "judge":
-        return judge.gold_output(row, (inputs or {}).get("page_excerpts"))
-    if node == "decision":
-        action = {"search": "search_local"}.get(row["gold_action"], row["gold_action"])
-        arg = row["acceptable"][0] if row["acceptable"] else None
-        why = {
-            "send_to_hitl": "Both needed sources are read; hand the findings over.",
-            "crawl_url": "A page that holds a missing part of the answer is among the candidates.",
-            "search_local": "A needed entity has not been researched yet; search for it by name.",
-        }[action]
-        return _fields("decision", Decision(next_action=action, query_or_url=arg, reasoning=why))
-    if node == "analyzer":
-        return _fields(
-            "analyzer",
-            Analysis(
-                extracted_info=[Quote(doc=1, quote=f) for f in row["gold_facts"]],  # one page a row
-                assessment="gold label",
-                confidence_score=0.9 if row["answered"] else 0.4,
-                suggestions_for_next_step=[]
-                if row["answered"]
-                else ["research the entity the facts point to"],
-                inconsistencies_found="the page contradicts a stored fact" if row["inconsistent"] else None,
-                answered=row["answered"],
-            ),
-        )
-    if node == "report":
-        sources = list(dict.fromkeys(f["source_url"] for f in row["facts"]))
-        kind = "yes_no" if row["answer"] in ("yes", "no") else "entity"
-        report = Report(
-            short_answer=row["answer"], answer_type=kind, answer=row["answer"], key_sources=sources
-        )
-        return _fields("report", report)
-    gold = set(row["gold_ids"])
-    rankings = []
-    for i, r in enumerate(row["results"]):
-        sentence = next((s for s in row["gold_sentences"] if s in r["text"]), r["text"].split(". ")[0])
-        words = sentence.split()
-        rankings.append(
-            LMRanking(
-                originalIndex=i,
-                directRelevance=90 if r["id"] in gold else 20,
-                depth=70 if r["id"] in gold else 30,
-                planAlignment=70 if r["id"] in gold else 20,
-                unexpectedness=30,
-                briefAnswer=" ".join(words[:6]),
-                sentenceStart=" ".join(words[:4]),
-                sentenceEnd=" ".join(words[-4:]),
-                coreTerms=[w.strip(".,") for w in words[:3]],
-                relevanceNote="gold" if r["id"] in gold else "distractor",
-            )
-        )
-    rankings.sort(key=lambda x: -x.directRelevance)
-    return {
-        "rankings": rankings,
-        "introduction": "The two gold passages answer the question.",
-        "semantic_note": None,
-    }
+    return EVALUATIONS[node].gold(row, inputs or {})
 
 
 def labeled(node: str, examples: list[dspy.Example]) -> list[dspy.Example]:
@@ -108,20 +38,13 @@ def labeled(node: str, examples: list[dspy.Example]) -> list[dspy.Example]:
 
 
 def optimizer_metric(node: str, embedder=None) -> Callable:
-    """The node's metric on a raw program prediction (relevance rankings are placed in code first)."""
-    metric = METRICS[node]
+    """The node's metric on a raw program prediction, placed in code first where a run does so."""
+    evaluation = EVALUATIONS[node]
 
     def run(gold, pred, trace=None, pred_name=None, pred_trace=None):
-        if node == "relevance":
-            analyzer = RelevanceAnalyzer(embedder=embedder)
-            pred = dspy.Prediction(
-                results=analyzer.from_rankings(
-                    gold.row["question"],
-                    [SearchResultIn.model_validate(r) for r in gold.row["results"]],
-                    pred.rankings,
-                ).results
-            )
-        return metric(gold, pred, trace, pred_name, pred_trace)
+        if evaluation.placed:
+            pred = evaluation.placed(gold.row, pred, embedder)
+        return evaluation.metric(gold, pred, trace, pred_name, pred_trace)
 
     return run
 
@@ -140,7 +63,7 @@ def compile_program(
     if optimizer not in OPTIMIZERS:
         raise ValueError(f"unknown optimizer {optimizer!r}: use {', '.join(OPTIMIZERS)}")
     student = new_program(node)
-    demos_k = DEMOS.get(node, DEFAULT_DEMOS)
+    demos_k = EVALUATIONS[node].demos
     if optimizer == "labeled":
         return dspy.LabeledFewShot(k=demos_k).compile(student, trainset=labeled(node, trainset), sample=False)
     if lm is None:

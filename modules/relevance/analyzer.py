@@ -46,7 +46,7 @@ class RelevanceAnalyzer:
         self.weights = weights or Weights()
         self.baseline = BaselineRelevance(self.embedder, self.weights)
         self.runner = runner or NodeRunner()
-        self.program = self.runner.fit_program("rerank", program or dspy.Predict(RankResults))
+        self.program = self.runner.fit_program("relevance", program or dspy.Predict(RankResults))
         self.order_program = dspy.Predict(OrderResults)
         self.fallback = fallback
 
@@ -61,7 +61,7 @@ class RelevanceAnalyzer:
         if self.runner.lm is None:
             return self.baseline(query, plan, items)
         inputs = rerank_inputs(query, plan, items, self.runner)
-        call = self.runner.run(self.program, inputs, "rankings", lambda: None, node="rerank")
+        call = self.runner.run(self.program, inputs, "rankings", lambda: None, node="relevance")
         if call.fallback:
             return self._failed(query, plan, items, call.error or "LM failed")
         prediction = call.output
@@ -189,7 +189,11 @@ SNIPPET_CHARS = 400
 
 
 def rerank_inputs(
-    query: str, plan: ResearchPlan, items: Sequence[SearchResultIn], runner: NodeRunner, node: str = "rerank"
+    query: str,
+    plan: ResearchPlan,
+    items: Sequence[SearchResultIn],
+    runner: NodeRunner,
+    node: str = "relevance",
 ) -> dict[str, str]:
     """The rerank (or lean ``order``) program's inputs as sent and as its eval set is scored: each
     result's text cut to ``DOC_CHARS`` (``SNIPPET_CHARS`` for the order), or less where the results

@@ -162,7 +162,7 @@ _threadpools: list[ThreadpoolController] = []  # made on first use: it inspects 
 
 
 @contextmanager
-def _collector_paused() -> Iterator[None]:
+def collector_paused() -> Iterator[None]:
     """Python's cyclic garbage collector paused, and numpy's BLAS kept to one thread, while batches
     are scored (reentrant across threads); both resume, as they were, when the last batch ends.
     - Scoring allocates hundreds of thousands of small objects and makes no reference cycles, and
@@ -398,7 +398,7 @@ class ResponseAnalyzer:
         With a CPU-bound embedder the whole batch holds its ``exclusive`` lock, so that
         concurrent batches in threads take turns instead of competing for the same cores.
         """
-        with getattr(self.embedder, "exclusive", nullcontext()), _collector_paused():
+        with getattr(self.embedder, "exclusive", nullcontext()), collector_paused():
             return self._analyze_batch(records, ground_truth, encoded)
 
     def _batch_texts(self, prepared: list[_Prepared], ground_truth: dict[str, GroundTruth]) -> dict[str, int]:

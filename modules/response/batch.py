@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 import polars as pl
 
 from ..store.runs import RunKind, runs_frame
-from .analyzer import ANALYZER_VERSION, EncodedTexts, ResponseAnalyzer, _collector_paused
+from .analyzer import ANALYZER_VERSION, EncodedTexts, ResponseAnalyzer, collector_paused
 from .checker import checker_for
 from .config import AnalyzerConfig
 from .groundtruth import GroundTruth
@@ -34,7 +34,7 @@ def analyze_to_rows(
     (with the page excerpts of its domain most about the answer); None: the offline verdicts.
     ``encoded``: the batch's texts encoded ahead (:meth:`ResponseAnalyzer.encode_ahead`)."""
     rows = []
-    with _collector_paused():  # the rows too: see the analyzer's batches
+    with collector_paused():  # the rows too: see the analyzer's batches
         for result in analyzer.analyze_batch(records, ground_truth, encoded):
             if judge is not None:
                 result = judge.judge_with(result, ground_truth.get(result.domain))

@@ -23,7 +23,7 @@ import numpy as np
 from ..embeddings import Embedder, LocalEmbedder, default_cache_dir
 from ..tables_io import read_rows
 from ..text import content_terms, split_sentences
-from .search import SearchResults, _results
+from .search import SearchResults, make_results
 from .settings import setting
 
 INDEX_FORMAT = 1
@@ -149,7 +149,7 @@ class LocalIndex:
         hits = self.search_ids(query, max_results)
         terms = content_terms(query)
         rows = [(self.docs[i].title, self.docs[i].url, snippet(self.docs[i].text, terms)) for i, _ in hits]
-        return _results("local", rows, query, max_results)
+        return make_results("local", rows, query, max_results)
 
 
 def snippet(text: str, terms: set[str], max_chars: int = 300) -> str:

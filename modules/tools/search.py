@@ -71,7 +71,7 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
-def _results(
+def make_results(
     engine: str, rows: Sequence[tuple[str, str, str]], query: str, max_results: int
 ) -> SearchResults:
     now = _now()
@@ -235,14 +235,14 @@ class GoogleCustomSearch(_HttpBackend):
                 )
             if (failed := self._status_outcome(resp, query)) is not None:
                 if rows:  # keep the pages already fetched
-                    return _results(self.name, rows, query, max_results)
+                    return make_results(self.name, rows, query, max_results)
                 return failed
             items = resp.json().get("items") or []
             rows += [(i.get("title", ""), i.get("link", ""), i.get("snippet", "")) for i in items]
             if len(items) < 10:
                 break
             start += 10
-        return _results(self.name, rows, query, max_results)
+        return make_results(self.name, rows, query, max_results)
 
 
 def _google_reason(resp: httpx.Response) -> str:
@@ -279,13 +279,13 @@ class Serper(_HttpBackend):
             body.update({k: v for k, v in (("gl", self.gl), ("hl", self.hl)) if v})
             resp = self.client.post(self.endpoint, json=body, headers={"X-API-KEY": self.api_key})
             if (failed := self._status_outcome(resp, query)) is not None:
-                return _results(self.name, rows, query, max_results) if rows else failed
+                return make_results(self.name, rows, query, max_results) if rows else failed
             organic = resp.json().get("organic") or []
             rows += [(o.get("title", ""), o.get("link", ""), o.get("snippet", "")) for o in organic]
             if len(organic) < body["num"]:
                 break
             page += 1
-        return _results(self.name, rows, query, max_results)
+        return make_results(self.name, rows, query, max_results)
 
 
 class SearXNG(_HttpBackend):
@@ -336,12 +336,12 @@ class SearXNG(_HttpBackend):
                     ),
                 )
             if (failed := self._status_outcome(resp, query)) is not None:
-                return _results(self.name, rows, query, max_results) if rows else failed
+                return make_results(self.name, rows, query, max_results) if rows else failed
             found = resp.json().get("results") or []
             rows += [(r.get("title", ""), r.get("url", ""), r.get("content", "")) for r in found]
             if not found or len(rows) >= max_results:
                 break
-        return _results(self.name, rows, query, max_results)
+        return make_results(self.name, rows, query, max_results)
 
 
 class DuckDuckGo:
@@ -401,7 +401,7 @@ class DuckDuckGo:
             return SearchResults(
                 query=query, engine=self.name, outcome=_ddgs_outcome(str(exc)), error=str(exc)
             )
-        return _results(
+        return make_results(
             self.name,
             [(r.get("title", ""), r.get("href", ""), r.get("body", "")) for r in rows],
             query,

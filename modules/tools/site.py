@@ -22,7 +22,7 @@ from urllib.parse import quote, unquote, urlsplit
 
 from .crawl import Page
 from .local_index import Document, LocalSearch
-from .search import SearchResults, _results
+from .search import SearchResults, make_results
 
 ROBOTS = "User-agent: *\nAllow: /\n"
 MIN_TITLE_CHARS = 4  # "Art", "War": short titles match too many capitalised words to be links
@@ -198,7 +198,7 @@ class SiteSearch:
         if results.outcome != "ok":
             return results
         rows = [(r.title, r.url, r.snippet) for r in results]
-        return _results(self.name, rows, query, max_results)
+        return make_results(self.name, rows, query, max_results)
 
 
 _SITES: dict[str, CorpusSite] = {}

@@ -30,6 +30,8 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
+from ..queries import load_query_set
+
 
 class FakeAssistant:
     def __init__(
@@ -342,7 +344,7 @@ def rival_answers(queries) -> dict[str, str]:
 
 def main() -> None:
     """Serve the fake assistant, answering a query set's expected answers: a stand-in provider
-    for trying `sleuth collect` / `sleuth monitor` offline (see README, "A weekly audit")."""
+    for trying `sleuth collect` / `sleuth monitor` offline (docs/guide/audit.md)."""
     import argparse
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -353,8 +355,6 @@ def main() -> None:
     )
     parser.add_argument("--port", type=int, default=8099)
     args = parser.parse_args()
-    from modules.queries import load_query_set
-
     queries = load_query_set(args.answers).queries
     answers = {q.query: q.expected_answer or "" for q in queries}
     fake = FakeAssistant(answers, rival_answers=rival_answers(queries), port=args.port)

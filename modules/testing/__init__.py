@@ -1,0 +1,30 @@
+"""Test doubles shipped with the package, as DSPy ships ``DummyLM``: local OpenAI-compatible
+servers on 127.0.0.1 that tests, benchmarks and demos drive through the real clients.
+
+``FakeLM`` answers sleuth's DSPy nodes (or misbehaves on purpose); ``FakeAssistant`` plays the AI
+providers that ``collect`` and ``monitor`` ask, including their citation formats. Run the
+assistant on its own with ``python -m modules.testing.fake_assistant --port 8099``.
+"""
+
+from .fake_assistant import FakeAssistant, rival_answers
+from .fake_lm import (
+    BAD_CITATION,
+    GOOD_CITATION,
+    FakeLM,
+    node_of,
+    output_fields,
+    prompt_tokens,
+    reply_cap,
+)
+
+__all__ = [
+    "BAD_CITATION",
+    "GOOD_CITATION",
+    "FakeAssistant",
+    "FakeLM",
+    "node_of",
+    "output_fields",
+    "prompt_tokens",
+    "reply_cap",
+    "rival_answers",
+]
