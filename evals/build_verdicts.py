@@ -80,7 +80,7 @@ _WRAPPERS = [
 ]
 
 
-def _reword(sentence: str, rng: random.Random) -> str | None:
+def reword(sentence: str, rng: random.Random) -> str | None:
     """The sentence with one value written another way (the same value)."""
     for v in values(sentence):
         if v.kind == "year" and v.text.isdigit():
@@ -98,7 +98,7 @@ def _reword(sentence: str, rng: random.Random) -> str | None:
     return None
 
 
-def _change(sentence: str, kind: str, rng: random.Random) -> tuple[str, int, int] | None:
+def change_value(sentence: str, kind: str, rng: random.Random) -> tuple[str, int, int] | None:
     """The sentence with one value of ``kind`` changed; the changed value's span in the new text."""
     for v in values(sentence):
         digits = re.match(r"[\d,]+(?:\.\d+)?", v.text.lstrip("$€£"))
@@ -177,11 +177,11 @@ def _examples(article: dict, others: list[str], rng: random.Random) -> list[dict
         }
 
     out = [answer("verbatim", claim, "found")]
-    reworded = _reword(claim, rng)
+    reworded = reword(claim, rng)
     if reworded and reworded != claim:
         out.append(answer("reworded", reworded, "found"))
     for kind in ("number", "year"):
-        changed = _change(claim, kind, rng)
+        changed = change_value(claim, kind, rng)
         if changed:
             out.append(
                 answer(kind, changed[0], "contradicted", changed[1:], "date" if kind == "year" else "number")

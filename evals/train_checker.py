@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from evals.build_verdicts import SOURCE, _change, _reword
+from evals.build_verdicts import SOURCE, change_value, reword
 from modules.embeddings import LocalEmbedder
 from modules.response import AIResponse, AnalyzerConfig, ResponseAnalyzer, StoredPage
 from modules.response.checker import HOME, LABELS, WEIGHTS, pair_features
@@ -120,11 +120,11 @@ def synthetic(pages: list[tuple[str, str, list[str]]], rng: random.Random, per_p
             add = lambda h, y, src, s=s: out.append((s, h, y, src))  # noqa: E731
             add(s, "supports", "copy")
             add(rng.choice(_HEDGED).format(s=s, l=_lower(s)), "supports", "hedged")
-            r = _reword(s, rng)
+            r = reword(s, rng)
             if r and r != s:
                 add(r, "supports", "reworded")
             for kind in ("number", "year"):
-                c = _change(s, kind, rng)
+                c = change_value(s, kind, rng)
                 if c:
                     add(c[0], "contradicts", f"changed-{kind}")
                     # answers state values in fragments too ("Adults £16", a list item)

@@ -206,3 +206,18 @@ def test_the_rules_catch_what_they_say(tmp_path, monkeypatch, source, problem):
 def test_a_cycle_is_found():
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert _cycle({"a": {"b"}, "b": set(), "c": {"a", "b"}}) is None
+
+
+def test_no_private_names_imported_across_modules():
+    """A leading underscore marks a name as its module's own: modules/, flows/ and evals/ never
+    import one from another module (a helper two modules share gets a public name in its home;
+    tests may import one to test it directly)."""
+    private = []
+    for path in _sources():
+        if path.relative_to(ROOT).parts[0] == "tests":
+            continue
+        for node, _ in _imports(path):
+            if isinstance(node, ast.ImportFrom):
+                names = [a.name for a in node.names if a.name.startswith("_") and not a.name.startswith("__")]
+                private += [f"{_where(path, node)} ({node.module or '.'}.{n})" for n in names]
+    assert not private, "private names imported from another module:\n" + "\n".join(private)

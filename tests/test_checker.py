@@ -14,7 +14,7 @@ from modules.response.checker import (
     pair_features,
     shipped_checker,
 )
-from modules.response.verdicts import _negated, _states, other_variant
+from modules.response.verdicts import _states, is_negated, other_variant
 
 PAGES = [
     StoredPage(
@@ -67,7 +67,7 @@ def test_a_value_is_compared_only_within_the_same_variant():
 def test_a_bare_list_item_states_no_polarity_and_exempt_denies():
     assert not _states("- Into England or Wales") and not _states("Not for Premium/Minibus.")
     assert _states("SMS isn't included") and _states("Debit cards aren't accepted for Premium")
-    assert _negated("**Exempt:** children's cards and members aged 65+.")
+    assert is_negated("**Exempt:** children's cards and members aged 65+.")
 
 
 def test_the_answer_to_a_family_ticket_is_not_a_wrong_child_price():

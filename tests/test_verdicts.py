@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from modules.response import AIResponse, StoredPage
 from modules.response.facts import values
-from modules.response.verdicts import Judge, Lexicon, _label, _negated, _negation_about, _terms
+from modules.response.verdicts import Judge, Lexicon, _label, _negation_about, _terms, is_negated
 from modules.text import split_sentences
 
 SAMPLES = Path(__file__).resolve().parent.parent / "datasets" / "samples"
@@ -90,11 +90,11 @@ def test_another_substance_contradicts_the_claim(sample):
 
 
 def test_negations_that_deny_nothing():
-    assert not _negated("The Free plan costs nothing.")
-    assert not _negated("I don't have reliable information about who founded it.")
-    assert not _negated("Wheelchairs can be borrowed at no cost.")
-    assert not _negated("No. The page says applicants must be citizens.")
-    assert _negated("Tickets are non-refundable.") and _negated("It excludes water damage.")
+    assert not is_negated("The Free plan costs nothing.")
+    assert not is_negated("I don't have reliable information about who founded it.")
+    assert not is_negated("Wheelchairs can be borrowed at no cost.")
+    assert not is_negated("No. The page says applicants must be citizens.")
+    assert is_negated("Tickets are non-refundable.") and is_negated("It excludes water damage.")
     terms = _terms("Pulsewise paused its Fitbit integration in May 2024")
     assert not _negation_about("Fitbit - not supported (integration paused in May 2024)", terms)
     assert _negation_about("Pulsewise has not paused its Fitbit integration", terms)

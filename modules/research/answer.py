@@ -41,7 +41,7 @@ _NAME = re.compile(
     r"(?:[A-Z][\w'’.\-]*|\d+(?:st|nd|rd|th)?)(?:\s+(?:(?:of|the|de|del|da|di|von|van|and|for|du|la|le|&)\s+)*"
     r"(?:[A-Z][\w'’.\-]*|\d+(?:st|nd|rd|th)?))*"
 )
-_QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
+QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
 _LEADING = {
     "The", "A", "An", "He", "She", "It", "They", "In", "On", "At", "His", "Her", "Its", "This", "That",
     "There", "These", "Those", "After", "Before", "During", "When", "While", "As", "For", "From", "With",
@@ -213,7 +213,7 @@ def read_question(question: str) -> QuestionShape:
         kind = "person"
     else:
         kind = "entity"
-    subjects = _names(re.sub(r"^\s*\w+", "", q)) + _QUOTED.findall(q)
+    subjects = _names(re.sub(r"^\s*\w+", "", q)) + QUOTED.findall(q)
     return QuestionShape(kind, list(dict.fromkeys(s for s in subjects if s)), _attribute(body, subjects))
 
 
@@ -259,11 +259,11 @@ def _about(subject: str, facts: Sequence[Evidence]) -> list[Evidence]:
 
 def _title_name(title: str, case: bool = False) -> str:
     """A page's subject as its title names it, less any qualifier: "Ed Wood (film)" -> "ed wood"."""
-    name = re.sub(r"\s*\([^)]*\)\s*$", "", _plain(title)).strip()
+    name = re.sub(r"\s*\([^)]*\)\s*$", "", plain_text(title)).strip()
     return name if case else name.lower()
 
 
-def _terms(text: str) -> set[str]:
+def answer_terms(text: str) -> set[str]:
     terms = {_SAME.get(t, t) for t in content_terms(text)}
     low = text.lower()
     for country, people in DEMONYMS.items():  # a country and its people are one attribute
@@ -405,8 +405,8 @@ def _yes_no(question: str, shape: QuestionShape, facts: Sequence[Evidence]) -> A
     wanted_people = {p for p in set(DEMONYMS.values()) if p in want}
     support, verdicts, kinds = [], [], []
     for s in subjects:
-        fact = max(per[s], key=lambda f: len(want & _terms(f.text)))
-        match = len(want & _terms(fact.text))
+        fact = max(per[s], key=lambda f: len(want & answer_terms(f.text)))
+        match = len(want & answer_terms(fact.text))
         stated = {m.lower() for m in _NATIONALITY.findall(fact.text)}
         other_nation = bool(wanted_people) and bool(stated) and not (stated & wanted_people)
         support.append(fact)
@@ -461,8 +461,8 @@ def _choice(question: str, shape: QuestionShape, facts: Sequence[Evidence]) -> A
             return Answer(pick, "choice", support=_unique([counted[o][1] for o in options]))
     scores = {}
     for o, fs in per.items():
-        best = max(fs, key=lambda f: len(want & _terms(f.text)))
-        scores[o] = (len(want & _terms(best.text)), best)
+        best = max(fs, key=lambda f: len(want & answer_terms(f.text)))
+        scores[o] = (len(want & answer_terms(best.text)), best)
     if not want or scores[options[0]][0] == scores[options[1]][0]:
         return Answer(
             "", "choice", missing=[f"which of {options[0]} or {options[1]} " + " ".join(sorted(want))]
@@ -516,7 +516,7 @@ def _extract(
     titles_of = {f.url: f.title for f in facts}
     anchors, hopped = _path(question, facts)
     # of two pages the question names, the wh-word asks about the one it names last
-    plain = _plain(question).lower()
+    plain = plain_text(question).lower()
     last_anchor = (
         max(anchors, key=lambda u: plain.rfind(_title_name(titles_of[u]))) if len(anchors) >= 2 else ""
     )
@@ -536,7 +536,7 @@ def _extract(
     for i, f in enumerate(facts):
         on_path = not anchors or (f.url in anchors and f.url not in given) or f.url in hopped
         sentence_terms = content_terms(f.text)
-        shared = len(sentence_terms & q_terms) + 0.5 * len(_terms(f.title) & q_terms)
+        shared = len(sentence_terms & q_terms) + 0.5 * len(answer_terms(f.title) & q_terms)
         # a sentence naming the question's named things (other than its own page's subject) is
         # on the way: "Oh My God is a song by Guns N' Roses ..."
         shared += NAMED * len(sentence_terms & (names - content_terms(_title_name(f.title))))
@@ -602,7 +602,7 @@ def _extract(
         not anchors
         or fact.url in hopped
         or (fact.url in anchors and (bool(hopped) or len(anchors) >= 2))
-        or (best in typed and bool(names & content_terms(_plain(fact.text))))
+        or (best in typed and bool(names & content_terms(plain_text(fact.text))))
         or (fact.url not in anchors and _states_the_clause(question, fact))
         or (fact.url not in anchors and (cand, fact.url) in stated_by)
     )
@@ -640,7 +640,7 @@ def _asked_object_verb(question: str) -> str:
 def _objects(verb: str, fact: Evidence, subjects: Sequence[str]) -> list[tuple[str, int, int]]:
     """What a sentence says the question's verb acted on, less the question's named things:
     "... and secured Ethiopian sovereignty." -> "sovereignty" for "secured what for Ethiopia?"."""
-    named = {t for s in subjects for t in _terms(s)}
+    named = {t for s in subjects for t in answer_terms(s)}
     out = []
     for m in re.finditer(
         rf"\b{re.escape(stem(verb))}\w*\s+((?:[\w'’-]+\s+){{0,3}}?[\w'’-]+)(?=\s*[,.;:]|\s+{_PREPOSITIONS}\b|\s+and\b|$)",
@@ -662,7 +662,7 @@ def _states_the_clause(question: str, fact: Evidence) -> bool:
     clause after its last "that" / "which": "a chain that operated how many hypermarkets at the
     end of 2016" and "... with 1,462 hypermarkets at the end of 2016"): that sentence's page, not
     one the question names, is the bridge's far side, though no fact read names it."""
-    clauses = re.split(r"\b(?:that|which)\b", _plain(question), flags=re.I)
+    clauses = re.split(r"\b(?:that|which)\b", plain_text(question), flags=re.I)
     if len(clauses) < 2:
         return False
     clause = content_terms(clauses[-1]) - {"year", "name", "many", "much"}
@@ -700,7 +700,7 @@ def wh_phrase(question: str) -> list[str]:
     """The words that type a "which X" answer, head noun last: "Which British first-generation
     jet-powered medium bomber was used ..." -> [british, first-generation, jet-powered, medium,
     bomber]; "What is the name for the adventure in ..." -> [adventure]; [] for who / when."""
-    low = _plain(question).lower()
+    low = plain_text(question).lower()
     m = re.search(
         r"\b(?:what|which)\s+(?:is|was)\s+the\s+name\s+(?:of|for)\s+(?:the|a|an)\s+(.*)", low
     ) or re.search(r"\b(?:what|which)\s+(?!is\b|was\b|are\b|were\b|did\b|does\b|do\b)(.*)", low)
@@ -759,7 +759,7 @@ def _subjects(
     out = []
     for url, page in by_page.items():
         subject = _title_name(page[0].title, case=True)
-        if not subject or subject.lower() in excluded or subject.lower() in _plain(question).lower():
+        if not subject or subject.lower() in excluded or subject.lower() in plain_text(question).lower():
             continue
         stating = [
             (len(typed & content_terms(f.text)), f)
@@ -823,13 +823,13 @@ def _path(question: str, facts: Sequence[Evidence]) -> tuple[set[str], set[str]]
         )
 
     pages = {f.url: f.title for f in facts if f.title}
-    q = _plain(question)
+    q = plain_text(question)
     anchors = {u for u, t in pages.items() if whole_name(_title_name(t, case=True), q)}
     names = {u: _title_name(pages[u]) for u in anchors}
     anchors = {u for u in anchors if not any(names[u] != n and names[u] in n for n in names.values())}
     # a fact names another page, not the words of its own page's name ("Kiss" in "Kiss and Tell")
     said = [
-        (f.url, _plain(f.text).replace(_title_name(f.title, case=True), " "))
+        (f.url, plain_text(f.text).replace(_title_name(f.title, case=True), " "))
         for f in facts
         if f.url in anchors or not anchors
     ]
@@ -865,7 +865,7 @@ def _path(question: str, facts: Sequence[Evidence]) -> tuple[set[str], set[str]]
     return anchors, hopped
 
 
-def _plain(text: str) -> str:
+def plain_text(text: str) -> str:
     """Text as titles and questions are compared: HTML entities decoded, "&" read as "and"."""
     return re.sub(r"\s*&\s*", " and ", html.unescape(text or ""))
 
@@ -911,7 +911,7 @@ def _candidates(kind: str, fact: Evidence) -> list[tuple[str, int, int]]:
             if not re.fullmatch(_YEAR, m.group()) or "," in m.group():
                 out.append((m.group(), m.start(), m.end()))
         return out
-    quoted = [(q.start(1), q.end(1)) for q in _QUOTED.finditer(text)]
+    quoted = [(q.start(1), q.end(1)) for q in QUOTED.finditer(text)]
     for m in _NAME.finditer(text):
         raw = m.group()
         tokens = raw.strip(" .,'’").split()
@@ -961,7 +961,7 @@ def _candidates(kind: str, fact: Evidence) -> list[tuple[str, int, int]]:
             continue
         out.append((cand, start, start + len(cand)))
     if kind == "entity":
-        out += [(m.group(1), m.start(1), m.end(1)) for m in _QUOTED.finditer(text)]
+        out += [(m.group(1), m.start(1), m.end(1)) for m in QUOTED.finditer(text)]
     return out
 
 

@@ -27,7 +27,7 @@ from .schema import Analysis, Decision, Fact, Quote, Report, Source
 ENTITY = re.compile(
     r"\b(?:[A-Z][\w'’.-]*[\w’']?|\d{4})(?:\s+(?:of|the|de|del|von|van|and|&|for)?\s*[A-Z][\w'’.-]*)*"
 )
-_GENERIC = {
+GENERIC_WORDS = {
     "The",
     "A",
     "An",
@@ -112,7 +112,7 @@ def question_entities(question: str) -> list[str]:
     (two full names joined by "and"/"or" are two things; "Kiss and Tell" stays one title)."""
 
     def strip(tokens: list[str]) -> list[str]:
-        while tokens and tokens[0] in _GENERIC:
+        while tokens and tokens[0] in GENERIC_WORDS:
             tokens = tokens[1:]
         return tokens
 
@@ -125,14 +125,14 @@ def question_entities(question: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def _norm_title(title: str) -> str:
+def norm_title(title: str) -> str:
     """ "Kiss and Tell (1945 film)" -> "kiss and tell" """
     return re.sub(r"\s*\([^)]*\)\s*$", "", title).strip().lower()
 
 
-def _is_anchor(title: str, question: str) -> bool:
+def is_anchor(title: str, question: str) -> bool:
     """A page about something the question names: its title (less any qualifier) is in the question."""
-    name = _norm_title(title)
+    name = norm_title(title)
     return bool(name) and (
         name in question.lower() or any(name == e.lower() for e in question_entities(question))
     )
@@ -160,7 +160,7 @@ class BaselineAnalyzer:
             title_terms = content_terms(doc.title)
             # the page a bridge search was after ("Tata Consultancy Services") holds the next hop,
             # though its sentences share few words with the question itself
-            target = 0.3 if _norm_title(doc.title) in searched else 0.0
+            target = 0.3 if norm_title(doc.title) in searched else 0.0
             scored = []
             for i, s in enumerate(sentences):
                 terms = content_terms(s)
@@ -197,7 +197,7 @@ class BaselineAnalyzer:
         quality = max((source_quality(u) for u in sources), default=0.8)
 
         bridges = self._bridges(thread, facts, memory)
-        read_titles = [_norm_title(t) for t in thread.titles.values()]
+        read_titles = [norm_title(t) for t in thread.titles.values()]
 
         def researched(entity: str) -> bool:
             """A full name is covered by a page about it; a single word by any mention."""
@@ -220,7 +220,7 @@ class BaselineAnalyzer:
         # a hop is made once a page about a searched lead was read: the chain from the question's
         # subject to that page is in memory, and further leads are optional
         hopped = any(
-            _norm_title(t) in {e.lower() for e in thread.searched_entities} for t in thread.titles.values()
+            norm_title(t) in {e.lower() for e in thread.searched_entities} for t in thread.titles.values()
         )
         pending = not found.settled and (bool(comparisons) or (bool(bridges) and not hopped))
         confidence = round(coverage * agreement * quality * (0.7 if pending else 1.0), 3)
@@ -257,13 +257,11 @@ class BaselineAnalyzer:
         """
         q_entities = question_entities(thread.question)
         pool = [(t, u, c) for t, u, c in facts] + [(f.text, f.source_url, f.confidence) for f in memory.facts]
-        anchors = {url for url, title in thread.titles.items() if _is_anchor(title, thread.question)}
+        anchors = {url for url, title in thread.titles.items() if is_anchor(title, thread.question)}
         anchors |= {u for t, u, _ in pool if any(len(e.split()) > 1 and e in t for e in q_entities)}
         q_words = {w.lower() for w in words(thread.question)}
         q_terms = content_terms(thread.question)
-        done = {_norm_title(t) for t in thread.titles.values()} | {
-            e.lower() for e in thread.searched_entities
-        }
+        done = {norm_title(t) for t in thread.titles.values()} | {e.lower() for e in thread.searched_entities}
         open_names = {e.lower() for e in q_entities if len(e.split()) > 1}
 
         def leads_on(fact: tuple[str, str, float]) -> tuple[int, float]:
@@ -277,7 +275,7 @@ class BaselineAnalyzer:
             for m in ENTITY.finditer(text):
                 entity = m.group().strip(" .'’")
                 tokens = entity.split()
-                while tokens and tokens[0] in _GENERIC:
+                while tokens and tokens[0] in GENERIC_WORDS:
                     tokens = tokens[1:]
                 entity = " ".join(tokens)
                 if (

@@ -22,15 +22,15 @@ import re
 from typing import NamedTuple
 
 from ..text import content_terms
-from .answer import _QUOTED, _plain, _terms, answer, read_question, rejected_answers
+from .answer import QUOTED, answer, answer_terms, plain_text, read_question, rejected_answers
 from .baseline import (
-    _GENERIC,
     ENTITY,
+    GENERIC_WORDS,
     BaselineDecision,
     Thread,
-    _is_anchor,
-    _norm_title,
     evidence,
+    is_anchor,
+    norm_title,
     question_entities,
 )
 from .memory import Memory
@@ -44,12 +44,12 @@ DESCRIBED_BUDGET = 8  # pages read after which a described page is not sought (m
 
 def _title(title: str) -> str:
     """A page's name as the question writes it: "Tunnels &amp; Trolls" is "tunnels and trolls"."""
-    return _norm_title(_plain(title))
+    return norm_title(plain_text(title))
 
 
 def _anchor(title: str, question: str) -> bool:
-    """:func:`_is_anchor` on titles and question read alike (HTML entities, "&" as "and")."""
-    return _is_anchor(_plain(title), _plain(question))
+    """:func:`is_anchor` on titles and question read alike (HTML entities, "&" as "and")."""
+    return is_anchor(plain_text(title), plain_text(question))
 
 
 def next_crawl(thread: Thread) -> tuple[int, str, str] | None:
@@ -100,7 +100,7 @@ def _question_names(question: str, leads: list[str] = ()) -> list[str]:
     """:func:`question_entities` (and ``leads``), a word of a name the question quotes read as the
     whole quote: "Prince" of "the 'Prince of tenors'" is no name of its own (its page is the
     musician's)."""
-    quotes = [q.strip(" ,.") for q in _QUOTED.findall(_plain(question))]
+    quotes = [q.strip(" ,.") for q in QUOTED.findall(plain_text(question))]
     out = []
     for name in question_entities(question) + list(leads):
         whole = [q for q in quotes if q != name and _holds(_tokens(q), _tokens(name))]
@@ -110,7 +110,7 @@ def _question_names(question: str, leads: list[str] = ()) -> list[str]:
 
 def _tokens(text: str) -> tuple[str, ...]:
     """Words as names are compared, punctuation aside: "Guns N' Roses" is "Guns N Roses"."""
-    return tuple(re.findall(r"[^\W_]+", _plain(text).lower().replace("'", "").replace("’", "")))
+    return tuple(re.findall(r"[^\W_]+", plain_text(text).lower().replace("'", "").replace("’", "")))
 
 
 def _holds(words: tuple[str, ...], name: tuple[str, ...]) -> bool:
@@ -120,7 +120,7 @@ def _holds(words: tuple[str, ...], name: tuple[str, ...]) -> bool:
 def _names_without_page(thread: Thread) -> list[tuple[str, ...]]:
     """The question's names of two words or more that no page read holds in its title."""
     read = [_tokens(t) for u, t in thread.titles.items() if u in thread.read_urls]
-    names = [_tokens(n) for n in question_entities(_plain(thread.question))]
+    names = [_tokens(n) for n in question_entities(plain_text(thread.question))]
     return [n for n in dict.fromkeys(names) if len(n) >= 2 and not any(_holds(t, n) for t in read)]
 
 
@@ -131,7 +131,7 @@ def _of_named(title: str, names: list[tuple[str, ...]]) -> tuple[int, str] | Non
     such a page is where the question's thing is read about; a qualifier ("song") says what the
     page is, so it comes before a title merely holding the name. A name after a comma says where
     the page's subject is, not what it is of."""
-    plain = _plain(title)
+    plain = plain_text(title)
     head, qualifier = re.match(r"^(.*?)(?:\s*\(([^)]*)\))?\s*$", plain).groups()
     head = head.split(",")[0]  # "Haddington, East Lothian" is a town, located in the thing named
     for rank, part in ((0, qualifier or ""), (1, head)):
@@ -260,13 +260,13 @@ def _hop(thread: Thread, memory: Memory | None, seek: bool = False) -> tuple | N
             if u in kept or u in anchors or any(_qualified(t, n) for t in titles):
                 continue
             at, where = _named(n, fact.text, spans), _qualifier(n, fact.text)
-            query = f"{_plain(thread.titles[u])} {where}"
+            query = f"{plain_text(thread.titles[u])} {where}"
             if at is not None and at[0] == 0 and where and _title(query) not in searched:
                 named.append((n not in asked, 0, len(n.split()) == 1, *at[1:], -1, None, query))
         if named:
             *_, url, title = min(named)
             why = f'the sentence of an anchor page that states the question\'s relation names "{title}"'
-            return url, why, _plain(title)
+            return url, why, plain_text(title)
     return None
 
 
@@ -313,7 +313,7 @@ def unread_named_by_a_named_page(thread: Thread, memory: Memory | None) -> tuple
 
 def _qualified(title: str, name: str) -> bool:
     """``title`` is ``name`` with a qualifier: "Boston, Lincolnshire", "Boston (band)"."""
-    plain = _plain(title).lower()
+    plain = plain_text(title).lower()
     return plain.startswith((name + ",", name + " ("))
 
 
@@ -372,15 +372,15 @@ def unread_described(thread: Thread, memory: Memory | None) -> tuple[int, str, s
         return None
     if len(thread.read_urls) >= DESCRIBED_BUDGET:
         return None
-    question = _plain(thread.question)
+    question = plain_text(thread.question)
     given = content_terms(" ".join(question_entities(question)))
-    seen = set().union(*(content_terms(_plain(t)) for t in thread.titles.values()))
+    seen = set().union(*(content_terms(plain_text(t)) for t in thread.titles.values()))
     wanted = content_terms(question) - given - seen
     kept = {f.source_url for f in memory.facts}
     found = answer(
         thread.question, evidence(thread, memory.facts), excluded=rejected_answers(thread.constraints)
     )
-    given_answer = _terms(_plain(found.text))
+    given_answer = answer_terms(plain_text(found.text))
     best = None
     for i, url in enumerate(thread.candidate_urls):
         if url in thread.read_urls:
@@ -389,11 +389,11 @@ def unread_described(thread: Thread, memory: Memory | None) -> tuple[int, str, s
         link = origin.startswith("link on ")
         if link and origin[len("link on ") :] not in kept:
             continue
-        plain = _plain(title)
-        shared = _terms(plain) & wanted  # a country names its people: "South Australia", "Australian"
+        plain = plain_text(title)
+        shared = answer_terms(plain) & wanted  # a country names its people: "South Australia", "Australian"
         if len(plain.split()) < 2 or not shared:
             continue
-        if given_answer and _terms(plain) <= given_answer:  # "New York City" for "City of New York"
+        if given_answer and answer_terms(plain) <= given_answer:  # "New York City" for "City of New York"
             continue
         key = (-len(shared), not link, i)
         if best is None or key < best[0]:
@@ -438,7 +438,7 @@ def _spans(text: str) -> dict[str, int]:
         parts += [(run[at:], at)] if at else []
         for part, at in parts:
             tokens = part.split()
-            while tokens and tokens[0] in _GENERIC:
+            while tokens and tokens[0] in GENERIC_WORDS:
                 tokens = tokens[1:]
             if tokens and not (m.start() + at == 0 and len(tokens) == 1 and part == run):
                 out.setdefault(" ".join(tokens).lower(), m.start() + at)
@@ -464,7 +464,7 @@ def _quoted_whole(thread: Thread, decision: Decision) -> Decision:
     query = (decision.query_or_url or "").strip()
     if not decision.next_action.startswith("search_") or not query:
         return decision
-    for quote in _QUOTED.findall(_plain(thread.question)):
+    for quote in QUOTED.findall(plain_text(thread.question)):
         quote = quote.strip(" ,.")
         if query != quote and _holds(_tokens(quote), _tokens(query)) and quote not in thread.queries:
             return decision.model_copy(

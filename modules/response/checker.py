@@ -30,7 +30,7 @@ import numpy as np
 from ..text import content_terms
 from .facts import compare_values
 from .refusal import is_refusal
-from .verdicts import _UNSURE, _negated
+from .verdicts import UNSURE, is_negated
 
 HOME = Path(__file__).resolve().parent / "checker"
 WEIGHTS = HOME / "claim-checker.safetensors"
@@ -66,7 +66,7 @@ def not_a_statement(text: str, brands: Sequence[str] = ()) -> bool:
     """A sentence that states nothing about the site: a hedge that declines ("I can't confirm
     ..."), a refusal, a general statement about the market or a citation line; never a wrong fact."""
     return (
-        is_citation(text) or is_general(text, brands) or is_refusal(text) or _UNSURE.search(text) is not None
+        is_citation(text) or is_general(text, brands) or is_refusal(text) or UNSURE.search(text) is not None
     )
 
 
@@ -83,8 +83,8 @@ def rule_features(premise: str, hypothesis: str) -> np.ndarray:
             verdict == "agree" and back == "agree",
             "conflict" in (verdict, back),
             verdict == "absent" and back == "absent",
-            _negated(premise) != _negated(hypothesis),
-            _UNSURE.search(hypothesis) is not None,
+            is_negated(premise) != is_negated(hypothesis),
+            UNSURE.search(hypothesis) is not None,
             is_refusal(hypothesis),
             is_general(hypothesis),
             is_citation(hypothesis),

@@ -101,7 +101,7 @@ _NOT_DENIAL = re.compile(
     re.I,
 )
 #: what the assistant cannot say: no statement of the fact either way
-_UNSURE = re.compile(
+UNSURE = re.compile(
     r"\b(?:I|we)\s+(?:do\s*n[o']t|don['’]t|can['’]?not|can['’]t|couldn['’]t|am\s+not|'m\s+not)\s+"
     r"(?:know|have|remember|recall|find|confirm|verify|see|sure|certain|access)\b|\bnot\s+(?:sure|certain)\b|"
     r"\bI['’]m\s+not\s+(?:able|sure|certain|aware)\b|\bnot\s+(?:able|in\s+a\s+position)\s+to\s+(?:confirm|verify|say|find)\b",
@@ -171,7 +171,7 @@ _CONDITION = re.compile(
 
 
 @lru_cache(maxsize=65536)
-def _negated(text: str) -> bool:
+def is_negated(text: str) -> bool:
     """Whether ``text`` denies something (not "I don't know", not "at no cost"); "non-refundable",
     "excludes" and "lacks" deny too. Most texts have no negation at all: that is checked first
     (taking out the non-denials only removes negations, never makes one)."""
@@ -676,7 +676,7 @@ class Judge:
                     sp,
                     tuple(_terms(sp.text, [(v.start, v.end) for v in vals])),
                     tuple(vals),
-                    _negated(sp.text),
+                    is_negated(sp.text),
                     single,
                     text[sentence_start : sp.end]
                     if sentence_start >= 0
@@ -702,7 +702,7 @@ class Judge:
         st = self.settings
         claim_values = values(claim)
         terms = _terms(claim, [(v.start, v.end) for v in claim_values])
-        negated = _negated(claim)
+        negated = is_negated(claim)
         fact_terms = [t for t in terms if not self._implied(t[0], implicit) and t[0] not in _LIGHT]
         names = [t for t in terms if t[0] in _names(claim) and not self._implied(t[0], implicit)]
         best: Verdict | None = None
@@ -713,7 +713,7 @@ class Judge:
         for win, cos in zip(windows, cosines):
             frame = self.frame(terms, win.terms, implicit)
             verdict, pairs = compare_values(claim, win.span.text)
-            opposite = win.negated != negated and not _UNSURE.search(win.span.text)
+            opposite = win.negated != negated and not UNSURE.search(win.span.text)
             same_polarity = win.negated == negated
             if negated and same_polarity and not _negation_about(win.span.text, terms):
                 same_polarity = False  # "can't measure blood pressure" does not state "does not detect AFib"
@@ -837,7 +837,7 @@ class Judge:
         declined or unsure answer says nothing either way."""
         st = self.settings
         question = self.keys([query])
-        if not question or accuracy >= st.otherwise_accuracy or _UNSURE.search(text):
+        if not question or accuracy >= st.otherwise_accuracy or UNSURE.search(text):
             return None
         if len(question & self.keys([text])) / len(question) < st.otherwise_topic:
             return None
@@ -856,7 +856,7 @@ class Judge:
                     text,
                     url,
                     vals,
-                    _negated(text),
+                    is_negated(text),
                     tuple(_terms(text, [(v.start, v.end) for v in vals])),
                     not split_clauses(Span(0, len(text), text), min_words=2),
                     tuple(_name_words(text)),
@@ -998,7 +998,7 @@ class Judge:
                             (p,),
                         )
                     )
-            neg = _negated(clause.text) if not vals and own else None
+            neg = is_negated(clause.text) if not vals and own else None
             # only a page sentence of the other polarity can state the opposite: without one, the
             # frames need not be weighed (most sentences and pages state, not deny)
             if (
