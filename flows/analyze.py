@@ -35,14 +35,22 @@ from flows.runtime import (
 )
 from modules import programs as program_store
 from modules.lm import DEFAULT_CONTEXT_TOKENS, LMSettings, default_timeout
-from modules.response import AnalysisResult, AnalyzerConfig, ResponseAnalyzer, load_pages
-from modules.response.analyzer import EncodedTexts, record_from_result
-from modules.response.batch import analyze_to_rows, build_tables, waves
-from modules.response.judge import LMJudge
-from modules.response.records import RecordError, load_records
-from modules.response.tables import trend_baseline
-from modules.store import ParquetStore
-from modules.store.runs import RunKind
+from modules.response import (
+    AnalysisResult,
+    AnalyzerConfig,
+    EncodedTexts,
+    RecordError,
+    ResponseAnalyzer,
+    analyze_to_rows,
+    build_tables,
+    load_pages,
+    load_records,
+    record_from_result,
+    trend_baseline,
+    waves,
+)
+from modules.response import judge as response_judge
+from modules.store import ParquetStore, RunKind
 
 
 @dataclass
@@ -116,7 +124,7 @@ class JudgeOptions(BaseModel):
             context_tokens=self.lm_context or DEFAULT_CONTEXT_TOKENS,
         )
         program = program_store.load("judge", self.program) if self.version != "uncompiled" else None
-        return LMJudge(
+        return response_judge.LMJudge(
             settings.build(),
             program,
             config=config,

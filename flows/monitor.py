@@ -32,22 +32,23 @@ from flows.runtime import (
     write_run,
 )
 from modules.links import markdown_text
-from modules.providers import Cancellation, ProviderRun, ask_providers
-from modules.providers.collect import KEPT_STATUSES
-from modules.providers.plan import (
+from modules.providers import (
+    COLLECTIONS_SCHEMA,
+    KEPT_STATUSES,
+    RESPONSES_SCHEMA,
+    Cancellation,
     CollectionPlan,
+    ProviderRun,
+    ask_providers,
     checkpoint_answer,
+    collection_row,
     plan_collection,
+    response_rows,
     specs_json,
     start_checkpoint,
 )
-from modules.providers.tables import COLLECTIONS_SCHEMA, RESPONSES_SCHEMA, collection_row, response_rows
-from modules.response import AnalyzerConfig
-from modules.response.batch import build_tables
-from modules.response.records import parse_record
-from modules.response.tables import summarize_providers, trend_baseline
-from modules.store import Checkpoint, ParquetStore, frame
-from modules.store.runs import RunKind, runs_frame
+from modules.response import AnalyzerConfig, build_tables, parse_record, summarize_providers, trend_baseline
+from modules.store import Checkpoint, ParquetStore, RunKind, frame, runs_frame
 
 
 @dataclass

@@ -31,10 +31,12 @@ from flows.runtime import (
     write_run,
 )
 from modules import programs as program_store
-from modules.evaluation.nodes import (
+from modules.evaluation import (
     BaselineRunner,
     ProgramRunner,
     breakdown,
+    compile_program,
+    demo_context,
     evaluate,
     evaluations_frame,
     file_hash,
@@ -43,9 +45,8 @@ from modules.evaluation.nodes import (
     node_lm,
     set_path,
 )
-from modules.evaluation.optimize import compile_program, demo_context
 from modules.lm import LMSettings, demo_chars
-from modules.store.runs import RunKind, runs_frame
+from modules.store import RunKind, runs_frame
 
 
 @dataclass

@@ -24,11 +24,15 @@ from flows.runtime import (
 )
 from modules import programs as program_store
 from modules.lm import LMSettings, default_timeout
-from modules.relevance.analyzer import RelevanceAnalyzer
-from modules.relevance.baseline import Weights
-from modules.relevance.batch import frame, load_items, output_line, rows
-from modules.store import ParquetStore
-from modules.store.runs import RunKind, runs_frame
+from modules.relevance import (
+    RelevanceAnalyzer,
+    Weights,
+    load_items,
+    output_line,
+    reranking_rows,
+    rerankings_frame,
+)
+from modules.store import ParquetStore, RunKind, runs_frame
 from modules.tables_io import write_jsonl
 
 
@@ -124,7 +128,7 @@ def rerank_batch(
     lines = [output_line(d["item"]["id"], d["reranking"]) for d in done]
     if out_path:
         write_jsonl(out_path, lines)
-    table = [row for d in done for row in rows(d["item"]["id"], d["item"]["query"], d["reranking"])]
+    table = [row for d in done for row in reranking_rows(d["item"]["id"], d["item"]["query"], d["reranking"])]
     n_fallback = sum(d["reranking"].fallback for d in done)
     runs = runs_frame(
         RunKind.RERANK_BATCH,
@@ -137,7 +141,7 @@ def rerank_batch(
         fallback=n_fallback,
         config_json=options.model_dump_json(),
     )
-    paths = write_run(data_dir, run_id, {"rerankings": frame(table), "runs": runs})
+    paths = write_run(data_dir, run_id, {"rerankings": rerankings_frame(table), "runs": runs})
     publish_run_report(RunKind.RERANK_BATCH, run_id, data_dir)
     return RerankRun(
         run_id=run_id,

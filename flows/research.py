@@ -40,14 +40,22 @@ from flows.runtime import (
     retry_transient,
     write_run,
 )
-from modules.research.batch import load_questions
-from modules.research.feedback import ThreadSeed, constraints_for, seeds_from_run
-from modules.research.memory import Memory
-from modules.research.render import report_markdown
-from modules.research.session import ResearchOptions, build_researcher
-from modules.research.tables import TABLES, fact_row, failed_report_row, frame, thread_rows
-from modules.store import ParquetStore, new_run_id, validate_run_id
-from modules.store.runs import RunKind, runs_frame
+from modules.research import (
+    RESEARCH_TABLES,
+    Memory,
+    ResearchOptions,
+    ThreadSeed,
+    build_researcher,
+    constraints_for,
+    fact_row,
+    failed_report_row,
+    load_questions,
+    report_markdown,
+    research_frame,
+    seeds_from_run,
+    thread_rows,
+)
+from modules.store import ParquetStore, RunKind, new_run_id, runs_frame, validate_run_id
 
 #: Seconds the server keeps a paused run resumable after the review deadline, so the flow's
 #: own "no verdict" resume always lands before Prefect would fail the run.
@@ -199,7 +207,7 @@ def _research(
     with progress(flow_name, len(seeds), unit="questions", key=key, description=f"run {run_id}") as shown:
         for _ in as_completed(futures):
             shown.advance()
-    rows: dict[str, list[dict]] = {t: [] for t in TABLES}
+    rows: dict[str, list[dict]] = {t: [] for t in RESEARCH_TABLES}
     for future in futures:
         for table, part in future.result().items():
             rows[table].extend(part)
@@ -223,7 +231,9 @@ def _research(
             }
         ),
     )
-    paths = write_run(data_dir, run_id, {**{t: frame(t, rows[t]) for t in TABLES}, "runs": runs})
+    paths = write_run(
+        data_dir, run_id, {**{t: research_frame(t, rows[t]) for t in RESEARCH_TABLES}, "runs": runs}
+    )
     for report in reports:
         create_markdown_artifact(
             key=artifact_key(flow_name, f"answer-{report['question_id']}", run_id),
@@ -483,4 +493,4 @@ def _write_feedback(
         }
         for s in seeds
     ]
-    return store.write("feedback", reviewed_run_id, frame("feedback", rows))
+    return store.write("feedback", reviewed_run_id, research_frame("feedback", rows))

@@ -26,8 +26,7 @@ from prefect.task_runners import ThreadPoolTaskRunner
 from flows import local_server
 from modules.providers import Cancellation
 from modules.reports import run_markdown, run_table
-from modules.store import ParquetStore, new_run_id, validate_run_id
-from modules.store.runs import RunKind
+from modules.store import ParquetStore, RunKind, new_run_id, validate_run_id
 
 
 class TransientFailure(Exception):

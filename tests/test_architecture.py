@@ -221,3 +221,52 @@ def test_no_private_names_imported_across_modules():
                 names = [a.name for a in node.names if a.name.startswith("_") and not a.name.startswith("__")]
                 private += [f"{_where(path, node)} ({node.module or '.'}.{n})" for n in names]
     assert not private, "private names imported from another module:\n" + "\n".join(private)
+
+
+def _packages() -> list[Path]:
+    """The packages of modules/ (folders with Python files)."""
+    return sorted(p for p in (ROOT / "modules").iterdir() if p.is_dir() and any(p.glob("*.py")))
+
+
+def _declared_all(init: Path) -> list[str]:
+    for node in ast.parse(init.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "__all__" for t in node.targets):
+            return [ast.literal_eval(e) for e in node.value.elts]
+    return []
+
+
+def test_every_package_of_modules_has_a_facade():
+    """Each package of modules/ says what it offers: an ``__init__.py`` with ``__all__``, every
+    name of which exists (a name the facade imports, or a submodule it exposes as it is)."""
+    import importlib
+
+    missing = [p.name for p in _packages() if not _declared_all(p / "__init__.py")]
+    assert not missing, f"packages without __init__.py and __all__: {missing}"
+    for package in _packages():
+        module = importlib.import_module(f"modules.{package.name}")
+        for name in _declared_all(package / "__init__.py"):
+            assert hasattr(module, name) or (package / f"{name}.py").exists(), (
+                f"modules.{package.name}.{name}"
+            )
+
+
+def test_flows_import_modules_through_the_facades():
+    """flows/ imports a package of modules/ only through its facade (``from modules.research
+    import X``, X in its ``__all__``), never a module inside it; a single-file module
+    (``modules.lm``, ``modules.text``) is its own facade."""
+    facades = {p.name: set(_declared_all(p / "__init__.py")) for p in _packages()}
+    wrong = []
+    for path in sorted((ROOT / "flows").rglob("*.py")):
+        for node, _ in _imports(path):
+            if not isinstance(node, ast.ImportFrom) or not (node.module or "").startswith("modules"):
+                continue
+            parts = node.module.split(".")
+            if len(parts) > 2 and parts[1] in facades:
+                wrong.append(f"{_where(path, node)} (from {node.module})")
+            elif len(parts) == 2 and parts[1] in facades:
+                wrong += [
+                    f"{_where(path, node)} ({node.module}.{a.name} not in its __all__)"
+                    for a in node.names
+                    if a.name not in facades[parts[1]]
+                ]
+    assert not wrong, "flows imports past a facade:\n" + "\n".join(wrong)

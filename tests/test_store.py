@@ -96,7 +96,7 @@ def test_leftovers_of_a_dead_process_are_removed_and_a_live_ones_kept(tmp_path, 
     import sys
 
     from flows.cli import main
-    from modules.store import _HOST
+    from modules.store.parquet import _HOST
 
     dead = subprocess.run(
         [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
@@ -143,7 +143,7 @@ def test_a_run_id_is_taken_by_data_in_any_table(tmp_path):
 KILLED_MID_COMMIT = """
 import os, sys
 import polars as pl
-from modules import store as store_module
+from modules.store import parquet as store_module
 
 renamed = []
 real = store_module._rename_no_replace

@@ -100,7 +100,7 @@ def resolve_lm_options(args: argparse.Namespace) -> None:
             check(model, base_url)
     if getattr(args, "provider", None) and not getattr(args, "resume", None):
         from modules.lm_check import check
-        from modules.providers.spec import parse_provider
+        from modules.providers import parse_provider
 
         for text in args.provider:
             spec = parse_provider(text)

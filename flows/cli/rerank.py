@@ -64,7 +64,7 @@ def _read_json_file(path: str, what: str) -> Any:
 
 def cmd_rerank(args: argparse.Namespace) -> int:
     """One query: an immediate answer on stdout (no run is stored; use rerank-batch for that)."""
-    from modules.relevance.batch import output_line, validate_item
+    from modules.relevance import output_line, validate_item
 
     results = _read_json_file(args.results, "results")
     results = results.get("results") if isinstance(results, dict) else results

@@ -10,7 +10,7 @@ from .output import print_json, print_paths, print_table
 
 
 def _research_options(args: argparse.Namespace):
-    from modules.research.session import ResearchOptions
+    from modules.research import ResearchOptions
 
     given = {
         "search": args.search,
@@ -55,7 +55,7 @@ def _add_research_options(p: argparse.ArgumentParser) -> None:
 
 
 def _print_research(result, as_json: bool) -> None:
-    from modules.research.render import report_text
+    from modules.research import report_text
 
     if as_json:
         print_json(result)
@@ -135,7 +135,7 @@ def cmd_research(args: argparse.Namespace) -> int:
 def cmd_research_batch(args: argparse.Namespace) -> int:
     from flows.research import research_batch
     from flows.runtime import local_run_settings, task_runner_for
-    from modules.research.batch import load_questions
+    from modules.research import load_questions
 
     questions = load_questions(args.file)
     options = _research_options(args)

@@ -12,8 +12,7 @@ from .output import print_paths, print_table
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
-    from modules.store import Checkpoint, ParquetStore
-    from modules.store.runs import is_committed
+    from modules.store import Checkpoint, ParquetStore, is_committed
 
     store = ParquetStore(args.data_dir)
     if args.action == "show":
@@ -134,7 +133,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def register(sub) -> None:
-    from modules.store.runs import RunKind
+    from modules.store import RunKind
 
     p = sub.add_parser(
         "report",

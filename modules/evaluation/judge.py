@@ -30,7 +30,7 @@ from ..response.judge import ExcerptIndex, judge_inputs, locate_quote
 from ..response.schema import AIResponse, StoredPage
 from ..response.signatures import ClaimIn, ClaimVerdict, JudgeClaims, Kind, WrongFactOut
 from ..text import content_terms, overlap_f1, split_clauses, split_sentences
-from . import SETS
+from .labeled_sets import SETS
 
 INPUTS = tuple(JudgeClaims.input_fields)
 KINDS = set(get_args(Kind))

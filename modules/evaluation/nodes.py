@@ -41,7 +41,8 @@ from ..research.schema import Analysis, Decision, Fact, Quote, Report, Source
 from ..response import ResponseAnalyzer
 from ..store import frame
 from ..text import content_terms, overlap_f1
-from . import SETS, judge
+from . import judge
+from .labeled_sets import SETS
 
 logging.getLogger("bm25s").setLevel(logging.WARNING)  # one tiny index per decision example: no build logs
 

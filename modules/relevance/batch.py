@@ -69,7 +69,7 @@ def output_line(item_id: str, reranking: Reranking) -> dict:
     return {"id": item_id, **reranking.model_dump(exclude={"program"})}
 
 
-def rows(item_id: str, query: str, reranking: Reranking) -> list[dict]:
+def reranking_rows(item_id: str, query: str, reranking: Reranking) -> list[dict]:
     out = []
     for rank, r in enumerate(reranking.results, 1):
         sub = r.subscores
@@ -104,5 +104,5 @@ def rows(item_id: str, query: str, reranking: Reranking) -> list[dict]:
     return out
 
 
-def frame(table_rows: list[dict]) -> pl.DataFrame:
+def rerankings_frame(table_rows: list[dict]) -> pl.DataFrame:
     return store_frame(table_rows, RERANKINGS_SCHEMA)

@@ -90,7 +90,7 @@ FEEDBACK_SCHEMA = {
     "child_run_id": pl.String,
     "created_at": pl.Datetime("us", "UTC"),
 }
-TABLES = {
+RESEARCH_TABLES = {
     "reports": REPORTS_SCHEMA,
     "steps": STEPS_SCHEMA,
     "sources": SOURCES_SCHEMA,
@@ -203,5 +203,5 @@ def facts_from_rows(rows: list[dict]) -> list[Fact]:
     return [Fact(**{k: r[k] for k in Fact.model_fields}) for r in rows]
 
 
-def frame(table: str, rows: list[dict]) -> pl.DataFrame:
-    return store_frame(rows, {**TABLES, "feedback": FEEDBACK_SCHEMA}[table])
+def research_frame(table: str, rows: list[dict]) -> pl.DataFrame:
+    return store_frame(rows, {**RESEARCH_TABLES, "feedback": FEEDBACK_SCHEMA}[table])

@@ -12,7 +12,7 @@ from enum import StrEnum
 
 import polars as pl
 
-from . import RUNS_TABLE, ParquetStore, frame
+from .parquet import RUNS_TABLE, ParquetStore, frame
 
 
 class RunKind(StrEnum):
