@@ -96,8 +96,8 @@ def single_shot(researcher: Researcher, backend: _OneRanking, q: Question, gold:
     results = backend.search(q.question, 10)
     urls = [r.url for r in results]
     pages = researcher.fetch(urls, [r.snippet for r in results])
-    from modules.research.baseline import Thread
     from modules.research.schema import Source
+    from modules.research.thread import Thread
 
     thread = Thread(question=q.question, engines=["local"], step=1, queries=[q.question])
     docs = [Source(url=p.url, title=p.title or "", text=p.text, analyzed=True) for p in pages if p.text]

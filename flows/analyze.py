@@ -13,13 +13,12 @@ import json
 import sys
 from collections import Counter
 from contextlib import ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from prefect import flow, get_run_logger, task, unmapped
-from prefect.artifacts import create_table_artifact
 from prefect.cache_policies import NO_CACHE
 from pydantic import BaseModel, Field
 
@@ -41,6 +40,7 @@ from modules.response import (
     EncodedTexts,
     RecordError,
     ResponseAnalyzer,
+    RunTables,
     analyze_to_rows,
     build_tables,
     load_pages,
@@ -327,37 +327,24 @@ WARNED_FLAGS = {
 }
 
 
-def summary_artifact(flow_name: RunKind, run_id: str, summaries: list[dict]) -> None:
-    create_table_artifact(
-        key=artifact_key(flow_name, "summary", run_id),
-        table=[
-            {
-                k: v
-                for k, v in r.items()
-                if k.endswith(("_count", "_mean", "_delta", "_rate")) or k in ("domain", "query_set_id")
-            }
-            for r in summaries
-        ],
-        description=f"Per-domain scores for run {run_id}",
-    )
-
-
-def _analyze_and_store(
+def analyze_step(
     records,
     errors: list[RecordError],
     coerced: set[int],
     *,
+    store: ParquetStore,
     ground_truth: str,
     input_label: str,
     run_id: str,
-    data_dir: str | None,
     config: AnalyzerConfig,
     started_at: datetime,
     flow_name: RunKind,
     judge: JudgeOptions | None = None,
-) -> AnalysisRun:
-    store = ParquetStore(data_dir)
-    judge = judge.resolve() if judge is not None else None
+) -> RunTables:
+    """The analysis every response flow shares (``analyze``, ``reanalyze``, ``monitor``): the
+    records scored against the pages, with trends against the previous run of the same kind and
+    the judge recorded in ``runs``."""
+    resolved = judge.resolve() if judge is not None else None
     rows, gts, embedding_model, lm_calls = analyze_records(
         records,
         errors,
@@ -366,7 +353,7 @@ def _analyze_and_store(
         config=config,
         run_id=run_id,
         flow_name=flow_name,
-        judge=judge,
+        judge=resolved,
     )
     tables = build_tables(
         rows,
@@ -381,6 +368,24 @@ def _analyze_and_store(
         embedding_model=embedding_model,
         flow=flow_name,
     )
+    return replace(tables, runs=with_judge(tables.runs, resolved, lm_calls))
+
+
+def _analyze_and_store(
+    records,
+    errors: list[RecordError],
+    coerced: set[int],
+    *,
+    data_dir: str | None,
+    config: AnalyzerConfig,
+    run_id: str,
+    flow_name: RunKind,
+    **step,
+) -> AnalysisRun:
+    store = ParquetStore(data_dir)
+    tables = analyze_step(
+        records, errors, coerced, store=store, config=config, run_id=run_id, flow_name=flow_name, **step
+    )
     paths = write_run.with_options(**_task_options(config))(
         data_dir,
         run_id,
@@ -388,14 +393,16 @@ def _analyze_and_store(
             "analyses": tables.analyses,
             "summaries": tables.summaries,
             "competitor_summaries": tables.competitor_summaries,
-            "runs": with_judge(tables.runs, judge, lm_calls),
+            "runs": tables.runs,
         },
     )
-    summary_rows = tables.summaries.to_dicts()
-    summary_artifact(flow_name, run_id, summary_rows)
     publish_run_report(flow_name, run_id, data_dir)
     return AnalysisRun(
-        run_id=run_id, data_dir=store.root, paths=paths, **tables.totals, summaries=summary_rows
+        run_id=run_id,
+        data_dir=store.root,
+        paths=paths,
+        **tables.totals,
+        summaries=tables.summaries.to_dicts(),
     )
 
 

@@ -16,10 +16,10 @@ from typing import Any
 
 import polars as pl
 from prefect import flow, get_run_logger, task
-from prefect.artifacts import create_markdown_artifact, create_table_artifact
+from prefect.artifacts import create_table_artifact
 from prefect.cache_policies import NO_CACHE
 
-from flows.analyze import JudgeOptions, analyze_records, summary_artifact, with_judge
+from flows.analyze import JudgeOptions, analyze_step
 from flows.progress import progress
 from flows.runtime import (
     FLOW_TIMEOUT_S,
@@ -31,7 +31,6 @@ from flows.runtime import (
     stop_on_signals,
     write_run,
 )
-from modules.links import markdown_text
 from modules.providers import (
     COLLECTIONS_SCHEMA,
     KEPT_STATUSES,
@@ -47,7 +46,7 @@ from modules.providers import (
     specs_json,
     start_checkpoint,
 )
-from modules.response import AnalyzerConfig, build_tables, parse_record, summarize_providers, trend_baseline
+from modules.response import AnalyzerConfig, parse_record, summarize_providers, trend_baseline
 from modules.store import Checkpoint, ParquetStore, RunKind, frame, runs_frame
 
 
@@ -341,34 +340,23 @@ def monitor(
             errors.append(error)
         else:
             records.append(record)
-    judge = judge.resolve() if judge is not None else None
-    rows, gts, embedding_model, lm_calls = analyze_records(
+    tables = analyze_step(
         records,
         errors,
         set(),
+        store=store,
         ground_truth=plan.ground_truth,
-        config=config,
+        input_label=qs.path,
         run_id=run_id,
-        flow_name=RunKind.MONITOR,
-        judge=judge,
-    )
-    tables = build_tables(
-        rows,
-        errors,
         config=config,
         started_at=started_at,
-        previous_summaries=trend_baseline(store, "summaries", RunKind.MONITOR),
-        previous_competitor_summaries=trend_baseline(store, "competitor_summaries", RunKind.MONITOR),
-        input_path=qs.path,
-        ground_truth_path=plan.ground_truth,
-        ground_truth=gts,
-        embedding_model=embedding_model,
-        flow=RunKind.MONITOR,
+        flow_name=RunKind.MONITOR,
+        judge=judge,
     )
     provider_summaries = summarize_providers(
         tables.analyses, started_at, trend_baseline(store, "provider_summaries", RunKind.MONITOR)
     )
-    runs = with_judge(tables.runs, judge, lm_calls).with_columns(
+    runs = tables.runs.with_columns(
         *(pl.lit(v, pl.String).alias(k) for k, v in _run_fields(plan, cancellation).items())
     )
     paths = write_run(
@@ -386,13 +374,7 @@ def monitor(
     )
     _checkpoints_done(plan, run_id, data_dir)
     summary_rows, provider_rows = tables.summaries.to_dicts(), provider_summaries.to_dicts()
-    summary_artifact(RunKind.MONITOR, run_id, summary_rows)
     publish_run_report(RunKind.MONITOR, run_id, data_dir)
-    create_markdown_artifact(
-        key=artifact_key(RunKind.MONITOR, "providers", run_id),
-        markdown=provider_markdown(provider_rows, collections.to_dicts()),
-        description=f"Providers side by side on {qs.query_set_id}, run {run_id}",
-    )
     return _finish(
         MonitorRun(
             run_id=run_id,
@@ -408,40 +390,3 @@ def monitor(
         cancellation,
         RunKind.MONITOR,
     )
-
-
-def provider_markdown(provider_rows: list[dict], collections: list[dict]) -> str:
-    """Providers side by side: mean scores, trend, refusals, errors, cost, wrong facts, answers
-    mentioned and correct, and share of voice (shares of scored answers); a failed provider says why."""
-    why = {(c["provider"], c["model"]): c for c in collections}
-
-    def fmt(v, d=""):
-        return (
-            "-"
-            if v is None
-            else (f"{v:+.1f}" if d == "+" else f"{v:.1f}" if isinstance(v, float) else str(v))
-        )
-
-    def pct(v):
-        return "-" if v is None else f"{100 * v:.0f}%"
-
-    def text(v):  # data: no raw HTML or link syntax in the artifact
-        return "-" if v is None else markdown_text(v).replace("|", "\\|").replace("\n", " ")
-
-    lines = [
-        "| domain | provider | model | rank | accuracy | completeness | attribution | Δacc | refusals | errors | cost (USD) "
-        "| wrong facts | mentioned & correct | share of voice |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    for r in provider_rows:
-        c = why.get((r["provider"], r["model"]), {})
-        lines.append(
-            f"| {text(r['domain'])} | {text(r['provider'])} | {text(r['model'])} | {fmt(r['accuracy_rank'])} | {fmt(r['accuracy_mean'])} "
-            f"| {fmt(r['completeness_mean'])} | {fmt(r['attribution_mean'])} | {fmt(r['accuracy_delta'], '+')} "
-            f"| {r['refusal_count']} | {r['error_count']} | {fmt(c.get('cost_usd'))} "
-            f"| {pct(r.get('wrong_fact_rate'))} | {pct(r.get('correct_mention_rate'))} | {pct(r.get('share_of_voice'))} |"
-        )
-    failed = [c for c in collections if c["status"] == "failed"]
-    for c in failed:
-        lines.append(f"\n**{text(c['provider'])}/{text(c['model'])} failed entirely**: {text(c['error'])}")
-    return "\n".join(lines)

@@ -85,34 +85,42 @@ def _teacher(model: str, base_url: str | None):
     return settings.build()
 
 
+@dataclass(frozen=True)
+class ProgramRef:
+    """A DSPy program to evaluate: its label in the ``evaluations`` table, its version, and its
+    file (None: the uncompiled signature)."""
+
+    label: str
+    version: str
+    path: str | None = None
+
+
 @task(name="evaluate-program", cache_policy=NO_CACHE)
 def evaluate_task(
     node: str,
-    label: str,
-    version: str | None,
-    program_path: str | None,
     examples,
-    lm_model: str | None,
-    lm_base_url: str | None,
     split: str,
-    lm_context: int | None = None,
+    program: ProgramRef | None = None,
+    settings: LMSettings | None = None,
     examples_path: str | None = None,
     limit: int | None = None,
 ) -> tuple[float, list[dict]]:
-    """``examples`` fitted to the window without demos; a program with demos reads them again
-    from ``examples_path`` (``limit`` of them), fitted beside its demos as a run fits them."""
-    if label == "baseline":
+    """The baseline program (no ``program``) or a DSPy program with ``settings``' LM on
+    ``examples``, fitted to the window without demos; a program with demos reads them again from
+    ``examples_path`` (``limit`` of them), fitted beside its demos as a run fits them."""
+    if program is None:
         runner = BaselineRunner(node)
+        label, version = "baseline", None
     else:
-        settings = LMSettings.from_env(lm_model, lm_base_url, lm_context)
         lm = node_lm(node, settings)
-        program = program_store.load(node, program_path) if program_path else program_store.new_program(node)
-        program = fitted_program(node, program, settings.context_tokens)
-        if examples_path and demo_chars(program):
+        loaded = program_store.load(node, program.path) if program.path else program_store.new_program(node)
+        loaded = fitted_program(node, loaded, settings.context_tokens)
+        if examples_path and demo_chars(loaded):
             examples = load_examples(
-                node, examples_path, context_tokens=settings.context_tokens, program=program, limit=limit
+                node, examples_path, context_tokens=settings.context_tokens, program=loaded, limit=limit
             )
-        runner = ProgramRunner(node, program, lm)
+        runner = ProgramRunner(node, loaded, lm)
+        label, version = program.label, program.version
     mean, rows = evaluate(node, runner, examples)
     return mean, [
         {"node": node, "program": label, "program_version": version, "split": split, **r} for r in rows
@@ -127,19 +135,12 @@ def evaluate_task(
     retry_condition_fn=retry_transient,
 )
 def compile_task(
-    node: str,
-    optimizer: str,
-    trainset,
-    devset,
-    lm_model,
-    lm_base_url,
-    teacher_model,
-    seed: int,
-    lm_context: int | None = None,
+    node: str, optimizer: str, trainset, devset, settings: LMSettings, teacher_model: str | None, seed: int
 ):
-    lm = node_lm(node, LMSettings.from_env(lm_model, lm_base_url, lm_context))
-    teacher = _teacher(teacher_model, lm_base_url) if teacher_model else None
-    return compile_program(node, optimizer, trainset, lm=lm, teacher_lm=teacher, devset=devset, seed=seed)
+    teacher = _teacher(teacher_model, settings.base_url) if teacher_model else None
+    return compile_program(
+        node, optimizer, trainset, lm=node_lm(node, settings), teacher_lm=teacher, devset=devset, seed=seed
+    )
 
 
 def _write(
@@ -202,28 +203,17 @@ def optimize_node(
     rows: list[dict] = []
     steps = 2 + 2 * bool(model)  # evaluate the baseline (and the current program), compile (and evaluate it)
     key = artifact_key(RunKind.OPTIMIZE, "progress", run_id)
+    current = ProgramRef("current", current_version, str(current_path) if current_path else None)
     with progress("optimize " + node, steps, unit="steps", key=key) as shown:
-        baseline_score, baseline_rows = evaluate_task(node, "baseline", None, None, dev, None, None, "dev")
+        baseline_score, baseline_rows = evaluate_task(node, dev, "dev")
         rows += baseline_rows
         shown.advance()
         before = after = None
         if model:
-            before, before_rows = evaluate_task(
-                node,
-                "current",
-                current_version,
-                str(current_path) if current_path else None,
-                dev,
-                lm,
-                lm_base_url,
-                "dev",
-                lm_context,
-                dev_path,
-                dev_limit,
-            )
+            before, before_rows = evaluate_task(node, dev, "dev", current, settings, dev_path, dev_limit)
             rows += before_rows
             shown.advance()
-        compiled = compile_task(node, optimizer, train, dev, lm, lm_base_url, teacher_lm, seed, lm_context)
+        compiled = compile_task(node, optimizer, train, dev, settings, teacher_lm, seed)
         shown.advance()
         saved = None
         meta = {
@@ -248,22 +238,11 @@ def optimize_node(
             with tempfile.TemporaryDirectory() as tmp:
                 probe = Path(tmp) / "candidate.json"
                 compiled.save(str(probe))
-                after, after_rows = evaluate_task(
-                    node,
-                    "compiled",
-                    "candidate",
-                    str(probe),
-                    dev,
-                    lm,
-                    lm_base_url,
-                    "dev",
-                    lm_context,
-                    dev_path,
-                    dev_limit,
-                )
+                candidate = ProgramRef("compiled", "candidate", str(probe))
+                after, after_rows = evaluate_task(node, dev, "dev", candidate, settings, dev_path, dev_limit)
             meta["dev_score_after"] = after
             shown.advance()
-    promote = not promote_if_better or (after is not None and (before is None or after > before))
+    promote = program_store.promoted(after, before, only_if_better=promote_if_better)
     if promote:
         saved = program_store.save(node, compiled, meta, programs_dir)
         logger.info("saved %s", saved)
@@ -319,25 +298,14 @@ def evaluate_node(
     model, lm_context = settings.model, settings.context_tokens
     examples = load_examples(node, path, context_tokens=lm_context, limit=limit)
     results: dict[str, Any] = {}
-    score, rows = evaluate_task(node, "baseline", None, None, examples, None, None, split)
+    score, rows = evaluate_task(node, examples, split)
     results["baseline"] = score
     all_rows = list(rows)
     if model and program != "baseline":
         program_path = program_store.resolve(node, program, programs_dir)
         version = program_path.stem if program_path else "uncompiled"
-        score, rows = evaluate_task(
-            node,
-            "dspy",
-            version,
-            str(program_path) if program_path else None,
-            examples,
-            lm,
-            lm_base_url,
-            split,
-            lm_context,
-            path,
-            limit,
-        )
+        ref = ProgramRef("dspy", version, str(program_path) if program_path else None)
+        score, rows = evaluate_task(node, examples, split, ref, settings, path, limit)
         results[f"dspy ({version})"] = score
         all_rows += rows
     runs = runs_frame(

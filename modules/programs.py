@@ -73,6 +73,15 @@ def resolve(node: str, spec: str | None, root: str | os.PathLike | None = None) 
     return path
 
 
+def promoted(after: float | None, before: float | None, only_if_better: bool) -> bool:
+    """Whether a compiled program replaces the current one: always, unless ``only_if_better``;
+    then only when its dev score is known and beats the current program's (any score beats a
+    node that has none)."""
+    if not only_if_better:
+        return True
+    return after is not None and (before is None or after > before)
+
+
 def load(node: str, path: str | os.PathLike) -> dspy.Module:
     program = new_program(node)
     program.load(str(path))

@@ -216,7 +216,8 @@ def test_the_loop_stops_once_both_parts_of_the_comparison_are_supported(sample_s
 
 
 def test_the_decision_searches_only_what_is_still_open(embedder):
-    from modules.research.baseline import BaselineDecision, Thread
+    from modules.research.baseline import BaselineDecision
+    from modules.research.thread import Thread
 
     thread = Thread(question=QUESTION, engines=["local"], step=2, queries=[QUESTION])
     thread.query_vectors = list(embedder.encode(thread.queries))
@@ -444,7 +445,8 @@ def test_the_answerer_reads_the_lead_of_each_page_read(embedder):
     """Memory keeps a few sentences per page; the opening sentences of every page read (its
     lead says what its subject is) reach the answerer too, so a page whose facts memory dropped
     still answers."""
-    from modules.research.baseline import BaselineReport, Thread, evidence
+    from modules.research.baseline import BaselineReport, evidence
+    from modules.research.thread import Thread
 
     q = "Which British first-generation jet-powered medium bomber was used in the South West Pacific theatre of World War II?"
     squadron = ev(
@@ -632,7 +634,8 @@ def test_a_name_is_given_as_the_page_read_titles_it():
 def test_a_report_that_would_answer_otherwise_than_the_hand_over_gives_no_short_answer(embedder):
     """The Decision handed over naming one answer; the facts the report reads give another: two
     single answers from the sources, reported as such, with no short answer."""
-    from modules.research.baseline import BaselineReport, Thread
+    from modules.research.baseline import BaselineReport
+    from modules.research.thread import Thread
 
     q = "Which British first-generation jet-powered medium bomber was used in the South West Pacific theatre of World War II?"
     canberra = ev(

@@ -122,3 +122,52 @@ def test_every_deployment_names_a_flow_and_valid_parameters():
         path, name = d["entrypoint"].split(":")
         flow = getattr(importlib.import_module(path.removesuffix(".py").replace("/", ".")), name)
         flow.validate_parameters(d.get("parameters", {}))  # raises on an unknown or mistyped parameter
+
+
+def test_the_docs_site_builds_strictly(tmp_path):
+    """Broken links, missing pages and unknown anchors fail the build (mkdocs.yml: strict,
+    validation at warn)."""
+    import os
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+        cwd=ROOT,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},  # the theme's banner about its successor
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert (tmp_path / "site" / "index.html").exists() and (
+        tmp_path / "site" / "glossary" / "index.html"
+    ).exists()
+
+
+def test_the_commands_page_names_every_command_and_option():
+    """docs/commands.md is kept honest against the parser: every command (nested ones too) and
+    every option appears in it."""
+    import argparse
+
+    from flows.cli import build_parser
+
+    page = (ROOT / "docs" / "commands.md").read_text()
+    missing = []
+
+    def walk(parser: argparse.ArgumentParser, path: str) -> None:
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    if f"{path} {name}".strip() not in page and f"`{name}" not in page:
+                        missing.append(f"command {path} {name}")
+                    walk(sub, f"{path} {name}".strip())
+            else:
+                missing.extend(
+                    f"{path}: {option}"
+                    for option in action.option_strings
+                    if option.startswith("--") and option != "--help" and option not in page
+                )
+
+    walk(build_parser(), "sleuth")
+    assert not missing, "docs/commands.md lacks: " + ", ".join(missing)

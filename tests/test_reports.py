@@ -511,7 +511,7 @@ def test_a_run_with_more_groups_than_the_palette_still_gets_its_report(prefect_h
 
 def test_markdown_artifacts_escape_markup_and_links_from_data(runs):
     """The Prefect artifacts show answers, names and errors as text, as the HTML reports do."""
-    from flows.monitor import provider_markdown
+    from modules.reports.markdown import md_table
     from modules.research.render import report_markdown
 
     for run_id in ("an-1", "mo-1", "mo-2", "co-1", "rs-1", "rr-1"):
@@ -519,23 +519,12 @@ def test_markdown_artifacts_escape_markup_and_links_from_data(runs):
         assert "<script" not in md.lower() and "<b>" not in md, run_id
     md = run_markdown("an-1", runs)
     assert "&lt;script&gt;" in md  # shown, as text
-    evil = {"provider": "<img src=x onerror=alert(1)>", "model": "[m](javascript:alert(1))"}
-    table = provider_markdown(
-        [
-            {
-                **evil,
-                "domain": "d",
-                "accuracy_rank": 1,
-                "accuracy_mean": 1.0,
-                "completeness_mean": 1.0,
-                "attribution_mean": 1.0,
-                "accuracy_delta": None,
-                "refusal_count": 0,
-                "error_count": 0,
-            }
-        ],
-        [{**evil, "status": "failed", "error": "<script>x</script>", "cost_usd": None}],
-    )
+    evil = {
+        "provider": "<img src=x onerror=alert(1)>",
+        "model": "[m](javascript:alert(1))",
+        "error": "<script>x</script>",
+    }
+    table = md_table([evil], [("provider", "provider"), ("model", "model"), ("error", "error")])
     link = re.compile(r"(?<!\\)\]\(javascript:")  # an unescaped link target
     assert "<img" not in table and not link.search(table) and "<script" not in table
     research = report_markdown(

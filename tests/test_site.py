@@ -6,7 +6,7 @@ import re
 import pytest
 
 from modules.research.answer import Evidence, answer
-from modules.research.baseline import BaselineDecision, Thread
+from modules.research.baseline import BaselineDecision
 from modules.research.crawling import (
     DESCRIBED_BUDGET,
     LINKED_BUDGET,
@@ -23,6 +23,7 @@ from modules.research.crawling import (
 from modules.research.memory import Memory
 from modules.research.schema import Analysis, Decision, Fact
 from modules.research.session import ResearchOptions, build_researcher
+from modules.research.thread import Thread
 from modules.tools.crawl import CrawlConfig, fetch, fetch_all
 from modules.tools.local_index import Document, LocalSearch
 from modules.tools.site import CorpusSite, SiteSearch

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from modules.response import AIResponse, StoredPage
 from modules.response.facts import values
-from modules.response.verdicts import Judge, Lexicon, _label, _negation_about, _terms, is_negated
+from modules.response.verdicts import Lexicon, OfflineJudge, _label, _negation_about, _terms, is_negated
 from modules.text import split_sentences
 
 SAMPLES = Path(__file__).resolve().parent.parent / "datasets" / "samples"
@@ -174,13 +174,13 @@ def test_a_value_bound_to_a_name_is_checked_against_the_site_binding():
         "premier",
         "essential",
     ]
-    judge = Judge(Lexicon(None))
-    every = Judge.page_facts([(s.text, "https://x.example/") for s in split_sentences(page)])
+    judge = OfflineJudge(Lexicon(None))
+    every = OfflineJudge.page_facts([(s.text, "https://x.example/") for s in split_sentences(page)])
     answer = "Friday £55, Saturday £60 and Sunday £65. Essential $100k, Premier $1M."
     wrong = [
         f.statement.text
         for s in split_sentences(answer)
-        for f in judge.against_pages(s, every, every, set(), Judge.site_names(every))
+        for f in judge.against_pages(s, every, every, set(), OfflineJudge.site_names(every))
     ]
     assert wrong == ["Saturday £60", "Sunday £65.", "Premier $1M."]
 

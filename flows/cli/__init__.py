@@ -158,7 +158,11 @@ def run(argv: list[str] | None = None) -> int:
     is printed). Threads are joined and the other exit handlers run first, as always (this one is
     registered when this package is imported, before Prefect's, so it runs last); an exception
     exits the ordinary way."""
-    status = main(argv)
+    try:
+        status = main(argv)
+    except BrokenPipeError:  # the reader left (`sleuth ... | head`): stop quietly, as a pipe's writer does
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        status = 1
     _exit_status.append(status)
     return status
 

@@ -60,7 +60,7 @@ def register(sub) -> None:
     out.add_argument(
         "--env",
         action="store_true",
-        help="print the SLEUTH_LM, SLEUTH_LM_BASE_URL, SLEUTH_LM_CONTEXT and SLEUTH_LM_TIMEOUT exports: "
+        help="print the SLEUTH_LM, SLEUTH_LM_BASE_URL and SLEUTH_LM_CONTEXT exports: "
         'eval "$(sleuth lm start --env)"',
     )
     p.set_defaults(func=cmd_lm)

@@ -190,7 +190,7 @@ def metric(gold: dspy.Example, pred, trace=None, pred_name=None, pred_trace=None
 
 
 # ----- the baseline program: the offline analyzer -----------------------------------------
-class BaselineJudge:
+class JudgeBaselineRunner:
     """The offline analyzer on the examples' answers (their domain's pages as ground truth),
     as the ``JudgeClaims`` program would answer. ``prepare`` analyses a whole list at once."""
 

@@ -33,11 +33,12 @@ from ..relevance.analyzer import RelevanceAnalyzer, rerank_inputs
 from ..relevance.anchor import normalise
 from ..relevance.schema import ResearchPlan, SearchResultIn
 from ..relevance.signatures import LMRanking
-from ..research.baseline import BaselineAnalyzer, BaselineDecision, BaselineReport, Thread
+from ..research.baseline import BaselineAnalyzer, BaselineDecision, BaselineReport
 from ..research.crawling import CrawlingDecision
 from ..research.memory import Memory
 from ..research.prompts import analyzer_inputs, decision_inputs, fact_lines, report_inputs
 from ..research.schema import Analysis, Decision, Fact, Quote, Report, Source
+from ..research.thread import Thread
 from ..response import ResponseAnalyzer
 from ..store import frame
 from ..text import content_terms, overlap_f1
@@ -413,9 +414,9 @@ def _per_example(baseline: Callable[[dict, Embedder], dspy.Prediction]) -> Calla
     return lambda embedder: lambda example: baseline(example.row, embedder)
 
 
-def _batched_judge(embedder: Embedder) -> judge.BaselineJudge:
+def _batched_judge(embedder: Embedder) -> judge.JudgeBaselineRunner:
     """The offline analyzer, which analyses a whole set in batches (``prepare``)."""
-    return judge.BaselineJudge(ResponseAnalyzer(embedder=embedder))
+    return judge.JudgeBaselineRunner(ResponseAnalyzer(embedder=embedder))
 
 
 # ----- gold outputs: a labeled row as the node's signature outputs it (a labeled demo) ----------

@@ -34,7 +34,7 @@ from ..response.attribution import normalize_domain
 from ..response.groundtruth import TITLE_SEPARATORS, brands_from_titles, group_by_domain, pages_for
 from ..response.schema import ExpectedClaim, StoredPage
 from ..text import STOPWORDS, Span, content_terms, numbers, split_sentences, words
-from ._atomic import DETERMINERS, atomic_facts
+from ._fact_split import DETERMINERS, atomic_facts
 from .queryset import Query
 
 log = logging.getLogger(__name__)

@@ -79,6 +79,8 @@ def response_markdown(store: ParquetStore, run_id: str) -> str:
         )
     providers = read_with_trends(store, "provider_summaries", run_id).to_dicts()
     if providers:
+        collections = store.read("collections", run_id)
+        cost = {(c["provider"], c["model"]): c.get("cost_usd") for c in collections.to_dicts()}
         rows = [
             {
                 **r,
@@ -86,6 +88,8 @@ def response_markdown(store: ParquetStore, run_id: str) -> str:
                 "state": "FAILED" if r["failed"] else "ok",
                 "wrong": _percent(r.get("wrong_fact_rate")),
                 "correct": _percent(r.get("correct_mention_rate")),
+                "voice": _percent(r.get("share_of_voice")),
+                "cost": cost.get((r["provider"], r["model"])),
             }
             for r in providers
         ]
@@ -101,11 +105,13 @@ def response_markdown(store: ParquetStore, run_id: str) -> str:
                 ("d", "Δ accuracy"),
                 ("refusal_count", "refusals"),
                 ("error_count", "errors"),
+                ("cost", "cost (USD)"),
                 ("wrong", "wrong facts"),
                 ("correct", "mentioned & correct"),
+                ("voice", "share of voice"),
             ],
         )
-        for c in store.read("collections", run_id).filter(pl.col("status") == "failed").to_dicts():
+        for c in collections.filter(pl.col("status") == "failed").to_dicts():
             out += f"\n**{_cell(c['provider'])}/{_cell(c['model'])} failed entirely:** {_cell(c['error'])}\n"
     brands = read_with_trends(store, "competitor_summaries", run_id)
     if not brands.is_empty():

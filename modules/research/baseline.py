@@ -11,10 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from urllib.parse import urlsplit
-
-import numpy as np
 
 from ..embeddings import Embedder
 from ..text import content_terms, split_sentences, stem, words
@@ -23,6 +20,7 @@ from .calibration import AnswerContext
 from .memory import Memory
 from .prompts import ANSWERED_CONFIDENCE, MEDIUM_CONFIDENCE
 from .schema import Analysis, Decision, Fact, Quote, Report, Source
+from .thread import Thread
 
 ENTITY = re.compile(
     r"\b(?:[A-Z][\w'’.-]*[\w’']?|\d{4})(?:\s+(?:of|the|de|del|von|van|and|&|for)?\s*[A-Z][\w'’.-]*)*"
@@ -77,34 +75,6 @@ _WEAK_SINGLE = re.compile(
 TRUSTED_SUFFIXES = (".gov", ".edu", ".int", "wikipedia.org", "britannica.com", "who.int", "nature.com")
 FACT_THRESHOLD = 0.35
 MAX_FACTS_PER_SOURCE = 3
-
-
-@dataclass
-class Thread:
-    """What the nodes know of the research so far (structured; of the pages read, only their
-    opening sentences, which the offline answerer reads beside memory's facts)."""
-
-    question: str
-    engines: list[str]
-    step: int = 0
-    queries: list[str] = field(default_factory=list)
-    query_vectors: list[np.ndarray] = field(default_factory=list)
-    read_urls: set[str] = field(default_factory=set)
-    titles: dict[str, str] = field(default_factory=dict)  # title of each page read
-    # the opening sentences of each page read (its lead says what its subject is): the answerer
-    # reads them beside memory's few facts per page
-    leads: dict[str, list[str]] = field(default_factory=dict)
-    searched_entities: set[str] = field(default_factory=set)
-    candidate_urls: list[str] = field(default_factory=list)  # from search results and page links only
-    origins: dict[str, tuple[str, str]] = field(default_factory=dict)  # candidate -> (title, where found)
-    # each search's results not read before it, best first: a result an earlier search found too
-    # keeps its first origin, and is still one of this search's
-    ranked: dict[str, list[str]] = field(default_factory=dict)
-    no_progress_steps: int = 0
-    last_analysis: Analysis | None = None
-    history: list[str] = field(default_factory=list)
-    constraints: list[str] = field(default_factory=list)  # added by human feedback
-    handover_answer: str = ""  # the answer the baseline Decision named when it handed over
 
 
 def question_entities(question: str) -> list[str]:

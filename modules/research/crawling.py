@@ -27,7 +27,6 @@ from .baseline import (
     ENTITY,
     GENERIC_WORDS,
     BaselineDecision,
-    Thread,
     evidence,
     is_anchor,
     norm_title,
@@ -35,6 +34,7 @@ from .baseline import (
 )
 from .memory import Memory
 from .schema import Decision, Fact
+from .thread import Thread
 
 FIRST_SEARCH_CRAWLS = 4  # the question's own search casts the widest net
 LATER_SEARCH_CRAWLS = 1  # a later search is after one lead: its best result

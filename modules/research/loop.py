@@ -29,7 +29,6 @@ from .baseline import (
     BaselineAnalyzer,
     BaselineDecision,
     BaselineReport,
-    Thread,
     answer_context,
     repeats_query,
 )
@@ -48,6 +47,7 @@ from .prompts import (
 )
 from .schema import Analysis, Decision, Report, Source
 from .signatures import AnalyzeResults, DecideNextAction, WriteReport
+from .thread import Thread
 
 
 @dataclass

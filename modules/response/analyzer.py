@@ -76,7 +76,7 @@ from .schema import (
 )
 from .scoring import accuracy_of, claims_for, completeness_of, given_claims, is_derived
 from .tiers import tier_for
-from .verdicts import Judge, JudgeSettings, Lexicon, PageFinding, Verdict, Window
+from .verdicts import Lexicon, OfflineJudge, OfflineJudgeSettings, PageFinding, Verdict, Window
 
 ANALYZER_VERSION = f"sleuth-response-analyzer/{__version__}"
 log = logging.getLogger(__name__)
@@ -296,9 +296,9 @@ class ResponseAnalyzer:
         self._retry = {"retries": p.embedding_retries, "backoff_s": p.embedding_backoff_s}
         words = None if isinstance(self.embedder, KeywordEmbedder) else self.embedder
         store = self.cache.root / f"words-{hashlib.sha256(self.embedder.name.encode()).hexdigest()[:16]}.npz"
-        self.judge = Judge(
+        self.judge = OfflineJudge(
             Lexicon(words, store if words else None),
-            JudgeSettings(found_cosine=self.config.completeness.similarity_threshold),
+            OfflineJudgeSettings(found_cosine=self.config.completeness.similarity_threshold),
         )
         self._learned: set[str] = set()  # ground-truth versions whose words the lexicon holds
         # ground-truth version -> (per chunk its parsed sentences, all of them, every word of the site)
@@ -556,7 +556,7 @@ class ResponseAnalyzer:
             flags.append("response_chunked")
         sentences = chunks if strategy == "sentences" else chunk(text, "sentences")
         claims = claims_for(record)
-        windows = Judge.windows(text) if claims else []
+        windows = OfflineJudge.windows(text) if claims else []
         return _Prepared(record, text, chunks, sentences, [w.span for w in windows], windows, claims, flags)
 
     def _learn_words(self, prepared: list[_Prepared], ground_truth: dict[str, GroundTruth]) -> None:
@@ -863,7 +863,7 @@ class ResponseAnalyzer:
 
     def _implicit_terms(self, p: _Prepared) -> set[str]:
         """Terms an answer may leave implicit: the question's and the brand's."""
-        return Judge.keys([p.record.query or "", *p.record.brand_names])
+        return OfflineJudge.keys([p.record.query or "", *p.record.brand_names])
 
     def _wrong_facts(
         self,
@@ -892,15 +892,16 @@ class ResponseAnalyzer:
         ]
         if close.sent_gt is None or not self.config.feedback.check_pages:
             return out
-        implicit = implicit | Judge.keys(gt.brand_names)
+        implicit = implicit | OfflineJudge.keys(gt.brand_names)
         if gt.version not in self._page_facts:
             facts = [
-                Judge.page_facts((x.text, c.page_url) for x in split_sentences(c.text)) for c in gt.chunks
+                OfflineJudge.page_facts((x.text, c.page_url) for x in split_sentences(c.text))
+                for c in gt.chunks
             ]
             every = [f for chunk_facts in facts for f in chunk_facts]
             # against_pages reads only the sentences with values of ``every``: passed alone
             valued = [f for f in every if f.values]
-            self._page_facts[gt.version] = (facts, valued, Judge.site_names(every))
+            self._page_facts[gt.version] = (facts, valued, OfflineJudge.site_names(every))
         facts, valued, known_names = self._page_facts[gt.version]
         for i, s in enumerate(p.sentences):
             if not s.text.strip() or len(s.text) > 600:

@@ -547,7 +547,7 @@ class Verdict:
 
 
 @dataclass
-class JudgeSettings:
+class OfflineJudgeSettings:
     word_similarity: float = 0.72  # a word's vector this close to a claim word counts as stating it
     found_frame: float = 0.72  # frame (weighted share of the claim's words stated) to be found
     found_frame_with_value: float = 0.34  # ... when the window states the claim's values
@@ -581,11 +581,11 @@ _VALUE_KIND = {
 
 
 @dataclass
-class Judge:
+class OfflineJudge:
     """The offline judge: claim verdicts (``judge_claims``) and wrong facts against pages."""
 
     lexicon: Lexicon
-    settings: JudgeSettings = field(default_factory=JudgeSettings)
+    settings: OfflineJudgeSettings = field(default_factory=OfflineJudgeSettings)
 
     # ----- term matching ---------------------------------------------------------------------
     def _credit(

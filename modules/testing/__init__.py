@@ -3,7 +3,7 @@ servers on 127.0.0.1 that tests, benchmarks and demos drive through the real cli
 
 ``FakeLM`` answers sleuth's DSPy nodes (or misbehaves on purpose); ``FakeAssistant`` plays the AI
 providers that ``collect`` and ``monitor`` ask, including their citation formats. Run the
-assistant on its own with ``python -m modules.testing.fake_assistant --port 8099``.
+assistant on its own with ``python -m modules.testing --port 8099``.
 """
 
 from .fake_assistant import FakeAssistant, rival_answers

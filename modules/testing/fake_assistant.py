@@ -363,7 +363,3 @@ def main() -> None:
         flush=True,
     )
     threading.Event().wait()
-
-
-if __name__ == "__main__":
-    main()
