@@ -311,9 +311,9 @@ def test_markdown_summary_has_the_wrong_fact_rate(runs):
         markdown_text(f"{w['statement']} ({w.get('detail') or w['evidence']})") in md for w in wrong
     )  # as text: a statement's markup is escaped
     mo = run_markdown("mo-2", runs)
-    assert "| wrong facts | mentioned & correct |" in mo
+    assert "| mentioned & correct | wrong facts |" in mo
     for r in store.read("provider_summaries", "mo-2").to_dicts():
-        assert f"| {percent(r['wrong_fact_rate'])} | {percent(r['correct_mention_rate'])} |" in mo
+        assert f"| {percent(r['correct_mention_rate'])} | {percent(r['wrong_fact_rate'])} |" in mo
 
 
 def test_monitor_report_compares_providers_and_trends(runs):
@@ -426,9 +426,7 @@ def test_every_flow_publishes_the_markdown_summary(runs):
     )
     md = run_markdown("mo-2", runs)
     assert (
-        "## Providers side by side" in md
-        and "c/denied failed entirely" in md
-        and "| a | good | ok | 1 |" in md
+        "## Providers side by side" in md and "c/denied failed entirely" in md and "| a/good | ok | 1 |" in md
     )
 
 

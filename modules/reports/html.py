@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from ..links import linkable_url
+from .columns import Column
 
 CSS = """
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
@@ -114,6 +115,31 @@ def table(
         body.append("<tr>" + "".join(cells) + "</tr>")
     cls = f' class="{esc(css)}"' if css else ""
     return f"<table{cls}><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def columns_table(rows: Sequence[dict], columns: Sequence[Column], css: str = "") -> str:
+    """A table of :mod:`.columns`: changes as coloured badges, shares as percentages, a failed
+    flag as its badge, the rest escaped."""
+    badge = {
+        "delta": delta,
+        "points": rate_delta,
+        "state": lambda failed: (
+            '<span class="badge bad">failed</span>' if failed else '<span class="badge good">ok</span>'
+        ),
+    }
+    cells = [
+        {
+            c.key: badge[c.kind](r.get(c.key))
+            if c.kind in badge
+            else percent(r.get(c.key))
+            if c.kind == "percent"
+            else r.get(c.key)
+            for c in columns
+        }
+        for r in rows
+    ]
+    raw = [c.key for c in columns if c.kind in badge]
+    return table(cells, [(c.key, "" if c.kind == "state" else c.label) for c in columns], raw=raw, css=css)
 
 
 def marked(text: str, spans: Sequence[tuple], css: str = "") -> str:

@@ -4,6 +4,7 @@ Prefect UI shows the same figures as the HTML report."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 import polars as pl
 
@@ -12,8 +13,15 @@ from ..research.render import report_markdown
 from ..response.tables import read_with_trends
 from ..store import ParquetStore
 from ..store.runs import RunKind
-
-METRICS = ("accuracy", "completeness", "attribution")
+from .columns import (
+    DOMAIN_COLUMNS,
+    DOMAIN_NOTE,
+    METRICS,
+    PROVIDER_COLUMNS,
+    PROVIDER_NOTE,
+    Column,
+    provider_rows,
+)
 
 
 def _cell(v) -> str:
@@ -29,6 +37,17 @@ def md_table(rows: list[dict], columns: list[tuple[str, str]]) -> str:
         return "(none)\n"
     head = "| " + " | ".join(label for _, label in columns) + " |\n|" + "---|" * len(columns) + "\n"
     return head + "".join("| " + " | ".join(_cell(r.get(k)) for k, _ in columns) + " |\n" for r in rows)
+
+
+def columns_table(rows: list[dict], columns: Sequence[Column]) -> str:
+    """A table of :mod:`.columns`, each cell formatted by its column's kind."""
+    kinds = {"delta": _delta, "percent": _percent, "points": _points, "state": _state}
+    cells = [{c.key: kinds.get(c.kind, lambda v: v)(r.get(c.key)) for c in columns} for r in rows]
+    return md_table(cells, [(c.key, c.label) for c in columns])
+
+
+def _state(failed) -> str:
+    return "FAILED" if failed else "ok"
 
 
 def _delta(v) -> str | None:
@@ -50,67 +69,16 @@ def _points(v) -> str | None:
 
 def response_markdown(store: ParquetStore, run_id: str) -> str:
     analyses = store.read("analyses", run_id)
-    summaries = [
-        {
-            **s,
-            **{f"{m}_d": _delta(s[f"{m}_delta"]) for m in METRICS},
-            "wrong": _percent(s.get("wrong_fact_rate")),
-            "wrong_d": _points(s.get("wrong_fact_rate_delta")),
-        }
-        for s in read_with_trends(store, "summaries", run_id).to_dicts()
-    ]
-    out = "## Per-domain scores\n\n" + md_table(
-        summaries,
-        [
-            ("domain", "domain"),
-            ("query_set_id", "query set"),
-            ("query_count", "answers"),
-            ("flagged_count", "flagged"),
-            ("error_count", "errors"),
-            *[(f"{m}_mean", m) for m in METRICS],
-            *[(f"{m}_d", f"Δ {m}") for m in METRICS],
-            ("wrong", "wrong facts"),
-            ("wrong_d", "Δ wrong facts"),
-        ],
-    )
+    summaries = read_with_trends(store, "summaries", run_id).to_dicts()
+    out = "## Per-domain scores\n\n" + columns_table(summaries, DOMAIN_COLUMNS)
     if summaries:
-        out += (
-            "\nwrong facts: share of the scored answers with at least one fact the site states otherwise.\n"
-        )
+        out += f"\n{DOMAIN_NOTE}.\n"
     providers = read_with_trends(store, "provider_summaries", run_id).to_dicts()
     if providers:
         collections = store.read("collections", run_id)
-        cost = {(c["provider"], c["model"]): c.get("cost_usd") for c in collections.to_dicts()}
-        rows = [
-            {
-                **r,
-                "d": _delta(r["accuracy_delta"]),
-                "state": "FAILED" if r["failed"] else "ok",
-                "wrong": _percent(r.get("wrong_fact_rate")),
-                "correct": _percent(r.get("correct_mention_rate")),
-                "voice": _percent(r.get("share_of_voice")),
-                "cost": cost.get((r["provider"], r["model"])),
-            }
-            for r in providers
-        ]
-        out += "\n## Providers side by side\n\n" + md_table(
-            rows,
-            [
-                ("domain", "domain"),
-                ("provider", "provider"),
-                ("model", "model"),
-                ("state", "state"),
-                ("accuracy_rank", "rank"),
-                *[(f"{m}_mean", m) for m in METRICS],
-                ("d", "Δ accuracy"),
-                ("refusal_count", "refusals"),
-                ("error_count", "errors"),
-                ("cost", "cost (USD)"),
-                ("wrong", "wrong facts"),
-                ("correct", "mentioned & correct"),
-                ("voice", "share of voice"),
-            ],
-        )
+        rows = provider_rows(providers, collections.to_dicts())
+        out += "\n## Providers side by side\n\n" + columns_table(rows, PROVIDER_COLUMNS)
+        out += f"\n{PROVIDER_NOTE}.\n"
         for c in collections.filter(pl.col("status") == "failed").to_dicts():
             out += f"\n**{_cell(c['provider'])}/{_cell(c['model'])} failed entirely:** {_cell(c['error'])}\n"
     brands = read_with_trends(store, "competitor_summaries", run_id)

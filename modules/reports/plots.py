@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from functools import cache
 
+from ..response.tables import METRICS
+
 
 @cache
 def _pyplot():
@@ -30,7 +32,6 @@ def _pyplot():
     return plt
 
 
-METRICS = ("accuracy", "completeness", "attribution")
 TIERS = ("excellent", "good", "fair", "poor")
 TIER_COLOURS = {"excellent": "#137333", "good": "#81c995", "fair": "#fbbc04", "poor": "#d93025"}
 PALETTE = ["#1a73e8", "#e8710a", "#9334e6", "#12b5cb", "#d01884", "#188038", "#f9ab00", "#5f6368"]

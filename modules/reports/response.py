@@ -11,7 +11,8 @@ from ..response.tables import names_site, read_with_trends, trend_baseline
 from ..store import ParquetStore
 from ..store.runs import RunKind
 from . import plots
-from .html import delta, esc, fmt, link, marked, percent, rate_delta, section, table, tier
+from .columns import DOMAIN_COLUMNS, DOMAIN_NOTE, PROVIDER_COLUMNS, PROVIDER_NOTE, provider_rows
+from .html import columns_table, esc, fmt, link, marked, percent, rate_delta, section, table, tier
 
 METRICS = plots.METRICS
 
@@ -35,35 +36,8 @@ def _tiers(summaries: list[dict], group_key: str) -> dict[str, dict[str, dict[st
 
 
 def summary_section(summaries: list[dict], analyses: pl.DataFrame) -> str:
-    rows = [
-        {
-            **s,
-            **{f"{m}_d": delta(s[f"{m}_delta"]) for m in METRICS},
-            "wrong": percent(s.get("wrong_fact_rate")),
-            "wrong_d": rate_delta(s.get("wrong_fact_rate_delta")),
-        }
-        for s in summaries
-    ]
-    body = table(
-        rows,
-        [
-            ("domain", "domain"),
-            ("query_set_id", "query set"),
-            ("query_count", "answers"),
-            ("flagged_count", "flagged"),
-            ("error_count", "errors"),
-            *[(f"{m}_mean", f"{m} mean") for m in METRICS],
-            *[(f"{m}_d", f"Δ {m}") for m in METRICS],
-            ("wrong", "wrong facts"),
-            ("wrong_d", "Δ wrong facts"),
-            ("previous_run_id", "compared with"),
-        ],
-        raw=[*[f"{m}_d" for m in METRICS], "wrong_d"],
-    )
-    body += (
-        '<p class="muted">wrong facts: share of the scored answers that state at least one fact the site '
-        "states otherwise (&Delta; in percentage points; a rise is bad news)</p>"
-    )
+    body = columns_table(summaries, DOMAIN_COLUMNS)
+    body += f'<p class="muted">{esc(DOMAIN_NOTE)} (&Delta; in percentage points; a rise is bad news)</p>'
     body += "<h3>Tiers per domain</h3><figure>" + plots.tier_bars(_tiers(summaries, "domain")) + "</figure>"
     body += (
         "<h3>Score distributions</h3><figure>" + plots.histograms(_values(analyses, "domain")) + "</figure>"
@@ -198,44 +172,10 @@ def _instead_of_us(analyses: pl.DataFrame, shown: int = 10) -> str:
     return f"<h3>Competitors named instead of us</h3>{tally}{''.join(items[:shown])}{more}"
 
 
-def provider_section(provider_rows: list[dict], collections: list[dict]) -> str:
-    by = {(c["provider"], c["model"]): c for c in collections}
-    rows = [
-        {
-            **r,
-            "who": f"{r['provider']}/{r['model']}",
-            "cost": by.get((r["provider"], r["model"]), {}).get("cost_usd"),
-            "d": delta(r["accuracy_delta"]),
-            "wrong": percent(r.get("wrong_fact_rate")),
-            "correct": percent(r.get("correct_mention_rate")),
-            "state": '<span class="badge bad">failed</span>'
-            if r["failed"]
-            else '<span class="badge good">ok</span>',
-        }
-        for r in provider_rows
-    ]
-    body = table(
-        rows,
-        [
-            ("domain", "domain"),
-            ("who", "provider / model"),
-            ("state", ""),
-            ("accuracy_rank", "rank"),
-            *[(f"{m}_mean", m) for m in METRICS],
-            ("d", "Δ accuracy"),
-            ("correct", "mentioned & correct"),
-            ("wrong", "wrong facts"),
-            ("refusal_count", "refusals"),
-            ("empty_count", "empty"),
-            ("error_count", "errors"),
-            ("cost", "cost (USD)"),
-        ],
-        raw=["d", "state"],
-    )
-    body += (
-        '<p class="muted">mentioned &amp; correct: share of the scored answers that name the site (URL, domain '
-        "or brand) and state no wrong fact; wrong facts: share with at least one</p>"
-    )
+def provider_section(providers: list[dict], collections: list[dict]) -> str:
+    rows = provider_rows(providers, collections)
+    body = columns_table(rows, PROVIDER_COLUMNS)
+    body += f'<p class="muted">{esc(PROVIDER_NOTE)}</p>'
     scored = [r for r in rows if not r["failed"]]
     if scored:
         body += (
