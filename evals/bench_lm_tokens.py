@@ -29,6 +29,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from evals.hotpot import load_questions
+from modules.lm import LMSettings
 from modules.research.session import ResearchOptions, build_researcher
 from modules.testing import FakeLM, node_of, prompt_tokens
 
@@ -180,12 +181,9 @@ def main() -> None:
             options = ResearchOptions(
                 search="local",
                 corpus=str(corpus),
-                lm="openai/scripted",
-                lm_base_url=fake.base_url,
+                lm=LMSettings.from_env("openai/scripted", fake.base_url, args.lm_context),
                 max_steps=args.max_steps,
             )
-            if args.lm_context:
-                options = options.model_copy(update={"lm_context": args.lm_context})
             researcher = build_researcher(options)
             result = researcher.run(q.question)
             calls: Counter[str] = Counter()

@@ -242,8 +242,11 @@ def main() -> None:
     judged = None
     if args.lm:  # the LM judge on top of the offline results, as `analyze --lm` runs it
         from flows.analyze import JudgeOptions
+        from modules.lm import LMSettings
 
-        options = JudgeOptions(lm=args.lm, lm_base_url=args.lm_base_url, timeout_s=args.timeout).resolve()
+        settings = LMSettings.from_env(args.lm, args.lm_base_url)
+        settings.timeout_s = args.timeout
+        options = JudgeOptions(lm=settings).resolve()
         judge = options.build(analyzer.config)
         judged = []
         for i, r in enumerate(results, 1):

@@ -33,7 +33,7 @@ from flows.runtime import (
     write_run,
 )
 from modules import programs as program_store
-from modules.lm import DEFAULT_CONTEXT_TOKENS, LMSettings, default_timeout
+from modules.lm import LMOption, LMSettings
 from modules.response import (
     AnalysisResult,
     AnalyzerConfig,
@@ -65,10 +65,8 @@ class JudgeOptions(BaseModel):
     """The LM judge of claim verdicts and wrong facts. No LM (here or in ``$SLEUTH_LM``): the
     offline judge alone, as without options."""
 
-    lm: str | None = Field(None, description="DSPy/LiteLLM model string; default $SLEUTH_LM")
-    lm_base_url: str | None = Field(None, description="OpenAI-compatible server; default $SLEUTH_LM_BASE_URL")
-    lm_context: int | None = Field(
-        None, description="the model's context window in tokens; default $SLEUTH_LM_CONTEXT or 8192"
+    lm: LMOption = Field(
+        default_factory=LMSettings.from_env, description="the judge's LM (no model: the offline judge only)"
     )
     programs: str | None = Field(
         None, description="compiled programs folder (default modules/compiled); the newest judge program runs"
@@ -78,27 +76,16 @@ class JudgeOptions(BaseModel):
         description="latest | a program file | baseline (the offline judge only); "
         "after resolve(): the file, or 'uncompiled'",
     )
-    retries: int = Field(2, ge=0)
-    timeout_s: float = Field(default_factory=default_timeout, gt=0)
-    max_tokens: int = 3000
 
     def resolve(self) -> JudgeOptions | None:
-        """The model (``$SLEUTH_LM`` when not given) and the program file that will judge, fixed once
-        per run so that every batch uses the same; None when no LM judges."""
-        settings = LMSettings.from_env(self.lm, self.lm_base_url, self.lm_context)
-        if not settings.model or self.program == "baseline":
+        """The program file that will judge, fixed once per run so that every batch uses the
+        same; None when no LM judges."""
+        if not self.lm.model or self.program == "baseline":
             return None
         path = program_store.resolve(
             "judge", None if self.program == "uncompiled" else self.program, self.programs
         )
-        return self.model_copy(
-            update={
-                "lm": settings.model,
-                "lm_base_url": settings.base_url,
-                "lm_context": settings.context_tokens,
-                "program": str(path) if path else "uncompiled",
-            }
-        )
+        return self.model_copy(update={"program": str(path) if path else "uncompiled"})
 
     @property
     def version(self) -> str:
@@ -107,28 +94,22 @@ class JudgeOptions(BaseModel):
     def record(self) -> dict[str, Any]:
         """What the run's ``runs.config_json`` says about the judge."""
         return {
-            "lm": self.lm,
-            "lm_base_url": self.lm_base_url,
-            "lm_context": self.lm_context,
+            "lm": self.lm.model,
+            "lm_base_url": self.lm.base_url,
+            "lm_context": self.lm.context_tokens,
             "program": self.version,
         }
 
     def build(self, config: AnalyzerConfig):
-        """The judge of a resolved spec (see :meth:`resolve`)."""
-        settings = LMSettings(
-            model=self.lm,
-            base_url=self.lm_base_url,
-            retries=self.retries,
-            timeout_s=self.timeout_s,
-            max_tokens=self.max_tokens,
-            context_tokens=self.lm_context or DEFAULT_CONTEXT_TOKENS,
-        )
+        """The judge of a resolved spec (see :meth:`resolve`): a verdict per claim and the wrong
+        facts need a roomier reply than most nodes."""
+        settings = self.lm.model_copy(update={"max_tokens": max(self.lm.max_tokens, 3000)})
         program = program_store.load("judge", self.program) if self.version != "uncompiled" else None
         return response_judge.LMJudge(
             settings.build(),
             program,
             config=config,
-            retries=self.retries,
+            retries=settings.retries,
             version=self.version,
             context_tokens=settings.context_tokens,
         )
@@ -233,7 +214,7 @@ def analyze_batch_task(
     )
     get_run_logger().info(
         "LM judge %s (%s): %d answers, %d fell back, %d tokens, $%.4f",
-        judge.lm,
+        judge.lm.model,
         judge.version,
         len(rows),
         sum("judge_fallback" in (r["flags"] or []) for r in rows),

@@ -45,7 +45,7 @@ from modules.evaluation import (
     node_lm,
     set_path,
 )
-from modules.lm import LMSettings, demo_chars
+from modules.lm import LMOption, LMSettings, demo_chars
 from modules.store import RunKind, runs_frame
 
 
@@ -170,8 +170,7 @@ def require_lm(optimizer: str, promote_if_better: bool, model: str | None) -> No
 def optimize_node(
     node: str,
     optimizer: str = "labeled",
-    lm: str | None = None,
-    lm_base_url: str | None = None,
+    lm: LMOption | None = None,
     teacher_lm: str | None = None,
     trainset: str | None = None,
     devset: str | None = None,
@@ -180,18 +179,17 @@ def optimize_node(
     run_id: str | None = None,
     promote_if_better: bool = False,
     seed: int = 0,
-    lm_context: int | None = None,
     train_limit: int | None = None,
     dev_limit: int | None = None,
 ) -> OptimizeRun:
-    """``lm_context``: the model's context window; the examples' inputs are fitted to it as a run
-    fits them (default ``$SLEUTH_LM_CONTEXT`` or 8192), the train examples (the demos to be) to
-    a share of it that leaves the demos and a live input room together. ``train_limit`` /
+    """``lm``: the model a run uses (default from ``$SLEUTH_LM``...); the examples' inputs are
+    fitted to its context window as a run fits them, the train examples (the demos to be) to a
+    share of it that leaves the demos and a live input room together. ``train_limit`` /
     ``dev_limit``: that many examples, spread evenly over each set (a small local model takes
     ~30-60 s a call)."""
     logger = get_run_logger()
     started = datetime.now(UTC)
-    settings = LMSettings.from_env(lm, lm_base_url, lm_context)
+    settings = lm or LMSettings.from_env()
     model, lm_context = settings.model, settings.context_tokens
     require_lm(optimizer, promote_if_better, model)
     run_id = begin_run(run_id, data_dir)
@@ -279,22 +277,20 @@ def optimize_node(
 def evaluate_node(
     node: str,
     program: str = "latest",
-    lm: str | None = None,
-    lm_base_url: str | None = None,
+    lm: LMOption | None = None,
     split: str = "dev",
     examples_path: str | None = None,
     programs_dir: str | None = None,
     data_dir: str | None = None,
     run_id: str | None = None,
-    lm_context: int | None = None,
     limit: int | None = None,
 ) -> EvaluationRun:
     """The baseline program's metrics, and the DSPy program's beside them when an LM is given,
-    its inputs fitted to ``lm_context`` (the model's window) as a run fits them."""
+    its inputs fitted to the model's context window as a run fits them."""
     started = datetime.now(UTC)
     run_id = begin_run(run_id, data_dir)
     path = examples_path or str(set_path(node, split))
-    settings = LMSettings.from_env(lm, lm_base_url, lm_context)
+    settings = lm or LMSettings.from_env()
     model, lm_context = settings.model, settings.context_tokens
     examples = load_examples(node, path, context_tokens=lm_context, limit=limit)
     results: dict[str, Any] = {}

@@ -23,7 +23,7 @@ from flows.runtime import (
     write_run,
 )
 from modules import programs as program_store
-from modules.lm import LMSettings, default_timeout
+from modules.lm import LMOption, LMSettings
 from modules.relevance import (
     RelevanceAnalyzer,
     Weights,
@@ -43,11 +43,9 @@ class RerankOptions(BaseModel):
         (40, 30, 20, 10), description="direct, depth, plan, unexpectedness"
     )
     threshold: int = Field(60, ge=0, le=100)
-    lm: str | None = None
-    lm_base_url: str | None = None
-    lm_context: int | None = Field(None, description="the model's context window in tokens (default 8192)")
-    lm_retries: int = 2
-    lm_timeout_s: float = Field(default_factory=default_timeout, gt=0)
+    lm: LMOption = Field(
+        default_factory=LMSettings.from_env, description="the LM that scores (no model: the baseline program)"
+    )
     fallback: str = Field(
         "baseline",
         description="after LM failure: baseline (score offline) or original (the seed's unscored order)",
@@ -58,10 +56,8 @@ class RerankOptions(BaseModel):
     )
 
     def analyzer(self, embedder=None) -> RelevanceAnalyzer:
-        settings = LMSettings.from_env(self.lm, self.lm_base_url, self.lm_context)
-        settings.retries, settings.timeout_s = self.lm_retries, self.lm_timeout_s
         d, p, pl_, u = self.weights
-        runner = settings.runner()  # its rerank reply cap (3,000 tokens) is the node's budget
+        runner = self.lm.runner()  # its rerank reply cap (3,000 tokens) is the node's budget
         path = program_store.resolve("relevance", "latest", self.programs) if runner.lm is not None else None
         return RelevanceAnalyzer(
             embedder=embedder,

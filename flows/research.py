@@ -161,7 +161,7 @@ def research_thread(
             f"{type(exc).__name__}: {exc}",
             thread_id=thread_id,
             parent_run_id=parent_run_id,
-            lm=options.lm_settings().model,
+            lm=options.lm.model,
             started_at=started_at,
             duration_s=time.perf_counter() - t,
         )
@@ -180,7 +180,7 @@ def research_thread(
         result,
         thread_id=thread_id,
         parent_run_id=parent_run_id,
-        lm=options.lm_settings().model,
+        lm=options.lm.model,
         programs=researcher.program_versions,
         started_at=started_at,
         duration_s=time.perf_counter() - t,

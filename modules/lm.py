@@ -14,10 +14,10 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any
 
 import dspy
-from pydantic import BaseModel
+from pydantic import BaseModel, BeforeValidator, Field
 
 from .env import positive_number
 from .nodes import budget_of
@@ -54,16 +54,27 @@ def as_data(text: str, quote: bool = False) -> str:
     return _FIELD_MARKER.sub(lambda m: "&#91;&#91;" if m.group() == "[[" else "&#93;&#93;", escaped)
 
 
-@dataclass
-class LMSettings:
-    """``--lm`` / ``SLEUTH_LM`` (any DSPy/LiteLLM model string) and an optional OpenAI-compatible base URL."""
+class LMSettings(BaseModel):
+    """The LM a run's nodes use, as one setting of every command and flow that can use one:
+    any DSPy/LiteLLM model string (none: the baseline programs), an optional OpenAI-compatible
+    server, and how calls are retried, timed out and fitted. :meth:`from_env` fills what is not
+    given from ``SLEUTH_LM``, ``SLEUTH_LM_BASE_URL`` and ``SLEUTH_LM_CONTEXT``; it runs once, where
+    a run is configured (the CLI, or a deployment's parameters on its worker)."""
 
-    model: str | None = None
-    base_url: str | None = None
-    retries: int = 2
-    timeout_s: float = field(default_factory=default_timeout)
-    max_tokens: int = 1500  # the default reply cap; each node's own cap is in modules.nodes
-    context_tokens: int = DEFAULT_CONTEXT_TOKENS
+    model: str | None = Field(None, description="DSPy/LiteLLM model string; none runs the baseline programs")
+    base_url: str | None = Field(None, description="OpenAI-compatible server (llama.cpp, vLLM, Ollama)")
+    retries: int = Field(2, ge=0, description="further attempts after unparseable output before the baseline")
+    timeout_s: float = Field(
+        default_factory=default_timeout, gt=0, description="per LM request (default $SLEUTH_LM_TIMEOUT or 60)"
+    )
+    max_tokens: int = Field(
+        1500, ge=1, description="the default reply cap; each node's own is in modules.nodes"
+    )
+    context_tokens: int = Field(
+        DEFAULT_CONTEXT_TOKENS,
+        ge=2048,
+        description="the model's context window; prompts and replies fit in it",
+    )
 
     @classmethod
     def from_env(
@@ -95,6 +106,16 @@ class LMSettings:
                 "api_key", os.environ.get("SLEUTH_LM_API_KEY") or os.environ.get("OPENAI_API_KEY") or "none"
             )
         return dspy.LM(self.model, **kwargs)
+
+
+def _model_string(value: Any) -> Any:
+    return LMSettings.from_env(value) if isinstance(value, str) else value
+
+
+#: The LM field of an options model: a :class:`LMSettings`, or a bare model string (``lm:
+#: openai/gpt-4o-mini`` in a deployment's parameters), which takes the environment's server and
+#: window.
+LMOption = Annotated[LMSettings, BeforeValidator(_model_string)]
 
 
 @dataclass

@@ -20,6 +20,7 @@ from modules.evaluation.nodes import (
     query_retrieves_gold,
     set_path,
 )
+from modules.lm import LMSettings
 from modules.research.schema import Decision
 from modules.research.session import ResearchOptions
 from modules.store import ParquetStore
@@ -103,8 +104,7 @@ def test_labeled_compilation_offline_and_the_program_loads_into_the_flow(prefect
     try:
         options = ResearchOptions(
             corpus=str(SAMPLES / "corpus.jsonl"),
-            lm="openai/fake-model",
-            lm_base_url=fake.base_url,
+            lm=LMSettings(model="openai/fake-model", base_url=fake.base_url),
             max_steps=1,
             programs=str(programs),
         )
@@ -128,8 +128,7 @@ def test_lm_optimizers_run_end_to_end_against_a_fake_server(prefect_harness, tmp
         result = optimize_node(
             "report",
             optimizer=optimizer,
-            lm="openai/fake-model",
-            lm_base_url=fake.base_url,
+            lm=LMSettings(model="openai/fake-model", base_url=fake.base_url),
             programs_dir=str(tmp_path / "compiled"),
             data_dir=str(tmp_path / "data"),
             trainset=_subset(tmp_path, "report", "train", 4),
@@ -147,8 +146,7 @@ def test_promotion_only_when_better(prefect_harness, tmp_path):
     fake = FakeLM("generic")
     try:
         kwargs = dict(
-            lm="openai/fake-model",
-            lm_base_url=fake.base_url,
+            lm=LMSettings(model="openai/fake-model", base_url=fake.base_url),
             programs_dir=str(tmp_path / "compiled"),
             data_dir=str(tmp_path / "data"),
             trainset=_subset(tmp_path, "report", "train", 4),
@@ -215,12 +213,10 @@ def test_eval_sends_each_example_as_a_run_would_on_a_small_context(prefect_harne
         result = evaluate_node(
             node,
             program="latest",
-            lm="openai/fake-model",
-            lm_base_url=fake.base_url,
+            lm=LMSettings(model="openai/fake-model", base_url=fake.base_url, context_tokens=4096),
             examples_path=str(path),
             programs_dir=str(tmp_path / "compiled"),
             data_dir=str(tmp_path / "data"),
-            lm_context=4096,
         )
     finally:
         fake.close()
@@ -256,9 +252,7 @@ def test_a_compiled_judge_with_demos_still_fits_a_small_window(prefect_harness, 
         result = optimize_node(
             "judge",
             optimizer="labeled",
-            lm="openai/fake-model",
-            lm_base_url=fake.base_url,
-            lm_context=4096,
+            lm=LMSettings(model="openai/fake-model", base_url=fake.base_url, context_tokens=4096),
             programs_dir=str(tmp_path / "compiled"),
             data_dir=str(tmp_path / "data"),
             trainset=str(sets["train"]),

@@ -9,6 +9,7 @@ import pytest
 
 from flows.cli import main
 from flows.research import research, research_batch, research_feedback
+from modules.lm import LMSettings
 from modules.research.batch import load_questions
 from modules.research.session import ResearchOptions
 from modules.store import ParquetStore
@@ -96,15 +97,8 @@ def test_baseline_flow_writes_the_contract_tables(baseline_run):
 def test_flow_through_a_fake_openai_compatible_server(prefect_harness, tmp_path, mode):
     fake = FakeLM(mode, delay_s=2.5)
     try:
-        options = OFFLINE.model_copy(
-            update={
-                "lm": "openai/fake-model",
-                "lm_base_url": fake.base_url,
-                "max_steps": 2,
-                "lm_retries": 1,
-                "lm_timeout_s": 1.0,
-            }
-        )
+        lm = LMSettings(model="openai/fake-model", base_url=fake.base_url, retries=1, timeout_s=1.0)
+        options = OFFLINE.model_copy(update={"lm": lm, "max_steps": 2})
         research(QUESTION, options=options, run_id=f"r-{mode}", data_dir=str(tmp_path))
     finally:
         fake.close()
@@ -133,9 +127,8 @@ def test_flow_through_a_fake_openai_compatible_server(prefect_harness, tmp_path,
 def test_flaky_output_is_retried_without_falling_back(prefect_harness, tmp_path):
     fake = FakeLM("flaky", flaky_failures=2)
     try:
-        options = OFFLINE.model_copy(
-            update={"lm": "openai/fake-model", "lm_base_url": fake.base_url, "max_steps": 2}
-        )
+        lm = LMSettings(model="openai/fake-model", base_url=fake.base_url)
+        options = OFFLINE.model_copy(update={"lm": lm, "max_steps": 2})
         research(QUESTION, options=options, run_id="r-flaky", data_dir=str(tmp_path))
     finally:
         fake.close()

@@ -52,12 +52,7 @@ def _judge_options(args: argparse.Namespace):
     settings = LMSettings.from_env(args.lm, args.lm_base_url, args.lm_context)
     if not settings.model:
         return None
-    options = JudgeOptions(
-        lm=settings.model,
-        lm_base_url=settings.base_url,
-        lm_context=settings.context_tokens,
-        programs=args.programs,
-    )
+    options = JudgeOptions(lm=settings, programs=args.programs)
     options.resolve()  # an unusable --programs / program file fails before any work
     return options
 

@@ -15,18 +15,17 @@ NODE_HELP = "; ".join(f"{name}: {spec.summary}" for name, spec in NODES.items())
 def cmd_eval(args: argparse.Namespace) -> int:
     from flows.optimize import evaluate_node
     from flows.runtime import local_run_settings
+    from modules.lm import LMSettings
 
     with local_run_settings():
         result = evaluate_node(
             args.node,
             program=args.program,
-            lm=args.lm,
-            lm_base_url=args.lm_base_url,
+            lm=LMSettings.from_env(args.lm, args.lm_base_url, args.lm_context),
             split=args.split,
             examples_path=args.examples,
             programs_dir=args.programs,
             data_dir=args.data_dir,
-            lm_context=args.lm_context,
             limit=args.limit,
         )
     if args.json:
@@ -46,13 +45,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
 def cmd_optimize(args: argparse.Namespace) -> int:
     from flows.optimize import optimize_node
     from flows.runtime import local_run_settings
+    from modules.lm import LMSettings
 
     with local_run_settings():
         result = optimize_node(
             args.node,
             optimizer=args.optimizer,
-            lm=args.lm,
-            lm_base_url=args.lm_base_url,
+            lm=LMSettings.from_env(args.lm, args.lm_base_url, args.lm_context),
             teacher_lm=args.teacher_lm,
             trainset=args.trainset,
             devset=args.devset,
@@ -61,7 +60,6 @@ def cmd_optimize(args: argparse.Namespace) -> int:
             run_id=args.run_id,
             promote_if_better=args.promote_if_better,
             seed=args.seed,
-            lm_context=args.lm_context,
             train_limit=args.train_limit,
             dev_limit=args.dev_limit,
         )

@@ -12,12 +12,11 @@ from .output import print_json
 
 def _rerank_options(args: argparse.Namespace):
     from flows.relevance import RerankOptions
+    from modules.lm import LMSettings
 
     given: dict[str, Any] = {
         "threshold": args.threshold,
-        "lm": args.lm,
-        "lm_base_url": args.lm_base_url,
-        "lm_context": args.lm_context,
+        "lm": LMSettings.from_env(args.lm, args.lm_base_url, args.lm_context),
         "fallback": args.fallback,
         "programs": args.programs,
     }

@@ -10,14 +10,13 @@ from .output import print_json, print_paths, print_table
 
 
 def _research_options(args: argparse.Namespace):
+    from modules.lm import LMSettings
     from modules.research import ResearchOptions
 
     given = {
         "search": args.search,
         "corpus": args.corpus,
-        "lm": args.lm,
-        "lm_base_url": args.lm_base_url,
-        "lm_context": args.lm_context,
+        "lm": LMSettings.from_env(args.lm, args.lm_base_url, args.lm_context),
         "max_steps": args.max_steps,
         "max_seconds": args.max_seconds,
         "max_tokens": args.max_tokens,

@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 
 from .. import programs as program_store
 from ..embeddings import LocalEmbedder
-from ..lm import LMSettings, default_timeout
+from ..lm import LMOption, LMSettings
 from ..relevance.analyzer import RelevanceAnalyzer
 from ..tools.crawl import CrawlConfig, fetch_all
 from ..tools.engines import auto_order, make_backend
@@ -32,18 +32,9 @@ class ResearchOptions(BaseModel):
         None,
         description="local corpus (JSONL/Parquet of url, title, text); default $SLEUTH_CORPUS or the sample",
     )
-    lm: str | None = Field(
-        None, description="DSPy/LiteLLM model string; default $SLEUTH_LM; none runs the baseline programs"
-    )
-    lm_base_url: str | None = Field(None, description="OpenAI-compatible server; default $SLEUTH_LM_BASE_URL")
-    lm_retries: int = Field(
-        2, ge=0, description="further attempts after unparseable output before the baseline runs"
-    )
-    lm_timeout_s: float = Field(
-        default_factory=default_timeout, gt=0, description="per LM request (default $SLEUTH_LM_TIMEOUT or 60)"
-    )
-    lm_context: int | None = Field(
-        None, ge=2048, description="the model's context window in tokens; default $SLEUTH_LM_CONTEXT or 8192"
+    lm: LMOption = Field(
+        default_factory=LMSettings.from_env,
+        description="the LM of every node (default from $SLEUTH_LM...; no model: the baseline programs)",
     )
     max_steps: int = Field(8, ge=1)
     max_seconds: float = Field(300.0, gt=0)
@@ -68,11 +59,6 @@ class ResearchOptions(BaseModel):
             raise ValueError(f"unknown search engine {self.search!r}: use {' | '.join(SEARCH_CHOICES)}")
         return auto_order() if self.search == "auto" else [self.search]
 
-    def lm_settings(self) -> LMSettings:
-        settings = LMSettings.from_env(self.lm, self.lm_base_url, self.lm_context)
-        settings.retries, settings.timeout_s = self.lm_retries, self.lm_timeout_s
-        return settings
-
 
 def build_researcher(options: ResearchOptions, embedder=None) -> Researcher:
     """A Researcher for one thread: fresh token accounting, shared (cached) indexes and encoder."""
@@ -92,7 +78,7 @@ def build_researcher(options: ResearchOptions, embedder=None) -> Researcher:
         backends["local"], mirror = SiteSearch(backends["local"], site), None
         # the site is ours and on loopback: allowed by name, paced at a tenth of a second
         config = CrawlConfig(allow_networks=("127.0.0.0/8",), per_host_delay_s=0.1)
-    settings = options.lm_settings()
+    settings = options.lm
     runner = settings.runner()
     limits = Limits(
         max_steps=options.max_steps,
