@@ -14,7 +14,7 @@ With ``feedback.checker`` on, the analyzer asks it about each wrong fact the rul
 the pages: the probability that the page contradicts the answer is the fact's ``confidence``,
 and a fact below ``feedback.checker_threshold`` is not reported. It is off by default: on the
 realistic dev sets it separates the rules' true wrong facts from their false ones barely better
-than chance (AUC 0.60) and, as a filter, drops more true ones than false ones (evals/README.md).
+than chance (AUC 0.60) and, as a filter, drops more true ones than false ones (docs/evaluation-history.md, "The claim checker").
 """
 
 from __future__ import annotations

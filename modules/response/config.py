@@ -24,7 +24,7 @@ class _Section(BaseModel):
 class AccuracyConfig(_Section):
     chunking_strategy: Literal["none", "sentences", "paragraphs"] = "sentences"
     aggregation: Literal["max", "mean"] = "max"
-    # "calibrated": question-residual cosine + lexical overlap + polarity (see evals/README.md);
+    # "calibrated": question-residual cosine + lexical overlap + polarity (see docs/evaluation-history.md, "Accuracy");
     # "cosine": the seed's plain embedding cosine, scaled to 0-100.
     method: Literal["calibrated", "cosine"] = "calibrated"
     lexical_weight: float = Field(0.5, ge=0)
@@ -95,7 +95,7 @@ class FeedbackConfig(_Section):
     # The trained claim checker (modules/response/checker.py) weighs each wrong fact found against
     # the pages: its probability of contradiction is the fact's confidence, and one below the
     # threshold is not reported. Off by default: on the dev sets it drops more true wrong facts
-    # than false ones (evals/README.md, "The claim checker"), so the rules alone decide.
+    # than false ones (docs/evaluation-history.md, "The claim checker"), so the rules alone decide.
     checker: bool = False
     checker_threshold: float = Field(0.5, ge=0, le=1)
 
