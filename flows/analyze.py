@@ -357,18 +357,17 @@ def _analyze_and_store(
     errors: list[RecordError],
     coerced: set[int],
     *,
-    data_dir: str | None,
+    store: ParquetStore,
     config: AnalyzerConfig,
     run_id: str,
     flow_name: RunKind,
     **step,
 ) -> AnalysisRun:
-    store = ParquetStore(data_dir)
     tables = analyze_step(
         records, errors, coerced, store=store, config=config, run_id=run_id, flow_name=flow_name, **step
     )
     paths = write_run.with_options(**_task_options(config))(
-        data_dir,
+        store,
         run_id,
         {
             "analyses": tables.analyses,
@@ -377,7 +376,7 @@ def _analyze_and_store(
             "runs": tables.runs,
         },
     )
-    publish_run_report(flow_name, run_id, data_dir)
+    publish_run_report(flow_name, run_id, store)
     return AnalysisRun(
         run_id=run_id,
         data_dir=store.root,
@@ -401,7 +400,8 @@ def analyze_responses(
     ``judge``: the LM judge of claim verdicts and wrong facts (none: the offline judge only)."""
     started_at = datetime.now(UTC)
     config = config or AnalyzerConfig()
-    run_id = begin_run(run_id, data_dir)
+    store = ParquetStore(data_dir)
+    run_id = begin_run(run_id, store)
     records, errors, coerced = load_records_task.with_options(**_task_options(config))(input_path)
     return _analyze_and_store(
         records,
@@ -410,7 +410,7 @@ def analyze_responses(
         ground_truth=ground_truth,
         input_label=input_path,
         run_id=run_id,
-        data_dir=data_dir,
+        store=store,
         config=config,
         started_at=started_at,
         flow_name=RunKind.ANALYZE,
@@ -431,10 +431,11 @@ def reanalyze_run(
     ``analyze-responses``)."""
     started_at = datetime.now(UTC)
     config = config or AnalyzerConfig()
-    run_id = begin_run(run_id, data_dir)
-    previous = ParquetStore(data_dir).read("analyses", previous_run_id)
+    store = ParquetStore(data_dir)
+    run_id = begin_run(run_id, store)
+    previous = store.read("analyses", previous_run_id)
     if previous.is_empty():
-        raise ValueError(f"run {previous_run_id!r} has no analyses under {ParquetStore(data_dir).root}")
+        raise ValueError(f"run {previous_run_id!r} has no analyses under {store.root}")
     stored = previous.filter(previous["result_json"].is_not_null())["result_json"].to_list()
     records = [record_from_result(AnalysisResult.model_validate_json(j)) for j in stored]
     return _analyze_and_store(
@@ -444,7 +445,7 @@ def reanalyze_run(
         ground_truth=ground_truth,
         input_label=f"run_id={previous_run_id}",
         run_id=run_id,
-        data_dir=data_dir,
+        store=store,
         config=config,
         started_at=started_at,
         flow_name=RunKind.REANALYZE,

@@ -166,12 +166,12 @@ def ask_providers_task(
 
 
 def _collect(
-    plan: CollectionPlan, flow_name: RunKind, run_id: str, data_dir: str | None, max_seconds: float | None
+    plan: CollectionPlan, flow_name: RunKind, run_id: str, store: ParquetStore, max_seconds: float | None
 ) -> tuple[pl.DataFrame, pl.DataFrame, Cancellation]:
     """Every provider's answers, checkpointed as they arrive; SIGINT/SIGTERM or ``max_seconds``
     stop the calls and the run goes on to write what it has."""
     query_set = plan.query_set
-    checkpoint = ParquetStore(data_dir).checkpoint(run_id)
+    checkpoint = store.checkpoint(run_id)
     start_checkpoint(checkpoint, plan, flow_name)
     cancellation = Cancellation(max_seconds)
     with stop_on_signals(cancellation):
@@ -202,10 +202,9 @@ def _collect(
     return responses, collections, cancellation
 
 
-def _checkpoints_done(plan: CollectionPlan, run_id: str, data_dir: str | None) -> None:
+def _checkpoints_done(plan: CollectionPlan, run_id: str, store: ParquetStore) -> None:
     """The run is written: its checkpoint, and those of the runs it resumed (a chain of resumes
     of interrupted runs), are no longer needed."""
-    store = ParquetStore(data_dir)
     store.checkpoint(run_id).remove()
     rid, seen = plan.resumed_from, {run_id}
     while rid and rid not in seen:
@@ -252,17 +251,18 @@ def collect(
     early or when no provider answered anything."""
     started_at = datetime.now(UTC)
     plan = plan_collection_task(query_set, providers, defaults, allow_drafts, None, resume, data_dir)
-    run_id = begin_run(run_id, data_dir)
-    responses, collections, cancellation = _collect(plan, RunKind.COLLECT, run_id, data_dir, max_seconds)
+    store = ParquetStore(data_dir)
+    run_id = begin_run(run_id, store)
+    responses, collections, cancellation = _collect(plan, RunKind.COLLECT, run_id, store, max_seconds)
     totals = _collect_totals(collections)
     runs = runs_frame(RunKind.COLLECT, started_at, **totals, **_run_fields(plan, cancellation))
-    paths = write_run(data_dir, run_id, {"responses": responses, "collections": collections, "runs": runs})
-    _checkpoints_done(plan, run_id, data_dir)
-    publish_run_report(RunKind.COLLECT, run_id, data_dir)
+    paths = write_run(store, run_id, {"responses": responses, "collections": collections, "runs": runs})
+    _checkpoints_done(plan, run_id, store)
+    publish_run_report(RunKind.COLLECT, run_id, store)
     return _finish(
         CollectionRun(
             run_id=run_id,
-            data_dir=ParquetStore(data_dir).root,
+            data_dir=store.root,
             paths=paths,
             **totals,
             query_set_id=plan.query_set.query_set_id,
@@ -300,10 +300,10 @@ def monitor(
     plan = plan_collection_task(query_set, providers, defaults, allow_drafts, ground_truth, resume, data_dir)
     if not plan.ground_truth:
         raise ValueError("monitor needs the site's pages: give --ground-truth")
-    run_id = begin_run(run_id, data_dir)
     store = ParquetStore(data_dir)
+    run_id = begin_run(run_id, store)
     qs = plan.query_set
-    responses, collections, cancellation = _collect(plan, RunKind.MONITOR, run_id, data_dir, max_seconds)
+    responses, collections, cancellation = _collect(plan, RunKind.MONITOR, run_id, store, max_seconds)
     if cancellation.cancelled:
         totals = _collect_totals(collections)
         runs = runs_frame(
@@ -313,10 +313,8 @@ def monitor(
             **_run_fields(plan, cancellation),
             ground_truth_path=plan.ground_truth,
         )
-        paths = write_run(
-            data_dir, run_id, {"responses": responses, "collections": collections, "runs": runs}
-        )
-        _checkpoints_done(plan, run_id, data_dir)
+        paths = write_run(store, run_id, {"responses": responses, "collections": collections, "runs": runs})
+        _checkpoints_done(plan, run_id, store)
         return _finish(
             MonitorRun(
                 run_id=run_id,
@@ -360,7 +358,7 @@ def monitor(
         *(pl.lit(v, pl.String).alias(k) for k, v in _run_fields(plan, cancellation).items())
     )
     paths = write_run(
-        data_dir,
+        store,
         run_id,
         {
             "responses": responses,
@@ -372,9 +370,9 @@ def monitor(
             "runs": runs,
         },
     )
-    _checkpoints_done(plan, run_id, data_dir)
+    _checkpoints_done(plan, run_id, store)
     summary_rows, provider_rows = tables.summaries.to_dicts(), provider_summaries.to_dicts()
-    publish_run_report(RunKind.MONITOR, run_id, data_dir)
+    publish_run_report(RunKind.MONITOR, run_id, store)
     return _finish(
         MonitorRun(
             run_id=run_id,

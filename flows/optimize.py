@@ -46,7 +46,7 @@ from modules.evaluation import (
     set_path,
 )
 from modules.lm import LMOption, LMSettings, demo_chars
-from modules.store import RunKind, runs_frame
+from modules.store import ParquetStore, RunKind, runs_frame
 
 
 @dataclass
@@ -144,10 +144,10 @@ def compile_task(
 
 
 def _write(
-    flow_name: RunKind, data_dir: str | None, run_id: str, rows: list[dict], runs: pl.DataFrame
+    flow_name: RunKind, store: ParquetStore, run_id: str, rows: list[dict], runs: pl.DataFrame
 ) -> dict[str, str]:
-    paths = write_run(data_dir, run_id, {"evaluations": evaluations_frame(rows), "runs": runs})
-    publish_run_report(flow_name, run_id, data_dir)
+    paths = write_run(store, run_id, {"evaluations": evaluations_frame(rows), "runs": runs})
+    publish_run_report(flow_name, run_id, store)
     return paths
 
 
@@ -192,7 +192,8 @@ def optimize_node(
     settings = lm or LMSettings.from_env()
     model, lm_context = settings.model, settings.context_tokens
     require_lm(optimizer, promote_if_better, model)
-    run_id = begin_run(run_id, data_dir)
+    store = ParquetStore(data_dir)
+    run_id = begin_run(run_id, store)
     train_path, dev_path = trainset or str(set_path(node, "train")), devset or str(set_path(node, "dev"))
     train = load_examples(node, train_path, context_tokens=demo_context(node, lm_context), limit=train_limit)
     dev = load_examples(node, dev_path, context_tokens=lm_context, limit=dev_limit)
@@ -259,7 +260,7 @@ def optimize_node(
         fallback=0,
         config_json=json.dumps(meta, default=str),
     )
-    paths = _write(RunKind.OPTIMIZE, data_dir, run_id, rows, runs)
+    paths = _write(RunKind.OPTIMIZE, store, run_id, rows, runs)
     return OptimizeRun(
         run_id=run_id,
         node=node,
@@ -288,7 +289,8 @@ def evaluate_node(
     """The baseline program's metrics, and the DSPy program's beside them when an LM is given,
     its inputs fitted to the model's context window as a run fits them."""
     started = datetime.now(UTC)
-    run_id = begin_run(run_id, data_dir)
+    store = ParquetStore(data_dir)
+    run_id = begin_run(run_id, store)
     path = examples_path or str(set_path(node, split))
     settings = lm or LMSettings.from_env()
     model, lm_context = settings.model, settings.context_tokens
@@ -315,7 +317,7 @@ def evaluate_node(
         fallback=0,
         config_json=json.dumps({"lm": model, "lm_context": lm_context, "program": program}),
     )
-    paths = _write(RunKind.EVALUATE, data_dir, run_id, all_rows, runs)
+    paths = _write(RunKind.EVALUATE, store, run_id, all_rows, runs)
     return EvaluationRun(
         run_id=run_id,
         node=node,

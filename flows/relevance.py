@@ -108,10 +108,10 @@ def rerank_batch(
     """Rerank every ``{id, query, plan?, results}`` line; write output lines and the ``rerankings`` table."""
     started = datetime.now(UTC)
     options = options or RerankOptions()
-    run_id = begin_run(run_id, data_dir)
+    store = ParquetStore(data_dir)
+    run_id = begin_run(run_id, store)
     if out_path:
         _check_writable_folder(out_path)
-    store = ParquetStore(data_dir)
     items = load_items(input_path)
     batches = [items[i : i + batch_size] for i in range(0, len(items), batch_size)]
     futures = rerank_items.map(batches, unmapped(options))
@@ -137,8 +137,8 @@ def rerank_batch(
         fallback=n_fallback,
         config_json=options.model_dump_json(),
     )
-    paths = write_run(data_dir, run_id, {"rerankings": rerankings_frame(table), "runs": runs})
-    publish_run_report(RunKind.RERANK_BATCH, run_id, data_dir)
+    paths = write_run(store, run_id, {"rerankings": rerankings_frame(table), "runs": runs})
+    publish_run_report(RunKind.RERANK_BATCH, run_id, store)
     return RerankRun(
         run_id=run_id,
         data_dir=store.root,

@@ -191,14 +191,14 @@ def _research(
     seeds: list[ThreadSeed],
     options: ResearchOptions,
     run_id: str,
-    data_dir: str | None,
+    store: ParquetStore | str | None,
     parent_run_id: str | None,
     input_label: str,
     flow_name: RunKind,
 ) -> ResearchRun:
     started_at = datetime.now(UTC)
-    store = ParquetStore(data_dir)
-    run_id = begin_run(run_id, data_dir)
+    store = ParquetStore.of(store)
+    run_id = begin_run(run_id, store)
     ids = [s.question_id for s in seeds]
     if len(set(ids)) != len(ids):
         raise ValueError("question ids must be unique within a run")
@@ -232,7 +232,7 @@ def _research(
         ),
     )
     paths = write_run(
-        data_dir, run_id, {**{t: research_frame(t, rows[t]) for t in RESEARCH_TABLES}, "runs": runs}
+        store, run_id, {**{t: research_frame(t, rows[t]) for t in RESEARCH_TABLES}, "runs": runs}
     )
     for report in reports:
         create_markdown_artifact(
@@ -250,7 +250,7 @@ def _research(
         table=rows["sources"],
         description=f"sources of run {run_id}",
     )
-    publish_run_report(flow_name, run_id, data_dir)
+    publish_run_report(flow_name, run_id, store)
     return ResearchRun(
         run_id=run_id,
         data_dir=store.root,
@@ -429,7 +429,7 @@ def reopen(
     for seed in seeds:
         seed.constraints = constraints_for(seed.constraints, verdict, text, seed.answer, seed.short_answer)
     result = _research(
-        seeds, options, run_id, data_dir, parent_run_id, f"run_id={parent_run_id}", RunKind.FEEDBACK
+        seeds, options, run_id, store, parent_run_id, f"run_id={parent_run_id}", RunKind.FEEDBACK
     )
     _write_feedback(store, parent_run_id, seeds, verdict, text, run_id)
     return result

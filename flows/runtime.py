@@ -209,12 +209,12 @@ def prefect_run_fields() -> dict[str, str | None]:
     }
 
 
-def begin_run(run_id: str | None, data_dir: str | None) -> str:
+def begin_run(run_id: str | None, store: ParquetStore | str | None) -> str:
     """The new run's id (the one given, or a new one), refused when any table already has data
     under it or when the data dir cannot be written (before any work, not after it); the
     current flow run is tagged with it."""
     run_id = validate_run_id(run_id or new_run_id())
-    store = ParquetStore(data_dir)
+    store = ParquetStore.of(store)
     store.check_writable()
     if store.run_exists(run_id):
         raise FileExistsError(f"run {run_id!r} already exists under {store.root}; choose another --run-id")
@@ -295,7 +295,9 @@ def tag_flow_run(run_id: str) -> None:
     retry_delay_seconds=[1, 4],
     retry_condition_fn=retry_transient,
 )
-def write_run(data_dir: str | None, run_id: str, tables: dict[str, pl.DataFrame]) -> dict[str, str]:
+def write_run(
+    store: ParquetStore | str | None, run_id: str, tables: dict[str, pl.DataFrame]
+) -> dict[str, str]:
     """All of a run's tables, published together (``runs`` last); the ``runs`` row carries the
     Prefect trace. Returns what the commit published: ``{table: partition path}``."""
     tables = dict(tables)
@@ -303,7 +305,7 @@ def write_run(data_dir: str | None, run_id: str, tables: dict[str, pl.DataFrame]
         tables["runs"] = tables["runs"].with_columns(
             *(pl.lit(v, pl.String).alias(k) for k, v in prefect_run_fields().items())
         )
-    with ParquetStore(data_dir).run_writer(run_id) as writer:
+    with ParquetStore.of(store).run_writer(run_id) as writer:
         for name, table in tables.items():
             writer.write(name, table)
     return writer.published
@@ -317,16 +319,16 @@ def artifact_key(flow: RunKind, what: str, run_id: str) -> str:
     return key
 
 
-def publish_run_report(flow: RunKind, run_id: str, data_dir: str | None) -> None:
+def publish_run_report(flow: RunKind, run_id: str, store: ParquetStore | str | None) -> None:
     """The run's summary as markdown and table artifacts: the figures of ``sleuth report RUN_ID``."""
     from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
     create_markdown_artifact(
         key=artifact_key(flow, "report", run_id),
-        markdown=run_markdown(run_id, data_dir),
+        markdown=run_markdown(run_id, store),
         description=f"Summary of run {run_id}; `sleuth report {run_id}` renders it as HTML with plots",
     )
-    rows = run_table(run_id, data_dir)
+    rows = run_table(run_id, store)
     if rows:
         create_table_artifact(
             key=artifact_key(flow, "figures", run_id), table=rows, description=f"Main figures of run {run_id}"

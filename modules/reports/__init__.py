@@ -52,9 +52,9 @@ def _overview(run: dict) -> str:
     return section("Run", table(rows, [("field", "field"), ("value", "value")], css="kv"), "run")
 
 
-def render_run_report(run_id: str, data_dir: str | None = None) -> str:
+def render_run_report(run_id: str, data_dir: str | ParquetStore | None = None) -> str:
     """The HTML report of a stored run (raises ValueError for a run id that is not there)."""
-    store = ParquetStore(data_dir)
+    store = ParquetStore.of(data_dir)
     runs = store.read("runs", run_id)
     if runs.is_empty():
         known = store.run_ids()
@@ -79,10 +79,12 @@ def render_run_report(run_id: str, data_dir: str | None = None) -> str:
     )
 
 
-def write_run_report(run_id: str, data_dir: str | None = None, path: str | os.PathLike | None = None) -> str:
+def write_run_report(
+    run_id: str, data_dir: str | ParquetStore | None = None, path: str | os.PathLike | None = None
+) -> str:
     """Render and write atomically; default ``<data-dir>/html/<run_id>.html``. Returns the path."""
     html = render_run_report(run_id, data_dir)
-    store = ParquetStore(data_dir)
+    store = ParquetStore.of(data_dir)
     if path is None:
         if not store.local:
             raise ValueError(f"{store.root} is not a local folder: pass --html FILE")
@@ -92,9 +94,9 @@ def write_run_report(run_id: str, data_dir: str | None = None, path: str | os.Pa
     return str(path)
 
 
-def run_markdown(run_id: str, data_dir: str | None = None) -> str:
+def run_markdown(run_id: str, data_dir: str | ParquetStore | None = None) -> str:
     """A markdown summary of any stored run (see :func:`render_run_report` for the HTML)."""
-    store = ParquetStore(data_dir)
+    store = ParquetStore.of(data_dir)
     runs = store.read("runs", run_id)
     if runs.is_empty():
         raise ValueError(f"no run {run_id!r} under {store.root}")
@@ -111,9 +113,9 @@ def run_markdown(run_id: str, data_dir: str | None = None) -> str:
     return head + layout.markdown(store, run_id, kind)
 
 
-def run_table(run_id: str, data_dir: str | None = None) -> list[dict]:
+def run_table(run_id: str, data_dir: str | ParquetStore | None = None) -> list[dict]:
     """The run's main figures as rows for a Prefect table artifact (JSON-safe values)."""
-    store = ParquetStore(data_dir)
+    store = ParquetStore.of(data_dir)
     kind = RunKind.of(store.read("runs", run_id).row(0, named=True)["flow"])
     layout = LAYOUTS.get(kind)
     if layout is None or layout.figures is None:

@@ -108,6 +108,12 @@ class ParquetStore:
             self.fs.protocol if isinstance(self.fs.protocol, tuple) else (self.fs.protocol,)
         )
 
+    @classmethod
+    def of(cls, where: str | os.PathLike | ParquetStore | None) -> ParquetStore:
+        """The store a run already holds, or one for a data dir: a run builds its store once and
+        passes it down."""
+        return where if isinstance(where, ParquetStore) else cls(where)
+
     def check_writable(self) -> None:
         """Fail before any work (ValueError, one line) when runs could not be written here."""
         staging = f"{self._root_path}/_staging"
