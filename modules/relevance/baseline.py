@@ -67,6 +67,7 @@ _LEADING = re.compile(
     r"^(?:and|but|or|so|which|who|that|while|whereas|although|because|as|it|he|she|they|this|these)\s+", re.I
 )
 _TITLE_QUALIFIER = re.compile(r"\s*\([^)]*\)\s*$")
+_ASIDE = re.compile(r"\s*\([^()]*\)")
 
 
 @dataclass
@@ -316,9 +317,13 @@ def core_terms(query: str, sentence: str, df: Counter, n_docs: int, k: int = 7) 
 
 
 def brief_answer(query: str, sentence: Span, max_words: int = 8) -> str:
-    """The shortest informative span of the sentence: its clause that says most beyond the query."""
+    """The shortest informative span of the sentence: its clause that says most beyond the query.
+    Parenthesised asides (life dates, another name) are left out first, so that a brief never
+    stops inside one ("Edward Davis Wood Jr. (October 10" is no answer)."""
     q_terms = content_terms(query)
-    clauses = split_clauses(sentence) or [sentence]
+    plain = _ASIDE.sub("", sentence.text).strip()
+    whole = Span(0, len(plain), plain)
+    clauses = split_clauses(whole) or [whole]
 
     def value(c: Span) -> tuple[float, int]:
         terms = content_terms(c.text)
