@@ -38,6 +38,7 @@ from modules.response import (
     AnalysisResult,
     AnalyzerConfig,
     EncodedTexts,
+    LMJudge,
     RecordError,
     ResponseAnalyzer,
     RunTables,
@@ -49,7 +50,6 @@ from modules.response import (
     trend_baseline,
     waves,
 )
-from modules.response import judge as response_judge
 from modules.store import ParquetStore, RunKind
 
 
@@ -105,7 +105,7 @@ class JudgeOptions(BaseModel):
         facts need a roomier reply than most nodes."""
         settings = self.lm.model_copy(update={"max_tokens": max(self.lm.max_tokens, 3000)})
         program = program_store.load("judge", self.program) if self.version != "uncompiled" else None
-        return response_judge.LMJudge(
+        return LMJudge(
             settings.build(),
             program,
             config=config,

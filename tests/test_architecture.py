@@ -228,11 +228,13 @@ def _packages() -> list[Path]:
     return sorted(p for p in (ROOT / "modules").iterdir() if p.is_dir() and any(p.glob("*.py")))
 
 
-def _declared_all(init: Path) -> list[str]:
-    for node in ast.parse(init.read_text(encoding="utf-8")).body:
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "__all__" for t in node.targets):
-            return [ast.literal_eval(e) for e in node.value.elts]
-    return []
+def _declared_all(package: Path) -> list[str]:
+    """The package's ``__all__`` (importing the package loads only what it imports itself)."""
+    import importlib
+
+    if not (package / "__init__.py").exists():
+        return []
+    return list(getattr(importlib.import_module(f"modules.{package.name}"), "__all__", []))
 
 
 def test_every_package_of_modules_has_a_facade():
@@ -240,11 +242,11 @@ def test_every_package_of_modules_has_a_facade():
     name of which exists (a name the facade imports, or a submodule it exposes as it is)."""
     import importlib
 
-    missing = [p.name for p in _packages() if not _declared_all(p / "__init__.py")]
+    missing = [p.name for p in _packages() if not _declared_all(p)]
     assert not missing, f"packages without __init__.py and __all__: {missing}"
     for package in _packages():
         module = importlib.import_module(f"modules.{package.name}")
-        for name in _declared_all(package / "__init__.py"):
+        for name in _declared_all(package):
             assert hasattr(module, name) or (package / f"{name}.py").exists(), (
                 f"modules.{package.name}.{name}"
             )
@@ -254,7 +256,7 @@ def test_flows_import_modules_through_the_facades():
     """flows/ imports a package of modules/ only through its facade (``from modules.research
     import X``, X in its ``__all__``), never a module inside it; a single-file module
     (``modules.lm``, ``modules.text``) is its own facade."""
-    facades = {p.name: set(_declared_all(p / "__init__.py")) for p in _packages()}
+    facades = {p.name: set(_declared_all(p)) for p in _packages()}
     wrong = []
     for path in sorted((ROOT / "flows").rglob("*.py")):
         for node, _ in _imports(path):
@@ -270,3 +272,21 @@ def test_flows_import_modules_through_the_facades():
                     if a.name not in facades[parts[1]]
                 ]
     assert not wrong, "flows imports past a facade:\n" + "\n".join(wrong)
+
+
+def test_a_light_module_does_not_load_its_whole_package():
+    """Facades load what they offer on first use: a report reading a research run's rendering,
+    or a query set's attribution check, imports neither DSPy nor the research loop."""
+    import subprocess
+
+    probe = (
+        "import sys, modules.research.render, modules.response.attribution, modules.relevance.schema, "
+        "modules.tools.settings; "
+        "print(sorted(m for m in ('dspy', 'modules.research.loop', 'modules.research.session', "
+        "'modules.relevance.analyzer') if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]", done.stdout

@@ -14,7 +14,7 @@ import pytest
 from flows.cli import main
 from modules.store import ParquetStore
 from modules.store.runs import RunKind, runs_frame
-from tests.conftest import SAMPLES
+from tests.conftest import ROOT, SAMPLES
 
 SAMPLE_ARGS = [str(SAMPLES / "responses.jsonl"), "--ground-truth", str(SAMPLES / "pages.jsonl")]
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")  # \t and \n are text
@@ -177,3 +177,20 @@ def test_one_warning_said_of_several_providers_names_each(capsys):
     err = capsys.readouterr().err
     assert "  provider openai/a failed entirely" in err and "  2x provider openai/b failed entirely" in err
     assert "  5x query" in err and "(5 different ones like it)" in err
+
+
+def test_a_reader_that_leaves_the_pipe_ends_the_command_quietly():
+    """`sleuth ... | head`: once the reader is gone the command stops without a traceback."""
+    import subprocess
+    import sys
+
+    writer = subprocess.Popen(
+        [sys.executable, "-c", "from flows.cli import run\nfor _ in range(400): run(['completion', 'bash'])"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    writer.stdout.readline()
+    writer.stdout.close()  # as `head -1` does once it has its line
+    _, err = writer.communicate(timeout=120)
+    assert b"Traceback" not in err and b"BrokenPipeError" not in err, err.decode()[-2000:]

@@ -53,14 +53,16 @@ def test_the_tour_runs_as_written(tmp_path):
     assert "run audit: 15 responses, 15 analysed" in out
     assert re.search(r"nimbusnotes\.example\s+nimbus-2026-11\s+8\s", out)
     assert list(tmp_path.rglob("audit.html"))
-    # 2. research: a report with an answer line and its sources
-    assert "Scott Derrickson" in out and "yes" in out.lower()
-    # 3. rerank: results with scores; rerank-batch's output file
-    assert "Ed Wood" in out
+    # 2. research: answered yes, with both people's pages as sources
+    assert re.search(r"status: answered .*confidence 0\.\d\d\n\nAnswer:\nYes\.", out)
+    assert "wiki/Scott_Derrickson" in out and "wiki/Ed_Wood\n" in out
+    # 3. rerank: scored results, whole brief answers; rerank-batch's output file
+    assert re.search(r"\[\s*\d+ kept\] Ed Wood ", out) and "(October 10\n" not in out
     (batch_out,) = tmp_path.rglob("rerank-out.jsonl")
     assert len(batch_out.read_text().splitlines()) == 2
-    # 4. monitor: three providers side by side
-    for model in ("good", "rival", "refuse"):
-        assert model in out
+    # 4. monitor: three providers side by side, the good one ranked first
+    assert re.search(r"demo\s+good\s+1\s+100\.0", out)
+    for model in ("rival", "refuse"):
+        assert re.search(rf"demo\s+{model}\s+\d\s", out), model
     assert list(tmp_path.rglob("provider_summaries/run_id=week-1"))
     assert _tracked_state() == before, "the tour wrote into the source tree"

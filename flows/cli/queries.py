@@ -9,11 +9,11 @@ from .options import add_lm
 
 def cmd_queries_generate(args: argparse.Namespace) -> int:
     from modules.lm import LMSettings
-    from modules.queries import generate, write_drafts
+    from modules.queries import draft_query_set, write_drafts
     from modules.response import load_pages
 
     settings = LMSettings.from_env(args.lm, args.lm_base_url, args.lm_context)
-    drafts = generate.draft_query_set(
+    drafts = draft_query_set(
         load_pages(args.ground_truth),
         args.domain,
         n=args.n,

@@ -4,40 +4,27 @@ table (:mod:`.nodes`); the ``judge`` node's set, metric and baseline (:mod:`.jud
 optimizers (:mod:`.optimize`). The ``optimize-node`` and ``evaluate-node`` flows run them; the
 scripts under ``evals/`` import them."""
 
-from .labeled_sets import SETS
-from .nodes import (
-    EVALUATIONS,
-    EVALUATIONS_SCHEMA,
-    BaselineRunner,
-    NodeEvaluation,
-    ProgramRunner,
-    breakdown,
-    evaluate,
-    evaluations_frame,
-    file_hash,
-    fitted_program,
-    load_examples,
-    node_lm,
-    set_path,
-)
-from .optimize import OPTIMIZERS, compile_program, demo_context
+from ..facade import lazy_exports
 
-__all__ = [
-    "EVALUATIONS",
-    "EVALUATIONS_SCHEMA",
-    "OPTIMIZERS",
-    "SETS",
-    "BaselineRunner",
-    "NodeEvaluation",
-    "ProgramRunner",
-    "breakdown",
-    "compile_program",
-    "demo_context",
-    "evaluate",
-    "evaluations_frame",
-    "file_hash",
-    "fitted_program",
-    "load_examples",
-    "node_lm",
-    "set_path",
-]
+#: what the package offers beyond what it imports itself, and the module each name lives in
+_HOMES = {
+    "BaselineRunner": "nodes",
+    "EVALUATIONS": "nodes",
+    "EVALUATIONS_SCHEMA": "nodes",
+    "NodeEvaluation": "nodes",
+    "OPTIMIZERS": "optimize",
+    "ProgramRunner": "nodes",
+    "SETS": "labeled_sets",
+    "breakdown": "nodes",
+    "compile_program": "optimize",
+    "demo_context": "optimize",
+    "evaluate": "nodes",
+    "evaluations_frame": "nodes",
+    "file_hash": "nodes",
+    "fitted_program": "nodes",
+    "load_examples": "nodes",
+    "node_lm": "nodes",
+    "set_path": "nodes",
+}
+__all__ = [*_HOMES]
+__getattr__ = lazy_exports(__name__, _HOMES)

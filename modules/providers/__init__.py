@@ -2,47 +2,32 @@
 and accountably: per-provider limits, retries, cost, checkpoints, and the tables of what they
 answered."""
 
-from .collect import (
-    KEPT_STATUSES,
-    Answer,
-    Cancellation,
-    ProviderRun,
-    ask_provider,
-    ask_providers,
-)
-from .plan import (
-    CollectionPlan,
-    checkpoint_answer,
-    plan_collection,
-    provider_specs,
-    specs_json,
-    start_checkpoint,
-)
+from ..facade import lazy_exports
+from .collect import KEPT_STATUSES, Answer, Cancellation, ProviderRun, ask_provider, ask_providers
 from .spec import ProviderSpec, parse_provider
-from .tables import (
-    COLLECTIONS_SCHEMA,
-    RESPONSES_SCHEMA,
-    collection_row,
-    response_rows,
-)
 
+#: what the package offers beyond what it imports itself, and the module each name lives in
+_HOMES = {
+    "COLLECTIONS_SCHEMA": "tables",
+    "CollectionPlan": "plan",
+    "RESPONSES_SCHEMA": "tables",
+    "checkpoint_answer": "plan",
+    "collection_row": "tables",
+    "plan_collection": "plan",
+    "provider_specs": "plan",
+    "response_rows": "tables",
+    "specs_json": "plan",
+    "start_checkpoint": "plan",
+}
 __all__ = [
     "Answer",
-    "COLLECTIONS_SCHEMA",
     "Cancellation",
-    "CollectionPlan",
     "KEPT_STATUSES",
     "ProviderRun",
     "ProviderSpec",
-    "RESPONSES_SCHEMA",
     "ask_provider",
     "ask_providers",
-    "checkpoint_answer",
-    "collection_row",
     "parse_provider",
-    "plan_collection",
-    "provider_specs",
-    "response_rows",
-    "specs_json",
-    "start_checkpoint",
+    *_HOMES,
 ]
+__getattr__ = lazy_exports(__name__, _HOMES)

@@ -1,11 +1,12 @@
-"""Query sets: the questions a site's audit asks AI assistants, with expected answers and claims.
+"""Query sets: the questions a site's audit asks AI assistants, with expected answers and claims
+(drafting them from a site's pages, which loads DSPy, only when it is asked for)."""
 
-Drafting them from a site's pages (``generate``, which loads DSPy) is a submodule of its own:
-``from modules.queries import generate``, so that reading and approving a set stays light."""
-
+from ..facade import lazy_exports
 from .queryset import Query, QuerySet, QuerySetError, load_query_set, write_query_set
 from .review import Approval, approve_queries, draft_path, write_drafts
 
+#: what the package offers beyond what it imports itself, and the module each name lives in
+_HOMES = {"draft_query_set": "generate"}
 __all__ = [
     "Approval",
     "Query",
@@ -13,8 +14,9 @@ __all__ = [
     "QuerySetError",
     "approve_queries",
     "draft_path",
-    "generate",
     "load_query_set",
     "write_drafts",
     "write_query_set",
+    *_HOMES,
 ]
+__getattr__ = lazy_exports(__name__, _HOMES)

@@ -2,29 +2,22 @@
 filtered, with the key sentence anchored, core terms highlighted and brief answers written
 (a DSPy node with a deterministic baseline program)."""
 
-from .analyzer import RelevanceAnalyzer
-from .baseline import Weights
-from .batch import (
-    RERANKINGS_SCHEMA,
-    load_items,
-    output_line,
-    reranking_rows,
-    rerankings_frame,
-    validate_item,
-)
-from .schema import RankedResult, Reranking, ResearchPlan, SearchResultIn
+from ..facade import lazy_exports
 
-__all__ = [
-    "RERANKINGS_SCHEMA",
-    "RankedResult",
-    "RelevanceAnalyzer",
-    "Reranking",
-    "ResearchPlan",
-    "SearchResultIn",
-    "Weights",
-    "load_items",
-    "output_line",
-    "reranking_rows",
-    "rerankings_frame",
-    "validate_item",
-]
+#: what the package offers beyond what it imports itself, and the module each name lives in
+_HOMES = {
+    "RERANKINGS_SCHEMA": "batch",
+    "RankedResult": "schema",
+    "RelevanceAnalyzer": "analyzer",
+    "Reranking": "schema",
+    "ResearchPlan": "schema",
+    "SearchResultIn": "schema",
+    "Weights": "baseline",
+    "load_items": "batch",
+    "output_line": "batch",
+    "reranking_rows": "batch",
+    "rerankings_frame": "batch",
+    "validate_item": "batch",
+}
+__all__ = [*_HOMES]
+__getattr__ = lazy_exports(__name__, _HOMES)

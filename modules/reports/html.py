@@ -118,28 +118,19 @@ def table(
 
 
 def columns_table(rows: Sequence[dict], columns: Sequence[Column], css: str = "") -> str:
-    """A table of :mod:`.columns`: changes as coloured badges, shares as percentages, a failed
-    flag as its badge, the rest escaped."""
-    badge = {
-        "delta": delta,
-        "points": rate_delta,
-        "state": lambda failed: (
-            '<span class="badge bad">failed</span>' if failed else '<span class="badge good">ok</span>'
-        ),
-    }
+    """A table of :mod:`.columns`: changes and a failed flag as coloured badges, shares as
+    percentages, the rest escaped."""
+    formats = {"delta": delta, "points": rate_delta, "percent": percent, "state": _state_badge}
     cells = [
-        {
-            c.key: badge[c.kind](r.get(c.key))
-            if c.kind in badge
-            else percent(r.get(c.key))
-            if c.kind == "percent"
-            else r.get(c.key)
-            for c in columns
-        }
+        {c.key: formats[c.kind](r.get(c.key)) if c.kind in formats else r.get(c.key) for c in columns}
         for r in rows
     ]
-    raw = [c.key for c in columns if c.kind in badge]
+    raw = [c.key for c in columns if c.kind in ("delta", "points", "state")]  # built here, as HTML
     return table(cells, [(c.key, "" if c.kind == "state" else c.label) for c in columns], raw=raw, css=css)
+
+
+def _state_badge(failed) -> str:
+    return '<span class="badge bad">failed</span>' if failed else '<span class="badge good">ok</span>'
 
 
 def marked(text: str, spans: Sequence[tuple], css: str = "") -> str:

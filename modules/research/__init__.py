@@ -6,49 +6,34 @@ Each node is a DSPy module when an LM is configured and a deterministic baseline
 otherwise; the baseline is also the fallback when LM output stays unparseable.
 """
 
-from .batch import load_questions
-from .feedback import VERDICTS, ThreadSeed, constraints_for, seeds_from_run
-from .loop import Researcher, ResearchResult
-from .memory import Memory
-from .render import report_markdown, report_text
-from .session import SEARCH_CHOICES, ResearchOptions, build_researcher
-from .tables import (
-    FEEDBACK_SCHEMA,
-    MEMORY_SCHEMA,
-    REPORTS_SCHEMA,
-    RESEARCH_TABLES,
-    SOURCES_SCHEMA,
-    STEPS_SCHEMA,
-    fact_row,
-    facts_from_rows,
-    failed_report_row,
-    research_frame,
-    thread_rows,
-)
+from ..facade import lazy_exports
 
-__all__ = [
-    "FEEDBACK_SCHEMA",
-    "MEMORY_SCHEMA",
-    "REPORTS_SCHEMA",
-    "RESEARCH_TABLES",
-    "SEARCH_CHOICES",
-    "SOURCES_SCHEMA",
-    "STEPS_SCHEMA",
-    "VERDICTS",
-    "Memory",
-    "ResearchOptions",
-    "ResearchResult",
-    "Researcher",
-    "ThreadSeed",
-    "build_researcher",
-    "constraints_for",
-    "fact_row",
-    "facts_from_rows",
-    "failed_report_row",
-    "load_questions",
-    "report_markdown",
-    "report_text",
-    "research_frame",
-    "seeds_from_run",
-    "thread_rows",
-]
+#: what the package offers beyond what it imports itself, and the module each name lives in
+_HOMES = {
+    "FEEDBACK_SCHEMA": "tables",
+    "MEMORY_SCHEMA": "tables",
+    "Memory": "memory",
+    "REPORTS_SCHEMA": "tables",
+    "RESEARCH_TABLES": "tables",
+    "ResearchOptions": "session",
+    "ResearchResult": "loop",
+    "Researcher": "loop",
+    "SEARCH_CHOICES": "session",
+    "SOURCES_SCHEMA": "tables",
+    "STEPS_SCHEMA": "tables",
+    "ThreadSeed": "feedback",
+    "VERDICTS": "feedback",
+    "build_researcher": "session",
+    "constraints_for": "feedback",
+    "fact_row": "tables",
+    "facts_from_rows": "tables",
+    "failed_report_row": "tables",
+    "load_questions": "batch",
+    "report_markdown": "render",
+    "report_text": "render",
+    "research_frame": "tables",
+    "seeds_from_run": "feedback",
+    "thread_rows": "tables",
+}
+__all__ = [*_HOMES]
+__getattr__ = lazy_exports(__name__, _HOMES)

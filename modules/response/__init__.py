@@ -1,70 +1,45 @@
 """The response analyzer: AI answers audited against a site's own pages (claim verdicts, wrong
 facts, accuracy, completeness, attribution, competitors), in batches, with per-domain and
-per-provider summaries and trends.
+per-provider summaries and trends (the LM judge, which loads DSPy, only when it is asked for)."""
 
-The LM judge (``judge``, which loads DSPy) is a submodule of its own: ``from modules.response
-import judge``, so that the offline analysis stays light."""
-
-from .analyzer import (
-    ANALYZER_VERSION,
-    EncodedTexts,
-    ResponseAnalyzer,
-    record_from_result,
-)
-from .batch import (
-    RunTables,
-    analyze_to_rows,
-    build_tables,
-    waves,
-)
+from ..facade import lazy_exports
+from .analyzer import ANALYZER_VERSION, EncodedTexts, ResponseAnalyzer, record_from_result
 from .config import AnalyzerConfig
 from .groundtruth import GroundTruth, load_pages
-from .records import RecordError, load_records, parse_record
-from .schema import (
-    AIResponse,
-    AnalysisResult,
-    ExpectedClaim,
-    StoredPage,
-)
-from .tables import (
-    ANALYSES_SCHEMA,
-    COMPETITOR_SUMMARY_SCHEMA,
-    PROVIDER_SUMMARY_SCHEMA,
-    SUMMARY_SCHEMA,
-    read_with_trends,
-    summarize,
-    summarize_competitors,
-    summarize_providers,
-    trend_baseline,
-)
+from .schema import AIResponse, AnalysisResult, ExpectedClaim, StoredPage
 
+#: what the package offers beyond what it imports itself, and the module each name lives in
+_HOMES = {
+    "LMJudge": "judge",
+    "ANALYSES_SCHEMA": "tables",
+    "COMPETITOR_SUMMARY_SCHEMA": "tables",
+    "PROVIDER_SUMMARY_SCHEMA": "tables",
+    "RecordError": "records",
+    "RunTables": "batch",
+    "SUMMARY_SCHEMA": "tables",
+    "analyze_to_rows": "batch",
+    "build_tables": "batch",
+    "load_records": "records",
+    "parse_record": "records",
+    "read_with_trends": "tables",
+    "summarize": "tables",
+    "summarize_competitors": "tables",
+    "summarize_providers": "tables",
+    "trend_baseline": "tables",
+    "waves": "batch",
+}
 __all__ = [
     "AIResponse",
-    "ANALYSES_SCHEMA",
     "ANALYZER_VERSION",
     "AnalysisResult",
     "AnalyzerConfig",
-    "COMPETITOR_SUMMARY_SCHEMA",
     "EncodedTexts",
     "ExpectedClaim",
     "GroundTruth",
-    "PROVIDER_SUMMARY_SCHEMA",
-    "RecordError",
     "ResponseAnalyzer",
-    "RunTables",
-    "SUMMARY_SCHEMA",
     "StoredPage",
-    "analyze_to_rows",
-    "build_tables",
-    "judge",
     "load_pages",
-    "load_records",
-    "parse_record",
-    "read_with_trends",
     "record_from_result",
-    "summarize",
-    "summarize_competitors",
-    "summarize_providers",
-    "trend_baseline",
-    "waves",
+    *_HOMES,
 ]
+__getattr__ = lazy_exports(__name__, _HOMES)
