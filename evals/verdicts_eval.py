@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from evals.metrics import mean_group_auc
+from modules.evaluation import load_verdict_rows
 from modules.response import AIResponse, AnalyzerConfig, ResponseAnalyzer, StoredPage
 from modules.text import split_clauses, split_sentences
 
@@ -46,46 +47,8 @@ TARGETS = (
 
 
 def load(split: str) -> tuple[list[dict], list[StoredPage]]:
-    """Every verdict set of ``split`` as answers {set, question_id, domain, query, expected_answer,
-    claims, response, verdicts {claim id: verdict}, wrong_facts}, and the pages they are judged on."""
-    answers: list[dict] = []
-    pages: dict[str, StoredPage] = {}
-    for path in sorted(SETS.glob(f"verdicts-*-{split}.jsonl")):
-        name = path.name[len("verdicts-") : -len(f"-{split}.jsonl")]
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if not line.strip():
-                continue
-            r = json.loads(line)
-            if "claims" in r:  # a hand-written answer with several claims
-                answers.append({**r, "set": name})
-                continue
-            domain = "encyclopedia.eval"  # one claim taken from a page sentence
-            url = r["page"]["url"].replace("https://en.wikipedia.org", f"https://{domain}")
-            pages[url] = StoredPage(url=url, text=r["page"]["text"], title=r["page"]["title"])
-            answers.append(
-                {
-                    "set": name,
-                    "question_id": r["question_id"],
-                    "domain": domain,
-                    "query": None,
-                    "expected_answer": r["claim"],
-                    "claims": [{"id": "claim", "text": r["claim"]}],
-                    "response": r["response"],
-                    "verdicts": {"claim": r["verdict"]},
-                    "wrong_facts": r["wrong_facts"],
-                }
-            )
-        pages_path = SETS / f"verdicts-{name}-{split}-pages.jsonl"  # a split's own pages, where it has them
-        if not pages_path.exists():
-            pages_path = SETS / f"verdicts-{name}-pages.jsonl"
-        if pages_path.exists():
-            for line in pages_path.read_text(encoding="utf-8").splitlines():
-                if line.strip():
-                    p = json.loads(line)
-                    pages[p["url"]] = StoredPage(
-                        url=p["url"], text=p["text"], title=p.get("title"), domain=p["domain"]
-                    )
-    return answers, list(pages.values())
+    """Every verdict set of ``split`` as answers, and the pages they are judged on."""
+    return load_verdict_rows(SETS / f"verdicts-*-{split}.jsonl")
 
 
 def _f1(gold: list[str], predicted: list[str], label: str) -> float:

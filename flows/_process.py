@@ -19,6 +19,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from modules.process import process_alive
+
 #: How long a command waits for another one starting or stopping the server (a first start
 #: creates Prefect's database: up to 2 minutes) before it says which lock it gave up on.
 LOCK_WAIT_S = 300.0
@@ -77,20 +79,6 @@ def _wait_for(f, path: Path, wait_s: float) -> None:
             time.sleep(0.2)
 
 
-def alive(pid: int) -> bool:
-    """Running (not exited, nor a zombie that no one has reaped yet)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return True
-
-
 _HAS_PROC = Path("/proc/self/stat").exists()
 
 
@@ -115,8 +103,8 @@ def is_ours(pid: int, started_ticks: int | None, *markers: str, answers: Callabl
     (an older version's) proves nothing. Without ``/proc`` (macOS), the pid must run and the
     server must prove itself with ``answers`` (its nonce, its model)."""
     if not _HAS_PROC:
-        return alive(pid) and answers()
-    if started_ticks is None or not alive(pid) or start_ticks(pid) != started_ticks:
+        return process_alive(pid) and answers()
+    if started_ticks is None or not process_alive(pid) or start_ticks(pid) != started_ticks:
         return False
     args = command_line(pid)
     return all(marker in args for marker in markers)
@@ -130,7 +118,7 @@ def terminate(pid: int, timeout: float) -> None:
         return
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if not alive(pid) or _reap(pid):
+        if not process_alive(pid) or _reap(pid):
             return
         time.sleep(0.1)
     try:

@@ -23,15 +23,7 @@ from prefect.cache_policies import NO_CACHE
 from pydantic import BaseModel, Field
 
 from flows.progress import duration, progress
-from flows.runtime import (
-    FLOW_TIMEOUT_S,
-    CountedRun,
-    artifact_key,
-    begin_run,
-    publish_run_report,
-    retry_transient,
-    write_run,
-)
+from flows.runtime import FLOW_TIMEOUT_S, CountedRun, artifact_key, begin_run, commit_run, retry_transient
 from modules import programs as program_store
 from modules.lm import LMOption, LMSettings
 from modules.response import (
@@ -366,7 +358,8 @@ def _analyze_and_store(
     tables = analyze_step(
         records, errors, coerced, store=store, config=config, run_id=run_id, flow_name=flow_name, **step
     )
-    paths = write_run.with_options(**_task_options(config))(
+    paths = commit_run(
+        flow_name,
         store,
         run_id,
         {
@@ -375,8 +368,8 @@ def _analyze_and_store(
             "competitor_summaries": tables.competitor_summaries,
             "runs": tables.runs,
         },
+        **_task_options(config),
     )
-    publish_run_report(flow_name, run_id, store)
     return AnalysisRun(
         run_id=run_id,
         data_dir=store.root,

@@ -27,9 +27,8 @@ from flows.runtime import (
     IncompleteRun,
     artifact_key,
     begin_run,
-    publish_run_report,
+    commit_run,
     stop_on_signals,
-    write_run,
 )
 from modules.providers import (
     COLLECTIONS_SCHEMA,
@@ -256,9 +255,10 @@ def collect(
     responses, collections, cancellation = _collect(plan, RunKind.COLLECT, run_id, store, max_seconds)
     totals = _collect_totals(collections)
     runs = runs_frame(RunKind.COLLECT, started_at, **totals, **_run_fields(plan, cancellation))
-    paths = write_run(store, run_id, {"responses": responses, "collections": collections, "runs": runs})
+    paths = commit_run(
+        RunKind.COLLECT, store, run_id, {"responses": responses, "collections": collections, "runs": runs}
+    )
     _checkpoints_done(plan, run_id, store)
-    publish_run_report(RunKind.COLLECT, run_id, store)
     return _finish(
         CollectionRun(
             run_id=run_id,
@@ -302,35 +302,58 @@ def monitor(
         raise ValueError("monitor needs the site's pages: give --ground-truth")
     store = ParquetStore(data_dir)
     run_id = begin_run(run_id, store)
-    qs = plan.query_set
     responses, collections, cancellation = _collect(plan, RunKind.MONITOR, run_id, store, max_seconds)
-    if cancellation.cancelled:
+    if cancellation.cancelled:  # what was collected and no analysis: its resume analyses everything
         totals = _collect_totals(collections)
-        runs = runs_frame(
-            RunKind.MONITOR,
-            started_at,
-            **totals,
-            **_run_fields(plan, cancellation),
-            ground_truth_path=plan.ground_truth,
-        )
-        paths = write_run(store, run_id, {"responses": responses, "collections": collections, "runs": runs})
-        _checkpoints_done(plan, run_id, store)
-        return _finish(
-            MonitorRun(
-                run_id=run_id,
-                data_dir=store.root,
-                paths=paths,
-                **totals,
-                query_set_id=qs.query_set_id,
-                resumed_from=plan.resumed_from,
-                summaries=[],
-                provider_summaries=[],
-                collections=collections.to_dicts(),
-            ),
+        fields = {**_run_fields(plan, cancellation), "ground_truth_path": plan.ground_truth}
+        tables = {"runs": runs_frame(RunKind.MONITOR, started_at, **totals, **fields)}
+    else:
+        totals, tables = _analyze_collected(
+            responses,
+            plan,
             cancellation,
-            RunKind.MONITOR,
+            store=store,
+            run_id=run_id,
+            config=config,
+            started_at=started_at,
+            judge=judge,
         )
+    paths = commit_run(
+        RunKind.MONITOR, store, run_id, {"responses": responses, "collections": collections, **tables}
+    )
+    _checkpoints_done(plan, run_id, store)
+    return _finish(
+        MonitorRun(
+            run_id=run_id,
+            data_dir=store.root,
+            paths=paths,
+            **totals,
+            query_set_id=plan.query_set.query_set_id,
+            resumed_from=plan.resumed_from,
+            summaries=tables["summaries"].to_dicts() if "summaries" in tables else [],
+            provider_summaries=tables["provider_summaries"].to_dicts()
+            if "provider_summaries" in tables
+            else [],
+            collections=collections.to_dicts(),
+        ),
+        cancellation,
+        RunKind.MONITOR,
+    )
 
+
+def _analyze_collected(
+    responses: pl.DataFrame,
+    plan: CollectionPlan,
+    cancellation: Cancellation,
+    *,
+    store: ParquetStore,
+    run_id: str,
+    config: AnalyzerConfig,
+    started_at: datetime,
+    judge: JudgeOptions | None,
+) -> tuple[dict, dict[str, pl.DataFrame]]:
+    """The analyze step ``sleuth analyze`` runs, on the answers just collected, plus the
+    per-provider summaries: the run's totals and its analysis tables."""
     records, errors = [], []
     for n, row in enumerate(responses.to_dicts(), 1):  # the same parsing as `sleuth analyze` input
         record, error, _ = parse_record(row, n)
@@ -344,7 +367,7 @@ def monitor(
         set(),
         store=store,
         ground_truth=plan.ground_truth,
-        input_label=qs.path,
+        input_label=plan.query_set.path,
         run_id=run_id,
         config=config,
         started_at=started_at,
@@ -357,34 +380,10 @@ def monitor(
     runs = tables.runs.with_columns(
         *(pl.lit(v, pl.String).alias(k) for k, v in _run_fields(plan, cancellation).items())
     )
-    paths = write_run(
-        store,
-        run_id,
-        {
-            "responses": responses,
-            "collections": collections,
-            "analyses": tables.analyses,
-            "summaries": tables.summaries,
-            "provider_summaries": provider_summaries,
-            "competitor_summaries": tables.competitor_summaries,
-            "runs": runs,
-        },
-    )
-    _checkpoints_done(plan, run_id, store)
-    summary_rows, provider_rows = tables.summaries.to_dicts(), provider_summaries.to_dicts()
-    publish_run_report(RunKind.MONITOR, run_id, store)
-    return _finish(
-        MonitorRun(
-            run_id=run_id,
-            data_dir=store.root,
-            paths=paths,
-            **tables.totals,
-            query_set_id=qs.query_set_id,
-            resumed_from=plan.resumed_from,
-            summaries=summary_rows,
-            provider_summaries=provider_rows,
-            collections=collections.to_dicts(),
-        ),
-        cancellation,
-        RunKind.MONITOR,
-    )
+    return tables.totals, {
+        "analyses": tables.analyses,
+        "summaries": tables.summaries,
+        "provider_summaries": provider_summaries,
+        "competitor_summaries": tables.competitor_summaries,
+        "runs": runs,
+    }

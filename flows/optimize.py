@@ -16,20 +16,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import polars as pl
 from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
 from flows.progress import progress
-from flows.runtime import (
-    FLOW_TIMEOUT_S,
-    FlowResult,
-    artifact_key,
-    begin_run,
-    publish_run_report,
-    retry_transient,
-    write_run,
-)
+from flows.runtime import FLOW_TIMEOUT_S, FlowResult, artifact_key, begin_run, commit_run, retry_transient
 from modules import programs as program_store
 from modules.evaluation import (
     BaselineRunner,
@@ -143,12 +134,31 @@ def compile_task(
     )
 
 
-def _write(
-    flow_name: RunKind, store: ParquetStore, run_id: str, rows: list[dict], runs: pl.DataFrame
+def _commit(
+    flow_name: RunKind,
+    store: ParquetStore,
+    run_id: str,
+    rows: list[dict],
+    *,
+    started: datetime,
+    input_path: str,
+    examples: int,
+    config: dict,
 ) -> dict[str, str]:
-    paths = write_run(store, run_id, {"evaluations": evaluations_frame(rows), "runs": runs})
-    publish_run_report(flow_name, run_id, store)
-    return paths
+    """Commit an optimize or evaluate run: its ``evaluations`` rows and a ``runs`` row in which
+    every example of the set counts as scored."""
+    runs = runs_frame(
+        flow_name,
+        started,
+        input_path=input_path,
+        total=examples,
+        succeeded=examples,
+        failed=0,
+        flagged=0,
+        fallback=0,
+        config_json=json.dumps(config, default=str),
+    )
+    return commit_run(flow_name, store, run_id, {"evaluations": evaluations_frame(rows), "runs": runs})
 
 
 def require_lm(optimizer: str, promote_if_better: bool, model: str | None) -> None:
@@ -249,18 +259,16 @@ def optimize_node(
         logger.info("not promoted: dev score %s does not beat %s", after, before)
     if model:
         rows += [{**r, "program_version": saved.stem if saved else "rejected"} for r in after_rows]
-    runs = runs_frame(
+    paths = _commit(
         RunKind.OPTIMIZE,
-        started,
+        store,
+        run_id,
+        rows,
+        started=started,
         input_path=train_path,
-        total=len(dev),
-        succeeded=len(dev),
-        failed=0,
-        flagged=0,
-        fallback=0,
-        config_json=json.dumps(meta, default=str),
+        examples=len(dev),
+        config=meta,
     )
-    paths = _write(RunKind.OPTIMIZE, store, run_id, rows, runs)
     return OptimizeRun(
         run_id=run_id,
         node=node,
@@ -306,18 +314,17 @@ def evaluate_node(
         score, rows = evaluate_task(node, examples, split, ref, settings, path, limit)
         results[f"dspy ({version})"] = score
         all_rows += rows
-    runs = runs_frame(
+    config = {"lm": model, "lm_context": lm_context, "program": program}
+    paths = _commit(
         RunKind.EVALUATE,
-        started,
+        store,
+        run_id,
+        all_rows,
+        started=started,
         input_path=path,
-        total=len(examples),
-        succeeded=len(examples),
-        failed=0,
-        flagged=0,
-        fallback=0,
-        config_json=json.dumps({"lm": model, "lm_context": lm_context, "program": program}),
+        examples=len(examples),
+        config=config,
     )
-    paths = _write(RunKind.EVALUATE, store, run_id, all_rows, runs)
     return EvaluationRun(
         run_id=run_id,
         node=node,

@@ -13,15 +13,7 @@ from prefect.futures import as_completed
 from pydantic import BaseModel, Field
 
 from flows.progress import progress
-from flows.runtime import (
-    FLOW_TIMEOUT_S,
-    FlowResult,
-    artifact_key,
-    begin_run,
-    publish_run_report,
-    retry_transient,
-    write_run,
-)
+from flows.runtime import FLOW_TIMEOUT_S, FlowResult, artifact_key, begin_run, commit_run, retry_transient
 from modules import programs as program_store
 from modules.lm import LMOption, LMSettings
 from modules.relevance import (
@@ -137,8 +129,9 @@ def rerank_batch(
         fallback=n_fallback,
         config_json=options.model_dump_json(),
     )
-    paths = write_run(store, run_id, {"rerankings": rerankings_frame(table), "runs": runs})
-    publish_run_report(RunKind.RERANK_BATCH, run_id, store)
+    paths = commit_run(
+        RunKind.RERANK_BATCH, store, run_id, {"rerankings": rerankings_frame(table), "runs": runs}
+    )
     return RerankRun(
         run_id=run_id,
         data_dir=store.root,

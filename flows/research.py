@@ -36,9 +36,8 @@ from flows.runtime import (
     FlowResult,
     artifact_key,
     begin_run,
-    publish_run_report,
+    commit_run,
     retry_transient,
-    write_run,
 )
 from modules.research import (
     RESEARCH_TABLES,
@@ -231,8 +230,8 @@ def _research(
             }
         ),
     )
-    paths = write_run(
-        store, run_id, {**{t: research_frame(t, rows[t]) for t in RESEARCH_TABLES}, "runs": runs}
+    paths = commit_run(
+        flow_name, store, run_id, {**{t: research_frame(t, rows[t]) for t in RESEARCH_TABLES}, "runs": runs}
     )
     for report in reports:
         create_markdown_artifact(
@@ -250,7 +249,6 @@ def _research(
         table=rows["sources"],
         description=f"sources of run {run_id}",
     )
-    publish_run_report(flow_name, run_id, store)
     return ResearchRun(
         run_id=run_id,
         data_dir=store.root,

@@ -3,8 +3,8 @@ run and its write, its trace in Prefect (tag, flow run id, deployment), its arti
 typed result it returns.
 
 A flow is: ``begin_run`` (a fresh run id, refused when any table already has it), tasks retried
-by :data:`retry_transient`, one :func:`write_run` of all its tables (it returns the committed
-partition paths), :func:`publish_run_report`, and a :class:`FlowResult` dataclass."""
+by :data:`retry_transient`, one :func:`commit_run` (all its tables written together, its report
+published; it returns the committed partition paths), and a :class:`FlowResult` dataclass."""
 
 from __future__ import annotations
 
@@ -309,6 +309,21 @@ def write_run(
         for name, table in tables.items():
             writer.write(name, table)
     return writer.published
+
+
+def commit_run(
+    flow: RunKind,
+    store: ParquetStore | str | None,
+    run_id: str,
+    tables: dict[str, pl.DataFrame],
+    **task_options: Any,
+) -> dict[str, str]:
+    """How every flow ends: its tables written together (:func:`write_run`, retried on transient
+    errors; ``task_options`` as for ``Task.with_options``), then its report published as
+    artifacts. Returns ``{table: partition path}``."""
+    paths = (write_run.with_options(**task_options) if task_options else write_run)(store, run_id, tables)
+    publish_run_report(flow, run_id, store)
+    return paths
 
 
 def artifact_key(flow: RunKind, what: str, run_id: str) -> str:

@@ -12,7 +12,9 @@ import httpx
 import pytest
 
 from flows import local_server
-from flows._process import alive, start_ticks
+from flows._process import start_ticks
+from modules.process import process_alive
+from modules.testing import LoopbackServer
 from tests.conftest import ROOT, SAMPLES
 
 
@@ -61,6 +63,18 @@ def _analyze_sample(env: dict[str, str], data_dir: Path, *extra: str) -> subproc
     )
 
 
+def _sleuth_server(command: str, env: dict[str, str]) -> subprocess.CompletedProcess:
+    """``sleuth server COMMAND``, as a user runs it (its own process)."""
+    return subprocess.run(
+        [sys.executable, "-m", "flows.cli", "server", command],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
 def _wait_until(condition, seconds: float) -> bool:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -102,16 +116,10 @@ def test_commands_share_one_server_which_stops_when_idle(tmp_path):
         assert float(counted.stdout.split()[-1]) == 100.0, counted.stderr
         assert "temporary server" not in counted.stderr, counted.stderr
 
-        status = subprocess.run(
-            [sys.executable, "-m", "flows.cli", "server", "status"],
-            env=env,
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-        )
+        status = _sleuth_server("status", env)
         assert f"{info['url']}/api (pid {info['pid']})" in status.stdout
 
-        assert _wait_until(lambda: not alive(info["pid"]), 120), "the idle server did not stop"
+        assert _wait_until(lambda: not process_alive(info["pid"]), 120), "the idle server did not stop"
         assert not (folder / "server.json").exists()
 
         # a state file left by a server that died (killed, machine restarted): a new one starts
@@ -120,7 +128,7 @@ def test_commands_share_one_server_which_stops_when_idle(tmp_path):
             [sys.executable, "-c", acquire], env=env, cwd=ROOT, capture_output=True, text=True
         )
         url, pid = again.stdout.split()
-        assert int(pid) != info["pid"] and alive(int(pid)), again.stderr
+        assert int(pid) != info["pid"] and process_alive(int(pid)), again.stderr
         assert httpx.get(url + "/api/health", timeout=10).status_code == 200
     finally:
         local_server.stop(folder)
@@ -169,20 +177,7 @@ def test_a_stale_record_never_signals_another_process_nor_trusts_a_squatter(tmp_
     """After a crash or a restart the recorded pid may be anyone's and the old port anyone's:
     neither ``server stop`` nor a command signals that process, and a server answering 200 on
     the old port is not taken for ours."""
-    import http.server
-    import threading
-
-    class Squatter(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):
-            self.send_response(200)
-            self.end_headers()
-            self.wfile.write(b"{}")
-
-        def log_message(self, *args):
-            pass
-
-    squatter = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Squatter)
-    threading.Thread(target=squatter.serve_forever, daemon=True).start()
+    squatter = LoopbackServer(lambda request: (200, {}, b"{}"), methods=("GET",))
     bystander = subprocess.Popen(["sleep", "1000"])
     home, folder = tmp_path / "prefect", tmp_path / "prefect" / "sleuth-server"
     folder.mkdir(parents=True)
@@ -192,20 +187,13 @@ def test_a_stale_record_never_signals_another_process_nor_trusts_a_squatter(tmp_
         for record in (
             {"url": "http://127.0.0.1:1"},  # an older version's record: no start time, no nonce
             {
-                "url": f"http://127.0.0.1:{squatter.server_port}",
+                "url": squatter.url,
                 "start_ticks": start_ticks(bystander.pid),
                 "nonce": "forged",
             },  # the pid's real start time, a squatter on the port
         ):
             (folder / "server.json").write_text(json.dumps(stale | record))
-            stop = subprocess.run(
-                [sys.executable, "-m", "flows.cli", "server", "stop"],
-                env=env,
-                cwd=ROOT,
-                capture_output=True,
-                text=True,
-                timeout=60,
-            )
+            stop = _sleuth_server("stop", env)
             assert stop.returncode == 0 and "no local Prefect server running" in stop.stdout, stop
             assert bystander.poll() is None, "server stop signalled a process that is not the server"
             assert not (folder / "server.json").exists()
@@ -220,7 +208,7 @@ def test_a_stale_record_never_signals_another_process_nor_trusts_a_squatter(tmp_
     finally:
         bystander.kill()
         bystander.wait()
-        squatter.shutdown()
+        squatter.close()
         local_server.stop(folder)
 
 

@@ -4,27 +4,14 @@ table (:mod:`.nodes`); the ``judge`` node's set, metric and baseline (:mod:`.jud
 optimizers (:mod:`.optimize`). The ``optimize-node`` and ``evaluate-node`` flows run them; the
 scripts under ``evals/`` import them."""
 
-from ..facade import lazy_exports
+from ..facade import lazy_exports, lazy_names
 
-#: what the package offers beyond what it imports itself, and the module each name lives in
+#: each module of the package and the names it offers that the package does not import itself
 _HOMES = {
-    "BaselineRunner": "nodes",
-    "EVALUATIONS": "nodes",
-    "EVALUATIONS_SCHEMA": "nodes",
-    "NodeEvaluation": "nodes",
-    "OPTIMIZERS": "optimize",
-    "ProgramRunner": "nodes",
-    "SETS": "labeled_sets",
-    "breakdown": "nodes",
-    "compile_program": "optimize",
-    "demo_context": "optimize",
-    "evaluate": "nodes",
-    "evaluations_frame": "nodes",
-    "file_hash": "nodes",
-    "fitted_program": "nodes",
-    "load_examples": "nodes",
-    "node_lm": "nodes",
-    "set_path": "nodes",
+    "labeled_sets": "SETS",
+    "judge": "load_verdict_rows",
+    "nodes": "BaselineRunner EVALUATIONS EVALUATIONS_SCHEMA NodeEvaluation ProgramRunner breakdown evaluate evaluations_frame file_hash fitted_program load_examples node_lm set_path",
+    "optimize": "OPTIMIZERS compile_program demo_context",
 }
-__all__ = [*_HOMES]
+__all__ = lazy_names(_HOMES)
 __getattr__ = lazy_exports(__name__, _HOMES)

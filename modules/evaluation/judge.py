@@ -2,7 +2,7 @@
 ``sleuth optimize judge``).
 
 Examples are the labeled verdict sets ``evals/sets/verdicts-*-{train,dev}.jsonl`` (the format
-:func:`evals.verdicts_eval.load` reads: one-claim encyclopedia answers with their page, and
+:func:`load_verdict_rows` reads: one-claim encyclopedia answers with their page, and
 hand-written answers about invented sites with ``verdicts-<set>-pages.jsonl``). A path may be
 one such file or a glob; a file elsewhere finds its pages beside it or under ``evals/sets`` by
 its set name. The program's inputs are the question, the answer, its claims and the page
@@ -59,31 +59,38 @@ def files_hash(path: str | Path) -> str:
     return h.hexdigest()[:16]
 
 
-def _set_name(path: Path) -> str:
+def _set_and_split(path: Path) -> tuple[str, str | None]:
+    """``verdicts-sites-a-dev.jsonl`` -> ("sites-a", "dev"); a file of no split -> (name, None)."""
     name = path.stem.removeprefix("verdicts-")
-    for part in ("-train", "-dev"):
-        name = name.removesuffix(part)
-    return name
+    for split in ("train", "dev", "test"):
+        if name.endswith(f"-{split}"):
+            return name.removesuffix(f"-{split}"), split
+    return name, None
 
 
-def _pages_file(path: Path, name: str) -> Path | None:
-    for folder in (path.parent, SETS):
-        candidate = folder / f"verdicts-{name}-pages.jsonl"
-        if candidate.exists():
-            return candidate
+def _pages_file(path: Path, name: str, split: str | None) -> Path | None:
+    """The pages a set is judged on: a split's own pages where it has them, else the set's."""
+    stems = (
+        [f"verdicts-{name}-{split}-pages", f"verdicts-{name}-pages"] if split else [f"verdicts-{name}-pages"]
+    )
+    for stem in stems:
+        for folder in (path.parent, SETS):
+            if (candidate := folder / f"{stem}.jsonl").exists():
+                return candidate
     return None
 
 
-def load_rows(path: str | Path) -> tuple[list[dict], list[StoredPage]]:
-    """Answers as :func:`evals.verdicts_eval.load` gives them (plus ``qid`` and ``source``, the
-    sets interleaved) and their pages."""
+def load_verdict_rows(path: str | Path) -> tuple[list[dict], list[StoredPage]]:
+    """The answers of every verdict file ``path`` names ({set, qid, question_id, domain, query,
+    expected_answer, claims, response, verdicts {claim id: verdict}, wrong_facts, source}; the sets
+    interleaved) and the pages they are judged on."""
     matched = files(path)
     if not matched:
         raise FileNotFoundError(f"no verdict set {path}; build it with: python -m evals.build_verdicts")
     per_file: list[list[dict]] = []
     pages: dict[str, StoredPage] = {}
     for file in matched:
-        name = _set_name(file)
+        name, split = _set_and_split(file)
         rows: list[dict] = []
         per_file.append(rows)
         for n, line in enumerate(file.read_text(encoding="utf-8").splitlines(), 1):
@@ -110,7 +117,7 @@ def load_rows(path: str | Path) -> tuple[list[dict], list[StoredPage]]:
                     "source": str(file),
                 }
             )
-        pages_path = _pages_file(file, name)
+        pages_path = _pages_file(file, name, split)
         if pages_path is not None:
             for line in pages_path.read_text(encoding="utf-8").splitlines():
                 if line.strip():
@@ -127,7 +134,7 @@ def load_examples(path: str | Path, runner: NodeRunner | None = None) -> list[ds
     """Examples with the ``JudgeClaims`` inputs as the judge sends them through ``runner`` (its
     context window and program's demos; :func:`judge_inputs`: fitted, escaped), and the raw row
     under ``row`` (its file under ``source``: the baseline reads the pages from there)."""
-    rows, pages = load_rows(path)
+    rows, pages = load_verdict_rows(path)
     grouped = group_by_domain(pages)
     indexes: dict[str, ExcerptIndex] = {}
     runner = runner or NodeRunner()
@@ -210,7 +217,7 @@ class JudgeBaselineRunner:
         if not todo:
             return
         for source in {ex.row["source"] for ex in todo} - set(self._pages):
-            self._pages[source] = load_rows(source)[1]
+            self._pages[source] = load_verdict_rows(source)[1]
         pages = {p.url: p for ex in todo for p in self._pages[ex.row["source"]]}
         domains = {ex.row["domain"] for ex in todo}
         gts = self.analyzer.prepare_ground_truth(list(pages.values()), domains)

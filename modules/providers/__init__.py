@@ -2,22 +2,14 @@
 and accountably: per-provider limits, retries, cost, checkpoints, and the tables of what they
 answered."""
 
-from ..facade import lazy_exports
+from ..facade import lazy_exports, lazy_names
 from .collect import KEPT_STATUSES, Answer, Cancellation, ProviderRun, ask_provider, ask_providers
 from .spec import ProviderSpec, parse_provider
 
-#: what the package offers beyond what it imports itself, and the module each name lives in
+#: each module of the package and the names it offers that the package does not import itself
 _HOMES = {
-    "COLLECTIONS_SCHEMA": "tables",
-    "CollectionPlan": "plan",
-    "RESPONSES_SCHEMA": "tables",
-    "checkpoint_answer": "plan",
-    "collection_row": "tables",
-    "plan_collection": "plan",
-    "provider_specs": "plan",
-    "response_rows": "tables",
-    "specs_json": "plan",
-    "start_checkpoint": "plan",
+    "plan": "CollectionPlan checkpoint_answer plan_collection provider_specs specs_json start_checkpoint",
+    "tables": "COLLECTIONS_SCHEMA RESPONSES_SCHEMA collection_row response_rows",
 }
 __all__ = [
     "Answer",
@@ -28,6 +20,6 @@ __all__ = [
     "ask_provider",
     "ask_providers",
     "parse_provider",
-    *_HOMES,
+    *lazy_names(_HOMES),
 ]
 __getattr__ = lazy_exports(__name__, _HOMES)

@@ -2,22 +2,14 @@
 filtered, with the key sentence anchored, core terms highlighted and brief answers written
 (a DSPy node with a deterministic baseline program)."""
 
-from ..facade import lazy_exports
+from ..facade import lazy_exports, lazy_names
 
-#: what the package offers beyond what it imports itself, and the module each name lives in
+#: each module of the package and the names it offers that the package does not import itself
 _HOMES = {
-    "RERANKINGS_SCHEMA": "batch",
-    "RankedResult": "schema",
-    "RelevanceAnalyzer": "analyzer",
-    "Reranking": "schema",
-    "ResearchPlan": "schema",
-    "SearchResultIn": "schema",
-    "Weights": "baseline",
-    "load_items": "batch",
-    "output_line": "batch",
-    "reranking_rows": "batch",
-    "rerankings_frame": "batch",
-    "validate_item": "batch",
+    "analyzer": "RelevanceAnalyzer",
+    "baseline": "Weights",
+    "batch": "RERANKINGS_SCHEMA load_items output_line reranking_rows rerankings_frame validate_item",
+    "schema": "RankedResult Reranking ResearchPlan SearchResultIn",
 }
-__all__ = [*_HOMES]
+__all__ = lazy_names(_HOMES)
 __getattr__ = lazy_exports(__name__, _HOMES)

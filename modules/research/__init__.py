@@ -6,34 +6,17 @@ Each node is a DSPy module when an LM is configured and a deterministic baseline
 otherwise; the baseline is also the fallback when LM output stays unparseable.
 """
 
-from ..facade import lazy_exports
+from ..facade import lazy_exports, lazy_names
 
-#: what the package offers beyond what it imports itself, and the module each name lives in
+#: each module of the package and the names it offers that the package does not import itself
 _HOMES = {
-    "FEEDBACK_SCHEMA": "tables",
-    "MEMORY_SCHEMA": "tables",
-    "Memory": "memory",
-    "REPORTS_SCHEMA": "tables",
-    "RESEARCH_TABLES": "tables",
-    "ResearchOptions": "session",
-    "ResearchResult": "loop",
-    "Researcher": "loop",
-    "SEARCH_CHOICES": "session",
-    "SOURCES_SCHEMA": "tables",
-    "STEPS_SCHEMA": "tables",
-    "ThreadSeed": "feedback",
-    "VERDICTS": "feedback",
-    "build_researcher": "session",
-    "constraints_for": "feedback",
-    "fact_row": "tables",
-    "facts_from_rows": "tables",
-    "failed_report_row": "tables",
-    "load_questions": "batch",
-    "report_markdown": "render",
-    "report_text": "render",
-    "research_frame": "tables",
-    "seeds_from_run": "feedback",
-    "thread_rows": "tables",
+    "batch": "load_questions",
+    "feedback": "ThreadSeed VERDICTS constraints_for seeds_from_run",
+    "loop": "ResearchResult Researcher",
+    "memory": "Memory",
+    "render": "report_markdown report_text",
+    "session": "ResearchOptions SEARCH_CHOICES build_researcher",
+    "tables": "FEEDBACK_SCHEMA MEMORY_SCHEMA REPORTS_SCHEMA RESEARCH_TABLES SOURCES_SCHEMA STEPS_SCHEMA fact_row facts_from_rows failed_report_row research_frame thread_rows",
 }
-__all__ = [*_HOMES]
+__all__ = lazy_names(_HOMES)
 __getattr__ = lazy_exports(__name__, _HOMES)

@@ -2,31 +2,18 @@
 facts, accuracy, completeness, attribution, competitors), in batches, with per-domain and
 per-provider summaries and trends (the LM judge, which loads DSPy, only when it is asked for)."""
 
-from ..facade import lazy_exports
+from ..facade import lazy_exports, lazy_names
 from .analyzer import ANALYZER_VERSION, EncodedTexts, ResponseAnalyzer, record_from_result
 from .config import AnalyzerConfig
 from .groundtruth import GroundTruth, load_pages
 from .schema import AIResponse, AnalysisResult, ExpectedClaim, StoredPage
 
-#: what the package offers beyond what it imports itself, and the module each name lives in
+#: each module of the package and the names it offers that the package does not import itself
 _HOMES = {
-    "LMJudge": "judge",
-    "ANALYSES_SCHEMA": "tables",
-    "COMPETITOR_SUMMARY_SCHEMA": "tables",
-    "PROVIDER_SUMMARY_SCHEMA": "tables",
-    "RecordError": "records",
-    "RunTables": "batch",
-    "SUMMARY_SCHEMA": "tables",
-    "analyze_to_rows": "batch",
-    "build_tables": "batch",
-    "load_records": "records",
-    "parse_record": "records",
-    "read_with_trends": "tables",
-    "summarize": "tables",
-    "summarize_competitors": "tables",
-    "summarize_providers": "tables",
-    "trend_baseline": "tables",
-    "waves": "batch",
+    "batch": "RunTables analyze_to_rows build_tables waves",
+    "judge": "LMJudge",
+    "records": "RecordError load_records parse_record",
+    "tables": "ANALYSES_SCHEMA COMPETITOR_SUMMARY_SCHEMA PROVIDER_SUMMARY_SCHEMA SUMMARY_SCHEMA read_with_trends summarize summarize_competitors summarize_providers trend_baseline",
 }
 __all__ = [
     "AIResponse",
@@ -40,6 +27,6 @@ __all__ = [
     "StoredPage",
     "load_pages",
     "record_from_result",
-    *_HOMES,
+    *lazy_names(_HOMES),
 ]
 __getattr__ = lazy_exports(__name__, _HOMES)

@@ -40,6 +40,8 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ..process import process_alive
+
 DEFAULT_DATA_DIR = "datasets/runs"
 #: The table every run writes last: its partition marks a committed run (``modules.store.runs``).
 RUNS_TABLE = "runs"
@@ -64,20 +66,10 @@ def _local_pid(name: str) -> int | None:
     return int(m.group(2)) if m and m.group(1) == _HOST else None
 
 
-def _runs(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def _dead_owner(name: str) -> bool:
     """True when ``name`` carries ``host~pid`` of this host and that process no longer exists."""
     pid = _local_pid(name)
-    return pid is not None and not _runs(pid)
+    return pid is not None and not process_alive(pid)
 
 
 def resolve_data_dir(data_dir: str | os.PathLike | None = None) -> str:
@@ -350,7 +342,7 @@ class Checkpoint:
         (a resume of it would pay for every call twice); None when it ended or runs elsewhere."""
         owner = str((self.manifest() or {}).get("owner") or "")
         pid = _local_pid(owner)
-        return owner if pid is not None and pid != os.getpid() and _runs(pid) else None
+        return owner if pid is not None and pid != os.getpid() and process_alive(pid) else None
 
     def manifest(self) -> dict | None:
         try:

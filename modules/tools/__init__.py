@@ -1,35 +1,16 @@
 """The research agent's tool nodes: web and local search behind one interface with typed outcomes,
 the crawler, and the local corpus served as a site."""
 
-from ..facade import lazy_exports
+from ..facade import lazy_exports, lazy_names
 
-#: what the package offers beyond what it imports itself, and the module each name lives in
+#: each module of the package and the names it offers that the package does not import itself
 _HOMES = {
-    "BACKENDS": "engines",
-    "CorpusSite": "site",
-    "CrawlConfig": "crawl",
-    "Crawler": "crawl",
-    "DEFAULT_CORPUS": "local_index",
-    "Document": "local_index",
-    "LocalIndex": "local_index",
-    "LocalSearch": "local_index",
-    "MissingSetting": "settings",
-    "Page": "crawl",
-    "Refused": "crawl",
-    "SearchBackend": "search",
-    "SearchResult": "search",
-    "SearchResults": "search",
-    "SiteSearch": "site",
-    "auto_order": "engines",
-    "fetch": "crawl",
-    "fetch_all": "crawl",
-    "load_config": "settings",
-    "make_backend": "engines",
-    "make_results": "search",
-    "read_corpus": "local_index",
-    "search": "engines",
-    "setting": "settings",
-    "site_for": "site",
+    "crawl": "CrawlConfig Crawler Page Refused fetch fetch_all",
+    "engines": "BACKENDS auto_order make_backend search",
+    "local_index": "DEFAULT_CORPUS Document LocalIndex LocalSearch read_corpus",
+    "search": "SearchBackend SearchResult SearchResults make_results",
+    "settings": "MissingSetting load_config setting",
+    "site": "CorpusSite SiteSearch site_for",
 }
-__all__ = [*_HOMES]
+__all__ = lazy_names(_HOMES)
 __getattr__ = lazy_exports(__name__, _HOMES)
