@@ -1,7 +1,8 @@
 """The ``sleuth`` command. Each subcommand parses options and calls a flow or a module; nothing else.
 
-One module per command area registers its subcommands; ``options`` declares the options they
-share, ``output`` how results are printed. Flows are imported inside the command handlers, so
+One module per command area registers its subcommands, each with the help its handler's docstring
+gives; ``options`` declares the commands and the options they share, ``output`` how results are
+printed. Flows are imported inside the command handlers, so
 that ``sleuth --help`` answers without importing Prefect, DSPy or torch.
 """
 

@@ -7,8 +7,8 @@ import json
 import sys
 from typing import Any
 
-from .options import add_data_dir, add_json, add_lm, add_run_id, add_run_outputs, add_task_runner
-from .output import percent, points, print_json, print_paths, print_table
+from .options import add_data_dir, add_json, add_lm, add_run_id, add_run_outputs, add_task_runner, command
+from .output import percent, points, print_paths, print_result, print_table
 
 
 def _parse_value(raw: str) -> Any:
@@ -209,11 +209,16 @@ def _run_flow(args: argparse.Namespace, flow_name: str, *flow_args) -> int:
             config=config,
             judge=judge,
         )
-    print_json(result) if args.json else print_summary(result)
+    print_result(result, args.json, print_summary)
     return 0
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
+    """audit AI responses against ground-truth pages (Prefect flow)
+
+    Score each AI response for accuracy, completeness and attribution; write analyses, summaries
+    and runs tables under the run id.
+    """
     from modules.tables_io import input_path
 
     input_path(args.input, "input")  # before the flow (a file, or a folder of Parquet): a typo
@@ -222,6 +227,10 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 
 
 def cmd_reanalyze(args: argparse.Namespace) -> int:
+    """re-score a stored run against new ground truth, as a new run
+
+    Read a run's stored results and analyse the same responses again.
+    """
     return _run_flow(args, "reanalyze_run", args.previous_run_id)
 
 
@@ -352,6 +361,11 @@ def _collection_run(args: argparse.Namespace, run) -> tuple[Any, int]:
 
 
 def cmd_collect(args: argparse.Namespace) -> int:
+    """ask each query of a query set of one or more AI providers (Prefect flow)
+
+    Writes responses (the analyze input format, plus how each answer was collected), collections
+    (one row per provider) and runs under the run id.
+    """
     from flows.monitor import collect
 
     result, status = _collection_run(
@@ -367,10 +381,7 @@ def cmd_collect(args: argparse.Namespace) -> int:
             max_seconds=args.max_seconds,
         ),
     )
-    if args.json:
-        print_json(result)
-    else:
-        _print_collection_run(result)
+    print_result(result, args.json, _print_collection_run)
     return status
 
 
@@ -390,6 +401,11 @@ def _print_collection_run(result) -> None:
 
 
 def cmd_monitor(args: argparse.Namespace) -> int:
+    """collect, analyze and summarise a query set with trends (Prefect flow)
+
+    The weekly audit: collect the providers' answers, analyse them in the same run, and summarise
+    per domain and per provider against the previous monitor run.
+    """
     from flows.monitor import monitor
     from flows.runtime import task_runner_for
 
@@ -412,12 +428,15 @@ def cmd_monitor(args: argparse.Namespace) -> int:
             judge=judge,
         ),
     )
-    if args.json:
-        print_json(result)
-        return status
+    print_result(result, args.json, _print_monitor_run)
+    return status
+
+
+def _print_monitor_run(result) -> None:
+    """A ``MonitorRun``: the analysis summary, then the providers side by side."""
     if "analyses" not in result.paths:  # stopped before the analysis
         _print_collection_run(result)
-        return status
+        return
     print_summary(result)
     print("\nproviders side by side (Δ = change against the same provider's previous monitor run):\n")
     cost = {(c["provider"], c["model"]): c["cost_usd"] for c in result.collections}
@@ -471,49 +490,25 @@ def cmd_monitor(args: argparse.Namespace) -> int:
     )
     print()
     _print_collections(result.collections)
-    return status
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "analyze",
-        help="audit AI responses against ground-truth pages (Prefect flow)",
-        description="Score each AI response for accuracy, completeness and attribution; write "
-        "analyses, summaries and runs tables under the run id.",
-    )
+    p = command(sub, "analyze", cmd_analyze)
     p.add_argument(
         "input", metavar="INPUT", help="JSONL or Parquet of responses (query_id, domain, response, ...)"
     )
     add_analysis_options(p)
-    p.set_defaults(func=cmd_analyze)
 
-    p = sub.add_parser(
-        "reanalyze",
-        help="re-score a stored run against new ground truth, as a new run",
-        description="Read a run's stored results and analyse the same responses again.",
-    )
+    p = command(sub, "reanalyze", cmd_reanalyze)
     p.add_argument("previous_run_id", metavar="RUN_ID", help="the run whose responses to re-score")
     add_analysis_options(p)
-    p.set_defaults(func=cmd_reanalyze)
 
 
 def register_collection(sub) -> None:
-    p = sub.add_parser(
-        "collect",
-        help="ask each query of a query set of one or more AI providers (Prefect flow)",
-        description="Writes responses (the analyze input format, plus how each answer was collected), "
-        "collections (one row per provider) and runs under the run id.",
-    )
+    p = command(sub, "collect", cmd_collect)
     add_provider_options(p)
     add_run_outputs(p)
-    p.set_defaults(func=cmd_collect)
 
-    p = sub.add_parser(
-        "monitor",
-        help="collect, analyze and summarise a query set with trends (Prefect flow)",
-        description="The weekly audit: collect the providers' answers, analyse them in the same run, "
-        "and summarise per domain and per provider against the previous monitor run.",
-    )
+    p = command(sub, "monitor", cmd_monitor)
     add_provider_options(p)
     add_analysis_options(p, ground_truth_required=False)
-    p.set_defaults(func=cmd_monitor)

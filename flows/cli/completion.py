@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 import shlex
 
+from .options import command
+
 
 def _commands(parser: argparse.ArgumentParser, path: str = "") -> dict[str, argparse.ArgumentParser]:
     """Every (sub)command's parser by its path: ``""``, ``"/analyze"``, ``"/queries/generate"``."""
@@ -85,6 +87,11 @@ def bash_script(parser: argparse.ArgumentParser) -> str:
 
 
 def cmd_completion(args: argparse.Namespace) -> int:
+    """print a shell completion script (commands, options, choices)
+
+    Load it in the shell's startup file: bash: eval "$(sleuth completion bash)"; zsh: eval
+    "$(sleuth completion zsh)".
+    """
     from . import build_parser
 
     script = bash_script(build_parser())
@@ -95,11 +102,4 @@ def cmd_completion(args: argparse.Namespace) -> int:
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "completion",
-        help="print a shell completion script (commands, options, choices)",
-        description='Load it in the shell\'s startup file: bash: eval "$(sleuth completion bash)"; '
-        'zsh: eval "$(sleuth completion zsh)".',
-    )
-    p.add_argument("shell", choices=["bash", "zsh"])
-    p.set_defaults(func=cmd_completion)
+    command(sub, "completion", cmd_completion).add_argument("shell", choices=["bash", "zsh"])

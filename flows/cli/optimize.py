@@ -6,31 +6,49 @@ import argparse
 
 from modules.nodes import NODES
 
-from .options import add_data_dir, add_json, add_lm, add_run_outputs
-from .output import fmt, print_json
+from .options import add_data_dir, add_json, add_lm, add_run_outputs, command
+from .output import fmt, print_result
 
 NODE_HELP = "; ".join(f"{name}: {spec.summary}" for name, spec in NODES.items())
 
 
-def cmd_eval(args: argparse.Namespace) -> int:
-    from flows.optimize import evaluate_node
+def _run_node_flow(flow, args: argparse.Namespace, **given):
+    """``flow`` (``evaluate_node`` or ``optimize_node``) on ``args.node``, with the command's LM,
+    programs folder and data dir."""
     from flows.runtime import local_run_settings
     from modules.lm import LMSettings
 
     with local_run_settings():
-        result = evaluate_node(
+        return flow(
             args.node,
-            program=args.program,
             lm=LMSettings.from_env(args.lm, args.lm_base_url, args.lm_context),
-            split=args.split,
-            examples_path=args.examples,
             programs_dir=args.programs,
             data_dir=args.data_dir,
-            limit=args.limit,
+            **given,
         )
-    if args.json:
-        print_json(result)
-        return 0
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    """a node's metrics on its labeled set: baseline and DSPy program side by side
+
+    Evaluates on evals/sets/<node>-<split>.jsonl (judge: the labeled verdict sets
+    evals/sets/verdicts-*-<split>.jsonl); writes an evaluations table.
+    """
+    from flows.optimize import evaluate_node
+
+    result = _run_node_flow(
+        evaluate_node,
+        args,
+        program=args.program,
+        split=args.split,
+        examples_path=args.examples,
+        limit=args.limit,
+    )
+    print_result(result, args.json, lambda result: _print_evaluation(result, args))
+    return 0
+
+
+def _print_evaluation(result, args: argparse.Namespace) -> None:
     print(f"{args.node}, {result.examples} {args.split} examples (evals/sets):\n")
     for program, metrics in result.metrics.items():
         print(f"  {program}")
@@ -39,48 +57,43 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if len(result.scores) == 1 and args.program != "baseline":
         print("\n  (a DSPy program needs an LM: --lm MODEL or SLEUTH_LM)")
     print(f"\nrun {result.run_id}: {result.paths['evaluations']}")
-    return 0
 
 
 def cmd_optimize(args: argparse.Namespace) -> int:
-    from flows.optimize import optimize_node
-    from flows.runtime import local_run_settings
-    from modules.lm import LMSettings
+    """compile a node's DSPy program against its labeled set (Prefect flow)
 
-    with local_run_settings():
-        result = optimize_node(
-            args.node,
-            optimizer=args.optimizer,
-            lm=LMSettings.from_env(args.lm, args.lm_base_url, args.lm_context),
-            teacher_lm=args.teacher_lm,
-            trainset=args.trainset,
-            devset=args.devset,
-            programs_dir=args.programs,
-            data_dir=args.data_dir,
-            run_id=args.run_id,
-            promote_if_better=args.promote_if_better,
-            seed=args.seed,
-            train_limit=args.train_limit,
-            dev_limit=args.dev_limit,
-        )
-    if args.json:
-        print_json(result)
-        return 0
+    Evaluates the current program on dev, compiles on train, evaluates again, saves
+    modules/compiled/<node>/<timestamp>-<hash>.json with metadata.
+    """
+    from flows.optimize import optimize_node
+
+    result = _run_node_flow(
+        optimize_node,
+        args,
+        optimizer=args.optimizer,
+        teacher_lm=args.teacher_lm,
+        trainset=args.trainset,
+        devset=args.devset,
+        run_id=args.run_id,
+        promote_if_better=args.promote_if_better,
+        seed=args.seed,
+        train_limit=args.train_limit,
+        dev_limit=args.dev_limit,
+    )
+    print_result(result, args.json, lambda result: _print_optimization(result, args))
+    return 0
+
+
+def _print_optimization(result, args: argparse.Namespace) -> None:
     print(
         f"{args.node} with {args.optimizer}: baseline dev {result.baseline_dev_score:.3f}; "
         f"DSPy program dev before {fmt(result.dev_score_before)}, after {fmt(result.dev_score_after)}"
     )
     print(f"program: {result.program or 'not promoted'}\nevaluations: {result.paths['evaluations']}")
-    return 0
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "eval",
-        help="a node's metrics on its labeled set: baseline and DSPy program side by side",
-        description="Evaluates on evals/sets/<node>-<split>.jsonl (judge: the labeled verdict sets "
-        "evals/sets/verdicts-*-<split>.jsonl); writes an evaluations table.",
-    )
+    p = command(sub, "eval", cmd_eval)
     p.add_argument("node", choices=list(NODES), help=NODE_HELP)
     p.add_argument(
         "--program",
@@ -99,14 +112,8 @@ def register(sub) -> None:
     )
     add_data_dir(p)
     add_json(p)
-    p.set_defaults(func=cmd_eval)
 
-    p = sub.add_parser(
-        "optimize",
-        help="compile a node's DSPy program against its labeled set (Prefect flow)",
-        description="Evaluates the current program on dev, compiles on train, evaluates again, saves "
-        "modules/compiled/<node>/<timestamp>-<hash>.json with metadata.",
-    )
+    p = command(sub, "optimize", cmd_optimize)
     p.add_argument("node", choices=list(NODES), help=NODE_HELP)
     p.add_argument(
         "--optimizer", choices=["labeled", "bootstrap", "random-search", "mipro", "gepa"], default="labeled"
@@ -136,4 +143,3 @@ def register(sub) -> None:
     )
     p.add_argument("--dev-limit", type=int, metavar="N", help="N dev examples, spread evenly over the set")
     add_run_outputs(p)
-    p.set_defaults(func=cmd_optimize)

@@ -1,10 +1,30 @@
-"""Options that several commands share, each declared once with one help text."""
+"""How a command is declared: its parser from its handler's docstring, and the options that several
+commands share, each declared once with one help text."""
 
 from __future__ import annotations
 
 import argparse
+import inspect
+from collections.abc import Callable
 
 TASK_RUNNER_METAVAR = "thread|dask|dask://HOST:PORT"
+
+
+def command(sub, name: str, func: Callable[[argparse.Namespace], int]) -> argparse.ArgumentParser:
+    """The subcommand ``name`` of ``sub``, run by ``func``: its help line (in the parent's list of
+    commands) is the first paragraph of ``func``'s docstring, its description (``--help``) the
+    rest, so that what a command says it does stands beside the code that does it. White space is
+    folded, as argparse's formatter folds it anyway."""
+    summary, _, details = inspect.cleandoc(func.__doc__ or "").partition("\n\n")
+    p = sub.add_parser(name, help=" ".join(summary.split()), description=" ".join(details.split()) or None)
+    p.set_defaults(func=func)
+    return p
+
+
+def add_service_action(p: argparse.ArgumentParser) -> None:
+    """The optional ACTION of a command that looks after a background server: status (default),
+    start or stop."""
+    p.add_argument("action", nargs="?", choices=["status", "start", "stop"], default="status")
 
 
 def add_run_id(p: argparse.ArgumentParser) -> None:

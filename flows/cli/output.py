@@ -9,6 +9,7 @@ import os
 import re
 import sys
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -74,6 +75,14 @@ def duration(seconds: float) -> str:
 
 def print_json(result) -> None:
     print(json.dumps(result.as_dict(), default=str, indent=2))
+
+
+def print_result(result, as_json: bool, text: Callable[[Any], None]) -> None:
+    """A command's result: as JSON under ``--json``, else as ``text`` prints it for a person."""
+    if as_json:
+        print_json(result)
+    else:
+        text(result)
 
 
 def print_table(header: list[str], rows: list[list[Any]], left: int | None = None) -> None:

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import argparse
 
-from .options import add_lm
+from .options import add_lm, command
 
 
 def cmd_queries_generate(args: argparse.Namespace) -> int:
+    """draft a query set from a site's pages, for a person to review
+
+    Questions a user would ask an assistant about the site, with expected answers and claims taken
+    from the pages; written with review: draft.
+    """
     from modules.lm import LMSettings
     from modules.queries import draft_query_set, write_drafts
     from modules.response import load_pages
@@ -39,6 +44,10 @@ def cmd_queries_generate(args: argparse.Namespace) -> int:
 
 
 def cmd_queries_check(args: argparse.Namespace) -> int:
+    """validate a query set and print its version
+
+    Exit status 2 lists every problem by line.
+    """
     from modules.queries import load_query_set
 
     qs = load_query_set(args.file)
@@ -52,6 +61,10 @@ def cmd_queries_check(args: argparse.Namespace) -> int:
 
 
 def cmd_queries_approve(args: argparse.Namespace) -> int:
+    """mark reviewed draft queries approved
+
+    Run this after reviewing (and editing) the drafts; rewrites the file.
+    """
     from modules.queries import approve_queries
 
     approval = approve_queries(args.file, args.query_id)
@@ -68,12 +81,7 @@ def register(sub) -> None:
         "competitors? [{name, domains, brand_names}]}.",
     )
     qsub = p.add_subparsers(dest="queries_command", required=True, metavar="SUBCOMMAND")
-    q = qsub.add_parser(
-        "generate",
-        help="draft a query set from a site's pages, for a person to review",
-        description="Questions a user would ask an assistant about the site, with expected answers and "
-        "claims taken from the pages; written with review: draft.",
-    )
+    q = command(qsub, "generate", cmd_queries_generate)
     q.add_argument("--ground-truth", required=True, metavar="PAGES", help="the site's pages (as for analyze)")
     q.add_argument("--domain", required=True, help="the site's domain (its subdomains' pages count too)")
     q.add_argument("--n", type=int, default=20, help="how many queries (default 20)")
@@ -81,19 +89,7 @@ def register(sub) -> None:
     q.add_argument("--out", metavar="FILE", help="default datasets/query_sets/<query_set_id>.jsonl")
     q.add_argument("--force", action="store_true", help="overwrite --out if it exists")
     add_lm(q, context=True)
-    q.set_defaults(func=cmd_queries_generate)
-    q = qsub.add_parser(
-        "check",
-        help="validate a query set and print its version",
-        description="Exit status 2 lists every problem by line.",
-    )
-    q.add_argument("file", metavar="FILE")
-    q.set_defaults(func=cmd_queries_check)
-    q = qsub.add_parser(
-        "approve",
-        help="mark reviewed draft queries approved",
-        description="Run this after reviewing (and editing) the drafts; rewrites the file.",
-    )
+    command(qsub, "check", cmd_queries_check).add_argument("file", metavar="FILE")
+    q = command(qsub, "approve", cmd_queries_approve)
     q.add_argument("file", metavar="FILE")
     q.add_argument("--query-id", action="append", help="approve only this query; repeatable (default all)")
-    q.set_defaults(func=cmd_queries_approve)

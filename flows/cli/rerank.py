@@ -6,8 +6,8 @@ import argparse
 import json
 from typing import Any
 
-from .options import add_json, add_lm, add_run_outputs, add_task_runner
-from .output import print_json
+from .options import add_json, add_lm, add_run_outputs, add_task_runner, command
+from .output import print_result
 
 
 def _rerank_options(args: argparse.Namespace):
@@ -62,7 +62,11 @@ def _read_json_file(path: str, what: str) -> Any:
 
 
 def cmd_rerank(args: argparse.Namespace) -> int:
-    """One query: an immediate answer on stdout (no run is stored; use rerank-batch for that)."""
+    """score, filter, anchor and highlight search results against a query and plan
+
+    Prints the results sorted by score (0-100), with brief answers and anchored sentences.
+    """
+    # one query: an immediate answer on stdout (no run is stored; rerank-batch stores one)
     from modules.relevance import output_line, validate_item
 
     results = _read_json_file(args.results, "results")
@@ -87,6 +91,11 @@ def cmd_rerank(args: argparse.Namespace) -> int:
 
 
 def cmd_rerank_batch(args: argparse.Namespace) -> int:
+    """rerank every line of a JSONL file (Prefect flow)
+
+    Input lines {id, query, plan?, results}; output lines {id, results, introduction, semanticNote,
+    fallback}; a rerankings table under the run id.
+    """
     from flows.relevance import rerank_batch
     from flows.runtime import local_run_settings, task_runner_for
     from modules.tables_io import input_file, output_file
@@ -104,22 +113,19 @@ def cmd_rerank_batch(args: argparse.Namespace) -> int:
             data_dir=args.data_dir,
             batch_size=args.batch_size,
         )
-    if args.json:
-        print_json(result)
-    else:
-        print(
-            f"run {result.run_id}: {result.items} items reranked ({result.fallback} fell back); "
-            f"output {result.out_path}; table {result.paths['rerankings']}"
-        )
+    print_result(result, args.json, _print_rerank_batch)
     return 0
 
 
-def register(sub) -> None:
-    p = sub.add_parser(
-        "rerank",
-        help="score, filter, anchor and highlight search results against a query and plan",
-        description="Prints the results sorted by score (0-100), with brief answers and anchored sentences.",
+def _print_rerank_batch(result) -> None:
+    print(
+        f"run {result.run_id}: {result.items} items reranked ({result.fallback} fell back); "
+        f"output {result.out_path}; table {result.paths['rerankings']}"
     )
+
+
+def register(sub) -> None:
+    p = command(sub, "rerank", cmd_rerank)
     p.add_argument("--query", required=True)
     p.add_argument(
         "--results", required=True, metavar="FILE.json", help="JSON list of {id?, title?, url?, text}"
@@ -131,14 +137,8 @@ def register(sub) -> None:
     )
     add_json(p, "print the seed's JSON")
     _add_rerank_options(p)
-    p.set_defaults(func=cmd_rerank)
 
-    p = sub.add_parser(
-        "rerank-batch",
-        help="rerank every line of a JSONL file (Prefect flow)",
-        description="Input lines {id, query, plan?, results}; output lines {id, results, introduction, "
-        "semanticNote, fallback}; a rerankings table under the run id.",
-    )
+    p = command(sub, "rerank-batch", cmd_rerank_batch)
     p.add_argument("input", metavar="INPUT.jsonl")
     p.add_argument("--out", required=True, metavar="OUTPUT.jsonl")
     add_run_outputs(p)
@@ -146,4 +146,3 @@ def register(sub) -> None:
     p.add_argument("--concurrency", type=int, default=2, help="tasks run at once (default 2)")
     add_task_runner(p)
     _add_rerank_options(p)
-    p.set_defaults(func=cmd_rerank_batch)

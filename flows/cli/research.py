@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .options import add_lm, add_run_outputs, add_task_runner
-from .output import print_json, print_paths, print_table
+from .options import add_lm, add_run_outputs, add_task_runner, command
+from .output import print_paths, print_result, print_table
 
 
 def _research_options(args: argparse.Namespace):
@@ -53,12 +53,9 @@ def _add_research_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-input", action="store_true", help="do not ask for feedback at the end")
 
 
-def _print_research(result, as_json: bool) -> None:
+def _print_research(result) -> None:
     from modules.research import report_text
 
-    if as_json:
-        print_json(result)
-        return
     for report in result.reports:
         print(report_text(report) + "\n")
     parent = getattr(result, "parent_run_id", None)
@@ -105,11 +102,16 @@ def _ask_feedback(run_id: str, args: argparse.Namespace, options) -> None:
         if verdict == "accept":
             print(f"accepted; recorded in {result.paths['feedback']}")
             return
-        _print_research(result, False)
+        _print_research(result)
         run_id = result.run_id
 
 
 def cmd_research(args: argparse.Namespace) -> int:
+    """research a question: search, read, analyse, report (Prefect flow)
+
+    Run the research agent on one question and print its report; tables reports, steps, sources
+    and memory go under the run id.
+    """
     from flows.research import research
     from flows.runtime import local_run_settings
 
@@ -125,13 +127,17 @@ def cmd_research(args: argparse.Namespace) -> int:
             data_dir=args.data_dir,
             question_id=args.question_id,
         )
-    _print_research(result, args.json)
+    print_result(result, args.json, _print_research)
     if not (args.no_input or args.json) and sys.stdin.isatty():
         _ask_feedback(result.run_id, args, options)
     return 0
 
 
 def cmd_research_batch(args: argparse.Namespace) -> int:
+    """research every question of a JSONL file, one thread each
+
+    Lines are {"id": ..., "question": ...}; one run, one report per question.
+    """
     from flows.research import research_batch
     from flows.runtime import local_run_settings, task_runner_for
     from modules.research import load_questions
@@ -144,25 +150,31 @@ def cmd_research_batch(args: argparse.Namespace) -> int:
         result = flow(
             questions, options=options, run_id=args.run_id, data_dir=args.data_dir, input_label=args.file
         )
-    if args.json:
-        print_json(result)
-    else:
-        rows = [
-            [
-                r["question_id"],
-                r["status"],
-                f"{r['confidence']:.2f}",
-                (r.get("short_answer") or "-")[:40],
-                r["question"][:70],
-            ]
-            for r in result.reports
-        ]
-        print_table(["question", "status", "conf", "short answer", "asked"], rows)
-        print(f"\nrun {result.run_id}: {len(result.reports)} questions; tables under {result.data_dir}")
+    print_result(result, args.json, _print_research_batch)
     return 0
 
 
+def _print_research_batch(result) -> None:
+    rows = [
+        [
+            r["question_id"],
+            r["status"],
+            f"{r['confidence']:.2f}",
+            (r.get("short_answer") or "-")[:40],
+            r["question"][:70],
+        ]
+        for r in result.reports
+    ]
+    print_table(["question", "status", "conf", "short answer", "asked"], rows)
+    print(f"\nrun {result.run_id}: {len(result.reports)} questions; tables under {result.data_dir}")
+
+
 def cmd_feedback(args: argparse.Namespace) -> int:
+    """accept a research report, or re-open it with a rejection or new information
+
+    --reject and --add re-open the run's threads as a child run (parent_run_id) that reuses their
+    memory and treats the feedback as constraints.
+    """
     from flows.research import research_feedback
     from flows.runtime import local_run_settings
 
@@ -187,39 +199,23 @@ def cmd_feedback(args: argparse.Namespace) -> int:
     if verdict == "accept" and not args.json:
         print(f"accepted run {args.run_id_to_reopen}; recorded in {result.paths['feedback']}")
         return 0
-    _print_research(result, args.json)
+    print_result(result, args.json, _print_research)
     return 0
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "research",
-        help="research a question: search, read, analyse, report (Prefect flow)",
-        description="Run the research agent on one question and print its report; tables reports, "
-        "steps, sources and memory go under the run id.",
-    )
+    p = command(sub, "research", cmd_research)
     p.add_argument("question", metavar="QUESTION")
     p.add_argument("--question-id", default="q1", help="id of the question in the tables (default q1)")
     _add_research_options(p)
-    p.set_defaults(func=cmd_research)
 
-    p = sub.add_parser(
-        "research-batch",
-        help="research every question of a JSONL file, one thread each",
-        description='Lines are {"id": ..., "question": ...}; one run, one report per question.',
-    )
+    p = command(sub, "research-batch", cmd_research_batch)
     p.add_argument("file", metavar="FILE", help="JSONL of {id, question}")
     _add_research_options(p)
     p.add_argument("--concurrency", type=int, default=2, help="threads researched at once (default 2)")
     add_task_runner(p)
-    p.set_defaults(func=cmd_research_batch)
 
-    p = sub.add_parser(
-        "feedback",
-        help="accept a research report, or re-open it with a rejection or new information",
-        description="--reject and --add re-open the run's threads as a child run (parent_run_id) that "
-        "reuses their memory and treats the feedback as constraints.",
-    )
+    p = command(sub, "feedback", cmd_feedback)
     p.add_argument("run_id_to_reopen", metavar="RUN_ID", help="the research run the feedback is about")
     verdict = p.add_mutually_exclusive_group(required=True)
     verdict.add_argument("--accept", action="store_true", help="accept the report")
@@ -227,4 +223,3 @@ def register(sub) -> None:
     verdict.add_argument("--add", metavar="TEXT", help="add information or a constraint")
     p.add_argument("--question-id", action="append", help="only this question of a batch run; repeatable")
     _add_research_options(p)
-    p.set_defaults(func=cmd_feedback)

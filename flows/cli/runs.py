@@ -7,11 +7,16 @@ import json
 import re
 from datetime import UTC, datetime, timedelta
 
-from .options import add_data_dir, add_json
+from .options import add_data_dir, add_json, command
 from .output import print_paths, print_table
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
+    """list stored runs, or show one
+
+    List the runs recorded under the data dir (oldest first), and those still running or
+    interrupted; `sleuth runs show RUN_ID` prints one run's summary and the paths of its tables.
+    """
     from modules.store import Checkpoint, ParquetStore, is_committed
 
     store = ParquetStore(args.data_dir)
@@ -125,6 +130,13 @@ def since_time(text: str) -> datetime:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    """a self-contained HTML report of any run (plots, highlights, tables)
+
+    Response analysis: per-domain distributions by tier, histograms, trends, providers, the weakest
+    answers with their highlights, flagged rows. Research: the answer with numbered citations, the
+    journey and its confidence curve, sources, conflicts. Reranking: highlighted results with score
+    breakdowns.
+    """
     from modules.reports import write_run_report
 
     path = write_run_report(args.run_id, args.data_dir, args.html)
@@ -135,25 +147,12 @@ def cmd_report(args: argparse.Namespace) -> int:
 def register(sub) -> None:
     from modules.store import RunKind
 
-    p = sub.add_parser(
-        "report",
-        help="a self-contained HTML report of any run (plots, highlights, tables)",
-        description="Response analysis: per-domain distributions by tier, histograms, trends, providers, "
-        "the weakest answers with their highlights, flagged rows. Research: the answer with "
-        "numbered citations, the journey and its confidence curve, sources, conflicts. "
-        "Reranking: highlighted results with score breakdowns.",
-    )
+    p = command(sub, "report", cmd_report)
     p.add_argument("run_id", metavar="RUN_ID")
     p.add_argument("--html", metavar="FILE", help="where to write it (default <data-dir>/html/<RUN_ID>.html)")
     add_data_dir(p)
-    p.set_defaults(func=cmd_report)
 
-    p = sub.add_parser(
-        "runs",
-        help="list stored runs, or show one",
-        description="List the runs recorded under the data dir (oldest first), and those still running "
-        "or interrupted; `sleuth runs show RUN_ID` prints one run's summary and the paths of its tables.",
-    )
+    p = command(sub, "runs", cmd_runs)
     p.add_argument("action", nargs="?", choices=["show"], help="show: one run's summary and table paths")
     p.add_argument("run_id", nargs="?", metavar="RUN_ID", help="the run to show")
     p.add_argument("--kind", choices=[str(k) for k in RunKind], help="only runs of this kind")
@@ -171,4 +170,3 @@ def register(sub) -> None:
         help="remove what runs that crashed mid-write left behind "
         "(staging folders, temporary files, commit locks) and list it",
     )
-    p.set_defaults(func=cmd_runs)

@@ -6,10 +6,17 @@ import argparse
 import os
 import time
 
+from .options import add_service_action, command
 from .output import duration
 
 
 def cmd_server(args: argparse.Namespace) -> int:
+    """the local Prefect server that commands share: status, start, stop
+
+    Without PREFECT_API_URL, the first flow command starts a local Prefect server in the background
+    and later commands reuse it; it stops after $SLEUTH_SERVER_IDLE_MINUTES (default 15) unused.
+    SLEUTH_LOCAL_SERVER=0: a temporary server per command instead.
+    """
     from flows import local_server
 
     if os.environ.get("PREFECT_API_URL"):
@@ -52,12 +59,4 @@ def cmd_server(args: argparse.Namespace) -> int:
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "server",
-        help="the local Prefect server that commands share: status, start, stop",
-        description="Without PREFECT_API_URL, the first flow command starts a local Prefect server in the "
-        "background and later commands reuse it; it stops after $SLEUTH_SERVER_IDLE_MINUTES (default 15) "
-        "unused. SLEUTH_LOCAL_SERVER=0: a temporary server per command instead.",
-    )
-    p.add_argument("action", nargs="?", choices=["status", "start", "stop"], default="status")
-    p.set_defaults(func=cmd_server)
+    add_service_action(command(sub, "server", cmd_server))
