@@ -61,8 +61,8 @@ def test_the_tour_runs_as_written(tmp_path):
     (batch_out,) = tmp_path.rglob("rerank-out.jsonl")
     assert len(batch_out.read_text().splitlines()) == 2
     # 4. monitor: three providers side by side, the good one ranked first
-    assert re.search(r"demo\s+good\s+1\s+100\.0", out)
+    assert re.search(r"demo/good\s+ok\s+1\s+100\.0", out)
     for model in ("rival", "refuse"):
-        assert re.search(rf"demo\s+{model}\s+\d\s", out), model
+        assert re.search(rf"demo/{model}\s+ok\s+\d\s", out), model
     assert list(tmp_path.rglob("provider_summaries/run_id=week-1"))
     assert _tracked_state() == before, "the tour wrote into the source tree"

@@ -15,7 +15,14 @@ from flows.monitor import collect, monitor
 from flows.relevance import RerankOptions, rerank_batch
 from flows.research import research
 from modules.queries import load_query_set
-from modules.reports import render_run_report, run_markdown
+from modules.reports import (
+    PROVIDER_COLUMNS,
+    Column,
+    provider_rows,
+    render_run_report,
+    run_markdown,
+    terminal_table,
+)
 from modules.reports.html import marked, safe_highlight
 from modules.research.session import ResearchOptions
 from modules.testing import FakeAssistant
@@ -360,7 +367,7 @@ def test_share_of_voice_section_per_provider_with_the_competitors_named_instead_
     assert "(no answer names a competitor without the site)" in section
     assert "nimbusnotes.example / nimbus-2026-11: 2 run(s): visibility" in mo
     assert "<b>Obsidian</b>" in render_run_report("mo-1", runs)
-    assert "| a | good | nimbusnotes.example (us) | 100% | +100 pt |" in run_markdown("mo-2", runs)
+    assert "| a/good | nimbusnotes.example (us) | 100% | +100 pt |" in run_markdown("mo-2", runs)
 
 
 def test_research_report(runs):
@@ -537,3 +544,61 @@ def test_markdown_artifacts_escape_markup_and_links_from_data(runs):
         }
     )
     assert "<script" not in research and not link.search(research) and "<a href" not in research
+
+
+@pytest.mark.parametrize(
+    ("kind", "value", "text"),
+    [
+        ("value", None, "-"),
+        ("value", 72.06, "72.1"),
+        ("value", "nimbus", "nimbus"),
+        ("delta", 3.04, "+3.0"),
+        ("delta", -0.04, "0.0"),  # a change that rounds to zero has no sign
+        ("percent", 0.433, "43%"),
+        ("points", 0.25, "+25 pt"),
+        ("points", -0.002, "0 pt"),
+        ("voice_points", -0.5, "-50 pt"),
+        ("state", True, "FAILED"),
+        ("state", False, "ok"),
+        ("usd", 0.00312, "0.0031"),  # a call costs a fraction of a cent
+    ],
+)
+def test_a_column_formats_its_cells_by_kind(kind, value, text):
+    """The terminal and the markdown artifact print a cell the same way, by its column's kind."""
+    assert Column("k", "label", kind).text(value) == text
+
+
+@given(st.one_of(st.none(), st.floats(allow_nan=False, allow_infinity=False, min_value=-1e6, max_value=1e6)))
+def test_every_kind_prints_any_number_without_a_signed_zero(value):
+    for kind in ("value", "delta", "percent", "points", "voice_points"):
+        text = Column("k", "label", kind).text(value)
+        assert text and not re.match(r"^[+-]0(\.0)?( pt|%)?$", text), (kind, value, text)
+
+
+def test_the_terminal_shows_its_columns_short_and_providers_best_first():
+    providers = [
+        {
+            "domain": "d",
+            "provider": "p",
+            "model": "b",
+            "accuracy_rank": 2,
+            "failed": False,
+            "accuracy_mean": 50.0,
+        },
+        {"domain": "d", "provider": "p", "model": "x", "accuracy_rank": None, "failed": True},
+        {
+            "domain": "d",
+            "provider": "p",
+            "model": "a",
+            "accuracy_rank": 1,
+            "failed": False,
+            "accuracy_mean": 90.0,
+        },
+    ]
+    rows = provider_rows(providers, [{"provider": "p", "model": "a", "cost_usd": 0.25}])
+    assert [r["who"] for r in rows] == ["p/a", "p/b", "p/x"]  # ranked, the failed one last
+    header, cells = terminal_table(rows, PROVIDER_COLUMNS)
+    assert header[:5] == ["domain", "provider / model", "state", "rank", "accuracy"]
+    assert "Δacc" in header and "Δ completeness" not in header and "Δcomp" not in header
+    assert cells[0][:5] == ["d", "p/a", "ok", "1", "90.0"] and cells[0][-1] == "0.2500"
+    assert cells[2][2] == "FAILED" and cells[2][3] == "-"

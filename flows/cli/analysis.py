@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from .options import add_data_dir, add_json, add_lm, add_run_id, add_run_outputs, add_task_runner, command
-from .output import percent, points, print_paths, print_result, print_table
+from .output import print_paths, print_result, print_table
 
 
 def _parse_value(raw: str) -> Any:
@@ -108,6 +108,15 @@ def add_analysis_options(p: argparse.ArgumentParser, ground_truth_required: bool
     add_json(p)
 
 
+def print_columns(rows: list[dict], columns, left: int) -> None:
+    """Rows under the columns the reports define once (``modules.reports.columns``), as the
+    terminal shows them: its short labels, its subset of the columns."""
+    from modules.reports import terminal_table
+
+    header, cells = terminal_table(rows, columns)
+    print_table(header, cells, left=left)
+
+
 def print_summary(result) -> None:
     """The table of an ``AnalysisRun`` or a ``MonitorRun``."""
     print(
@@ -115,68 +124,17 @@ def print_summary(result) -> None:
         f"({result.flagged} flagged), {result.failed} errors, {result.fallback} fallbacks (keyword matching or "
         f"the offline judge)\n"
     )
-    header = [
-        "domain",
-        "query set",
-        "n",
-        "accuracy",
-        "complete",
-        "attrib",
-        "wrong facts",
-        "Δacc",
-        "Δcomp",
-        "Δattr",
-        "Δwrong",
-        "errors",
-    ]
-    rows = [
-        [
-            s["domain"],
-            s["query_set_id"] or "-",
-            s["query_count"],
-            s["accuracy_mean"],
-            s["completeness_mean"],
-            s["attribution_mean"],
-            percent(s.get("wrong_fact_rate")),
-            s["accuracy_delta"],
-            s["completeness_delta"],
-            s["attribution_delta"],
-            points(s.get("wrong_fact_rate_delta")),
-            s["error_count"],
-        ]
-        for s in result.summaries
-    ]
-    print_table(header, rows, left=2)
+    from modules.reports import DOMAIN_COLUMNS, VISIBILITY_COLUMNS
+
+    print_columns(result.summaries, DOMAIN_COLUMNS, left=2)
     print(
         "\nmean scores 0-100; wrong facts = share of answers stating something the claims or the pages "
         "contradict;\nΔ = change against the previous run of the same domain and query set"
     )
     print("\nvisibility beside tracked competitors (shares of answers; Δ in percentage points):\n")
-    print_visibility(result.summaries, ["domain", "query set"], ["domain", "query_set_id"])
+    print_columns(result.summaries, [*DOMAIN_COLUMNS[:2], *VISIBILITY_COLUMNS], left=2)
     print("\nParquet written to:")
     print_paths(result.paths)
-
-
-VISIBILITY = (
-    ("mention_rate", "mentioned"),
-    ("citation_rate", "cited"),
-    ("first_position_rate", "named first"),
-    ("share_of_voice", "share of voice"),
-)
-
-
-def print_visibility(rows: list[dict], labels: list[str], keys: list[str]) -> None:
-    """The site's mention, citation and first-position rates and share of voice, with deltas."""
-    print_table(
-        [*labels, *(label for _, label in VISIBILITY), *(f"Δ{label}" for _, label in VISIBILITY)],
-        [
-            [*(r[k] or "-" for k in keys)]
-            + [percent(r.get(c)) for c, _ in VISIBILITY]
-            + [points(r.get(f"{c}_delta")) for c, _ in VISIBILITY]
-            for r in rows
-        ],
-        left=len(keys),
-    )
 
 
 def _preload_model(config, task_runner: str) -> None:
@@ -303,34 +261,9 @@ def add_provider_options(p: argparse.ArgumentParser) -> None:
 
 
 def _print_collections(collections: list[dict]) -> None:
-    header = [
-        "provider",
-        "model",
-        "status",
-        "answered",
-        "refusals",
-        "empty",
-        "errors",
-        "tokens",
-        "cost",
-        "p50 s",
-    ]
-    rows = [
-        [
-            c["provider"],
-            c["model"],
-            c["status"],
-            c["answered"],
-            c["refusals"],
-            c["empty"],
-            c["errors"],
-            (c["prompt_tokens"] or 0) + (c["completion_tokens"] or 0),
-            c["cost_usd"],
-            c["latency_median_s"],
-        ]
-        for c in collections
-    ]
-    print_table(header, rows, left=3)
+    from modules.reports import COLLECTION_COLUMNS, collection_rows
+
+    print_columns(collection_rows(collections), COLLECTION_COLUMNS, left=3)
     for c in collections:
         if c["status"] != "ok":
             print(
@@ -438,56 +371,15 @@ def _print_monitor_run(result) -> None:
         _print_collection_run(result)
         return
     print_summary(result)
-    print("\nproviders side by side (Δ = change against the same provider's previous monitor run):\n")
-    cost = {(c["provider"], c["model"]): c["cost_usd"] for c in result.collections}
-    print_table(
-        [
-            "domain",
-            "provider",
-            "model",
-            "rank",
-            "accuracy",
-            "complete",
-            "attrib",
-            "wrong facts",
-            "mentioned+correct",
-            "Δacc",
-            "Δcomp",
-            "Δattr",
-            "refusals",
-            "errors",
-            "cost",
-        ],
-        [
-            [
-                r["domain"],
-                r["provider"],
-                r["model"],
-                r["accuracy_rank"],
-                r["accuracy_mean"],
-                r["completeness_mean"],
-                r["attribution_mean"],
-                percent(r.get("wrong_fact_rate")),
-                percent(r.get("correct_mention_rate")),
-                r["accuracy_delta"],
-                r["completeness_delta"],
-                r["attribution_delta"],
-                r["refusal_count"],
-                r["error_count"],
-                cost.get((r["provider"], r["model"])),
-            ]
-            # best first within each domain and query set (a failed provider, unranked, last)
-            for r in sorted(
-                result.provider_summaries,
-                key=lambda r: (r["domain"] or "", r["accuracy_rank"] is None, r["accuracy_rank"] or 0),
-            )
-        ],
-        left=3,
+    from modules.reports import PROVIDER_COLUMNS, VISIBILITY_COLUMNS, provider_rows
+
+    print(
+        "\nproviders side by side, best first (Δ = change against the same provider's previous monitor run):\n"
     )
+    rows = provider_rows(result.provider_summaries, result.collections)
+    print_columns(rows, PROVIDER_COLUMNS, left=2)
     print("\nproviders' visibility beside tracked competitors (shares of answers; Δ in percentage points):\n")
-    print_visibility(
-        result.provider_summaries, ["domain", "provider", "model"], ["domain", "provider", "model"]
-    )
+    print_columns(rows, [*PROVIDER_COLUMNS[:2], *VISIBILITY_COLUMNS], left=2)
     print()
     _print_collections(result.collections)
 

@@ -7,10 +7,10 @@ from .collect import KEPT_STATUSES, Answer, Cancellation, ProviderRun, ask_provi
 from .spec import ProviderSpec, parse_provider
 
 #: each module of the package and the names it offers that the package does not import itself
-_HOMES = {
-    "plan": "CollectionPlan checkpoint_answer plan_collection provider_specs specs_json start_checkpoint",
-    "tables": "COLLECTIONS_SCHEMA RESPONSES_SCHEMA collection_row response_rows",
-}
+_HOMES = """
+    plan: CollectionPlan checkpoint_answer plan_collection provider_specs specs_json start_checkpoint
+    tables: COLLECTIONS_SCHEMA RESPONSES_SCHEMA collection_row response_rows
+"""
 __all__ = [
     "Answer",
     "Cancellation",

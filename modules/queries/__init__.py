@@ -6,9 +6,9 @@ from .queryset import Query, QuerySet, QuerySetError, load_query_set, write_quer
 from .review import Approval, approve_queries, draft_path, write_drafts
 
 #: each module of the package and the names it offers that the package does not import itself
-_HOMES = {
-    "generate": "draft_query_set",
-}
+_HOMES = """
+    generate: draft_query_set
+"""
 __all__ = [
     "Approval",
     "Query",

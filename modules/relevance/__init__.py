@@ -5,11 +5,11 @@ filtered, with the key sentence anchored, core terms highlighted and brief answe
 from ..facade import lazy_exports, lazy_names
 
 #: each module of the package and the names it offers that the package does not import itself
-_HOMES = {
-    "analyzer": "RelevanceAnalyzer",
-    "baseline": "Weights",
-    "batch": "RERANKINGS_SCHEMA load_items output_line reranking_rows rerankings_frame validate_item",
-    "schema": "RankedResult Reranking ResearchPlan SearchResultIn",
-}
+_HOMES = """
+    analyzer: RelevanceAnalyzer
+    baseline: Weights
+    batch: RERANKINGS_SCHEMA load_items output_line reranking_rows rerankings_frame validate_item
+    schema: RankedResult Reranking ResearchPlan SearchResultIn
+"""
 __all__ = lazy_names(_HOMES)
 __getattr__ = lazy_exports(__name__, _HOMES)

@@ -10,6 +10,18 @@ from pathlib import Path
 from ..store import ParquetStore
 from ..store.runs import RunKind
 from ..tables_io import atomic_write_text
+from .columns import (
+    BRAND_COLUMNS,
+    COLLECTION_COLUMNS,
+    DOMAIN_COLUMNS,
+    PROVIDER_COLUMNS,
+    VISIBILITY_COLUMNS,
+    Column,
+    brand_rows,
+    collection_rows,
+    provider_rows,
+    terminal_table,
+)
 from .html import esc, page, section, table
 from .layouts import LAYOUTS
 
@@ -138,4 +150,20 @@ def run_table(run_id: str, data_dir: str | ParquetStore | None = None) -> list[d
     ]
 
 
-__all__ = ["esc", "render_run_report", "run_markdown", "run_table", "write_run_report"]
+__all__ = [
+    "BRAND_COLUMNS",
+    "COLLECTION_COLUMNS",
+    "DOMAIN_COLUMNS",
+    "PROVIDER_COLUMNS",
+    "VISIBILITY_COLUMNS",
+    "Column",
+    "brand_rows",
+    "collection_rows",
+    "esc",
+    "provider_rows",
+    "render_run_report",
+    "run_markdown",
+    "run_table",
+    "terminal_table",
+    "write_run_report",
+]

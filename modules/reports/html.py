@@ -120,12 +120,22 @@ def table(
 def columns_table(rows: Sequence[dict], columns: Sequence[Column], css: str = "") -> str:
     """A table of :mod:`.columns`: changes and a failed flag as coloured badges, shares as
     percentages, the rest escaped."""
-    formats = {"delta": delta, "points": rate_delta, "percent": percent, "state": _state_badge}
+    formats = {
+        "delta": lambda v, r: delta(v),
+        "points": lambda v, r: rate_delta(v),
+        # good news for the site: its own share up, a competitor's down
+        "voice_points": lambda v, r: rate_delta(v, lower_is_better=r.get("is_site") is False),
+        "percent": lambda v, r: percent(v),
+        "state": lambda v, r: _state_badge(v),
+        "usd": lambda v, r: "-" if v is None else f"{v:.4f}",
+    }
     cells = [
-        {c.key: formats[c.kind](r.get(c.key)) if c.kind in formats else r.get(c.key) for c in columns}
+        {c.key: formats[c.kind](r.get(c.key), r) if c.kind in formats else r.get(c.key) for c in columns}
         for r in rows
     ]
-    raw = [c.key for c in columns if c.kind in ("delta", "points", "state")]  # built here, as HTML
+    raw = [
+        c.key for c in columns if c.kind in ("delta", "points", "voice_points", "state")
+    ]  # built here, as HTML
     return table(cells, [(c.key, "" if c.kind == "state" else c.label) for c in columns], raw=raw, css=css)
 
 

@@ -14,12 +14,17 @@ from ..response.tables import read_with_trends
 from ..store import ParquetStore
 from ..store.runs import RunKind
 from .columns import (
+    BRAND_COLUMNS,
+    COLLECTION_COLUMNS,
     DOMAIN_COLUMNS,
     DOMAIN_NOTE,
     METRICS,
     PROVIDER_COLUMNS,
     PROVIDER_NOTE,
+    VISIBILITY_NOTE,
     Column,
+    brand_rows,
+    collection_rows,
     provider_rows,
 )
 
@@ -41,30 +46,8 @@ def md_table(rows: list[dict], columns: list[tuple[str, str]]) -> str:
 
 def columns_table(rows: list[dict], columns: Sequence[Column]) -> str:
     """A table of :mod:`.columns`, each cell formatted by its column's kind."""
-    kinds = {"delta": _delta, "percent": _percent, "points": _points, "state": _state}
-    cells = [{c.key: kinds.get(c.kind, lambda v: v)(r.get(c.key)) for c in columns} for r in rows]
+    cells = [{c.key: c.text(r.get(c.key)) for c in columns} for r in rows]
     return md_table(cells, [(c.key, c.label) for c in columns])
-
-
-def _state(failed) -> str:
-    return "FAILED" if failed else "ok"
-
-
-def _delta(v) -> str | None:
-    return None if v is None else f"{v:+.1f}"
-
-
-def _percent(v) -> str | None:
-    """A 0-1 share as a whole percentage."""
-    return None if v is None else f"{100 * v:.0f}%"
-
-
-def _points(v) -> str | None:
-    """The change of a 0-1 share, in percentage points."""
-    if v is None:
-        return None
-    text = f"{100 * v:+.0f}"
-    return f"{'0' if text in ('+0', '-0') else text} pt"
 
 
 def response_markdown(store: ParquetStore, run_id: str) -> str:
@@ -114,36 +97,8 @@ def response_markdown(store: ParquetStore, run_id: str) -> str:
 def _share_of_voice(brands: pl.DataFrame, analyses: pl.DataFrame) -> str:
     """Each tracked brand per provider (the site's row first), then the answers that name a
     competitor and not the site."""
-    rows = [
-        {
-            **r,
-            "name": f"{r['brand']} (us)" if r["is_site"] else r["brand"],
-            **{
-                c: _percent(r[c])
-                for c in ("share_of_voice", "mention_rate", "citation_rate", "first_position_rate")
-            },
-            "d": _points(r["share_of_voice_delta"]),
-        }
-        for r in brands.to_dicts()
-    ]
-    out = "\n## Share of voice\n\n" + md_table(
-        rows,
-        [
-            ("domain", "domain"),
-            ("provider", "provider"),
-            ("model", "model"),
-            ("name", "brand"),
-            ("share_of_voice", "share of voice"),
-            ("d", "Δ share of voice"),
-            ("mention_rate", "mentioned"),
-            ("citation_rate", "cited"),
-            ("first_position_rate", "named first"),
-        ],
-    )
-    out += (
-        "\nshare of voice: answers naming the brand / answers naming each tracked brand (the site included).\n"
-        "\n### Competitors named instead of us\n\n"
-    )
+    out = "\n## Share of voice\n\n" + columns_table(brand_rows(brands.to_dicts()), BRAND_COLUMNS)
+    out += f"\n{VISIBILITY_NOTE}.\n\n### Competitors named instead of us\n\n"
     named = analyses.filter((pl.col("status") != "error") & (pl.col("competitors_mentioned") > 0))
     instead = [
         r
@@ -164,20 +119,8 @@ def research_markdown(store: ParquetStore, run_id: str) -> str:
 
 
 def collect_markdown(store: ParquetStore, run_id: str) -> str:
-    return "## Collection per provider\n\n" + md_table(
-        store.read("collections", run_id).to_dicts(),
-        [
-            ("provider", "provider"),
-            ("model", "model"),
-            ("status", "status"),
-            ("answered", "answered"),
-            ("refusals", "refusals"),
-            ("empty", "empty"),
-            ("errors", "errors"),
-            ("cost_usd", "cost"),
-            ("error", "error"),
-        ],
-    )
+    rows = collection_rows(store.read("collections", run_id).to_dicts())
+    return "## Collection per provider\n\n" + columns_table(rows, COLLECTION_COLUMNS)
 
 
 def rerank_markdown(store: ParquetStore, run_id: str) -> str:

@@ -11,8 +11,20 @@ from ..response.tables import names_site, read_with_trends, trend_baseline
 from ..store import ParquetStore
 from ..store.runs import RunKind
 from . import plots
-from .columns import DOMAIN_COLUMNS, DOMAIN_NOTE, PROVIDER_COLUMNS, PROVIDER_NOTE, provider_rows
-from .html import columns_table, esc, fmt, link, marked, percent, rate_delta, section, table, tier
+from .columns import (
+    BRAND_COLUMNS,
+    COLLECTION_COLUMNS,
+    DOMAIN_COLUMNS,
+    DOMAIN_NOTE,
+    PROVIDER_COLUMNS,
+    PROVIDER_NOTE,
+    VISIBILITY_COLUMNS,
+    VISIBILITY_NOTE,
+    brand_rows,
+    collection_rows,
+    provider_rows,
+)
+from .html import columns_table, esc, fmt, link, marked, section, table, tier
 
 METRICS = plots.METRICS
 
@@ -62,7 +74,7 @@ def trend_section(store: ParquetStore, summaries: list[dict], flow: RunKind) -> 
         figures.append(f"<figure>{plots.trends(series, s['run_at'], title)}</figure>")
         visibility = {
             label: [(t, None if v is None else 100 * v) for t, v in zip(runs["run_at"], runs[c])]
-            for c, label in VISIBILITY
+            for c, label in ((v.key, v.label) for v in VISIBILITY_COLUMNS if v.kind == "percent")
             if c in runs.columns
         }
         if any(v is not None for points in visibility.values() for _, v in points):
@@ -72,14 +84,6 @@ def trend_section(store: ParquetStore, summaries: list[dict], flow: RunKind) -> 
                 + "</figure>"
             )
     return section("Trends across runs", "".join(figures) or '<p class="muted">(no history)</p>', "trends")
-
-
-VISIBILITY = (
-    ("share_of_voice", "share of voice"),
-    ("mention_rate", "mentioned"),
-    ("citation_rate", "cited"),
-    ("first_position_rate", "named first"),
-)
 
 
 def share_of_voice_section(brands: pl.DataFrame, analyses: pl.DataFrame) -> str:
@@ -99,33 +103,8 @@ def share_of_voice_section(brands: pl.DataFrame, analyses: pl.DataFrame) -> str:
         + plots.share_bars(groups, shares, "share of voice per provider: answers naming each tracked brand")
         + "</figure>"
     )
-    body += table(
-        [
-            {
-                **r,
-                "who": label(r),
-                "name": brand(r),
-                **{c: percent(r[c]) for c, _ in VISIBILITY},
-                # good news for the site: its own share up, a competitor's down
-                "d": rate_delta(r["share_of_voice_delta"], lower_is_better=not r["is_site"]),
-            }
-            for r in rows
-        ],
-        [
-            ("who", "provider / model"),
-            ("name", "brand"),
-            *VISIBILITY,
-            ("d", "Δ share of voice"),
-            ("answer_count", "answers"),
-            ("previous_run_id", "compared with"),
-        ],
-        raw=["d"],
-    )
-    body += (
-        '<p class="muted">share of voice: answers naming the brand / answers naming each tracked brand '
-        "(the site included); mentioned: by URL, domain or brand name; cited: a URL of its domain in "
-        "the answer, or among the assistant's sources; named first: before every other tracked brand</p>"
-    )
+    body += columns_table(brand_rows(rows), BRAND_COLUMNS)
+    body += f'<p class="muted">{esc(VISIBILITY_NOTE)}</p>'
     return section("Share of voice", body + _instead_of_us(analyses), "share-of-voice")
 
 
@@ -208,27 +187,9 @@ def provider_section(providers: list[dict], collections: list[dict]) -> str:
 
 
 def collection_section(collections: list[dict]) -> str:
-    rows = [{**c, "tokens": (c["prompt_tokens"] or 0) + (c["completion_tokens"] or 0)} for c in collections]
     return section(
         "Collection per provider",
-        table(
-            rows,
-            [
-                ("provider", "provider"),
-                ("model", "model"),
-                ("status", "status"),
-                ("queries", "queries"),
-                ("answered", "answered"),
-                ("refusals", "refusals"),
-                ("empty", "empty"),
-                ("errors", "errors"),
-                ("rate_limited", "429s"),
-                ("tokens", "tokens"),
-                ("cost_usd", "cost (USD)"),
-                ("latency_median_s", "median s"),
-                ("error", "error"),
-            ],
-        ),
+        columns_table(collection_rows(collections), COLLECTION_COLUMNS),
         "collection",
     )
 

@@ -9,14 +9,14 @@ otherwise; the baseline is also the fallback when LM output stays unparseable.
 from ..facade import lazy_exports, lazy_names
 
 #: each module of the package and the names it offers that the package does not import itself
-_HOMES = {
-    "batch": "load_questions",
-    "feedback": "ThreadSeed VERDICTS constraints_for seeds_from_run",
-    "loop": "ResearchResult Researcher",
-    "memory": "Memory",
-    "render": "report_markdown report_text",
-    "session": "ResearchOptions SEARCH_CHOICES build_researcher",
-    "tables": "FEEDBACK_SCHEMA MEMORY_SCHEMA REPORTS_SCHEMA RESEARCH_TABLES SOURCES_SCHEMA STEPS_SCHEMA fact_row facts_from_rows failed_report_row research_frame thread_rows",
-}
+_HOMES = """
+    batch: load_questions
+    feedback: ThreadSeed VERDICTS constraints_for seeds_from_run
+    loop: ResearchResult Researcher
+    memory: Memory
+    render: report_markdown report_text
+    session: ResearchOptions SEARCH_CHOICES build_researcher
+    tables: FEEDBACK_SCHEMA MEMORY_SCHEMA REPORTS_SCHEMA RESEARCH_TABLES SOURCES_SCHEMA STEPS_SCHEMA fact_row facts_from_rows failed_report_row research_frame thread_rows
+"""
 __all__ = lazy_names(_HOMES)
 __getattr__ = lazy_exports(__name__, _HOMES)

@@ -9,12 +9,12 @@ from .groundtruth import GroundTruth, load_pages
 from .schema import AIResponse, AnalysisResult, ExpectedClaim, StoredPage
 
 #: each module of the package and the names it offers that the package does not import itself
-_HOMES = {
-    "batch": "RunTables analyze_to_rows build_tables waves",
-    "judge": "LMJudge",
-    "records": "RecordError load_records parse_record",
-    "tables": "ANALYSES_SCHEMA COMPETITOR_SUMMARY_SCHEMA PROVIDER_SUMMARY_SCHEMA SUMMARY_SCHEMA read_with_trends summarize summarize_competitors summarize_providers trend_baseline",
-}
+_HOMES = """
+    batch: RunTables analyze_to_rows build_tables waves
+    judge: LMJudge
+    records: RecordError load_records parse_record
+    tables: ANALYSES_SCHEMA COMPETITOR_SUMMARY_SCHEMA PROVIDER_SUMMARY_SCHEMA SUMMARY_SCHEMA read_with_trends summarize summarize_competitors summarize_providers trend_baseline
+"""
 __all__ = [
     "AIResponse",
     "ANALYZER_VERSION",
