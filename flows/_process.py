@@ -137,6 +137,30 @@ def _reap(pid: int) -> bool:
     return done == pid
 
 
+def await_start(
+    process,
+    answers: Callable[[], bool],
+    timeout_s: float,
+    poll_s: float,
+    notice: Callable[[], None] | None = None,
+    notice_after_s: float = 3.0,
+) -> str:
+    """Wait for a background server just started: ``"ready"`` once ``answers()``, ``"exited"``
+    when the process ends first, ``"timeout"`` after ``timeout_s`` (the caller stops it then).
+    ``notice`` runs once, when the start has taken longer than ``notice_after_s``."""
+    begun = time.monotonic()
+    while time.monotonic() - begun < timeout_s:
+        if notice is not None and time.monotonic() - begun > notice_after_s:
+            notice()
+            notice = None
+        if process.poll() is not None:
+            return "exited"
+        if answers():
+            return "ready"
+        time.sleep(poll_s)
+    return "timeout"
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

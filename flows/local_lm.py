@@ -31,7 +31,7 @@ import httpx
 
 from modules.env import positive_number
 
-from ._process import free_port, is_ours, locked, start_ticks, terminate
+from ._process import await_start, free_port, is_ours, locked, start_ticks, terminate
 
 #: The model, as the parts make it up. The alias is the model name the server answers to.
 ALIAS = "qwen2.5-coder-1.5b-instruct"
@@ -212,16 +212,14 @@ def _start(folder: Path, path: Path, threads: int, idle: float) -> LocalLM:
         context_tokens=CONTEXT_TOKENS,
         idle_s=idle,
     )
-    deadline = time.monotonic() + STARTUP_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise LocalLMError(
-                f"the local model exited with status {process.returncode} at start (see {log_path})"
-            )
-        if _healthy(info, timeout=1.0):
-            (folder / "server.json").write_text(json.dumps(dataclasses.asdict(info)))
-            return info
-        time.sleep(0.2)
+    state = await_start(process, lambda: _healthy(info, timeout=1.0), STARTUP_TIMEOUT_S, 0.2)
+    if state == "exited":
+        raise LocalLMError(
+            f"the local model exited with status {process.returncode} at start (see {log_path})"
+        )
+    if state == "ready":
+        (folder / "server.json").write_text(json.dumps(dataclasses.asdict(info)))
+        return info
     terminate(process.pid, 5.0)
     raise LocalLMError(f"the local model did not answer within {STARTUP_TIMEOUT_S:.0f} s (see {log_path})")
 

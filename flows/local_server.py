@@ -33,6 +33,7 @@ import httpx
 
 from modules.env import positive_number
 
+from ._process import await_start
 from ._process import free_port as _free_port
 from ._process import is_ours as _is_ours
 from ._process import locked as _locked
@@ -188,26 +189,26 @@ def _start_once(folder: Path, startup_timeout: float) -> ServerInfo:
         start_ticks=_start_ticks(process.pid),
         nonce=nonce,
     )
-    begun = time.monotonic()
-    deadline, noticed = begun + startup_timeout, False
-    while time.monotonic() < deadline:
-        if not noticed and time.monotonic() - begun > SLOW_START_NOTICE_S:
-            noticed = True
-            print(
-                "sleuth: starting the local Prefect server (a first start creates its database; "
-                "later commands reuse it)",
-                file=sys.stderr,
-                flush=True,
-            )
-        if process.poll() is not None:
-            raise _ExitedAtStart(
-                f"the local Prefect server exited with status {process.returncode} at start "
-                f"(see {folder / 'server.log'}); set {ENABLED_ENV}=0 to use a temporary server per command"
-            )
-        if _healthy(info, timeout=1.0):
-            (folder / "server.json").write_text(json.dumps(dataclasses.asdict(info)))
-            return info
-        time.sleep(0.1)
+    state = await_start(
+        process,
+        lambda: _healthy(info, timeout=1.0),
+        startup_timeout,
+        0.1,
+        notice=lambda: print(
+            "sleuth: starting the local Prefect server (a first start creates its database; later commands reuse it)",
+            file=sys.stderr,
+            flush=True,
+        ),
+        notice_after_s=SLOW_START_NOTICE_S,
+    )
+    if state == "exited":
+        raise _ExitedAtStart(
+            f"the local Prefect server exited with status {process.returncode} at start "
+            f"(see {folder / 'server.log'}); set {ENABLED_ENV}=0 to use a temporary server per command"
+        )
+    if state == "ready":
+        (folder / "server.json").write_text(json.dumps(dataclasses.asdict(info)))
+        return info
     _terminate(process.pid, 5.0)
     raise LocalServerError(
         f"the local Prefect server did not answer within {startup_timeout:.0f} s (see {folder / 'server.log'}); "
