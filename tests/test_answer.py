@@ -56,6 +56,269 @@ def test_the_question_says_what_it_asks(question, kind):
     assert read_question(question).kind == kind
 
 
+MORTON = ev("Annie Morton", "Annie Morton (born October 8, 1970) is an American model born in Pennsylvania.")
+RICHARDSON = ev(
+    "Terry Richardson",
+    "Terrence Richardson (born August 14, 1965) is an American fashion and portrait photographer.",
+)
+SPRING = ev("Ann Lee", "Ann Lee (born March 3, 1970) is an American painter.")
+AUTUMN = ev("Bo Kim", "Bo Kim (born October 8, 1970) is an American sculptor.")
+ON_MY_MIND = [
+    ev(
+        "On My Mind (Ellie Goulding song)",
+        '"On My Mind" is a song by English singer Ellie Goulding from her third studio album "Delirium" (2015).',
+    ),
+    ev(
+        "On My Mind (Ellie Goulding song)",
+        "It was written by Goulding, Max Martin, Savan Kotecha and Ilya Salmanzadeh.",
+    ),
+]
+HEFFERLINE = [
+    ev(
+        "Ralph Hefferline",
+        "Ralph Franklin Hefferline (15 February 1910 – 16 March 1974) was a psychology professor at Columbia University.",
+    ),
+    ev(
+        "Columbia University",
+        "Columbia University in the City of New York, commonly referred to as Columbia University, is a private Ivy League research university.",
+    ),
+]
+NYC = ev(
+    "New York City",
+    "New York, often called New York City (NYC), is the most populous city in the United States.",
+)
+HEFFERLINE_Q = "Ralph Hefferline was a psychology professor at a university that is located in what city?"
+WRITERS_Q = "Ellie Goulding worked with what other writers on her third studio album, Delirium?"
+
+#: what each kind of question answers from the pages read: id -> (question, pages, answer)
+ANSWERS = {
+    # both things checked, each for its nationality
+    "both-american-documentaries-no": (
+        "Are Freakonomics and In the Realm of the Hackers both American documentaries?",
+        [
+            ev(
+                "Freakonomics (film)",
+                "Freakonomics: The Movie is a 2010 American documentary film based on the 2005 book.",
+            ),
+            ev(
+                "In the Realm of the Hackers",
+                "In The Realm of the Hackers is a 2003 Australian documentary directed by Kevin Anderson.",
+            ),
+        ],
+        "no",
+    ),
+    "both-from-the-united-states-yes": (
+        "Are Local H and For Against both from the United States?",
+        [
+            ev(
+                "Local H",
+                "Local H is an American rock band originally formed by guitarist and vocalist Scott Lucas.",
+            ),
+            ev(
+                "For Against",
+                "For Against is an American post-punk/dream pop band from Lincoln, Nebraska, United States.",
+            ),
+        ],
+        "yes",
+    ),
+    # which of two: by dates (whole dates, not only years), by count and by attribute
+    "which-of-two-is-older": (
+        "Who is older, Annie Morton or Terry Richardson?",
+        [MORTON, RICHARDSON],
+        "Terry Richardson",
+    ),
+    "which-of-two-is-younger": (
+        "Who is younger, Annie Morton or Terry Richardson?",
+        [MORTON, RICHARDSON],
+        "Annie Morton",
+    ),
+    "which-of-two-has-more-members": (
+        "Which band, Letters to Cleo or Screaming Trees, had more members?",
+        [
+            ev(
+                "Letters to Cleo",
+                "The band's members are Kay Hanley, Greg McKenna, Michael Eisenstein, Stacy Jones, Scott Riebling, and later, Tom Polce.",
+            ),
+            ev(
+                "Screaming Trees",
+                "Screaming Trees was an American rock band formed in Ellensburg, Washington in 1985 by vocalist Mark Lanegan, guitarist Gary Lee Conner, bass player Van Conner and drummer Mark Pickerel.",
+            ),
+        ],
+        "Letters to Cleo",
+    ),
+    "which-of-two-is-from-england": (
+        "Which writer was from England, Henry Roth or Robert Erskine Childers?",
+        [
+            ev(
+                "Henry Roth",
+                "Henry Roth (February 8, 1906 – October 13, 1995) was an American novelist and short story writer.",
+            ),
+            ev(
+                "Robert Erskine Childers",
+                "Robert Erskine Childers DSC (25 June 1870 – 24 November 1922) was a British writer.",
+            ),
+        ],
+        "Robert Erskine Childers",
+    ),
+    "older-by-whole-dates-of-one-year": ("Who is older, Ann Lee or Bo Kim?", [AUTUMN, SPRING], "Ann Lee"),
+    "younger-by-whole-dates-of-one-year": ("Who is younger, Ann Lee or Bo Kim?", [AUTUMN, SPRING], "Bo Kim"),
+    # bridge answers of each type come from a cited fact
+    "bridge-number": (
+        "The arena where the Lewiston Maineiacs played their home games can seat how many people?",
+        [
+            ev(
+                "The Colisée",
+                "The Colisée, formerly the Androscoggin Bank Colisée, is a 4,000 capacity (3,677 seated) multi-purpose arena in Lewiston, Maine.",
+            )
+        ],
+        "3,677",
+    ),
+    "bridge-place": (
+        "Where is the company that Sachin Warrier worked for as a software engineer headquartered?",
+        [
+            ev(
+                "Sachin Warrier",
+                "Sachin Warrier is a playback singer and composer. He was working as a software engineer in Tata Consultancy Services in Kochi.",
+            ),
+            ev(
+                "Tata Consultancy Services",
+                "Tata Consultancy Services Limited (TCS) is an Indian multinational information technology company headquartered in Mumbai, Maharashtra.",
+            ),
+        ],
+        "Mumbai",
+    ),
+    "bridge-person": (
+        "Who was known by his stage name Aladin and helped organizations improve their performance as a consultant?",
+        [
+            ev(
+                "Eenasul Fateh",
+                "Eenasul Fateh (born 3 April 1959), also known by his stage name Aladin, is a Bangladeshi-British cultural practitioner, magician and former international management consultant.",
+            )
+        ],
+        "Eenasul Fateh",
+    ),
+    "bridge-years": (
+        "Roger O. Egeberg was Assistant Secretary during the administration of a president that served during what years?",
+        [
+            ev(
+                "Richard Nixon",
+                "Richard Milhous Nixon was the 37th President of the United States from 1969 until 1974.",
+            )
+        ],
+        "from 1969 until 1974",
+    ),
+    # candidates keep the asked type: a place is no organisation and holds no number; two people
+    # joined by "and" are two names; with the question's own page read, a distractor's candidate
+    # is taken only when the path has none
+    "a-place-holds-no-number": (
+        "In which Australian city is the boarding school located?",
+        [
+            ev(
+                "Westminster School, Adelaide",
+                "Westminster School is an independent, Early Learning to Year 12, day and boarding school located at Marion, South Australia.",
+            )
+        ],
+        "Marion",
+    ),
+    "two-people-joined-by-and-are-two-names": (
+        "Who recorded These Boots Are Made for Walkin' with Frank Sinatra?",
+        [
+            ev(
+                "These Boots Are Made for Walkin'",
+                "The song was recorded by Frank Sinatra and Nancy Sinatra in 1966.",
+            )
+        ],
+        "Nancy Sinatra",
+    ),
+    "a-distractor-off-the-question-s-path": (  # Infosys is off the question's path
+        "Where did Sachin Warrier work as a software engineer?",
+        [
+            ev(
+                "Infosys",
+                "Infosys is a company whose software engineers work in Bangalore, headquartered in Bangalore.",
+            ),
+            ev("Sachin Warrier", "Sachin Warrier worked as a software engineer in Kochi."),
+        ],
+        "Kochi",
+    ),
+    # a subject of the asked type may share the question's words: "Kansas Song" is made of the
+    # question's words but is not a name the question writes; the subject is taken as its fact
+    # writes it ("Yellowcraig" on the page "Yellowcraigs")
+    "a-subject-made-of-the-question-s-words": (
+        "What is the name of the fight song of the university whose main campus is in Lawrence, Kansas?",
+        [
+            ev(
+                "University of Kansas",
+                "The main campus in Lawrence, one of the largest college towns in Kansas, is on Mount Oread; the Edwards Campus is in Overland Park.",
+            ),
+            ev("Kansas Song", "Kansas Song (We’re From Kansas) is a fight song of the University of Kansas."),
+        ],
+        "Kansas Song",
+    ),
+    "a-subject-as-its-fact-writes-it": (
+        "A medieval fortress in Dirleton, East Lothian, Scotland borders on the south side of what coastal area?",
+        [
+            ev(
+                "Dirleton Castle",
+                "Dirleton Castle is a medieval fortress in the village of Dirleton, East Lothian, Scotland.",
+            ),
+            ev(
+                "Yellowcraigs",
+                "Yellowcraig, less commonly known as Broad Sands Bay, is a coastal area of forest, beach and grassland in East Lothian.",
+            ),
+        ],
+        "Yellowcraig",
+    ),
+    # "Hayden is ... from Canada, but where does Buck-Tick hail from?": Hayden's page says much of
+    # the question, yet the wh-word asks about Buck-Tick
+    "a-page-stated-before-the-wh-word-is-not-asked-about": (
+        "Hayden is a singer-songwriter from Canada, but where does Buck-Tick hail from?",
+        [
+            ev(
+                "Hayden (musician)",
+                "Paul Hayden Desser (born February 12, 1971) who records as Hayden, is a Canadian singer-songwriter from Thornhill, Ontario.",
+            ),
+            ev("Buck-Tick", "Buck-Tick is a Japanese rock band, formed in Fujioka, Gunma in 1983."),
+        ],
+        "Fujioka",
+    ),
+    "a-statement-asking-who-gets-a-person-not-a-date": (
+        "Kaiser Ventures corporation was founded by an American industrialist who became known as the father of modern American shipbuilding?",
+        [
+            ev(
+                "Henry J. Kaiser",
+                "Henry John Kaiser (May 9, 1882 – August 24, 1967) was an American industrialist who became known as the father of modern American shipbuilding.",
+            )
+        ],
+        "Henry John Kaiser",
+    ),
+    "a-part-of-a-quoted-title-is-no-name": (
+        "Who is the writer of this song that was inspired by words on a tombstone?",
+        [
+            ev(
+                "To Know Him Is to Love Him",
+                '"To Know Him Is to Love Him" is a song written by Phil Spector, inspired by words on his father\'s tombstone.',
+            )
+        ],
+        "Phil Spector",
+    ),
+    "several-people-asked-for-are-listed": (
+        WRITERS_Q,
+        ON_MY_MIND,
+        "Max Martin, Savan Kotecha and Ilya Salmanzadeh",
+    ),
+    "one-writer-asked-for-is-one-name": (WRITERS_Q.replace("writers", "writer"), ON_MY_MIND, "Max Martin"),
+    # a name is given as the page read titles it
+    "a-name-as-the-fact-writes-it": (HEFFERLINE_Q, HEFFERLINE, "City of New York"),
+    "a-name-as-the-page-read-titles-it": (HEFFERLINE_Q, [*HEFFERLINE, NYC], "New York City"),
+}
+
+
+@pytest.mark.parametrize(("question", "pages", "expected"), list(ANSWERS.values()), ids=list(ANSWERS))
+def test_the_pages_answer_the_question(question, pages, expected):
+    assert answer(question, pages).text == expected
+
+
 def test_same_attribute_yes_and_no_each_with_both_sources():
     found = answer(QUESTION, [WOOD_FILM, DERRICKSON, WOOD])
     assert found.text == "yes" and found.settled
@@ -74,77 +337,13 @@ def test_same_attribute_yes_and_no_each_with_both_sources():
     assert found.text == "no" and len(found.support) == 2
 
 
-def test_both_questions_check_each_thing_and_its_nationality():
-    freak = ev(
-        "Freakonomics (film)",
-        "Freakonomics: The Movie is a 2010 American documentary film based on the 2005 book.",
-    )
-    realm = ev(
-        "In the Realm of the Hackers",
-        "In The Realm of the Hackers is a 2003 Australian documentary directed by Kevin Anderson.",
-    )
-    q = "Are Freakonomics and In the Realm of the Hackers both American documentaries?"
-    assert answer(q, [freak, realm]).text == "no"
-    local_h = ev(
-        "Local H", "Local H is an American rock band originally formed by guitarist and vocalist Scott Lucas."
-    )
-    for_against = ev(
-        "For Against",
-        "For Against is an American post-punk/dream pop band from Lincoln, Nebraska, United States.",
-    )
-    assert (
-        answer("Are Local H and For Against both from the United States?", [local_h, for_against]).text
-        == "yes"
-    )
-
-
 def test_a_missing_part_is_named_and_becomes_the_next_search():
     found = answer(QUESTION, [DERRICKSON])
     assert not found.complete and not found.text
     assert found.missing == ["Ed Wood"] and found.targets == ["Ed Wood"]
 
 
-def test_which_of_two_by_dates_by_count_and_by_attribute():
-    morton = ev(
-        "Annie Morton", "Annie Morton (born October 8, 1970) is an American model born in Pennsylvania."
-    )
-    richardson = ev(
-        "Terry Richardson",
-        "Terrence Richardson (born August 14, 1965) is an American fashion and portrait photographer.",
-    )
-    assert (
-        answer("Who is older, Annie Morton or Terry Richardson?", [morton, richardson]).text
-        == "Terry Richardson"
-    )
-    assert (
-        answer("Who is younger, Annie Morton or Terry Richardson?", [morton, richardson]).text
-        == "Annie Morton"
-    )
-    cleo = ev(
-        "Letters to Cleo",
-        "The band's members are Kay Hanley, Greg McKenna, Michael Eisenstein, Stacy Jones, Scott Riebling, and later, Tom Polce.",
-    )
-    trees = ev(
-        "Screaming Trees",
-        "Screaming Trees was an American rock band formed in Ellensburg, Washington in 1985 by vocalist Mark Lanegan, guitarist Gary Lee Conner, bass player Van Conner and drummer Mark Pickerel.",
-    )
-    assert (
-        answer("Which band, Letters to Cleo or Screaming Trees, had more members?", [cleo, trees]).text
-        == "Letters to Cleo"
-    )
-    roth = ev(
-        "Henry Roth",
-        "Henry Roth (February 8, 1906 – October 13, 1995) was an American novelist and short story writer.",
-    )
-    childers = ev(
-        "Robert Erskine Childers",
-        "Robert Erskine Childers DSC (25 June 1870 – 24 November 1922) was a British writer.",
-    )
-    q = "Which writer was from England, Henry Roth or Robert Erskine Childers?"
-    assert answer(q, [roth, childers]).text == "Robert Erskine Childers"
-
-
-def test_bridge_answers_of_each_type_come_from_a_cited_fact():
+def test_a_bridge_answer_comes_from_the_cited_fact_past_the_bridge():
     vcu = ev(
         "Virginia Commonwealth University",
         "Virginia Commonwealth University (VCU) is a public research university located in Richmond, Virginia. VCU was founded in 1838 as the medical department of Hampden–Sydney College.",
@@ -156,34 +355,6 @@ def test_bridge_answers_of_each_type_come_from_a_cited_fact():
     q = "The 2011–12 VCU Rams men's basketball team represented Virginia Commonwealth University which was founded in what year?"
     found = answer(q, [rams, vcu])
     assert found.text == "1838" and found.support == [vcu]
-    colisee = ev(
-        "The Colisée",
-        "The Colisée, formerly the Androscoggin Bank Colisée, is a 4,000 capacity (3,677 seated) multi-purpose arena in Lewiston, Maine.",
-    )
-    q = "The arena where the Lewiston Maineiacs played their home games can seat how many people?"
-    assert answer(q, [colisee]).text == "3,677"
-    tcs = ev(
-        "Tata Consultancy Services",
-        "Tata Consultancy Services Limited (TCS) is an Indian multinational information technology company headquartered in Mumbai, Maharashtra.",
-    )
-    warrier = ev(
-        "Sachin Warrier",
-        "Sachin Warrier is a playback singer and composer. He was working as a software engineer in Tata Consultancy Services in Kochi.",
-    )
-    q = "Where is the company that Sachin Warrier worked for as a software engineer headquartered?"
-    assert answer(q, [warrier, tcs]).text == "Mumbai"
-    fateh = ev(
-        "Eenasul Fateh",
-        "Eenasul Fateh (born 3 April 1959), also known by his stage name Aladin, is a Bangladeshi-British cultural practitioner, magician and former international management consultant.",
-    )
-    q = "Who was known by his stage name Aladin and helped organizations improve their performance as a consultant?"
-    assert answer(q, [fateh]).text == "Eenasul Fateh"
-    egeberg = ev(
-        "Richard Nixon",
-        "Richard Milhous Nixon was the 37th President of the United States from 1969 until 1974.",
-    )
-    q = "Roger O. Egeberg was Assistant Secretary during the administration of a president that served during what years?"
-    assert answer(q, [egeberg]).text == "from 1969 until 1974"
 
 
 def test_no_answer_without_a_supporting_fact():
@@ -279,13 +450,6 @@ def test_a_rejected_answer_the_facts_still_give_is_checked_then_handed_over(samp
     assert set(result.report.key_sources) == GOLD
 
 
-def test_which_of_two_is_older_reads_whole_dates_not_only_years():
-    spring = ev("Ann Lee", "Ann Lee (born March 3, 1970) is an American painter.")
-    autumn = ev("Bo Kim", "Bo Kim (born October 8, 1970) is an American sculptor.")
-    assert answer("Who is older, Ann Lee or Bo Kim?", [autumn, spring]).text == "Ann Lee"
-    assert answer("Who is younger, Ann Lee or Bo Kim?", [autumn, spring]).text == "Bo Kim"
-
-
 def test_a_bridge_answer_settles_only_past_the_bridge():
     """A candidate on the first hop's page (or on a page off the question's path) is reported but
     does not end the research: the page about the bridge entity must be read first."""
@@ -319,29 +483,6 @@ def test_a_bridge_answer_settles_only_past_the_bridge():
     )
     found = answer(q, [rams, later, vcu])
     assert (found.text, found.support, found.settled) == ("1838", [vcu], True)
-
-
-def test_candidates_keep_the_asked_type():
-    """A place is no organisation and holds no number; two people joined by "and" are two names;
-    with the question's own page read, a distractor's candidate is taken only when the path has none."""
-    school = ev(
-        "Westminster School, Adelaide",
-        "Westminster School is an independent, Early Learning to Year 12, day and boarding school located at Marion, South Australia.",
-    )
-    assert answer("In which Australian city is the boarding school located?", [school]).text == "Marion"
-    boots = ev(
-        "These Boots Are Made for Walkin'",
-        "The song was recorded by Frank Sinatra and Nancy Sinatra in 1966.",
-    )
-    found = answer("Who recorded These Boots Are Made for Walkin' with Frank Sinatra?", [boots])
-    assert found.text == "Nancy Sinatra"
-    warrier = ev("Sachin Warrier", "Sachin Warrier worked as a software engineer in Kochi.")
-    other = ev(
-        "Infosys",
-        "Infosys is a company whose software engineers work in Bangalore, headquartered in Bangalore.",
-    )
-    q = "Where did Sachin Warrier work as a software engineer?"
-    assert answer(q, [other, warrier]).text == "Kochi"  # Infosys is off the question's path
 
 
 def test_a_question_naming_both_pages_has_no_bridge_to_cross():
@@ -403,10 +544,7 @@ def test_a_hop_is_the_namesake_whose_qualifier_is_named_too():
         "Boston",
         "Boston is a city with a population of 675,647 as of the 2020 census, the most populous city in New England.",
     )
-    lincs = ev(
-        "Boston, Lincolnshire",
-        "Boston is a town whose population was 35,124 at the 2001 census.",
-    )
+    lincs = ev("Boston, Lincolnshire", "Boston is a town whose population was 35,124 at the 2001 census.")
     found = answer(q, [kirton, boston, lincs])
     assert (found.text, found.support, found.settled) == ("35,124", [lincs], True)
     # a page named by a word inside a longer name of the question is no anchor ("Kiss")
@@ -470,29 +608,6 @@ def test_the_answerer_reads_the_lead_of_each_page_read(embedder):
     assert BaselineReport()(thread, memory, "searched").key_sources != [canberra.url]
 
 
-def test_a_subject_of_the_asked_type_may_share_the_question_s_words():
-    """ "the fight song of the university ... in Lawrence, Kansas": "Kansas Song" is made of the
-    question's words but is not a name the question writes; the subject is taken as its fact
-    writes it ("Yellowcraig" on the page "Yellowcraigs")."""
-    q = "What is the name of the fight song of the university whose main campus is in Lawrence, Kansas?"
-    song = ev("Kansas Song", "Kansas Song (We’re From Kansas) is a fight song of the University of Kansas.")
-    ku = ev(
-        "University of Kansas",
-        "The main campus in Lawrence, one of the largest college towns in Kansas, is on Mount Oread; the Edwards Campus is in Overland Park.",
-    )
-    assert answer(q, [ku, song]).text == "Kansas Song"
-    q = "A medieval fortress in Dirleton, East Lothian, Scotland borders on the south side of what coastal area?"
-    castle = ev(
-        "Dirleton Castle",
-        "Dirleton Castle is a medieval fortress in the village of Dirleton, East Lothian, Scotland.",
-    )
-    craig = ev(
-        "Yellowcraigs",
-        "Yellowcraig, less commonly known as Broad Sands Bay, is a coastal area of forest, beach and grassland in East Lothian.",
-    )
-    assert answer(q, [castle, craig]).text == "Yellowcraig"
-
-
 def test_a_name_the_question_nearly_writes_is_not_its_answer():
     """ "The Livesey Hal War Memorial" (sic) is the question's own name; the wars it names are
     two candidates, not one."""
@@ -502,18 +617,6 @@ def test_a_name_the_question_nearly_writes_is_not_its_answer():
         "The Livesey Hall War Memorial commemorates the fallen of World War I and World War II who had been employed by the South Suburban Gas Company.",
     )
     assert answer(q, [memorial]).text in ("World War I", "World War II")
-
-
-def test_a_page_the_question_states_before_its_wh_word_is_not_asked_about():
-    """ "Hayden is ... from Canada, but where does Buck-Tick hail from?": Hayden's page says much
-    of the question, yet the wh-word asks about Buck-Tick."""
-    q = "Hayden is a singer-songwriter from Canada, but where does Buck-Tick hail from?"
-    hayden = ev(
-        "Hayden (musician)",
-        "Paul Hayden Desser (born February 12, 1971) who records as Hayden, is a Canadian singer-songwriter from Thornhill, Ontario.",
-    )
-    buck = ev("Buck-Tick", "Buck-Tick is a Japanese rock band, formed in Fujioka, Gunma in 1983.")
-    assert answer(q, [hayden, buck]).text == "Fujioka"
 
 
 def test_a_comparison_settles_only_with_a_page_about_each_thing():
@@ -529,39 +632,6 @@ def test_a_comparison_settles_only_with_a_page_about_each_thing():
     local_h = ev("Local H", "Local H is an American rock band from Zion, Illinois.")
     found = answer(q, [for_against, mention, local_h])
     assert found.settled and found.text == "yes"
-
-
-def test_a_statement_asking_who_gets_a_person_not_a_date():
-    q = "Kaiser Ventures corporation was founded by an American industrialist who became known as the father of modern American shipbuilding?"
-    kaiser = ev(
-        "Henry J. Kaiser",
-        "Henry John Kaiser (May 9, 1882 – August 24, 1967) was an American industrialist who became known as the father of modern American shipbuilding.",
-    )
-    assert answer(q, [kaiser]).text == "Henry John Kaiser"
-
-
-def test_a_part_of_a_quoted_title_is_no_name():
-    q = "Who is the writer of this song that was inspired by words on a tombstone?"
-    song = ev(
-        "To Know Him Is to Love Him",
-        '"To Know Him Is to Love Him" is a song written by Phil Spector, inspired by words on his father\'s tombstone.',
-    )
-    assert answer(q, [song]).text == "Phil Spector"
-
-
-def test_several_people_asked_for_are_listed():
-    q = "Ellie Goulding worked with what other writers on her third studio album, Delirium?"
-    song = ev(
-        "On My Mind (Ellie Goulding song)",
-        "It was written by Goulding, Max Martin, Savan Kotecha and Ilya Salmanzadeh.",
-    )
-    lead = ev(
-        "On My Mind (Ellie Goulding song)",
-        '"On My Mind" is a song by English singer Ellie Goulding from her third studio album "Delirium" (2015).',
-    )
-    assert answer(q, [lead, song]).text == "Max Martin, Savan Kotecha and Ilya Salmanzadeh"
-    # one writer asked for: one name
-    assert answer(q.replace("writers", "writer"), [lead, song]).text == "Max Martin"
 
 
 def test_a_number_joined_to_a_name_is_no_part_of_it():
@@ -611,24 +681,6 @@ def test_a_bare_what_after_a_verb_asks_for_what_the_verb_acted_on():
     assert found.text == "sovereignty" and found.support == [adwa]
     # with no sentence stating the verb, the names of the path are still the candidates
     assert answer(q, [arimondi, war]).text != "sovereignty"
-
-
-def test_a_name_is_given_as_the_page_read_titles_it():
-    hefferline = ev(
-        "Ralph Hefferline",
-        "Ralph Franklin Hefferline (15 February 1910 – 16 March 1974) was a psychology professor at Columbia University.",
-    )
-    columbia = ev(
-        "Columbia University",
-        "Columbia University in the City of New York, commonly referred to as Columbia University, is a private Ivy League research university.",
-    )
-    nyc = ev(
-        "New York City",
-        "New York, often called New York City (NYC), is the most populous city in the United States.",
-    )
-    q = "Ralph Hefferline was a psychology professor at a university that is located in what city?"
-    assert answer(q, [hefferline, columbia]).text == "City of New York"
-    assert answer(q, [hefferline, columbia, nyc]).text == "New York City"
 
 
 def test_a_report_that_would_answer_otherwise_than_the_hand_over_gives_no_short_answer(embedder):

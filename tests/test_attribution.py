@@ -5,6 +5,7 @@ from hypothesis import strategies as st
 from modules.response.attribution import cited_on_site, find_mentions, normalize_domain, score_attribution
 from modules.response.config import AnalyzerConfig, AttributionConfig, TierConfig
 from modules.response.schema import AIResponse, Citation
+from tests.conftest import NOT_EXAMPLE_COM
 
 #: the seed's scoring alone: presence and the bonus per extra mention, no prominence
 SEED = dict(first_sentence_weight=0, first_paragraph_weight=0, list_weight=0, cited_weight=0)
@@ -31,17 +32,7 @@ def test_url_domain_and_brand_detection():
     ]
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        "counterexample.com.au is a different site",
-        "see example.com.au",
-        "myexample.com",
-        "https://notexample.com/x",
-        "example.community",
-        "example-com",
-    ],
-)
+@pytest.mark.parametrize("text", NOT_EXAMPLE_COM)
 def test_word_and_host_boundaries(text):
     assert kinds(text) == []
 

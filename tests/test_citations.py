@@ -8,14 +8,13 @@ import duckdb
 import polars as pl
 import pytest
 
-from flows.monitor import monitor
 from modules.providers import ask_provider, parse_provider
 from modules.providers.collect import Answer
 from modules.queries import load_query_set
 from modules.response.records import load_records
 from modules.store import ParquetStore
 from modules.testing import FakeAssistant
-from tests.conftest import SAMPLES
+from tests.conftest import SAMPLES, monitor_samples
 
 QUERY_SET = str(SAMPLES / "queries.jsonl")
 PAGES = str(SAMPLES / "pages.jsonl")
@@ -136,15 +135,7 @@ def test_a_checkpointed_answer_keeps_its_citations(assistant, queries):
 def monitored(prefect_harness, tmp_path_factory, queries, assistant):
     data_dir = str(tmp_path_factory.mktemp("citations"))
     providers = [f"{m},base_url={assistant.base_url},label={p}" for p, m in PROVIDERS.items()]
-    run = monitor(
-        QUERY_SET,
-        PAGES,
-        providers,
-        run_id="cited",
-        data_dir=data_dir,
-        defaults={"timeout_s": 5, "backoff_s": 0.05},
-    )
-    return data_dir, run
+    return data_dir, monitor_samples(providers, "cited", data_dir)
 
 
 def test_collected_citations_are_stored_and_analysed(monitored, queries):

@@ -19,6 +19,7 @@ from modules.response.tables import (
     summarize_competitors,
     summarize_providers,
 )
+from tests.conftest import NOT_EXAMPLE_COM
 
 RIVAL = Competitor(name="Rival", domains=["example.com"], brand_names=["Rival Notes"])
 
@@ -27,19 +28,7 @@ def rival(text: str, citations=()):
     return presence(text, RIVAL.name, RIVAL.domains, RIVAL.brand_names, list(citations))
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        "counterexample.com.au is a different site",
-        "see example.com.au",
-        "myexample.com",
-        "https://notexample.com/x",
-        "example.community",
-        "example-com",
-        "Rivalry is not a brand",
-        "RivalNotes neither",
-    ],
-)
+@pytest.mark.parametrize("text", [*NOT_EXAMPLE_COM, "Rivalry is not a brand", "RivalNotes neither"])
 def test_competitor_matching_keeps_word_and_host_boundaries(text):
     p = rival(text)
     assert not p.mentioned and p.mentions == 0 and not p.cited and p.first_position is None

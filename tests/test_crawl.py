@@ -1,11 +1,10 @@
 """The crawler against real HTTP servers on 127.0.0.1 (loopback allowed explicitly)."""
 
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from modules.testing import LoopbackServer
 from modules.tools.crawl import CrawlConfig, fetch, fetch_all
 
 ARTICLE = """<!doctype html><html><head><title>Glaciers of the Alps | Mountain Atlas</title>
@@ -48,42 +47,23 @@ PDF = make_pdf("Basalt columns form")
 
 
 class Site:
-    """Routes: path -> (status, headers, body, delay_s)."""
+    """Routes: path -> (status, headers, body, delay_s); ``hits``: (path, time, User-Agent, Host)."""
 
     def __init__(self, routes):
         self.routes, self.hits = routes, []
-        site = self
+        self.server = LoopbackServer(self.respond, methods=("GET",))
+        self.base = self.server.url
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self):
-                site.hits.append(
-                    (self.path, time.monotonic(), self.headers.get("User-Agent"), self.headers.get("Host"))
-                )
-                status, headers, body, delay = site.routes.get(self.path, (404, {}, b"not found", 0))
-                if delay:
-                    time.sleep(delay)
-                body = body.encode() if isinstance(body, str) else body
-                self.send_response(status)
-                headers = {"Content-Type": "text/html; charset=utf-8", **headers}
-                for k, v in headers.items():
-                    self.send_header(k, v)
-                if "Content-Length" not in headers:
-                    self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                try:
-                    self.wfile.write(body)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
-
-            def log_message(self, *a):
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.base = f"http://127.0.0.1:{self.httpd.server_port}"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+    def respond(self, request):
+        sent = request.headers
+        self.hits.append((request.path, time.monotonic(), sent.get("User-Agent"), sent.get("Host")))
+        status, headers, body, delay = self.routes.get(request.path, (404, {}, b"not found", 0))
+        if delay:
+            time.sleep(delay)
+        return status, {"Content-Type": "text/html; charset=utf-8", **headers}, body
 
     def close(self):
-        self.httpd.shutdown()
+        self.server.close()
 
 
 def page(body, status=200, headers=None, delay=0):

@@ -151,13 +151,15 @@ def test_deployments_schedule_run_and_review_under_a_real_server(tmp_path):
             def state_of(flow_run: dict) -> str:
                 return api_call("GET", f"{api}/flow_runs/{flow_run['id']}").json()["state"]["type"]
 
-            final = _wait_for(
-                "the analysis run to finish",
-                lambda: state_of(analysis) in ("COMPLETED", "FAILED", "CRASHED") and state_of(analysis),
-                400,
-                logs,
-            )
-            assert final == "COMPLETED", worker_log.read_text()[-4000:]
+            def final_state(what: str, flow_run: dict, timeout: float) -> str:
+                return _wait_for(
+                    f"the {what} run to finish",
+                    lambda: state_of(flow_run) in ("COMPLETED", "FAILED", "CRASHED") and state_of(flow_run),
+                    timeout,
+                    logs,
+                )
+
+            assert final_state("analysis", analysis, 400) == "COMPLETED", worker_log.read_text()[-4000:]
             store = ParquetStore(str(data_dir))
             runs = store.read("runs")
             row = runs.filter(runs["flow_run_id"] == analysis["id"]).row(
@@ -176,13 +178,7 @@ def test_deployments_schedule_run_and_review_under_a_real_server(tmp_path):
                     resume_flow_run(review["id"], run_input={"verdict": "reject", "text": ""})
                 assert state_of(review) == "PAUSED"
                 resume_flow_run(review["id"], run_input={"verdict": "accept"})
-            final = _wait_for(
-                "the review run to finish",
-                lambda: state_of(review) in ("COMPLETED", "FAILED", "CRASHED") and state_of(review),
-                120,
-                logs,
-            )
-            assert final == "COMPLETED", worker_log.read_text()[-4000:]
+            assert final_state("review", review, 120) == "COMPLETED", worker_log.read_text()[-4000:]
             runs = store.read("runs")
             reviewed = runs.filter(runs["flow_run_id"] == review["id"]).row(0, named=True)
             assert reviewed["deployment"] == "research-with-review"

@@ -7,57 +7,54 @@ from hypothesis import strategies as st
 
 from modules.response.facts import compare_values, values
 
+#: claim -> texts about it, each with the verdict a reader would give
+READINGS = {
+    "The Plus plan costs $6 per month": [
+        ("Nimbus Notes Plus costs $6 per month when billed annually", "agree"),
+        ("Plus is 6 dollars a month", "agree"),
+        ("Plus costs $72 a year", "agree"),
+        ("Plus is $9.99 per month", "conflict"),
+    ],
+    "Plus includes 100 GB of storage": [
+        ("and comes with 100GB of storage", "agree"),
+        ("includes 1 TB of storage", "conflict"),
+    ],
+    "Pro includes 1 TB": [("Pro includes 1,024 GB", "agree")],
+    "Sync works on 3 devices": [
+        ("you can sync up to three of your devices", "agree"),
+        ("sync on 5 devices", "conflict"),
+    ],
+    "Mount Everest is 8,849 metres tall": [
+        ("Mount Everest is 9,100 metres tall", "conflict"),
+        ("Everest rises 29,032 ft", "agree"),
+    ],
+    "It was founded in 2021": [("Founded on March 5, 2021", "agree"), ("It was founded in 2019", "conflict")],
+    "A 15% discount applies": [("a 15 percent discount", "agree")],
+    "Plus is billed annually": [("billing is yearly", "agree")],  # no values: nothing to disagree on
+    "The Team plan costs $12 per user": [("Team is affordable", "absent")],
+    "Starter costs $10 per month and pro costs $30 per month": [
+        ("Starter is $10 a month.", "absent"),  # half said
+        ("Starter is $10 and pro $45 a month.", "conflict"),
+    ],
+    # a period written before or after the price; another period is another fact, not a rival
+    "Plus costs $59.99 per year": [("Annual: **$59.99**", "agree"), ("Monthly: **$7.99**", "absent")],
+    "Plus costs $60 per year": [("or $66 if you pay yearly", "conflict")],
+    # nothing is nothing in any currency; "free" agrees with $0 and rivals no price
+    "The Free plan costs $0": [("the Sandbox plan is free and permanent", "agree")],
+    "There is no application fee": [("it costs nothing to apply", "agree")],
+    "Children under 12 go free": [("An adult ticket is £145", "absent")],
+    "Scale covers up to $2 million": [("Premier $1M", "conflict")],  # a cap is an amount; "$1M" a million
+    "It fully charges in 70 minutes": [("to 100% in about an hour and ten minutes", "agree")],
+    "It opens from 10:00 to 17:00": [("between 10 in the morning and 5 in the afternoon", "agree")],
+    "The show is Salt & Steam: Herring Fleets 1850-1950": [
+        ("running until 2 November 2025", "agree")  # a title's years: no values
+    ],
+}
+
 
 @pytest.mark.parametrize(
     "claim, text, verdict",
-    [
-        (
-            "The Plus plan costs $6 per month",
-            "Nimbus Notes Plus costs $6 per month when billed annually",
-            "agree",
-        ),
-        ("The Plus plan costs $6 per month", "Plus is 6 dollars a month", "agree"),
-        ("The Plus plan costs $6 per month", "Plus costs $72 a year", "agree"),
-        ("The Plus plan costs $6 per month", "Plus is $9.99 per month", "conflict"),
-        ("Plus includes 100 GB of storage", "and comes with 100GB of storage", "agree"),
-        ("Plus includes 100 GB of storage", "includes 1 TB of storage", "conflict"),
-        ("Pro includes 1 TB", "Pro includes 1,024 GB", "agree"),
-        ("Sync works on 3 devices", "you can sync up to three of your devices", "agree"),
-        ("Sync works on 3 devices", "sync on 5 devices", "conflict"),
-        ("Mount Everest is 8,849 metres tall", "Mount Everest is 9,100 metres tall", "conflict"),
-        ("Mount Everest is 8,849 metres tall", "Everest rises 29,032 ft", "agree"),
-        ("It was founded in 2021", "Founded on March 5, 2021", "agree"),
-        ("It was founded in 2021", "It was founded in 2019", "conflict"),
-        ("A 15% discount applies", "a 15 percent discount", "agree"),
-        ("Plus is billed annually", "billing is yearly", "agree"),  # no values: nothing to disagree on
-        ("The Team plan costs $12 per user", "Team is affordable", "absent"),
-        (
-            "Starter costs $10 per month and pro costs $30 per month",
-            "Starter is $10 a month.",
-            "absent",
-        ),  # half said
-        (
-            "Starter costs $10 per month and pro costs $30 per month",
-            "Starter is $10 and pro $45 a month.",
-            "conflict",
-        ),
-        # a period written before or after the price; another period is another fact, not a rival
-        ("Plus costs $59.99 per year", "Annual: **$59.99**", "agree"),
-        ("Plus costs $59.99 per year", "Monthly: **$7.99**", "absent"),
-        ("Plus costs $60 per year", "or $66 if you pay yearly", "conflict"),
-        # nothing is nothing in any currency; "free" agrees with $0 and rivals no price
-        ("The Free plan costs $0", "the Sandbox plan is free and permanent", "agree"),
-        ("There is no application fee", "it costs nothing to apply", "agree"),
-        ("Children under 12 go free", "An adult ticket is £145", "absent"),
-        ("Scale covers up to $2 million", "Premier $1M", "conflict"),  # a cap is an amount; "$1M" a million
-        ("It fully charges in 70 minutes", "to 100% in about an hour and ten minutes", "agree"),
-        ("It opens from 10:00 to 17:00", "between 10 in the morning and 5 in the afternoon", "agree"),
-        (
-            "The show is Salt & Steam: Herring Fleets 1850-1950",
-            "running until 2 November 2025",
-            "agree",
-        ),  # a title's years: no values
-    ],
+    [(claim, text, verdict) for claim, texts in READINGS.items() for text, verdict in texts],
 )
 def test_values_compare_as_a_reader_would(claim, text, verdict):
     assert compare_values(claim, text)[0] == verdict

@@ -236,6 +236,15 @@ def _wait_for_requests(fake, n, proc, timeout=120):
         time.sleep(0.05)
 
 
+def _started(args, env, fake, n, **popen):
+    """The CLI process ``args`` (its output piped), once ``fake`` has had ``n`` requests."""
+    proc = subprocess.Popen(
+        args, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **popen
+    )
+    _wait_for_requests(fake, n, proc)
+    return proc
+
+
 @pytest.mark.parametrize("signum", ["SIGTERM", "SIGINT"])
 def test_a_signal_mid_collection_writes_what_was_collected_and_resume_asks_the_rest(
     prefect_harness, tmp_path, signum
@@ -258,16 +267,9 @@ def test_a_signal_mid_collection_writes_what_was_collected_and_resume_asks_the_r
         }
         session = True
     try:
-        proc = subprocess.Popen(
-            _collect_cli(fake, tmp_path, "--run-id", "stopped"),
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            start_new_session=session,
+        proc = _started(
+            _collect_cli(fake, tmp_path, "--run-id", "stopped"), env, fake, 2, start_new_session=session
         )
-        _wait_for_requests(fake, 2, proc)
         if session:
             os.killpg(proc.pid, signal.SIGINT)
         else:
@@ -321,15 +323,7 @@ def test_a_killed_collection_loses_no_answer(prefect_harness, tmp_path, capsys):
     fake = FakeAssistant({q.query: q.expected_answer for q in queries}, latency_s=0.6)
     env = os.environ | {"PREFECT_API_URL": PREFECT_API_URL.value()}
     try:
-        proc = subprocess.Popen(
-            _collect_cli(fake, tmp_path, "--run-id", "killed"),
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        _wait_for_requests(fake, 3, proc)
+        proc = _started(_collect_cli(fake, tmp_path, "--run-id", "killed"), env, fake, 3)
         proc.send_signal(signal.SIGKILL)
         proc.communicate(timeout=60)
         store = ParquetStore(tmp_path)
@@ -627,12 +621,7 @@ def test_a_running_collection_cannot_be_resumed_and_a_chain_of_resumes_leaves_no
     store = ParquetStore(tmp_path)
 
     def killed_after(args, n):
-        before = len(fake.requests)
-        proc = subprocess.Popen(
-            args, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-        )
-        _wait_for_requests(fake, before + n, proc)
-        return proc
+        return _started(args, env, fake, len(fake.requests) + n)
 
     try:
         first = killed_after(_collect_cli(fake, tmp_path, "--run-id", "A"), 2)

@@ -26,7 +26,7 @@ from modules.response.schema import (
     TextPosition,
 )
 from modules.testing import FakeLM
-from tests.conftest import SAMPLES, write_jsonl
+from tests.conftest import SAMPLES, first_lines, optimize_under, write_jsonl
 
 ANSWER = "No, SSO is only on Driftnote Enterprise. Team is $11 per user per month, billed annually."
 PRICING = "https://driftnote.example/pricing"
@@ -283,26 +283,16 @@ def test_eval_judge_without_an_lm_reports_the_baseline(tmp_path, capsys, monkeyp
 @pytest.mark.usefixtures("prefect_harness")
 def test_labeled_optimization_saves_a_judge_program_that_the_flows_pick_up(tmp_path, monkeypatch):
     from flows.analyze import JudgeOptions
-    from flows.optimize import optimize_node
     from modules.evaluation import SETS
 
     for var in ("SLEUTH_LM", "SLEUTH_LM_BASE_URL"):
         monkeypatch.delenv(var, raising=False)
-    sets = {}
-    for part, n in (("train", 5), ("dev", 2)):
-        sets[part] = tmp_path / f"verdicts-sites-b-{part}.jsonl"
-        sets[part].write_text(
-            "\n".join((SETS / f"verdicts-sites-b-{part}.jsonl").read_text().splitlines()[:n]) + "\n"
-        )
+    sets = {
+        part: str(first_lines(SETS / f"verdicts-sites-b-{part}.jsonl", n, tmp_path))
+        for part, n in (("train", 5), ("dev", 2))
+    }
     programs = tmp_path / "compiled"
-    result = optimize_node(
-        "judge",
-        optimizer="labeled",
-        programs_dir=str(programs),
-        data_dir=str(tmp_path / "data"),
-        trainset=str(sets["train"]),
-        devset=str(sets["dev"]),
-    )
+    result = optimize_under(tmp_path, "judge", trainset=sets["train"], devset=sets["dev"])
     [saved] = program_store.versions("judge", programs)
     assert result.program == str(saved) and 0 < result.baseline_dev_score <= 1
     assert program_store.metadata(saved)["optimizer"] == "labeled"

@@ -15,7 +15,7 @@ from modules.queries import load_query_set
 from modules.response.records import load_records
 from modules.store import ParquetStore
 from modules.testing import FakeAssistant
-from tests.conftest import SAMPLES
+from tests.conftest import SAMPLES, monitor_samples
 
 QUERY_SET = str(SAMPLES / "queries.jsonl")
 PAGES = str(SAMPLES / "pages.jsonl")
@@ -207,24 +207,10 @@ def monitored(prefect_harness, tmp_path_factory, queries):
         **good,
         **{q.query: "I am not sure, maybe ask support or try Evernote." for q in queries[1:]},
     }
-    week1 = monitor(
-        QUERY_SET,
-        PAGES,
-        providers[:1] + providers[2:],
-        run_id="w1",
-        data_dir=data_dir,
-        defaults={"timeout_s": 5, "backoff_s": 0.05},
-    )
+    week1 = monitor_samples(providers[:1] + providers[2:], "w1", data_dir)
     between = collect(QUERY_SET, providers[:1], run_id="c1", data_dir=data_dir)
     fake.answers = good
-    week2 = monitor(
-        QUERY_SET,
-        PAGES,
-        providers,
-        run_id="w2",
-        data_dir=data_dir,
-        defaults={"timeout_s": 5, "backoff_s": 0.05},
-    )
+    week2 = monitor_samples(providers, "w2", data_dir)
     yield data_dir, week1, between, week2
     fake.close()
 
@@ -420,15 +406,16 @@ def test_cli_monitor_prints_providers_side_by_side(prefect_harness, tmp_path, ca
         assert "providers side by side" in out and "provider_summaries" in out
         assert "providers' visibility beside tracked competitors" in out and "share of voice" in out
         side, visibility = out.split("providers' visibility", 1)
-        lines = [line.split() for line in side.splitlines() if line.startswith("nimbusnotes.example  fake")]
-        assert [(x[2], x[3]) for x in lines] == [("good", "1"), ("refuse", "2")]  # ranked by mean accuracy
+        lines = [line.split() for line in side.splitlines() if line.startswith("nimbusnotes.example  fake/")]
+        # provider / model, state, rank: best first
+        assert [x[1:4] for x in lines] == [["fake/good", "ok", "1"], ["fake/refuse", "ok", "2"]]
         lines = [
-            line.split() for line in visibility.splitlines() if line.startswith("nimbusnotes.example  fake")
+            line.split() for line in visibility.splitlines() if line.startswith("nimbusnotes.example  fake/")
         ]
         # mentioned, cited, named first, share of voice: one expected answer names "Nimbus Notes"
-        assert [x[2:7] for x in lines] == [
-            ["good", "20%", "0%", "20%", "100%"],
-            ["refuse", "0%", "0%", "0%", "-"],
+        assert [x[1:6] for x in lines] == [
+            ["fake/good", "20%", "0%", "20%", "100%"],
+            ["fake/refuse", "0%", "0%", "0%", "-"],
         ]
     finally:
         fake.close()

@@ -125,36 +125,18 @@ def test_analyze_and_a_resumed_collection_on_s3_read_by_polars_and_duckdb(prefec
     from modules.testing import FakeAssistant
 
     data_dir = f"s3://{BUCKET}/team"
-    assert (
-        main(
-            [
-                "analyze",
-                str(SAMPLES / "responses.jsonl"),
-                "--ground-truth",
-                str(SAMPLES / "pages.jsonl"),
-                "--run-id",
-                "a1",
-                "--data-dir",
-                data_dir,
-            ]
-        )
-        == 0
-    )
-    assert (
-        main(
-            [
-                "analyze",
-                str(SAMPLES / "responses.jsonl"),
-                "--ground-truth",
-                str(SAMPLES / "pages.jsonl"),
-                "--run-id",
-                "a1",
-                "--data-dir",
-                data_dir,
-            ]
-        )
-        == 2
-    )  # the id is taken
+    analyze = [
+        "analyze",
+        str(SAMPLES / "responses.jsonl"),
+        "--ground-truth",
+        str(SAMPLES / "pages.jsonl"),
+        "--run-id",
+        "a1",
+        "--data-dir",
+        data_dir,
+    ]
+    assert main(analyze) == 0
+    assert main(analyze) == 2  # the id is taken
 
     fake = FakeAssistant({}, delay_s=20)
     try:

@@ -1,51 +1,42 @@
 """OpenAI embeddings through the real client against a fake server on loopback."""
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
 import pytest
 
 from modules.embeddings import EmbeddingError, OpenAIEmbedder, encode_with_retry
+from modules.testing import LoopbackServer
 
 
-class _Handler(BaseHTTPRequestHandler):
-    requests: list = []
-
-    def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        self.requests.append((self.path, body))
-        data = [
-            {"object": "embedding", "index": i, "embedding": [float(len(t)), 1.0, 0.0]}
-            for i, t in enumerate(body["input"])
-        ]
-        payload = json.dumps(
-            {
-                "object": "list",
-                "data": list(reversed(data)),
-                "model": body["model"],
-                "usage": {"prompt_tokens": 1, "total_tokens": 1},
-            }
-        ).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
-
-    def log_message(self, *args):
-        pass
+def _embeddings(body):
+    """An embeddings answer: each input's vector by its length, listed in reverse index order."""
+    data = [
+        {"object": "embedding", "index": i, "embedding": [float(len(t)), 1.0, 0.0]}
+        for i, t in enumerate(body["input"])
+    ]
+    return {
+        "object": "list",
+        "data": list(reversed(data)),
+        "model": body["model"],
+        "usage": {"prompt_tokens": 1, "total_tokens": 1},
+    }
 
 
 @pytest.fixture
 def server(monkeypatch):
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{httpd.server_port}/v1")
-    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
-    yield _Handler.requests
-    httpd.shutdown()
+    """The requests the fake embeddings server got: (path, body)."""
+    requests = []
+
+    def respond(request):
+        body = json.loads(request.body)
+        requests.append((request.path, body))
+        return 200, {"Content-Type": "application/json"}, json.dumps(_embeddings(body))
+
+    with LoopbackServer(respond, methods=("POST",)) as httpd:
+        monkeypatch.setenv("OPENAI_BASE_URL", f"{httpd.url}/v1")
+        monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+        yield requests
 
 
 def test_openai_embeddings_in_order_and_normalised(server):

@@ -25,14 +25,11 @@ from modules.research.schema import Decision
 from modules.research.session import ResearchOptions
 from modules.store import ParquetStore
 from modules.testing import FakeLM
-from tests.conftest import SAMPLES
+from tests.conftest import SAMPLES, first_lines, optimize_under
 
 
 def _subset(tmp_path, node, part, n):
-    lines = set_path(node, part).read_text().splitlines()[:n]
-    path = tmp_path / f"{node}-{part}.jsonl"
-    path.write_text("\n".join(lines) + "\n")
-    return str(path)
+    return str(first_lines(set_path(node, part), n, tmp_path))
 
 
 def test_sets_are_split_by_question():
@@ -78,11 +75,9 @@ def test_every_baseline_runs_on_its_dev_set(node):
 
 def test_labeled_compilation_offline_and_the_program_loads_into_the_flow(prefect_harness, tmp_path):
     programs = tmp_path / "compiled"
-    result = optimize_node(
+    result = optimize_under(
+        tmp_path,
         "report",
-        optimizer="labeled",
-        programs_dir=str(programs),
-        data_dir=str(tmp_path / "data"),
         trainset=_subset(tmp_path, "report", "train", 8),
         devset=_subset(tmp_path, "report", "dev", 4),
     )
@@ -125,12 +120,11 @@ def test_labeled_compilation_offline_and_the_program_loads_into_the_flow(prefect
 def test_lm_optimizers_run_end_to_end_against_a_fake_server(prefect_harness, tmp_path, optimizer):
     fake = FakeLM("generic")
     try:
-        result = optimize_node(
+        result = optimize_under(
+            tmp_path,
             "report",
-            optimizer=optimizer,
+            optimizer,
             lm=LMSettings(model="openai/fake-model", base_url=fake.base_url),
-            programs_dir=str(tmp_path / "compiled"),
-            data_dir=str(tmp_path / "data"),
             trainset=_subset(tmp_path, "report", "train", 4),
             devset=_subset(tmp_path, "report", "dev", 3),
         )
@@ -242,21 +236,18 @@ def test_a_compiled_judge_with_demos_still_fits_a_small_window(prefect_harness, 
     from modules.nodes import budget_of
     from modules.testing import prompt_tokens, reply_cap
 
-    sets = {}
-    for part, set_name, n in (("train", "sites-e", 8), ("dev", "sites-d", 3)):
-        lines = (SETS / f"verdicts-{set_name}-{part}.jsonl").read_text().splitlines()[:n]
-        sets[part] = tmp_path / f"verdicts-{set_name}-{part}.jsonl"
-        sets[part].write_text("\n".join(lines) + "\n")
+    sets = {
+        part: str(first_lines(SETS / f"verdicts-{set_name}-{part}.jsonl", n, tmp_path))
+        for part, set_name, n in (("train", "sites-e", 8), ("dev", "sites-d", 3))
+    }
     fake = FakeLM("generic", context_tokens=4096)
     try:
-        result = optimize_node(
+        result = optimize_under(
+            tmp_path,
             "judge",
-            optimizer="labeled",
             lm=LMSettings(model="openai/fake-model", base_url=fake.base_url, context_tokens=4096),
-            programs_dir=str(tmp_path / "compiled"),
-            data_dir=str(tmp_path / "data"),
-            trainset=str(sets["train"]),
-            devset=str(sets["dev"]),
+            trainset=sets["train"],
+            devset=sets["dev"],
         )
     finally:
         fake.close()

@@ -308,20 +308,20 @@ def test_question_rules_never_crash_and_always_ask(sentence, topic, site, person
     assert q is None or (q.endswith("?") and len(q.split()) >= 2)
 
 
+#: drafting queries from the sample site's pages
+GENERATE = [
+    "queries",
+    "generate",
+    "--ground-truth",
+    str(SAMPLES / "pages.jsonl"),
+    "--domain",
+    "nimbusnotes.example",
+]
+
+
 def test_cli_generate_check_approve(tmp_path, capsys):
     out = tmp_path / "drafts.jsonl"
-    args = [
-        "queries",
-        "generate",
-        "--ground-truth",
-        str(SAMPLES / "pages.jsonl"),
-        "--domain",
-        "nimbusnotes.example",
-        "--n",
-        "4",
-        "--out",
-        str(out),
-    ]
+    args = [*GENERATE, "--n", "4", "--out", str(out)]
     assert main(args) == 0 and "sleuth queries approve" in capsys.readouterr().out
     assert main(args) == 2 and "exists" in capsys.readouterr().err  # reviewed work is never overwritten
     assert main(["queries", "check", str(out)]) == 0 and "4 drafts" in capsys.readouterr().out
@@ -395,15 +395,7 @@ def test_cli_check_names_the_competitors_and_generate_leaves_them_to_the_reviewe
     assert main(["queries", "check", str(SAMPLES / "queries.jsonl")]) == 0
     assert "competitors: Evernote, Notion, Obsidian" in capsys.readouterr().out
     out = tmp_path / "drafts.jsonl"
-    args = [
-        "queries",
-        "generate",
-        "--ground-truth",
-        str(SAMPLES / "pages.jsonl"),
-        "--domain",
-        "nimbusnotes.example",
-    ]
-    assert main([*args, "--n", "2", "--out", str(out)]) == 0
+    assert main([*GENERATE, "--n", "2", "--out", str(out)]) == 0
     assert all(json.loads(line)["competitors"] == [] for line in out.read_text().splitlines())
     capsys.readouterr()
     assert main(["queries", "check", str(out)]) == 0

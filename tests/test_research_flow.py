@@ -241,42 +241,49 @@ def test_cli_research_and_feedback(prefect_harness, tmp_path, capsys):
     assert main(["research", "   ", *args]) == 2 and "question is empty" in capsys.readouterr().err
 
 
+def _reviewed(data_dir, run_id, *, max_steps, timeout_s, **kw):
+    """A research run of QUESTION that waits ``timeout_s`` for a reviewer's verdict."""
+    return research(
+        QUESTION,
+        options=OFFLINE.model_copy(update={"max_steps": max_steps}),
+        run_id=run_id,
+        data_dir=data_dir,
+        review=True,
+        review_timeout_s=timeout_s,
+        **kw,
+    )
+
+
+def _paused_runs(client):
+    """The latest flow runs paused (for a reviewer), newest first."""
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterState, FlowRunFilterStateType
+    from prefect.client.schemas.objects import StateType
+    from prefect.client.schemas.sorting import FlowRunSort
+
+    paused = FlowRunFilterState(type=FlowRunFilterStateType(any_=[StateType.PAUSED]))
+    return client.read_flow_runs(
+        flow_run_filter=FlowRunFilter(state=paused), limit=50, sort=FlowRunSort.ID_DESC
+    )
+
+
 def test_review_pauses_for_a_reviewer_and_resumes_with_their_input(baseline_run):
     """Under a Prefect server the flow waits for a reviewer (as from the UI), then acts on the verdict."""
     import threading
     import time
 
     from prefect.client.orchestration import get_client
-    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterState, FlowRunFilterStateType
-    from prefect.client.schemas.objects import StateType
-    from prefect.client.schemas.sorting import FlowRunSort
     from prefect.flow_runs import resume_flow_run
 
     _, data_dir = baseline_run
     outcome = {}
     worker = threading.Thread(
-        target=lambda: outcome.update(
-            result=research(
-                QUESTION,
-                options=OFFLINE.model_copy(update={"max_steps": 2}),
-                run_id="r-review",
-                data_dir=data_dir,
-                review=True,
-                review_timeout_s=120,
-            )
-        )
+        target=lambda: outcome.update(result=_reviewed(data_dir, "r-review", max_steps=2, timeout_s=120))
     )
     worker.start()
     paused = None
     with get_client(sync_client=True) as client:
         for _ in range(240):
-            runs = client.read_flow_runs(
-                flow_run_filter=FlowRunFilter(
-                    state=FlowRunFilterState(type=FlowRunFilterStateType(any_=[StateType.PAUSED]))
-                ),
-                limit=50,
-                sort=FlowRunSort.ID_DESC,
-            )
+            runs = _paused_runs(client)
             paused = next((r for r in runs if r.parameters.get("run_id") == "r-review"), None)
             if paused or not worker.is_alive():
                 break
@@ -294,17 +301,7 @@ def test_review_pauses_for_a_reviewer_and_resumes_with_their_input(baseline_run)
     resume_flow_run(paused.id, run_input={"verdict": "add", "text": "Name their professions."})
     for _ in range(240):  # the re-opened thread pauses again for its own review
         with get_client(sync_client=True) as client:
-            again = [
-                r
-                for r in client.read_flow_runs(
-                    flow_run_filter=FlowRunFilter(
-                        state=FlowRunFilterState(type=FlowRunFilterStateType(any_=[StateType.PAUSED]))
-                    ),
-                    limit=50,
-                    sort=FlowRunSort.ID_DESC,
-                )
-                if r.id == paused.id
-            ]
+            again = [r for r in _paused_runs(client) if r.id == paused.id]
         if again and again[0].state.state_details.pause_key != paused.state.state_details.pause_key:
             break
         time.sleep(0.5)
@@ -343,15 +340,7 @@ def test_a_failing_thread_is_an_error_row_that_keeps_its_memory(baseline_run, mo
 
 def test_an_unanswered_review_is_recorded_and_the_run_completes(baseline_run):
     _, data_dir = baseline_run
-    state = research(
-        QUESTION,
-        options=OFFLINE.model_copy(update={"max_steps": 1}),
-        run_id="r-unreviewed",
-        data_dir=data_dir,
-        review=True,
-        review_timeout_s=2,
-        return_state=True,
-    )
+    state = _reviewed(data_dir, "r-unreviewed", max_steps=1, timeout_s=2, return_state=True)
     assert state.is_completed(), state.message
     assert state.result().review == "unreviewed"
     feedback = ParquetStore(data_dir).read("feedback", "r-unreviewed").row(0, named=True)

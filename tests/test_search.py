@@ -3,13 +3,12 @@
 network layer (primp) replaced."""
 
 import json
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from modules.testing import LoopbackServer
 from modules.tools.engines import make_backend, search
 from modules.tools.search import (
     AutoSearch,
@@ -26,46 +25,24 @@ from modules.tools.settings import MissingSetting
 NO_WAIT = RetryPolicy(retries=2, backoff_s=0, sleep=lambda s: None)
 
 
-class FakeAPI:
-    """A loopback HTTP server; ``route(method, path, query, body) -> (status, payload)``."""
+class FakeAPI(LoopbackServer):
+    """A loopback JSON API; ``route(method, path, query, body) -> (status, payload)``."""
 
     def __init__(self, route):
-        self.calls = []
-        api = self
+        self.route, self.calls = route, []
+        super().__init__(self.respond)
 
-        class Handler(BaseHTTPRequestHandler):
-            def _serve(self, method):
-                url = urlsplit(self.path)
-                length = int(self.headers.get("Content-Length") or 0)
-                body = json.loads(self.rfile.read(length)) if length else None
-                query = {k: v[0] for k, v in parse_qs(url.query).items()}
-                api.calls.append((method, url.path, query, body, dict(self.headers)))
-                status, payload = route(method, url.path, query, body)
-                if status == "sleep":
-                    time.sleep(payload)
-                    status, payload = 200, {}
-                data = (payload if isinstance(payload, str) else json.dumps(payload)).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def do_GET(self):
-                self._serve("GET")
-
-            def do_POST(self):
-                self._serve("POST")
-
-            def log_message(self, *a):
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_port}"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.httpd.shutdown()
+    def respond(self, request):
+        url = urlsplit(request.path)
+        body = json.loads(request.body) if request.body else None
+        query = {k: v[0] for k, v in parse_qs(url.query).items()}
+        self.calls.append((request.method, url.path, query, body, dict(request.headers)))
+        status, payload = self.route(request.method, url.path, query, body)
+        if status == "sleep":
+            time.sleep(payload)
+            status, payload = 200, {}
+        data = payload if isinstance(payload, str) else json.dumps(payload)
+        return status, {"Content-Type": "application/json"}, data
 
 
 @pytest.fixture

@@ -107,7 +107,26 @@ def test_site_search_gives_the_documents_urls_and_snippets_only_and_pages_are_cr
         )
 
 
-def _thread(candidates, read=(), suggestions=(), question=QUESTION):
+def _candidates(question, *pages):
+    """Candidates http://s/1, http://s/2, ... from (title, origin) in order: an origin that is a
+    number is the page's rank among the results of searching the question, a URL the page that
+    links it."""
+    return [
+        (
+            f"http://s/{i}",
+            title,
+            f'search result {origin} for "{question}"' if isinstance(origin, int) else f"link on {origin}",
+        )
+        for i, (title, origin) in enumerate(pages, 1)
+    ]
+
+
+def _anchor(question, anchor, *links):
+    """The question's first search result (the anchor) and the pages it links, as candidates."""
+    return _candidates(question, (anchor, 1), *((title, "http://s/1") for title in links))
+
+
+def _thread(candidates, read=(), suggestions=(), question=QUESTION, answered=False):
     thread = Thread(question=question, engines=["local"], step=2, queries=[question])
     for url, title, origin in candidates:
         thread.candidate_urls.append(url)
@@ -120,18 +139,15 @@ def _thread(candidates, read=(), suggestions=(), question=QUESTION):
         confidence_score=0.1,
         suggestions_for_next_step=list(suggestions),
         new_potential_urls=[],
+        answered=answered,
     )
     return thread
 
 
 def test_crawl_choice_prefers_sought_names_then_the_best_results_of_the_latest_search():
-    first = f'for "{QUESTION}"'
-    candidates = [
-        ("http://s/1", "Wood", f"search result 1 {first}"),
-        ("http://s/2", "Ed Wood (film)", f"search result 2 {first}"),
-        ("http://s/3", "Ed Wood", f"search result 3 {first}"),
-        ("http://s/4", "Tim Burton", "link on http://s/2"),
-    ]
+    candidates = _candidates(
+        QUESTION, ("Wood", 1), ("Ed Wood (film)", 2), ("Ed Wood", 3), ("Tim Burton", "http://s/2")
+    )
     # a page titled exactly with a name of the question before its qualified namesake
     assert next_crawl(_thread(candidates))[:2] == (0, "http://s/3")
     # with both namesakes read, a one-word title merely in the question is no lead:
@@ -143,6 +159,12 @@ def test_crawl_choice_prefers_sought_names_then_the_best_results_of_the_latest_s
         candidates, read={"http://s/1", "http://s/2", "http://s/3"}, suggestions=["search: Tim Burton"]
     )
     assert next_crawl(led)[:2] == (0, "http://s/4")
+
+
+def _decided(embedder, thread, memory):
+    """What the crawling Decision does next: (next_action, query_or_url)."""
+    decision = CrawlingDecision(embedder)(thread, memory)
+    return decision.next_action, decision.query_or_url
 
 
 def _memory(embedder, facts):
@@ -158,13 +180,8 @@ def _memory(embedder, facts):
 def test_web_hand_over_waits_for_both_compared_things_pages(embedder):
     """On the web only crawled pages are read: a yes/no settled from one man's page (which names
     the other) is not handed over while the other's page is an unread candidate."""
-    first = f'for "{QUESTION}"'
-    candidates = [
-        ("http://s/1", "Scott Derrickson", f"search result 1 {first}"),
-        ("http://s/2", "Ed Wood", f"search result 2 {first}"),
-    ]
-    thread = _thread(candidates, read={"http://s/1"})
-    thread.last_analysis.answered = True
+    candidates = _candidates(QUESTION, ("Scott Derrickson", 1), ("Ed Wood", 2))
+    thread = _thread(candidates, read={"http://s/1"}, answered=True)
     memory = _memory(
         embedder,
         [
@@ -174,11 +191,9 @@ def test_web_hand_over_waits_for_both_compared_things_pages(embedder):
             )
         ],
     )
-    decision = CrawlingDecision(embedder)(thread, memory)
-    assert (decision.next_action, decision.query_or_url) == ("crawl_url", "http://s/2")
+    assert _decided(embedder, thread, memory) == ("crawl_url", "http://s/2")
     # with the second page read, the settled answer is handed over
-    thread = _thread(candidates, read={"http://s/1", "http://s/2"})
-    thread.last_analysis.answered = True
+    thread = _thread(candidates, read={"http://s/1", "http://s/2"}, answered=True)
     memory = _memory(
         embedder,
         [
@@ -193,13 +208,8 @@ def test_web_hand_over_waits_for_a_page_the_question_names(embedder):
     """A wh-answer read from a page about nothing the question names (a namesake, or the hop
     before its anchor) is a guess on the web: the best unread result of the search is crawled first."""
     question = "The director of the romantic comedy Big Stone Gap is based in what New York city?"
-    first = f'for "{question}"'
-    candidates = [
-        ("http://s/1", "Adriana Trigiani", f"search result 1 {first}"),
-        ("http://s/2", "Romantic comedy", f"search result 2 {first}"),
-    ]
-    thread = _thread(candidates, read={"http://s/1"}, question=question)
-    thread.last_analysis.answered = True
+    candidates = _candidates(question, ("Adriana Trigiani", 1), ("Romantic comedy", 2))
+    thread = _thread(candidates, read={"http://s/1"}, question=question, answered=True)
     memory = _memory(
         embedder,
         [
@@ -209,8 +219,7 @@ def test_web_hand_over_waits_for_a_page_the_question_names(embedder):
             )
         ],
     )
-    decision = CrawlingDecision(embedder)(thread, memory)
-    assert (decision.next_action, decision.query_or_url) == ("crawl_url", "http://s/2")
+    assert _decided(embedder, thread, memory) == ("crawl_url", "http://s/2")
 
 
 def test_web_hand_over_of_a_bridge_answer_waits_for_the_hop_its_anchor_names(embedder):
@@ -220,13 +229,13 @@ def test_web_hand_over_of_a_bridge_answer_waits_for_the_hop_its_anchor_names(emb
         "Aside from the Apple Remote, what other device can control the program Apple Remote "
         "was originally designed to interact with?"
     )
-    first = f'for "{question}"'
-    candidates = [
-        ("http://s/1", "Apple Remote", f"search result 1 {first}"),
-        ("http://s/2", "Siri Remote", f"search result 2 {first}"),
-        ("http://s/3", "Apple Inc.", "link on http://s/1"),
-        ("http://s/4", "Front Row", "link on http://s/1"),
-    ]
+    candidates = _candidates(
+        question,
+        ("Apple Remote", 1),
+        ("Siri Remote", 2),
+        ("Apple Inc.", "http://s/1"),
+        ("Front Row", "http://s/1"),
+    )
     facts = [
         ("The Apple Remote is a remote control device released in 2005 by Apple Inc.", "http://s/1"),
         (
@@ -238,11 +247,9 @@ def test_web_hand_over_of_a_bridge_answer_waits_for_the_hop_its_anchor_names(emb
             "http://s/2",
         ),
     ]
-    thread = _thread(candidates, read={"http://s/1", "http://s/2"}, question=question)
-    thread.last_analysis.answered = True
-    decision = CrawlingDecision(embedder)(thread, _memory(embedder, facts))
+    thread = _thread(candidates, read={"http://s/1", "http://s/2"}, question=question, answered=True)
     # "Apple Inc." is named by the anchor too, but not in its sentence of the question's relation
-    assert (decision.next_action, decision.query_or_url) == ("crawl_url", "http://s/4")
+    assert _decided(embedder, thread, _memory(embedder, facts)) == ("crawl_url", "http://s/4")
     # with the hop read, nothing is left to cross: the rule no longer holds the hand-over back
     thread = _thread(candidates, read={"http://s/1", "http://s/2", "http://s/4"}, question=question)
     facts.append(
@@ -259,13 +266,13 @@ def test_the_hop_named_with_its_qualifier_beats_a_namesake_already_read(embedder
     question = (
         "According to the 2001 census, what was the population of the city in which Kirton End is located?"
     )
-    first = f'for "{question}"'
-    candidates = [
-        ("http://s/1", "Kirton End", f"search result 1 {first}"),
-        ("http://s/2", "Boston", "link on http://s/1"),
-        ("http://s/3", "Hamlet (place)", f"search result 2 {first}"),
-        ("http://s/4", "Boston, Lincolnshire", f"search result 3 {first}"),
-    ]
+    candidates = _candidates(
+        question,
+        ("Kirton End", 1),
+        ("Boston", "http://s/1"),
+        ("Hamlet (place)", 2),
+        ("Boston, Lincolnshire", 3),
+    )
     memory = _memory(
         embedder,
         [
@@ -285,27 +292,44 @@ def test_the_hop_named_with_its_qualifier_beats_a_namesake_already_read(embedder
     assert unread_hop(thread, memory)[:2] == (0, "http://s/3")  # "a hamlet": written in lower case
 
 
+#: a question's first search result (the anchor), the fact kept from it that states the question's
+#: relation, and the pages it links: id -> (question, [anchor, *links], fact, the hop crawled)
+RELATION_SENTENCES = {
+    # the sentence names "New York" before the pilot: its page is crawled first
+    "the-first-full-name-of-the-sentence": (
+        "Which French ace pilot and adventurer flew L'Oiseau Blanc?",
+        ["L'Oiseau Blanc", "New York", "Charles Nungesser"],
+        "L'Oiseau Blanc was a French biplane that disappeared in 1927 on a flight to New York "
+        "flown by the ace pilot Charles Nungesser and François Coli.",
+        "http://s/2",
+    ),
+    # "... in Terminal Island, California, ... a project of Henry Kaiser": the founder's page
+    # "Henry J. Kaiser" is crawled before "California", named earlier but a single word
+    "a-full-name-beats-a-single-word-and-a-middle-initial-matches": (
+        "Kaiser Ventures corporation was founded by which American industrialist?",
+        ["Kaiser Ventures", "California", "Henry J. Kaiser"],
+        "The corporation's shipyard on Terminal Island, California, was founded by the "
+        "industrialist Henry Kaiser.",
+        "http://s/3",
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("question", "titles", "fact", "hop"), list(RELATION_SENTENCES.values()), ids=list(RELATION_SENTENCES)
+)
+def test_the_hop_is_a_full_name_of_the_relation_sentence(embedder, question, titles, fact, hop):
+    thread = _thread(_anchor(question, *titles), read={"http://s/1"}, question=question)
+    assert unread_hop(thread, _memory(embedder, [(fact, "http://s/1")]))[:2] == (0, hop)
+
+
 def test_a_hop_page_that_gave_no_fact_is_a_wrong_turn_and_the_next_name_is_crawled(embedder):
     """The relation sentence names "New York" before the pilot: once its page is read and gives
     no fact to keep, it was not the hop, and the next full name of the sentence is crawled; a
     page that gave a fact is the hop, and nothing is held back."""
-    question = "Which French ace pilot and adventurer flew L'Oiseau Blanc?"
-    first = f'for "{question}"'
-    candidates = [
-        ("http://s/1", "L'Oiseau Blanc", f"search result 1 {first}"),
-        ("http://s/2", "New York", "link on http://s/1"),
-        ("http://s/3", "Charles Nungesser", "link on http://s/1"),
-    ]
-    facts = [
-        (
-            "L'Oiseau Blanc was a French biplane that disappeared in 1927 on a flight to New York "
-            "flown by the ace pilot Charles Nungesser and François Coli.",
-            "http://s/1",
-        )
-    ]
-    thread = _thread(candidates, read={"http://s/1"}, question=question)
-    assert unread_hop(thread, _memory(embedder, facts))[:2] == (0, "http://s/2")
-    thread = _thread(candidates, read={"http://s/1", "http://s/2"}, question=question)
+    question, titles, fact, _ = RELATION_SENTENCES["the-first-full-name-of-the-sentence"]
+    facts = [(fact, "http://s/1")]
+    thread = _thread(_anchor(question, *titles), read={"http://s/1", "http://s/2"}, question=question)
     assert unread_hop(thread, _memory(embedder, facts))[:2] == (0, "http://s/3")
     facts.append(
         ("New York is the most populous city in the United States, flown to by pilots.", "http://s/2")
@@ -313,36 +337,9 @@ def test_a_hop_page_that_gave_no_fact_is_a_wrong_turn_and_the_next_name_is_crawl
     assert unread_hop(thread, _memory(embedder, facts)) is None
 
 
-def test_a_full_name_of_the_relation_sentence_beats_a_single_word_and_a_middle_initial_matches(
-    embedder,
-):
-    """ "... in Terminal Island, California, ... a project of Henry Kaiser": the founder's page
-    "Henry J. Kaiser" is crawled before "California", named earlier but a single word."""
-    question = "Kaiser Ventures corporation was founded by which American industrialist?"
-    first = f'for "{question}"'
-    candidates = [
-        ("http://s/1", "Kaiser Ventures", f"search result 1 {first}"),
-        ("http://s/2", "California", "link on http://s/1"),
-        ("http://s/3", "Henry J. Kaiser", "link on http://s/1"),
-    ]
-    facts = [
-        (
-            "The corporation's shipyard on Terminal Island, California, was founded by the "
-            "industrialist Henry Kaiser.",
-            "http://s/1",
-        )
-    ]
-    thread = _thread(candidates, read={"http://s/1"}, question=question)
-    assert unread_hop(thread, _memory(embedder, facts))[:2] == (0, "http://s/3")
-
-
 def test_a_title_written_with_an_html_entity_is_the_name_the_question_writes_with_and():
     question = 'What is the name for the adventure in "Tunnels and Trolls", a game designed by Ken St. Andre?'
-    first = f'for "{question}"'
-    candidates = [
-        ("http://s/1", "Ken St. Andre", f"search result 1 {first}"),
-        ("http://s/2", "Tunnels &amp; Trolls", f"search result 2 {first}"),
-    ]
+    candidates = _candidates(question, ("Ken St. Andre", 1), ("Tunnels &amp; Trolls", 2))
     thread = _thread(candidates, read={"http://s/1"}, question=question)
     assert unread_named(thread)[:2] == (0, "http://s/2")
 
@@ -352,15 +349,15 @@ def test_the_page_a_question_describes_is_read_before_the_hand_over(embedder):
     war's page, the "Battle of Adwa" it links is crawled before handing over; a one-word title,
     a link on a page that gave no fact, and the budget of pages read hold nothing back."""
     question = "The battle in which Giuseppe Arimondi lost his life secured what for Ethiopia?"
-    first = f'for "{question}"'
-    candidates = [
-        ("http://s/1", "Giuseppe Arimondi", f"search result 1 {first}"),
-        ("http://s/2", "First Italo-Ethiopian War", "link on http://s/1"),
-        ("http://s/3", "Battle", "link on http://s/2"),
-        ("http://s/4", "Battle of Dogali", "link on http://s/5"),
-        ("http://s/5", "Menelik II", "link on http://s/2"),
-        ("http://s/6", "Battle of Adwa", "link on http://s/2"),
-    ]
+    candidates = _candidates(
+        question,
+        ("Giuseppe Arimondi", 1),
+        ("First Italo-Ethiopian War", "http://s/1"),
+        ("Battle", "http://s/2"),
+        ("Battle of Dogali", "http://s/5"),
+        ("Menelik II", "http://s/2"),
+        ("Battle of Adwa", "http://s/2"),
+    )
     facts = [
         (
             "Giuseppe Arimondi was an Italian general, known for his role in the First Italo-Ethiopian War.",
@@ -377,8 +374,7 @@ def test_the_page_a_question_describes_is_read_before_the_hand_over(embedder):
     thread.last_analysis.answered = True
     memory = _memory(embedder, facts)
     assert unread_described(thread, memory)[:2] == (1, "http://s/6")
-    decision = CrawlingDecision(embedder)(thread, memory)
-    assert (decision.next_action, decision.query_or_url) == ("crawl_url", "http://s/6")
+    assert _decided(embedder, thread, memory) == ("crawl_url", "http://s/6")
     thread = _thread(candidates[:5], read=read, question=question)
     assert unread_described(thread, memory) is None  # "Battle" is one word; Dogali's page gave nothing
     thread = _thread(candidates, read=read, question=question)
@@ -390,14 +386,8 @@ def test_a_yes_no_answer_waits_for_each_compared_things_own_page(embedder):
     """ "Cypress and Ajuga" reads as one name, but the question compares two things: the answer
     from the "Ajugeae" page (which merely names Ajuga) waits for Ajuga's own page."""
     question = "Are both Cypress and Ajuga genera?"
-    first = f'for "{question}"'
-    candidates = [
-        ("http://s/1", "Ajugeae", f"search result 1 {first}"),
-        ("http://s/2", "Cypress", f"search result 2 {first}"),
-        ("http://s/3", "Ajuga", "link on http://s/1"),
-    ]
-    thread = _thread(candidates, read={"http://s/1", "http://s/2"}, question=question)
-    thread.last_analysis.answered = True
+    candidates = _candidates(question, ("Ajugeae", 1), ("Cypress", 2), ("Ajuga", "http://s/1"))
+    thread = _thread(candidates, read={"http://s/1", "http://s/2"}, question=question, answered=True)
     memory = _memory(
         embedder,
         [
@@ -408,8 +398,7 @@ def test_a_yes_no_answer_waits_for_each_compared_things_own_page(embedder):
             ("Cypress is a conifer tree or shrub that belongs to the family Cupressaceae.", "http://s/2"),
         ],
     )
-    decision = CrawlingDecision(embedder)(thread, memory)
-    assert (decision.next_action, decision.query_or_url) == ("crawl_url", "http://s/3")
+    assert _decided(embedder, thread, memory) == ("crawl_url", "http://s/3")
 
 
 def test_research_on_the_offline_web_reads_only_crawled_pages(embedder=None):
@@ -468,7 +457,6 @@ def test_the_page_of_the_answer_found_is_not_read_as_the_described_page(embedder
     university's page: its link "New York City" names the answer, not a page the question
     describes, and the thread is handed over; a city page it does not name is still read."""
     question = "Ralph Hefferline was a psychology professor at a university that is located in what city?"
-    first = f'for "{question}"'
     facts = [
         ("Ralph Hefferline was a psychology professor at Columbia University.", "http://s/1"),
         ("Columbia University is a private research university in the City of New York.", "http://s/2"),
@@ -477,11 +465,12 @@ def test_the_page_of_the_answer_found_is_not_read_as_the_described_page(embedder
     titles = {"http://s/1": "Ralph Hefferline", "http://s/2": "Columbia University"}
     found = answer(question, [Evidence(text=t, url=u, title=titles[u]) for t, u in facts])
     assert found.text == "City of New York"
-    candidates = [
-        ("http://s/1", "Ralph Hefferline", f"search result 1 {first}"),
-        ("http://s/2", "Columbia University", "link on http://s/1"),
-        ("http://s/3", "New York City", "link on http://s/2"),
-    ]
+    candidates = _candidates(
+        question,
+        ("Ralph Hefferline", 1),
+        ("Columbia University", "http://s/1"),
+        ("New York City", "http://s/2"),
+    )
     thread = _thread(candidates, read={"http://s/1", "http://s/2"}, question=question)
     assert unread_described(thread, memory) is None
     candidates.append(("http://s/4", "City of London", "link on http://s/2"))
@@ -496,11 +485,12 @@ def test_a_title_about_something_of_a_named_thing_comes_before_results_picked_by
     order is back."""
     question = "What year did Rock N Rollers record a song for a film starring Dana Pike?"
     first = f'for "{question}"'
-    candidates = [
-        ("http://s/1", "Rock music", f"search result 1 {first}"),
-        ("http://s/2", "Rock N' Rollers discography", f"search result 2 {first}"),
-        ("http://s/3", "Neon Nights (Rock N' Rollers song)", f"search result 3 {first}"),
-    ]
+    candidates = _candidates(
+        question,
+        ("Rock music", 1),
+        ("Rock N' Rollers discography", 2),
+        ("Neon Nights (Rock N' Rollers song)", 3),
+    )
     assert next_crawl(_thread(candidates, question=question))[:2] == (1, "http://s/3")
     thread = _thread(candidates, read={"http://s/3"}, question=question)
     assert next_crawl(thread)[:2] == (2, "http://s/1")
@@ -513,12 +503,7 @@ def test_a_word_of_a_quoted_name_is_no_name_of_its_own_and_is_searched_as_the_wh
     """ "the 'King of clarinets'": the Analyzer's lead "King" is searched as the whole quote, and
     a page titled "King (band)" is not crawled as the thing the research is after."""
     question = 'In what city did the "King of clarinets" record an album for a film by Lena Maru?'
-    first = f'for "{question}"'
-    candidates = [
-        ("http://s/1", "Lena Maru", f"search result 1 {first}"),
-        ("http://s/2", "King (band)", "link on http://s/1"),
-        ("http://s/3", "Clarinet", f"search result 2 {first}"),
-    ]
+    candidates = _candidates(question, ("Lena Maru", 1), ("King (band)", "http://s/1"), ("Clarinet", 2))
     thread = _thread(
         candidates, read={"http://s/1", "http://s/3"}, suggestions=["search: King"], question=question
     )
@@ -551,25 +536,17 @@ def test_a_link_titled_with_one_word_of_a_longer_name_or_a_common_word_is_no_lea
     word of the lead "Festival Lumen") and "University" (a common word) lead nowhere, and the lead
     is searched instead; a one-word link that is a lead itself ("Lumenia") is crawled."""
     question = "In what city did the founder of the Festival Lumen teach at a university?"
-    first = f'for "{question}"'
-    candidates = [
-        ("http://s/1", "Festival Lumen", f"search result 1 {first}"),
-        ("http://s/2", "Festival", "link on http://s/1"),
-        ("http://s/3", "University", "link on http://s/1"),
-        ("http://s/4", "Lumenia", "link on http://s/1"),
-    ]
+    candidates = _anchor(question, "Festival Lumen", "Festival", "University", "Lumenia")
     memory = _memory(
         embedder, [("The Festival Lumen is an annual festival of light and film.", "http://s/1")]
     )
     suggestions = ["search: Anna Verholt", "crawl: http://s/2", "crawl: http://s/3"]
     thread = _thread(candidates, read={"http://s/1"}, suggestions=suggestions, question=question)
     thread.queries.append("Festival Lumen founder")  # the first search's share is spent on a later one
-    decision = CrawlingDecision(embedder)(thread, memory)
-    assert (decision.next_action, decision.query_or_url) == ("search_local", "Anna Verholt")
+    assert _decided(embedder, thread, memory) == ("search_local", "Anna Verholt")
     assert thread.last_analysis.suggestions_for_next_step == suggestions  # left as the Analyzer gave it
     thread.last_analysis.suggestions_for_next_step = ["search: Lumenia", "crawl: http://s/4"]
-    decision = CrawlingDecision(embedder)(thread, memory)
-    assert (decision.next_action, decision.query_or_url) == ("crawl_url", "http://s/4")
+    assert _decided(embedder, thread, memory) == ("crawl_url", "http://s/4")
 
 
 def test_an_unanswered_hand_over_waits_for_a_page_a_named_thing_s_page_names(embedder):
@@ -577,13 +554,13 @@ def test_an_unanswered_hand_over_waits_for_a_page_a_named_thing_s_page_names(emb
     the band's song names by its title is one link away: it is crawled first, the song's page
     before the band's list; not once the budget of pages read is spent."""
     question = "What year did Rock N Rollers record a song for a movie starring Dana Pike?"
-    first = f'for "{question}"'
-    candidates = [
-        ("http://s/1", "Neon Nights (Rock N' Rollers song)", f"search result 1 {first}"),
-        ("http://s/2", "Rock N' Rollers discography", f"search result 2 {first}"),
-        ("http://s/3", "Los Cerros", "link on http://s/2"),
-        ("http://s/4", "Harbour Lights", "link on http://s/1"),
-    ]
+    candidates = _candidates(
+        question,
+        ("Neon Nights (Rock N' Rollers song)", 1),
+        ("Rock N' Rollers discography", 2),
+        ("Los Cerros", "http://s/2"),
+        ("Harbour Lights", "http://s/1"),
+    )
     facts = [
         ("Rock N' Rollers is a rock band formed in Los Cerros in 1985.", "http://s/2"),
         ('"Neon Nights" is a song released on the soundtrack to the film Harbour Lights.', "http://s/1"),
@@ -592,8 +569,7 @@ def test_an_unanswered_hand_over_waits_for_a_page_a_named_thing_s_page_names(emb
     thread.no_progress_steps = 3
     memory = _memory(embedder, facts)
     assert BaselineDecision(embedder)(thread, memory).next_action == "send_to_hitl"
-    decision = CrawlingDecision(embedder)(thread, memory)
-    assert (decision.next_action, decision.query_or_url) == ("crawl_url", "http://s/4")
+    assert _decided(embedder, thread, memory) == ("crawl_url", "http://s/4")
     thread.read_urls |= {f"http://x/{i}" for i in range(LINKED_BUDGET)}
     assert unread_named_by_a_named_page(thread, memory) is None
 
@@ -604,13 +580,7 @@ def test_the_hop_is_named_by_an_anchor_opening_sentence_memory_did_not_keep(embe
     question's "singer" is its verb. Its link is the hop; a page another kept fact names was a
     wrong turn, and an opening sentence that speaks of nothing the question asks leads nowhere."""
     question = "The singer of Windy Meadow Song also voiced which cartoon fox?"
-    first = f'for "{question}"'
-    candidates = [
-        ("http://s/1", "Windy Meadow Song", f"search result 1 {first}"),
-        ("http://s/2", "Harbour Studios", "link on http://s/1"),
-        ("http://s/3", "Glen Farrow", "link on http://s/1"),
-        ("http://s/4", "Oslo", "link on http://s/1"),
-    ]
+    candidates = _anchor(question, "Windy Meadow Song", "Harbour Studios", "Glen Farrow", "Oslo")
     facts = [('"Windy Meadow Song" is a whimsical song from a Harbour Studios featurette.', "http://s/1")]
     thread = _thread(candidates, read={"http://s/1", "http://s/2"}, question=question)
     thread.leads["http://s/1"] = [
@@ -621,8 +591,7 @@ def test_the_hop_is_named_by_an_anchor_opening_sentence_memory_did_not_keep(embe
     thread.last_analysis.answered = True
     memory = _memory(embedder, facts)
     assert unread_hop(thread, memory)[:2] == (0, "http://s/3")
-    decision = CrawlingDecision(embedder)(thread, memory)
-    assert (decision.next_action, decision.query_or_url) == ("crawl_url", "http://s/3")
+    assert _decided(embedder, thread, memory) == ("crawl_url", "http://s/3")
     thread.leads["http://s/1"] = thread.leads["http://s/1"][:2]  # no sentence of the relation
     assert unread_hop(thread, memory) is None
 
@@ -634,19 +603,13 @@ def test_a_namesake_read_for_a_qualified_name_is_followed_by_a_search_for_name_a
     qualified result and takes it for the hop. A name the sentence does not qualify by a place
     ("the governor of Ardley") is not searched."""
     question = "What was the population of the town in which Moor End is located?"
-    first = f'for "{question}"'
-    candidates = [
-        ("http://s/1", "Moor End", f"search result 1 {first}"),
-        ("http://s/2", "Ardley", "link on http://s/1"),
-        ("http://s/3", "Albion", "link on http://s/1"),
-    ]
+    candidates = _anchor(question, "Moor End", "Ardley", "Albion")
     sentence = "Moor End is a hamlet in the Ardley district of Wessexshire, Albion."
     facts = [(sentence, "http://s/1"), ("Ardley is a city in Ohio.", "http://s/9")]
     thread = _thread(candidates, read={"http://s/1", "http://s/2"}, question=question)
     memory = _memory(embedder, facts[:1])
     assert namesake_search(thread, memory) == "Ardley Wessexshire"
-    decision = CrawlingDecision(embedder)(thread, memory)
-    assert (decision.next_action, decision.query_or_url) == ("search_local", "Ardley Wessexshire")
+    assert _decided(embedder, thread, memory) == ("search_local", "Ardley Wessexshire")
     thread.queries.append("Ardley Wessexshire")
     assert namesake_search(thread, memory) is None  # searched once
     assert unread_hop(thread, memory)[:2] == (0, "http://s/3")
@@ -671,12 +634,7 @@ def test_an_answer_from_the_questions_own_pages_waits_for_the_best_results_of_it
     ranks it among its best, so that result is crawled before the hand-over; an answer read on a
     page the question does not name is handed over."""
     question = 'What is the name for the adventure in "Vaults and Ogres", a game designed by Kim Roe?'
-    first = f'for "{question}"'
-    candidates = [
-        ("http://s/1", "Kim Roe", f"search result 1 {first}"),
-        ("http://s/2", "Vaults and Ogres", f"search result 2 {first}"),
-        ("http://s/3", "Cave of Zed", f"search result 3 {first}"),
-    ]
+    candidates = _candidates(question, ("Kim Roe", 1), ("Vaults and Ogres", 2), ("Cave of Zed", 3))
     facts = [
         ("Kim Roe is an American game designer, best known for Vaults and Ogres.", "http://s/1"),
         (
@@ -685,12 +643,10 @@ def test_an_answer_from_the_questions_own_pages_waits_for_the_best_results_of_it
             "http://s/2",
         ),
     ]
-    thread = _thread(candidates, read={"http://s/1", "http://s/2"}, question=question)
-    thread.last_analysis.answered = True
+    thread = _thread(candidates, read={"http://s/1", "http://s/2"}, question=question, answered=True)
     memory = _memory(embedder, facts)
     assert unread_ranked(thread, memory)[:2] == (2, "http://s/3")
-    decision = CrawlingDecision(embedder)(thread, memory)
-    assert (decision.next_action, decision.query_or_url) == ("crawl_url", "http://s/3")
+    assert _decided(embedder, thread, memory) == ("crawl_url", "http://s/3")
     # read on pages the question does not name, the answer is past the hop: it is handed over
     thread.titles = {"http://s/1": "Game designers", "http://s/2": "Fantasy games"}
     assert unread_ranked(thread, memory) is None

@@ -27,10 +27,11 @@ import json
 import random
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Iterator
 from urllib.parse import urlsplit
 
 from ..queries import load_query_set
+from .loopback import LoopbackServer, Reply, Request
 
 
 class FakeAssistant:
@@ -61,39 +62,21 @@ class FakeAssistant:
         self._random = random.Random(seed)
         self.requests: list[dict] = []  # {model, path, query, at, body, status}
         self._lock = threading.Lock()
-        fake = self
+        self.server = LoopbackServer(self.respond, port=port, methods=("POST",))
+        self.base_url = f"{self.server.url}/v1"
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
-                status, headers, payload = fake.reply(body, self.path)
-                data = json.dumps(payload).encode()
-                try:
-                    self.send_response(status)
-                    for k, v in {
-                        "Content-Type": "application/json",
-                        "Content-Length": str(len(data)),
-                        **headers,
-                    }.items():
-                        self.send_header(k, v)
-                    self.end_headers()
-                    if body.get("model") == "drip":
-                        for i in range(len(data)):
-                            self.wfile.write(data[i : i + 1])
-                            self.wfile.flush()
-                            time.sleep(fake.drip_s)
-                    else:
-                        self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
+    def respond(self, request: Request) -> Reply:
+        """The HTTP answer to one request; the ``drip`` model's comes one byte at a time."""
+        body = json.loads(request.body or b"{}")
+        status, headers, payload = self.reply(body, request.path)
+        data = json.dumps(payload).encode()
+        headers = {"Content-Type": "application/json", "Content-Length": str(len(data)), **headers}
+        return status, headers, self._drip(data) if body.get("model") == "drip" else data
 
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
-        self.server.daemon_threads = True
-        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+    def _drip(self, data: bytes) -> Iterator[bytes]:
+        for i in range(len(data)):
+            yield data[i : i + 1]
+            time.sleep(self.drip_s)
 
     def reply(self, body: dict, path: str = "") -> tuple[int, dict, dict]:
         if path.endswith("/messages"):
@@ -325,8 +308,7 @@ class FakeAssistant:
         return [r["at"] for r in self.requests if r["model"] == model]
 
     def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        self.server.close()
 
 
 def rival_answers(queries) -> dict[str, str]:

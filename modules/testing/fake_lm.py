@@ -11,7 +11,8 @@ import json
 import re
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from .loopback import LoopbackServer, Reply, Request
 
 GOOD_CITATION = "https://en.wikipedia.org/wiki/Scott_Derrickson"
 BAD_CITATION = "https://attacker.example/never-retrieved"
@@ -27,6 +28,7 @@ def reply_cap(body: dict) -> int:
     return int(body.get("max_tokens") or body.get("max_completion_tokens") or 0)
 
 
+JSON = {"Content-Type": "application/json"}
 NODE_FIELDS = {"next_action": "decision", "extracted_info": "analysis", "key_sources": "report"}
 
 
@@ -120,71 +122,44 @@ class FakeLM:
         self.requests: list[dict] = []
         self.replies: dict[int, str] = {}  # id(request) -> the reply sent
         self._lock = threading.Lock()
-        fake = self
+        self.server = LoopbackServer(self.respond, methods=("POST",))
+        self.base_url = f"{self.server.url}/v1"
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
-                with fake._lock:
-                    fake.requests.append(body)
-                    n = len(fake.requests)
-                if fake.context_tokens and prompt_tokens(body) + reply_cap(body) > (fake.context_tokens):
-                    error = json.dumps(
-                        {
-                            "error": {
-                                "message": f"This model's maximum context length is {fake.context_tokens} tokens",
-                                "type": "invalid_request_error",
-                                "code": "context_length_exceeded",
-                            }
-                        }
-                    ).encode()
-                    self.send_response(400)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(error)))
-                    self.end_headers()
-                    self.wfile.write(error)
-                    return
-                content = fake.reply(body.get("messages", []), n)
-                if content is None:
-                    return
-                with fake._lock:
-                    fake.replies[id(body)] = content
-                payload = json.dumps(
-                    {
-                        "id": f"chatcmpl-{n}",
-                        "object": "chat.completion",
-                        "created": int(time.time()),
-                        "model": body.get("model", "fake"),
-                        "choices": [
-                            {
-                                "index": 0,
-                                "message": {"role": "assistant", "content": content},
-                                "finish_reason": "stop",
-                            }
-                        ],
-                        "usage": {  # as a server counts them, at 4 characters a token
-                            "prompt_tokens": prompt_tokens(body),
-                            "completion_tokens": len(content) // 4,
-                            "total_tokens": prompt_tokens(body) + len(content) // 4,
-                        },
-                    }
-                ).encode()
-                try:
-                    self.send_response(200)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(payload)))
-                    self.end_headers()
-                    self.wfile.write(payload)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
-
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+    def respond(self, request: Request) -> Reply | None:
+        """The HTTP answer to one chat request: the reply, or the error a real server gives."""
+        body = json.loads(request.body or b"{}")
+        with self._lock:
+            self.requests.append(body)
+            n = len(self.requests)
+        if self.context_tokens and prompt_tokens(body) + reply_cap(body) > self.context_tokens:
+            error = {
+                "error": {
+                    "message": f"This model's maximum context length is {self.context_tokens} tokens",
+                    "type": "invalid_request_error",
+                    "code": "context_length_exceeded",
+                }
+            }
+            return 400, JSON, json.dumps(error)
+        content = self.reply(body.get("messages", []), n)
+        if content is None:
+            return None
+        with self._lock:
+            self.replies[id(body)] = content
+        payload = {
+            "id": f"chatcmpl-{n}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model", "fake"),
+            "choices": [
+                {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
+            ],
+            "usage": {  # as a server counts them, at 4 characters a token
+                "prompt_tokens": prompt_tokens(body),
+                "completion_tokens": len(content) // 4,
+                "total_tokens": prompt_tokens(body) + len(content) // 4,
+            },
+        }
+        return 200, JSON, json.dumps(payload)
 
     def reply(self, messages: list[dict], n: int) -> str | None:
         node = node_of(messages)
@@ -224,8 +199,7 @@ class FakeLM:
         return [node_of(r.get("messages", [])) for r in self.requests]
 
     def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        self.server.close()
 
 
 def _fields(node: str, value) -> str:
