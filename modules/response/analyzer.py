@@ -850,15 +850,7 @@ class ResponseAnalyzer:
                 )
         return (
             completeness_of(p.claims, found, missing, cfg),
-            ClaimFeedback(
-                found=feedback_found,
-                missing=[
-                    MissingClaim(claim=c, importance=c.importance)
-                    for c in missing
-                    if c.id not in {x.claim.id for x in contradicted}
-                ],
-                contradicted=contradicted,
-            ),
+            ClaimFeedback.of(feedback_found, missing, contradicted),
         )
 
     def _implicit_terms(self, p: _Prepared) -> set[str]:

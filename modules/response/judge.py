@@ -34,7 +34,6 @@ from .schema import (
     ContradictedClaim,
     Contradiction,
     FoundClaim,
-    MissingClaim,
     TextPosition,
     UnmatchedSegment,
 )
@@ -377,15 +376,11 @@ class LMJudge:
                 }
             )
         stated = [m.position for m in found]
-        claims = ClaimFeedback(
-            found=feedback_found,
-            missing=[
-                MissingClaim(claim=c, importance=c.importance)
-                for c in not_found
-                if c.id not in {x.claim.id for x in contradicted}
-            ],
-            contradicted=contradicted,
-            not_in_ground_truth=[
+        claims = ClaimFeedback.of(
+            feedback_found,
+            not_found,
+            contradicted,
+            [
                 u
                 for u in result.feedback.claims.not_in_ground_truth
                 if not any(_overlaps(u.position, f) for f in stated)

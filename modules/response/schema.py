@@ -212,6 +212,25 @@ class ClaimFeedback(Model):
     contradicted: list[ContradictedClaim] = []  # beyond the seed; counted as not found in completeness
     not_in_ground_truth: list[UnsupportedStatement] = []
 
+    @classmethod
+    def of(
+        cls,
+        found: list[FoundClaim],
+        not_found: list[ExpectedClaim],
+        contradicted: list[ContradictedClaim],
+        not_in_ground_truth: list[UnsupportedStatement] | None = None,
+    ) -> ClaimFeedback:
+        """The verdicts of a judge: a claim it did not find is missing unless it is contradicted."""
+        refuted = {c.claim.id for c in contradicted}
+        return cls(
+            found=found,
+            missing=[
+                MissingClaim(claim=c, importance=c.importance) for c in not_found if c.id not in refuted
+            ],
+            contradicted=contradicted,
+            not_in_ground_truth=not_in_ground_truth or [],
+        )
+
     def verdicts(self) -> dict[str, str]:
         """Each claim's verdict by claim id: found, missing or contradicted."""
         out = {c.claim.id: "missing" for c in self.missing}

@@ -580,6 +580,15 @@ _VALUE_KIND = {
 }
 
 
+def _value_finding(
+    clause: Span, stated: Value, page: PageSentence, instead: Value, confidence: float
+) -> PageFinding:
+    """A value of the response that a page sentence states otherwise."""
+    detail = f"{stated.text} (response) vs {instead.text} (page)"
+    kind = _VALUE_KIND.get(stated.kind, "number")
+    return PageFinding(clause, kind, page.text, page.url, detail, confidence, (instead,))
+
+
 @dataclass
 class OfflineJudge:
     """The offline judge: claim verdicts (``judge_claims``) and wrong facts against pages."""
@@ -954,17 +963,7 @@ class OfflineJudge:
                 if bound:
                     if not any(p.equals(v) for _, p in bound):
                         page, p = bound[0]
-                        out.append(
-                            PageFinding(
-                                clause,
-                                _VALUE_KIND.get(v.kind, "number"),
-                                page.text,
-                                page.url,
-                                f"{v.text} (response) vs {p.text} (page)",
-                                0.8,
-                                (p,),
-                            )
-                        )
+                        out.append(_value_finding(clause, v, page, p, 0.8))
                     continue
                 if any(
                     any(p.equals(v) for p in page.values)
@@ -987,17 +986,7 @@ class OfflineJudge:
                 ]
                 if rivals:
                     f, page, p = max(rivals, key=lambda r: r[0])
-                    out.append(
-                        PageFinding(
-                            clause,
-                            _VALUE_KIND.get(v.kind, "number"),
-                            page.text,
-                            page.url,
-                            f"{v.text} (response) vs {p.text} (page)",
-                            round(min(0.95, 0.5 + f / 2), 2),
-                            (p,),
-                        )
-                    )
+                    out.append(_value_finding(clause, v, page, p, round(min(0.95, 0.5 + f / 2), 2)))
             neg = is_negated(clause.text) if not vals and own else None
             # only a page sentence of the other polarity can state the opposite: without one, the
             # frames need not be weighed (most sentences and pages state, not deny)
