@@ -83,6 +83,9 @@ class CollectionStopped(IncompleteRun):
 def _finish(
     result: CollectionRun | MonitorRun, cancellation: Cancellation, command: str
 ) -> CollectionRun | MonitorRun:
+    """The run's result; or, raised with it so that the flow ends Failed with its tables
+    written, :class:`CollectionStopped` when it stopped early and :class:`NoProviderAnswered`
+    when every provider failed."""
     run_id, collections = result.run_id, result.collections
     if cancellation.cancelled:
         kept = sum(c["answered"] + c["refusals"] + c["empty"] for c in collections)
@@ -255,22 +258,8 @@ def collect(
     responses, collections, cancellation = _collect(plan, RunKind.COLLECT, run_id, store, max_seconds)
     totals = _collect_totals(collections)
     runs = runs_frame(RunKind.COLLECT, started_at, **totals, **_run_fields(plan, cancellation))
-    paths = commit_run(
-        RunKind.COLLECT, store, run_id, {"responses": responses, "collections": collections, "runs": runs}
-    )
-    _checkpoints_done(plan, run_id, store)
-    return _finish(
-        CollectionRun(
-            run_id=run_id,
-            data_dir=store.root,
-            paths=paths,
-            **totals,
-            query_set_id=plan.query_set.query_set_id,
-            resumed_from=plan.resumed_from,
-            collections=collections.to_dicts(),
-        ),
-        cancellation,
-        RunKind.COLLECT,
+    return _commit_collection(
+        RunKind.COLLECT, plan, store, run_id, cancellation, responses, collections, totals, {"runs": runs}
     )
 
 
@@ -318,27 +307,40 @@ def monitor(
             started_at=started_at,
             judge=judge,
         )
-    paths = commit_run(
-        RunKind.MONITOR, store, run_id, {"responses": responses, "collections": collections, **tables}
+    return _commit_collection(
+        RunKind.MONITOR, plan, store, run_id, cancellation, responses, collections, totals, tables
     )
+
+
+def _commit_collection(
+    kind: RunKind,
+    plan: CollectionPlan,
+    store: ParquetStore,
+    run_id: str,
+    cancellation: Cancellation,
+    responses: pl.DataFrame,
+    collections: pl.DataFrame,
+    totals: dict[str, int],
+    tables: dict[str, pl.DataFrame],
+) -> CollectionRun | MonitorRun:
+    """How a collect or monitor run ends: the answers, the collection per provider and what the
+    run made of them committed together, its checkpoints marked done, and its result returned
+    (raised, as :func:`_finish` says, when it stopped early or no provider answered)."""
+    paths = commit_run(kind, store, run_id, {"responses": responses, "collections": collections, **tables})
     _checkpoints_done(plan, run_id, store)
-    return _finish(
-        MonitorRun(
-            run_id=run_id,
-            data_dir=store.root,
-            paths=paths,
-            **totals,
-            query_set_id=plan.query_set.query_set_id,
-            resumed_from=plan.resumed_from,
-            summaries=tables["summaries"].to_dicts() if "summaries" in tables else [],
-            provider_summaries=tables["provider_summaries"].to_dicts()
-            if "provider_summaries" in tables
-            else [],
-            collections=collections.to_dicts(),
-        ),
-        cancellation,
-        RunKind.MONITOR,
-    )
+    common = {
+        "run_id": run_id,
+        "data_dir": store.root,
+        "paths": paths,
+        **totals,
+        "query_set_id": plan.query_set.query_set_id,
+        "resumed_from": plan.resumed_from,
+        "collections": collections.to_dicts(),
+    }
+    if kind == RunKind.COLLECT:
+        return _finish(CollectionRun(**common), cancellation, kind)
+    summaries = {t: tables[t].to_dicts() if t in tables else [] for t in ("summaries", "provider_summaries")}
+    return _finish(MonitorRun(**common, **summaries), cancellation, kind)
 
 
 def _analyze_collected(
