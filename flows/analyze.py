@@ -318,6 +318,7 @@ def analyze_step(
     records scored against the pages, with trends against the previous run of the same kind and
     the judge recorded in ``runs``."""
     resolved = judge.resolve() if judge is not None else None
+    comparable = {"config_hash": config.config_hash(), "input_path": input_label}
     rows, gts, embedding_model, lm_calls = analyze_records(
         records,
         errors,
@@ -333,8 +334,8 @@ def analyze_step(
         errors,
         config=config,
         started_at=started_at,
-        previous_summaries=trend_baseline(store, "summaries", flow_name),
-        previous_competitor_summaries=trend_baseline(store, "competitor_summaries", flow_name),
+        previous_summaries=trend_baseline(store, "summaries", flow_name, **comparable),
+        previous_competitor_summaries=trend_baseline(store, "competitor_summaries", flow_name, **comparable),
         input_path=input_label,
         ground_truth_path=ground_truth,
         ground_truth=gts,

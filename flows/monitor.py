@@ -377,7 +377,9 @@ def _analyze_collected(
         judge=judge,
     )
     provider_summaries = summarize_providers(
-        tables.analyses, started_at, trend_baseline(store, "provider_summaries", RunKind.MONITOR)
+        tables.analyses,
+        started_at,
+        trend_baseline(store, "provider_summaries", RunKind.MONITOR, config_hash=config.config_hash()),
     )
     runs = tables.runs.with_columns(
         *(pl.lit(v, pl.String).alias(k) for k, v in _run_fields(plan, cancellation).items())

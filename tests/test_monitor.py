@@ -2,6 +2,8 @@
 assistant on 127.0.0.1: normal answers, 429 with Retry-After, timeouts, refusals, empty answers,
 a provider that fails entirely, and trends across two monitor runs."""
 
+import re
+
 import duckdb
 import polars as pl
 import pytest
@@ -410,12 +412,15 @@ def test_cli_monitor_prints_providers_side_by_side(prefect_harness, tmp_path, ca
         # provider / model, state, rank: best first
         assert [x[1:4] for x in lines] == [["fake/good", "ok", "1"], ["fake/refuse", "ok", "2"]]
         lines = [
-            line.split() for line in visibility.splitlines() if line.startswith("nimbusnotes.example  fake/")
+            re.split(r"\s{2,}", line.strip())
+            for line in visibility.splitlines()
+            if line.startswith("nimbusnotes.example  fake/")
         ]
-        # mentioned, cited, named first, share of voice: one expected answer names "Nimbus Notes"
+        # mentioned, cited, named first, share of voice, each with its 95% interval over the 5
+        # answers: one expected answer names "Nimbus Notes"
         assert [x[1:6] for x in lines] == [
-            ["fake/good", "20%", "0%", "20%", "100%"],
-            ["fake/refuse", "0%", "0%", "0%", "-"],
+            ["fake/good", "20% (4-62)", "0% (0-43)", "20% (4-62)", "100% (21-100)"],
+            ["fake/refuse", "0% (0-43)", "0% (0-43)", "0% (0-43)", "-"],
         ]
     finally:
         fake.close()

@@ -149,7 +149,12 @@ def test_an_answer_shows_its_cited_sources_and_prominence(runs):
 def test_wrong_facts_in_the_analyses_and_summaries(runs):
     import polars as pl
 
-    from modules.response.tables import ANALYSES_SCHEMA, PROVIDER_SUMMARY_SCHEMA, SUMMARY_SCHEMA, VISIBILITY
+    from modules.response.tables import (
+        ANALYSES_SCHEMA,
+        INTERVAL_SCHEMA,
+        PROVIDER_SUMMARY_SCHEMA,
+        VISIBILITY,
+    )
     from modules.store import ParquetStore
 
     store = ParquetStore(runs)
@@ -188,11 +193,10 @@ def test_wrong_facts_in_the_analyses_and_summaries(runs):
 
     summaries = store.read("summaries", "an-1")
     visibility = [f"{v}{d}" for v in VISIBILITY for d in ("", "_delta")]  # appended after (issue 19)
-    assert [c for c in summaries.columns if c != "run_id"][-10:] == [
-        "wrong_fact_rate",
-        "wrong_fact_rate_delta",
-        *visibility,
-    ]
+    columns = [c for c in summaries.columns if c != "run_id"]
+    appended = len(INTERVAL_SCHEMA)  # then the intervals, last: earlier columns keep their places
+    assert columns[-appended:] == list(INTERVAL_SCHEMA)
+    assert columns[-appended - 10 : -appended] == ["wrong_fact_rate", "wrong_fact_rate_delta", *visibility]
     for s in summaries.to_dicts():
         scored = analyses.filter((pl.col("domain") == s["domain"]) & (pl.col("status") != "error"))
         assert s["wrong_fact_rate"] == pytest.approx(scored["has_wrong_fact"].mean(), abs=1e-4)
@@ -200,13 +204,14 @@ def test_wrong_facts_in_the_analyses_and_summaries(runs):
 
     week1, week2 = (store.read("provider_summaries", r) for r in ("mo-1", "mo-2"))
     assert [c for c in week2.columns if c != "run_id"] == list(PROVIDER_SUMMARY_SCHEMA)
-    assert list(PROVIDER_SUMMARY_SCHEMA)[-11:] == [
+    intervals = [*INTERVAL_SCHEMA, "correct_mention_rate_low", "correct_mention_rate_high"]
+    assert list(PROVIDER_SUMMARY_SCHEMA)[-len(intervals) :] == intervals
+    assert list(PROVIDER_SUMMARY_SCHEMA)[-len(intervals) - 11 : -len(intervals)] == [
         "wrong_fact_rate",
         "wrong_fact_rate_delta",
         "correct_mention_rate",
         *visibility,
     ]
-    assert list(SUMMARY_SCHEMA)[-10:] == ["wrong_fact_rate", "wrong_fact_rate_delta", *visibility]
     good = week2.filter(pl.col("model") == "good").row(0, named=True)
     answers = store.read("analyses", "mo-2").filter(
         (pl.col("model") == "good") & (pl.col("status") != "error")
@@ -250,7 +255,9 @@ def test_report_shows_wrong_facts_escaped_and_linked_only_when_safe(runs):
             assert f'&#9888; <span class="badge bad">contradicted</span> {esc(c["claim"]["text"])}' in html
     assert "<th>wrong facts</th><th>Δ wrong facts</th>" in html
     for s in store.read("summaries", "an-1").to_dicts():
-        assert f"<td>{percent(s['wrong_fact_rate'])}</td>" in html
+        low, high = (round(100 * s[f"wrong_fact_rate_{end}"]) for end in ("low", "high"))
+        interval = f'<span class="muted"> ({low}-{high})</span>'  # its 95% interval beside it
+        assert f"<td>{percent(s['wrong_fact_rate'])}{interval}</td>" in html
     mo = render_run_report("mo-2", runs)
     assert (
         "<th>mentioned &amp; correct</th><th>wrong facts</th>" in mo and "answers mentioned and correct" in mo
@@ -299,14 +306,13 @@ def _weakest(analyses, n=5):
 
 
 def test_markdown_summary_has_the_wrong_fact_rate(runs):
-    from modules.reports.html import percent
     from modules.store import ParquetStore
 
     store = ParquetStore(runs)
     md = run_markdown("an-1", runs)
     assert "| wrong facts | Δ wrong facts |" in md
     for s in store.read("summaries", "an-1").to_dicts():
-        assert f"| {percent(s['wrong_fact_rate'])} | - |" in md  # no earlier run: no trend
+        assert f"| {_rate(s, 'wrong_fact_rate')} | - |" in md  # no earlier run: no trend
     wrong = [
         w
         for r in _weakest(store.read("analyses", "an-1"))
@@ -320,7 +326,15 @@ def test_markdown_summary_has_the_wrong_fact_rate(runs):
     mo = run_markdown("mo-2", runs)
     assert "| mentioned & correct | wrong facts |" in mo
     for r in store.read("provider_summaries", "mo-2").to_dicts():
-        assert f"| {percent(r['correct_mention_rate'])} | {percent(r['wrong_fact_rate'])} |" in mo
+        assert f"| {_rate(r, 'correct_mention_rate')} | {_rate(r, 'wrong_fact_rate')} |" in mo
+
+
+def _rate(row: dict, rate: str) -> str:
+    """A rate as the markdown prints it: the percentage and its 95% interval."""
+    if row[rate] is None:
+        return "-"
+    low, high = (round(100 * row[f"{rate}_{end}"]) for end in ("low", "high"))
+    return f"{round(100 * row[rate])}% ({low}-{high})"
 
 
 def test_monitor_report_compares_providers_and_trends(runs):
@@ -367,7 +381,10 @@ def test_share_of_voice_section_per_provider_with_the_competitors_named_instead_
     assert "(no answer names a competitor without the site)" in section
     assert "nimbusnotes.example / nimbus-2026-11: 2 run(s): visibility" in mo
     assert "<b>Obsidian</b>" in render_run_report("mo-1", runs)
-    assert "| a/good | nimbusnotes.example (us) | 100% | +100 pt |" in run_markdown("mo-2", runs)
+    assert re.search(
+        r"\| a/good \| nimbusnotes\.example \(us\) \| 100% \(\d+-100\) \| \+100 pt( n\.s\.)? \|",
+        run_markdown("mo-2", runs),
+    )
 
 
 def test_research_report(runs):

@@ -129,7 +129,9 @@ def print_summary(result) -> None:
     print_columns(result.summaries, DOMAIN_COLUMNS, left=2)
     print(
         "\nmean scores 0-100; wrong facts = share of answers stating something the claims or the pages "
-        "contradict;\nΔ = change against the previous run of the same domain and query set"
+        "contradict;\n(a-b) = 95% interval; Δ = change against the previous comparable run (same domain, "
+        "query set and analyzer\nconfiguration; reanalyze: the run it re-scores); n.s. = within the noise "
+        "of the two runs (not significant at 95%)"
     )
     print("\nvisibility beside tracked competitors (shares of answers; Δ in percentage points):\n")
     print_columns(result.summaries, [*DOMAIN_COLUMNS[:2], *VISIBILITY_COLUMNS], left=2)

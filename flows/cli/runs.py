@@ -66,6 +66,8 @@ def run_rows(runs, kind: str | None = None, since: datetime | None = None) -> li
     of the ground truth) and ``parent`` (the run it resumed or re-analysed)."""
     import polars as pl
 
+    from modules.store import rescored_run
+
     if runs.is_empty():
         return []
     runs = runs.sort("started_at")
@@ -79,10 +81,7 @@ def run_rows(runs, kind: str | None = None, since: datetime | None = None) -> li
         status = "stopped" if stopped else "errors" if r.get("failed") else "ok"
         domains = sorted(json.loads(r.get("ground_truth_versions") or "{}"))
         scope = r.get("query_set_id") or (", ".join(domains[:2]) + (" +" if len(domains) > 2 else "") or None)
-        input_path = r.get("input_path") or ""
-        parent = r.get("resumed_from") or (
-            input_path[len("run_id=") :] if input_path.startswith("run_id=") else None
-        )
+        parent = r.get("resumed_from") or rescored_run(r["flow"], r.get("input_path"))
         rows.append(
             {"run_id": r["run_id"], "kind": r["flow"], "status": status, "scope": scope, "parent": parent} | r
         )

@@ -28,6 +28,37 @@ class Column:
     kind: Kind = "value"
     short: str = ""
     terminal: bool = True
+    #: the row holds the figure's 95% interval as ``<key>_low`` and ``<key>_high``
+    interval: bool = False
+
+    @property
+    def is_change(self) -> bool:
+        return self.kind in ("delta", "points", "voice_points")
+
+    def cell(self, row: dict) -> str:
+        """The row's cell as plain text: the figure, its interval ("43% (31-56)") and, for a
+        change within the noise of the two runs, "n.s." (not significant at 95%)."""
+        return self.text(row.get(self.key)) + self.bounds(row) + (" n.s." if self.within_noise(row) else "")
+
+    def within_noise(self, row: dict) -> bool:
+        """A change, not zero, that the noise of the two runs explains (``<key>_significant``
+        false: not significant at 95%)."""
+        value = row.get(self.key)
+        return (
+            self.is_change
+            and value is not None
+            and self.text(value) not in ("0", "0.0", "0 pt")
+            and row.get(f"{self.key}_significant") is False
+        )
+
+    def bounds(self, row: dict) -> str:
+        """The figure's 95% interval as " (31-56)" (percentages, or whole scores); "" when the
+        column has none or the row does not hold it."""
+        low, high = row.get(f"{self.key}_low"), row.get(f"{self.key}_high")
+        if not self.interval or low is None or high is None or row.get(self.key) is None:
+            return ""
+        scale = 100 if self.kind == "percent" else 1
+        return f" ({scale * low:.0f}-{scale * high:.0f})"
 
     def text(self, value: Any) -> str:
         """The cell as plain text (terminal and markdown): a missing value is "-", a change has
@@ -57,7 +88,7 @@ def _signed(text: str) -> str:
 def terminal_table(rows: Sequence[dict], columns: Sequence[Column]) -> tuple[list[str], list[list[str]]]:
     """The header and the text cells of the columns the terminal shows."""
     shown = [c for c in columns if c.terminal]
-    return [c.short or c.label for c in shown], [[c.text(r.get(c.key)) for c in shown] for r in rows]
+    return [c.short or c.label for c in shown], [[c.cell(r) for c in shown] for r in rows]
 
 
 _SHORT = {"accuracy": "acc", "completeness": "comp", "attribution": "attr"}
@@ -69,20 +100,23 @@ DOMAIN_COLUMNS = (
     Column("query_count", "answers", short="n"),
     Column("flagged_count", "flagged"),
     Column("error_count", "errors"),
-    *(Column(f"{m}_mean", m, short=_MEAN_SHORT[m]) for m in METRICS),
+    *(Column(f"{m}_mean", m, short=_MEAN_SHORT[m], interval=True) for m in METRICS),
     *(Column(f"{m}_delta", f"Δ {m}", "delta", short=f"Δ{_SHORT[m]}") for m in METRICS),
-    Column("wrong_fact_rate", "wrong facts", "percent"),
+    Column("wrong_fact_rate", "wrong facts", "percent", interval=True),
     Column("wrong_fact_rate_delta", "Δ wrong facts", "points", short="Δwrong"),
     Column("previous_run_id", "compared with", terminal=False),
 )
-DOMAIN_NOTE = "wrong facts: share of the scored answers with at least one fact the site states otherwise"
+DOMAIN_NOTE = (
+    "wrong facts: share of the scored answers with at least one fact the site states otherwise; "
+    "(a-b): 95% interval; n.s.: a change within the noise of the two runs (not significant at 95%)"
+)
 
 #: the site's visibility in the answers, beside the tracked competitors (shares of answers)
 VISIBILITY_COLUMNS = (
-    Column("mention_rate", "mentioned", "percent"),
-    Column("citation_rate", "cited", "percent"),
-    Column("first_position_rate", "named first", "percent"),
-    Column("share_of_voice", "share of voice", "percent"),
+    Column("mention_rate", "mentioned", "percent", interval=True),
+    Column("citation_rate", "cited", "percent", interval=True),
+    Column("first_position_rate", "named first", "percent", interval=True),
+    Column("share_of_voice", "share of voice", "percent", interval=True),
     Column("mention_rate_delta", "Δ mentioned", "voice_points", short="Δmentioned"),
     Column("citation_rate_delta", "Δ cited", "voice_points", short="Δcited"),
     Column("first_position_rate_delta", "Δ named first", "voice_points", short="Δnamed first"),
@@ -99,14 +133,15 @@ PROVIDER_COLUMNS = (
     Column("who", "provider / model"),
     Column("failed", "state", "state"),
     Column("accuracy_rank", "rank"),
-    *(Column(f"{m}_mean", m, short=_MEAN_SHORT[m]) for m in METRICS),
+    # the terminal keeps the measure providers are ranked by; the reports show all three
+    *(Column(f"{m}_mean", m, short=_MEAN_SHORT[m], interval=True, terminal=m == "accuracy") for m in METRICS),
     *(
         Column(f"{m}_delta", f"Δ {m}", "delta", short=f"Δ{_SHORT[m]}", terminal=m == "accuracy")
         for m in METRICS
     ),
-    Column("correct_mention_rate", "mentioned & correct", "percent"),
-    Column("wrong_fact_rate", "wrong facts", "percent"),
-    Column("share_of_voice", "share of voice", "percent"),
+    Column("correct_mention_rate", "mentioned & correct", "percent", interval=True),
+    Column("wrong_fact_rate", "wrong facts", "percent", interval=True),
+    Column("share_of_voice", "share of voice", "percent", interval=True),
     Column("refusal_count", "refusals"),
     Column("empty_count", "empty"),
     Column("error_count", "errors"),
@@ -122,11 +157,11 @@ BRAND_COLUMNS = (
     Column("domain", "domain"),
     Column("who", "provider / model"),
     Column("name", "brand"),
-    Column("share_of_voice", "share of voice", "percent"),
+    Column("share_of_voice", "share of voice", "percent", interval=True),
     Column("share_of_voice_delta", "Δ share of voice", "voice_points"),
-    Column("mention_rate", "mentioned", "percent"),
-    Column("citation_rate", "cited", "percent"),
-    Column("first_position_rate", "named first", "percent"),
+    Column("mention_rate", "mentioned", "percent", interval=True),
+    Column("citation_rate", "cited", "percent", interval=True),
+    Column("first_position_rate", "named first", "percent", interval=True),
     Column("answer_count", "answers"),
     Column("previous_run_id", "compared with", terminal=False),
 )

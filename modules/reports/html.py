@@ -118,8 +118,9 @@ def table(
 
 
 def columns_table(rows: Sequence[dict], columns: Sequence[Column], css: str = "") -> str:
-    """A table of :mod:`.columns`: changes and a failed flag as coloured badges, shares as
-    percentages, the rest escaped."""
+    """A table of :mod:`.columns`: changes and a failed flag as coloured badges (a change within
+    the noise grey, "n.s."), shares as percentages, 95% intervals beside their figures in grey,
+    the rest escaped."""
     formats = {
         "delta": lambda v, r: delta(v),
         "points": lambda v, r: rate_delta(v),
@@ -129,14 +130,23 @@ def columns_table(rows: Sequence[dict], columns: Sequence[Column], css: str = ""
         "state": lambda v, r: _state_badge(v),
         "usd": lambda v, r: "-" if v is None else f"{v:.4f}",
     }
-    cells = [
-        {c.key: formats[c.kind](r.get(c.key), r) if c.kind in formats else r.get(c.key) for c in columns}
-        for r in rows
-    ]
-    raw = [
-        c.key for c in columns if c.kind in ("delta", "points", "voice_points", "state")
-    ]  # built here, as HTML
+    cells = [{c.key: _cell(c, r, formats) for c in columns} for r in rows]
+    raw = [c.key for c in columns if c.kind in ("delta", "points", "voice_points", "state") or c.interval]
     return table(cells, [(c.key, "" if c.kind == "state" else c.label) for c in columns], raw=raw, css=css)
+
+
+def _cell(column: Column, row: dict, formats: dict) -> Any:
+    value = row.get(column.key)
+    if column.within_noise(row):
+        return (
+            f'<span class="badge" title="within the noise of the two runs: not significant at 95%">'
+            f"{esc(column.text(value))} n.s.</span>"
+        )
+    shown = formats[column.kind](value, row) if column.kind in formats else value
+    if not column.interval:
+        return shown
+    bounds = column.bounds(row)
+    return f'{esc(fmt(shown))}<span class="muted">{esc(bounds)}</span>' if bounds else esc(fmt(shown))
 
 
 def _state_badge(failed) -> str:

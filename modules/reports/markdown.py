@@ -46,7 +46,7 @@ def md_table(rows: list[dict], columns: list[tuple[str, str]]) -> str:
 
 def columns_table(rows: list[dict], columns: Sequence[Column]) -> str:
     """A table of :mod:`.columns`, each cell formatted by its column's kind."""
-    cells = [{c.key: c.text(r.get(c.key)) for c in columns} for r in rows]
+    cells = [{c.key: c.cell(r) for c in columns} for r in rows]
     return md_table(cells, [(c.key, c.label) for c in columns])
 
 

@@ -12,7 +12,8 @@ from datetime import datetime
 import polars as pl
 
 from ..store import ParquetStore, frame
-from ..store.runs import RUNS_TABLE, RunKind, read_of_kind
+from ..store.runs import RUNS_TABLE, RunKind, rescored_run
+from .intervals import bootstrap_mean, rate_interval, significant_change
 from .records import RecordError
 from .schema import AnalysisResult
 
@@ -21,6 +22,18 @@ METRICS = ("accuracy", "completeness", "attribution")
 # 0-1 shares of scored answers, with a ``*_delta`` against the previous run
 VISIBILITY = ("mention_rate", "citation_rate", "first_position_rate", "share_of_voice")
 RATES = ("wrong_fact_rate", *VISIBILITY)
+
+#: the columns that say how sure a summary's figures are: the rows the rates and means are over
+#: (``scored_count``; ``voice_count`` for share of voice), 95% intervals of every mean and rate,
+#: and whether each change since the previous run exceeds the noise of both runs
+INTERVAL_SCHEMA = {
+    "scored_count": pl.Int64,
+    "voice_count": pl.Int64,
+    **{f"{m}_mean_{end}": pl.Float64 for m in METRICS for end in ("low", "high")},
+    **{f"{r}_{end}": pl.Float64 for r in RATES for end in ("low", "high")},
+    **{f"{m}_delta_significant": pl.Boolean for m in METRICS},
+    **{f"{r}_delta_significant": pl.Boolean for r in RATES},
+}
 
 COMPETITOR_STRUCT = pl.Struct(
     {
@@ -101,6 +114,8 @@ SUMMARY_SCHEMA = {
     "wrong_fact_rate_delta": pl.Float64,
     # appended: the site's visibility beside its tracked competitors, 0-1, and trends
     **{f"{v}{d}": pl.Float64 for v in VISIBILITY for d in ("", "_delta")},
+    # appended: how sure the figures are (:mod:`.intervals`)
+    **INTERVAL_SCHEMA,
 }
 
 
@@ -202,7 +217,11 @@ PROVIDER_SUMMARY_SCHEMA = {
     "refusal_count": pl.Int64,
     "empty_count": pl.Int64,
     "failed": pl.Boolean,
-    **{k: v for k, v in SUMMARY_SCHEMA.items() if k.startswith(METRICS) and not k.endswith("_delta")},
+    **{
+        k: v
+        for k, v in SUMMARY_SCHEMA.items()
+        if k.startswith(METRICS) and not k.endswith("_delta") and k not in INTERVAL_SCHEMA
+    },
     "accuracy_rank": pl.Int64,
     "previous_run_id": pl.String,
     **{f"{m}_delta": pl.Float64 for m in METRICS},
@@ -212,6 +231,9 @@ PROVIDER_SUMMARY_SCHEMA = {
     "correct_mention_rate": pl.Float64,
     # appended, as in ``summaries``
     **{f"{v}{d}": pl.Float64 for v in VISIBILITY for d in ("", "_delta")},
+    **INTERVAL_SCHEMA,
+    "correct_mention_rate_low": pl.Float64,
+    "correct_mention_rate_high": pl.Float64,
 }
 
 
@@ -236,11 +258,12 @@ def summarize_providers(analyses: pl.DataFrame, run_at: datetime, previous: pl.D
     brand) and state no wrong fact.
     """
     flag = lambda f: pl.col("flags").list.contains(f).fill_null(False).sum()  # noqa: E731
-    correct = _share(analyses, _MENTIONED & ~pl.col("has_wrong_fact"), "has_wrong_fact")
+    correct = _MENTIONED & ~pl.col("has_wrong_fact")
     extra = [
         flag("refusal").alias("refusal_count"),
         flag("empty_response").alias("empty_count"),
-        correct.alias("correct_mention_rate"),
+        _share(analyses, correct, "has_wrong_fact").alias("correct_mention_rate"),
+        _share_n(analyses, correct, "has_wrong_fact").alias("_n_correct_mention_rate"),
     ]
     out = _summaries(analyses, run_at, previous, PROVIDER_KEYS, extra, PROVIDER_SUMMARY_SCHEMA)
     if out.is_empty():
@@ -269,13 +292,16 @@ def _summaries(
         (pl.col("status") == "ok").sum().alias("ok_count"),
         (pl.col("status") == "flagged").sum().alias("flagged_count"),
         (pl.col("status") == "error").sum().alias("error_count"),
+        scored.sum().alias("scored_count"),
         _share(analyses, pl.col("has_wrong_fact"), "has_wrong_fact").alias("wrong_fact_rate"),
+        _share_n(analyses, pl.col("has_wrong_fact"), "has_wrong_fact").alias("_n_wrong_fact_rate"),
         *_visibility(analyses),
         *extra,
     ]
     for m in METRICS:
         s = pl.col(f"{m}_score").filter(scored)
         aggs += [
+            s.drop_nulls().alias(f"_values_{m}"),
             s.mean().alias(f"{m}_mean"),
             s.median().alias(f"{m}_median"),
             s.min().alias(f"{m}_min"),
@@ -289,8 +315,19 @@ def _summaries(
         .with_columns(pl.lit(run_at).cast(pl.Datetime("us", "UTC")).alias("run_at"))
         .sort(list(keys), nulls_last=True)
     )
-    rows = [_with_deltas(row, previous, keys, _SCORE_DELTAS) for row in summary.to_dicts()]
+    rows = [_with_deltas(_with_intervals(row), previous, keys, _SCORE_DELTAS) for row in summary.to_dicts()]
     return frame(rows, schema)
+
+
+def _with_intervals(row: dict) -> dict:
+    """``row`` with the 95% intervals of its rates (over the rows each is over, ``_n_<rate>``)
+    and of its mean scores (bootstrapped from ``_values_<metric>``)."""
+    for rate in (*RATES, "correct_mention_rate"):
+        if f"_n_{rate}" in row:
+            row[f"{rate}_low"], row[f"{rate}_high"] = rate_interval(row.get(rate), row[f"_n_{rate}"] or 0)
+    for m in METRICS:
+        row[f"{m}_mean_low"], row[f"{m}_mean_high"] = bootstrap_mean(row.get(f"_values_{m}") or [])
+    return row
 
 
 #: Each measure of a summary row and the column holding its change since the previous run.
@@ -305,7 +342,14 @@ def _with_deltas(row: dict, previous: pl.DataFrame, keys: tuple[str, ...], delta
     for measure, delta in deltas.items():
         cur, old = row[measure], prev and prev.get(measure)
         row[delta] = None if cur is None or old is None else round(cur - old, 4)
+        row[f"{delta}_significant"] = (
+            significant_change(cur, _interval(row, measure), old, _interval(prev, measure)) if prev else None
+        )
     return row
+
+
+def _interval(row: dict, measure: str) -> tuple[float | None, float | None]:
+    return row.get(f"{measure}_low"), row.get(f"{measure}_high")
 
 
 _MENTIONED = pl.any_horizontal("has_url_citation", "has_domain_mention", "has_brand_mention").fill_null(False)
@@ -345,12 +389,18 @@ def _visibility(analyses: pl.DataFrame) -> list[pl.Expr]:
         voices = ours + pl.col("competitors_mentioned").filter(scored).sum()
         sov = pl.when(voices > 0).then((ours / voices).round(4))
     else:
-        sov = pl.lit(None, pl.Float64)
+        voices, sov = pl.lit(0, pl.Int64), pl.lit(None, pl.Float64)
+    rates = {
+        "mention_rate": (_named(analyses.columns), "has_brand_mention"),
+        "citation_rate": (pl.col("site_cited"), "site_cited"),
+        "first_position_rate": (pl.col("site_named_first"), "site_named_first"),
+    }
     return [
-        _share(analyses, _named(analyses.columns), "has_brand_mention").alias("mention_rate"),
-        _share(analyses, pl.col("site_cited"), "site_cited").alias("citation_rate"),
-        _share(analyses, pl.col("site_named_first"), "site_named_first").alias("first_position_rate"),
+        *(_share(analyses, cond, needs).alias(rate) for rate, (cond, needs) in rates.items()),
+        *(_share_n(analyses, cond, needs).alias(f"_n_{rate}") for rate, (cond, needs) in rates.items()),
         sov.cast(pl.Float64).alias("share_of_voice"),
+        voices.cast(pl.Int64).alias("voice_count"),
+        voices.cast(pl.Int64).alias("_n_share_of_voice"),
     ]
 
 
@@ -360,6 +410,13 @@ def _share(analyses: pl.DataFrame, condition: pl.Expr, needs: str) -> pl.Expr:
     if needs not in analyses.columns:
         return pl.lit(None, pl.Float64)
     return condition.filter(pl.col("status") != "error").cast(pl.Float64).mean().round(4)
+
+
+def _share_n(analyses: pl.DataFrame, condition: pl.Expr, needs: str) -> pl.Expr:
+    """The scored rows :func:`_share` is over: those where ``condition`` is known."""
+    if needs not in analyses.columns:
+        return pl.lit(0, pl.Int64)
+    return condition.filter(pl.col("status") != "error").is_not_null().sum()
 
 
 def _previous(previous: pl.DataFrame, match: dict[str, str | None], run_at: datetime) -> dict | None:
@@ -388,6 +445,10 @@ COMPETITOR_SUMMARY_SCHEMA = {
     **{r: pl.Float64 for r in COMPETITOR_RATES},
     "previous_run_id": pl.String,
     **{f"{r}_delta": pl.Float64 for r in COMPETITOR_RATES},
+    # appended: how sure the figures are, as in ``summaries``
+    "voice_count": pl.Int64,
+    **{f"{r}_{end}": pl.Float64 for r in COMPETITOR_RATES for end in ("low", "high")},
+    **{f"{r}_delta_significant": pl.Boolean for r in COMPETITOR_RATES},
 }
 
 
@@ -434,7 +495,17 @@ def summarize_competitors(analyses: pl.DataFrame, run_at: datetime, previous: pl
                 "citation_rate": round(b["cited"] / b["n"], 4),
                 "first_position_rate": round(b["first"] / b["n"], 4),
                 "share_of_voice": round(b["mentioned"] / voices, 4) if voices else None,
+                "voice_count": voices,
             }
+            for rate, n in (
+                ("mention_rate", b["n"]),
+                ("citation_rate", b["n"]),
+                ("first_position_rate", b["n"]),
+            ):
+                row[f"{rate}_low"], row[f"{rate}_high"] = rate_interval(row[rate], n)
+            row["share_of_voice_low"], row["share_of_voice_high"] = rate_interval(
+                row["share_of_voice"], voices
+            )
             rows.append(_with_deltas(row, previous, COMPETITOR_KEYS, _COMPETITOR_DELTAS))
     return frame(rows, COMPETITOR_SUMMARY_SCHEMA).sort(
         [*COMPETITOR_KEYS[:-1], "is_site", "mention_count"],
@@ -453,10 +524,33 @@ TREND_TABLES: dict[str, tuple[tuple[str, ...], dict[str, str]]] = {
 }
 
 
-def trend_baseline(store: ParquetStore, table: str, kind: RunKind | str | None) -> pl.DataFrame:
-    """The committed rows a run of ``kind`` is compared with: a monitor run with monitor runs
-    only (the same query set asked of the same providers), any other run with every run."""
-    return read_of_kind(store, table, RunKind.MONITOR) if kind == RunKind.MONITOR else store.read(table)
+def trend_baseline(
+    store: ParquetStore,
+    table: str,
+    kind: RunKind | str | None,
+    *,
+    config_hash: str | None = None,
+    input_path: str | None = None,
+) -> pl.DataFrame:
+    """The committed rows a run is compared with: the same kind of measurement, so that a change
+    is a change of the answers or the site, not of what was measured.
+
+    A ``reanalyze`` compares with the run it re-scores (``input_path`` ``run_id=<id>``): the
+    same answers, judged again. A ``monitor`` run compares with earlier monitor runs (fresh
+    answers to the same query set, per provider); an ``analyze`` with earlier analyze and
+    reanalyze runs, never with a monitor's answers. Given ``config_hash``, only runs analysed
+    with the same analyzer configuration count."""
+    runs, rows = store.read(RUNS_TABLE), store.read(table)
+    if runs.is_empty() or rows.is_empty():
+        return pl.DataFrame()
+    rescored = rescored_run(kind, input_path)
+    if rescored is not None:
+        return rows.filter(pl.col("run_id") == rescored)
+    family = [RunKind.MONITOR] if kind == RunKind.MONITOR else [RunKind.ANALYZE, RunKind.REANALYZE]
+    comparable = runs.filter(pl.col("flow").is_in([str(k) for k in family]))
+    if config_hash is not None and "config_hash" in comparable.columns:
+        comparable = comparable.filter(pl.col("config_hash") == config_hash)
+    return rows.filter(pl.col("run_id").is_in(comparable["run_id"].to_list()))
 
 
 def read_with_trends(store: ParquetStore, table: str, run_id: str) -> pl.DataFrame:
@@ -469,9 +563,11 @@ def read_with_trends(store: ParquetStore, table: str, run_id: str) -> pl.DataFra
     rows = store.read(table, run_id)
     if rows.is_empty() or table not in TREND_TABLES:
         return rows
-    runs = store.read(RUNS_TABLE, run_id)
-    kind = runs["flow"][0] if "flow" in runs.columns and runs.height else None
-    previous = trend_baseline(store, table, kind)
+    run = store.read(RUNS_TABLE, run_id).to_dicts()
+    run = run[0] if run else {}
+    previous = trend_baseline(
+        store, table, run.get("flow"), config_hash=run.get("config_hash"), input_path=run.get("input_path")
+    )
     if not previous.is_empty():
         previous = previous.filter(pl.col("run_id") != run_id)
     keys, deltas = TREND_TABLES[table]

@@ -14,7 +14,7 @@ from .parquet import (
     resolve_data_dir,
     validate_run_id,
 )
-from .runs import RUNS_SCHEMA, RunKind, is_committed, read_of_kind, runs_frame
+from .runs import RUNS_SCHEMA, RunKind, is_committed, rescored_run, runs_frame
 
 __all__ = [
     "DEFAULT_DATA_DIR",
@@ -28,7 +28,7 @@ __all__ = [
     "frame",
     "is_committed",
     "new_run_id",
-    "read_of_kind",
+    "rescored_run",
     "resolve_data_dir",
     "runs_frame",
     "validate_run_id",

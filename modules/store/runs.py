@@ -88,9 +88,8 @@ def is_committed(store: ParquetStore, run_id: str) -> bool:
     return store.run_exists(run_id, (RUNS_TABLE,))
 
 
-def read_of_kind(store: ParquetStore, table: str, kind: RunKind) -> pl.DataFrame:
-    """``table`` rows of the runs of one kind (``runs.flow``), e.g. earlier monitor runs."""
-    runs, rows = store.read(RUNS_TABLE), store.read(table)
-    if runs.is_empty() or rows.is_empty():
-        return pl.DataFrame()
-    return rows.filter(pl.col("run_id").is_in(runs.filter(pl.col("flow") == str(kind))["run_id"].to_list()))
+def rescored_run(kind: RunKind | str | None, input_path: str | None) -> str | None:
+    """The run a ``reanalyze`` re-scores: its ``runs.input_path`` is ``run_id=<id>``."""
+    if kind == RunKind.REANALYZE and input_path and input_path.startswith("run_id="):
+        return input_path.removeprefix("run_id=")
+    return None
