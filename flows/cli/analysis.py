@@ -69,6 +69,15 @@ def add_analysis_options(p: argparse.ArgumentParser, ground_truth_required: bool
     add_data_dir(p)
     p.add_argument("--config", metavar="FILE", help="AnalyzerConfig as TOML (see README)")
     p.add_argument(
+        "--fail-if",
+        action="append",
+        metavar="MEASURE<VALUE",
+        help="exit 1, naming what failed, when any domain's measure crosses it: a mean score "
+        "(accuracy, completeness, attribution; 0-100) or a rate (wrong_fact_rate, mention_rate, "
+        "citation_rate, first_position_rate, share_of_voice; 0-1), with <, <=, > or >=; e.g. "
+        "--fail-if 'wrong_fact_rate>0.1' --fail-if 'accuracy<70' (quoted: < and > are the shell's); repeatable",
+    )
+    p.add_argument(
         "--set", action="append", metavar="SECTION.FIELD=VALUE", help="override any config field; repeatable"
     )
     p.add_argument("--concurrency", type=int, help="parallel batch tasks (default 5)")
@@ -151,7 +160,7 @@ def _preload_model(config, task_runner: str) -> None:
 def _run_flow(args: argparse.Namespace, flow_name: str, *flow_args) -> int:
     """Run an analysis flow (``flows.analyze.<flow_name>``) with the chosen task runner and print
     its summary. The model starts loading before Prefect and the flow are imported."""
-    config = config_from(args)
+    config, thresholds = config_from(args), _thresholds(args)
     _preload_model(config, args.task_runner)
     import flows.analyze
     from flows.runtime import local_run_settings, task_runner_for
@@ -170,7 +179,25 @@ def _run_flow(args: argparse.Namespace, flow_name: str, *flow_args) -> int:
             judge=judge,
         )
     print_result(result, args.json, print_summary)
-    return 0
+    return _judged(thresholds, result, 0)
+
+
+def _thresholds(args: argparse.Namespace) -> list:
+    """The ``--fail-if`` thresholds, checked before any work (a bad one is the one error line)."""
+    from modules.response import Threshold
+
+    return [Threshold.parse(text) for text in args.fail_if or []]
+
+
+def _judged(thresholds: list, result, status: int) -> int:
+    """``status``, or 1 with one line naming every breach when the run crosses a threshold."""
+    from modules.response import failed_thresholds
+
+    failure = failed_thresholds(thresholds, result.summaries) if status == 0 else None
+    if failure:
+        print(f"sleuth: {failure}", file=sys.stderr)
+        return 1
+    return status
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
@@ -344,7 +371,7 @@ def cmd_monitor(args: argparse.Namespace) -> int:
     from flows.monitor import monitor
     from flows.runtime import task_runner_for
 
-    config = config_from(args)
+    config, thresholds = config_from(args), _thresholds(args)
     judge = _judge_options(args)
     flow = monitor.with_options(task_runner=task_runner_for(args.task_runner, config.batch.concurrency))
     result, status = _collection_run(
@@ -364,7 +391,7 @@ def cmd_monitor(args: argparse.Namespace) -> int:
         ),
     )
     print_result(result, args.json, _print_monitor_run)
-    return status
+    return _judged(thresholds, result, status)
 
 
 def _print_monitor_run(result) -> None:
