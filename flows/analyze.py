@@ -313,12 +313,14 @@ def analyze_step(
     started_at: datetime,
     flow_name: RunKind,
     judge: JudgeOptions | None = None,
+    providers: str | None = None,
 ) -> RunTables:
     """The analysis every response flow shares (``analyze``, ``reanalyze``, ``monitor``): the
-    records scored against the pages, with trends against the previous run of the same kind and
+    records scored against the pages, with trends against the previous comparable run
+    (:func:`modules.response.trend_baseline`; ``providers``: a monitor's ``runs.providers``) and
     the judge recorded in ``runs``."""
     resolved = judge.resolve() if judge is not None else None
-    comparable = {"config_hash": config.config_hash(), "input_path": input_label}
+    comparable = {"config_hash": config.config_hash(), "input_path": input_label, "providers": providers}
     rows, gts, embedding_model, lm_calls = analyze_records(
         records,
         errors,
@@ -335,7 +337,10 @@ def analyze_step(
         config=config,
         started_at=started_at,
         previous_summaries=trend_baseline(store, "summaries", flow_name, **comparable),
-        previous_competitor_summaries=trend_baseline(store, "competitor_summaries", flow_name, **comparable),
+        # per provider: comparable whichever providers the runs asked
+        previous_competitor_summaries=trend_baseline(
+            store, "competitor_summaries", flow_name, **{**comparable, "providers": None}
+        ),
         input_path=input_label,
         ground_truth_path=ground_truth,
         ground_truth=gts,

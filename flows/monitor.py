@@ -375,6 +375,7 @@ def _analyze_collected(
         started_at=started_at,
         flow_name=RunKind.MONITOR,
         judge=judge,
+        providers=specs_json(plan.specs),
     )
     provider_summaries = summarize_providers(
         tables.analyses,

@@ -118,21 +118,33 @@ def test_a_run_is_compared_with_the_same_kind_of_measurement(tmp_path):
     a run analysed with another configuration is not comparable."""
     store = ParquetStore(str(tmp_path))
     t0 = datetime(2026, 11, 1, tzinfo=UTC)
+    asked = '[{"provider": "openai", "model": "openai/gpt-4o-mini", "temperature": null, "rpm": 60}]'
+    others = '[{"provider": "anthropic", "model": "anthropic/claude-3-5-haiku-latest"}]'
     runs = [
-        ("analysed", RunKind.ANALYZE, "cfg", "responses.jsonl"),
-        ("monitored", RunKind.MONITOR, "cfg", "queries.jsonl"),
-        ("other-config", RunKind.ANALYZE, "cfg2", "responses.jsonl"),
+        ("analysed", RunKind.ANALYZE, "cfg", "responses.jsonl", None),
+        ("monitored", RunKind.MONITOR, "cfg", "queries.jsonl", asked),
+        ("other-config", RunKind.ANALYZE, "cfg2", "responses.jsonl", None),
+        ("other-providers", RunKind.MONITOR, "cfg", "queries.jsonl", others),
     ]
-    for i, (run_id, kind, config, path) in enumerate(runs):
+    for i, (run_id, kind, config, path, providers) in enumerate(runs):
         summaries = summarize(_analyses(10, i + 1, 70.0), t0 + timedelta(hours=i), pl.DataFrame())
+        row = runs_frame(
+            kind, t0 + timedelta(hours=i), input_path=path, config_hash=config, providers=providers
+        )
         with store.run_writer(run_id) as writer:
             writer.write("summaries", summaries)
-            writer.write(
-                "runs", runs_frame(kind, t0 + timedelta(hours=i), input_path=path, config_hash=config)
-            )
+            writer.write("runs", row)
     ids = lambda frame: sorted(set(frame["run_id"].to_list()))  # noqa: E731
     assert ids(trend_baseline(store, "summaries", RunKind.ANALYZE, config_hash="cfg")) == ["analysed"]
-    assert ids(trend_baseline(store, "summaries", RunKind.MONITOR, config_hash="cfg")) == ["monitored"]
+    assert ids(trend_baseline(store, "summaries", RunKind.MONITOR, config_hash="cfg")) == [
+        "monitored",
+        "other-providers",
+    ]
+    # the same providers and models, however politely asked (rpm changes no answer)
+    same = asked.replace('"rpm": 60', '"rpm": 5')
+    assert ids(trend_baseline(store, "summaries", RunKind.MONITOR, config_hash="cfg", providers=same)) == [
+        "monitored"
+    ]
     rescoring = trend_baseline(
         store, "summaries", RunKind.REANALYZE, config_hash="cfg", input_path="run_id=monitored"
     )

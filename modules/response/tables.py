@@ -7,6 +7,7 @@ datasets/README.md); ``run_id`` is the hive partition, not a column inside the f
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 
 import polars as pl
@@ -531,6 +532,7 @@ def trend_baseline(
     *,
     config_hash: str | None = None,
     input_path: str | None = None,
+    providers: str | None = None,
 ) -> pl.DataFrame:
     """The committed rows a run is compared with: the same kind of measurement, so that a change
     is a change of the answers or the site, not of what was measured.
@@ -539,7 +541,8 @@ def trend_baseline(
     same answers, judged again. A ``monitor`` run compares with earlier monitor runs (fresh
     answers to the same query set, per provider); an ``analyze`` with earlier analyze and
     reanalyze runs, never with a monitor's answers. Given ``config_hash``, only runs analysed
-    with the same analyzer configuration count."""
+    with the same analyzer configuration count; given ``providers`` (``runs.providers``), only
+    runs that asked the same providers and models (a domain's figures mix them)."""
     runs, rows = store.read(RUNS_TABLE), store.read(table)
     if runs.is_empty() or rows.is_empty():
         return pl.DataFrame()
@@ -550,7 +553,21 @@ def trend_baseline(
     comparable = runs.filter(pl.col("flow").is_in([str(k) for k in family]))
     if config_hash is not None and "config_hash" in comparable.columns:
         comparable = comparable.filter(pl.col("config_hash") == config_hash)
+    if providers is not None and "providers" in comparable.columns:
+        asked = _asked(providers)
+        comparable = comparable.filter(
+            pl.col("providers").map_elements(lambda p: _asked(p) == asked, return_dtype=pl.Boolean)
+        )
     return rows.filter(pl.col("run_id").is_in(comparable["run_id"].to_list()))
+
+
+def _asked(providers: str | None) -> frozenset[tuple]:
+    """Who a ``runs.providers`` value asked, and how: provider, model, temperature and system
+    prompt (its limits, retries and keys change no answer)."""
+    specs = json.loads(providers or "[]")
+    return frozenset(
+        (s.get("provider"), s.get("model"), s.get("temperature"), s.get("system_prompt")) for s in specs
+    )
 
 
 def read_with_trends(store: ParquetStore, table: str, run_id: str) -> pl.DataFrame:
@@ -566,7 +583,12 @@ def read_with_trends(store: ParquetStore, table: str, run_id: str) -> pl.DataFra
     run = store.read(RUNS_TABLE, run_id).to_dicts()
     run = run[0] if run else {}
     previous = trend_baseline(
-        store, table, run.get("flow"), config_hash=run.get("config_hash"), input_path=run.get("input_path")
+        store,
+        table,
+        run.get("flow"),
+        config_hash=run.get("config_hash"),
+        input_path=run.get("input_path"),
+        providers=run.get("providers") if table == "summaries" else None,  # the others are per provider
     )
     if not previous.is_empty():
         previous = previous.filter(pl.col("run_id") != run_id)
