@@ -115,7 +115,8 @@ def test_response_report(runs):
         "Tiers per domain",
         "Score distributions",
         "Trends across runs",
-        "weakest answers",
+        "Answers to fix: ",
+        "weakest other answers",
         "Flagged and error rows",
         "empty_response",
     ):
@@ -292,17 +293,11 @@ def test_report_shows_wrong_facts_escaped_and_linked_only_when_safe(runs):
 
 
 def _weakest(analyses, n=5):
-    import polars as pl
+    """The answers the report lists in full: every one with a wrong fact, then the n weakest others."""
+    from modules.response import answers_to_fix
 
-    return (
-        analyses.filter(pl.col("status") != "error")
-        .with_columns(
-            pl.mean_horizontal("accuracy_score", "completeness_score", "attribution_score").alias("_m")
-        )
-        .sort("_m")
-        .head(n)
-        .to_dicts()
-    )
+    wrong, weakest = answers_to_fix(analyses, n)
+    return wrong + weakest
 
 
 def test_markdown_summary_has_the_wrong_fact_rate(runs):
@@ -619,3 +614,29 @@ def test_the_terminal_shows_its_columns_short_and_providers_best_first():
     assert "Δacc" in header and "Δ completeness" not in header and "Δcomp" not in header
     assert cells[0][:5] == ["d", "p/a", "ok", "1", "90.0"] and cells[0][-1] == "0.2500"
     assert cells[2][2] == "FAILED" and cells[2][3] == "-"
+
+
+def test_answers_to_fix_lead_with_the_cited_wrong_ones_and_every_view_agrees(runs):
+    """`runs show` (the markdown) and the HTML list the same answers: every one with a wrong fact,
+    those under the site's own citation first, and the same answers naming a competitor instead."""
+    from modules.response import answers_to_fix, named_instead
+    from modules.store import ParquetStore
+
+    analyses = ParquetStore(runs).read("analyses", "an-1")
+    wrong, weakest = answers_to_fix(analyses)
+    assert wrong and all(r["has_wrong_fact"] for r in wrong) and not any(r["has_wrong_fact"] for r in weakest)
+    assert len(wrong) == analyses["has_wrong_fact"].fill_null(False).sum()  # every one, not the 5 lowest
+    cites = [bool(r["site_cited"] or r["has_url_citation"]) for r in wrong]
+    assert cites[0] and cites == sorted(cites, reverse=True)
+    md, html = run_markdown("an-1", runs), render_run_report("an-1", runs)
+    assert f"## Answers with a wrong fact ({len(wrong)}; those citing the site first)" in md
+    assert f"Answers to fix: {len(wrong)} with a wrong fact" in html
+    listed = md.split("## Answers with a wrong fact", 1)[1].split("\n## ", 1)[0]
+    assert [line.split("**")[1] for line in listed.splitlines() if line.startswith("- **")] == [
+        r["query_id"] for r in wrong
+    ]
+    instead = named_instead(analyses)
+    named = md.split("### Competitors named instead of us", 1)[1].split("\n## ", 1)[0]
+    assert sum(line.startswith("- **") for line in named.splitlines()) == len(instead)
+    section = html.split('id="share-of-voice"', 1)[1].split("</section>", 1)[0]
+    assert section.count("&middot; names ") == min(len(instead), 10)

@@ -11,6 +11,7 @@ import polars as pl
 from ..links import markdown_text
 from ..research.render import report_markdown
 from ..response.tables import read_with_trends
+from ..response.triage import answers_to_fix, named_instead
 from ..store import ParquetStore
 from ..store.runs import RunKind
 from .columns import (
@@ -67,31 +68,29 @@ def response_markdown(store: ParquetStore, run_id: str) -> str:
     brands = read_with_trends(store, "competitor_summaries", run_id)
     if not brands.is_empty():
         out += _share_of_voice(brands, analyses)
-    scored = (
-        analyses.filter(pl.col("status") != "error")
-        .with_columns(pl.mean_horizontal(*[pl.col(f"{m}_score") for m in METRICS]).alias("_mean"))
-        .sort("_mean")
-        .head(5)
-    )
-    out += "\n## Weakest answers\n\n"
-    for r in scored.to_dicts():
-        result = json.loads(r["result_json"])
-        feedback = result.get("feedback") or {}
-        missing = [c["claim"]["text"] for c in feedback.get("claims", {}).get("missing", [])]
-        wrong = [
-            f"{w['statement']} ({w.get('detail') or w['evidence']})"
-            for w in feedback.get("contradictions") or []
-        ]
-        out += (
-            f"- **{_cell(r['query_id'])}** ({_cell(r['provider'])}/{_cell(r['model'])}): "
-            + ", ".join(f"{m} {_cell(r[f'{m}_score'])} ({r[f'{m}_tier']})" for m in METRICS)
-            + (f"; wrong: {'; '.join(_cell(w) for w in wrong)}" if wrong else "")
-            + (f"; missing: {'; '.join(_cell(m) for m in missing)}" if missing else "")
-            + "\n"
-        )
+    wrong, weakest = answers_to_fix(analyses)
+    out += f"\n## Answers with a wrong fact ({len(wrong)}; those citing the site first)\n\n"
+    out += "".join(_answer_line(r) for r in wrong) or "(none)\n"
+    out += f"\n## The {len(weakest)} weakest other answers\n\n" + "".join(_answer_line(r) for r in weakest)
     bad = analyses.filter(pl.col("status") != "ok")
     out += f"\n{bad.filter(pl.col('status') == 'flagged').height} flagged and {bad.filter(pl.col('status') == 'error').height} error rows.\n"
     return out
+
+
+def _answer_line(r: dict) -> str:
+    """One answer: who gave it, its scores, its wrong facts and the claims it misses."""
+    feedback = json.loads(r["result_json"]).get("feedback") or {}
+    missing = [c["claim"]["text"] for c in feedback.get("claims", {}).get("missing", [])]
+    wrong = [
+        f"{w['statement']} ({w.get('detail') or w['evidence']})" for w in feedback.get("contradictions") or []
+    ]
+    return (
+        f"- **{_cell(r['query_id'])}** ({_cell(r['provider'])}/{_cell(r['model'])}): "
+        + ", ".join(f"{m} {_cell(r[f'{m}_score'])} ({r[f'{m}_tier']})" for m in METRICS)
+        + (f"; wrong: {'; '.join(_cell(w) for w in wrong)}" if wrong else "")
+        + (f"; missing: {'; '.join(_cell(m) for m in missing)}" if missing else "")
+        + "\n"
+    )
 
 
 def _share_of_voice(brands: pl.DataFrame, analyses: pl.DataFrame) -> str:
@@ -99,12 +98,7 @@ def _share_of_voice(brands: pl.DataFrame, analyses: pl.DataFrame) -> str:
     competitor and not the site."""
     out = "\n## Share of voice\n\n" + columns_table(brand_rows(brands.to_dicts()), BRAND_COLUMNS)
     out += f"\n{VISIBILITY_NOTE}.\n\n### Competitors named instead of us\n\n"
-    named = analyses.filter((pl.col("status") != "error") & (pl.col("competitors_mentioned") > 0))
-    instead = [
-        r
-        for r in named.to_dicts()
-        if not (r["has_url_citation"] or r["has_domain_mention"] or r["has_brand_mention"])
-    ]
+    instead = named_instead(analyses)
     for r in instead:
         result = json.loads(r["result_json"])
         rivals = ", ".join(_cell(c["name"]) for c in result.get("competitors") or [] if c.get("mentioned"))

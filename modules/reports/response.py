@@ -7,7 +7,8 @@ import json
 
 import polars as pl
 
-from ..response.tables import names_site, read_with_trends, trend_baseline
+from ..response.tables import read_with_trends, trend_baseline
+from ..response.triage import answers_to_fix, named_instead
 from ..store import ParquetStore
 from ..store.runs import RunKind
 from . import plots
@@ -111,13 +112,7 @@ def share_of_voice_section(brands: pl.DataFrame, analyses: pl.DataFrame) -> str:
 def _instead_of_us(analyses: pl.DataFrame, shown: int = 10) -> str:
     """The answers that name a tracked competitor and not the site (the first ``shown``), with
     each competitor's first mention marked; and how often each competitor is named so."""
-    instead = [
-        r
-        for r in analyses.filter(
-            (pl.col("status") != "error") & (pl.col("competitors_mentioned") > 0)
-        ).to_dicts()
-        if not names_site(r)
-    ]
+    instead = named_instead(analyses)
     counts: dict[str, int] = {}
     items = []
     for r in instead:
@@ -321,14 +316,12 @@ def _wrong_facts(wrong: list[dict], capped: str | None) -> str:
 
 
 def worst_section(analyses: pl.DataFrame, n: int = 5) -> str:
-    scored = (
-        analyses.filter((pl.col("status") != "error") & pl.col("result_json").is_not_null())
-        .with_columns(pl.mean_horizontal(*[pl.col(f"{m}_score") for m in METRICS]).alias("_mean"))
-        .sort("_mean")
-        .head(n)
-    )
-    body = "".join(_answer(r) for r in scored.to_dicts())
-    return section(f"The {scored.height} weakest answers", body or '<p class="muted">(none)</p>', "worst")
+    """Every answer with a wrong fact (those citing the site first), then the ``n`` weakest others."""
+    wrong, weakest = answers_to_fix(analyses, n)
+    body = "".join(_answer(r) for r in wrong) or '<p class="muted">(no answer states a wrong fact)</p>'
+    if weakest:
+        body += f"<h2>The {len(weakest)} weakest other answers</h2>" + "".join(_answer(r) for r in weakest)
+    return section(f"Answers to fix: {len(wrong)} with a wrong fact", body, "worst")
 
 
 def flagged_section(analyses: pl.DataFrame) -> str:

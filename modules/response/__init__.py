@@ -14,6 +14,7 @@ _HOMES = """
     judge: LMJudge
     records: RecordError load_records parse_record
     thresholds: Threshold failed_thresholds
+    triage: answers_to_fix named_instead
     tables: ANALYSES_SCHEMA COMPETITOR_SUMMARY_SCHEMA PROVIDER_SUMMARY_SCHEMA SUMMARY_SCHEMA read_with_trends summarize summarize_competitors summarize_providers trend_baseline
 """
 __all__ = [
