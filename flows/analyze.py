@@ -372,6 +372,7 @@ def _analyze_and_store(
             "analyses": tables.analyses,
             "summaries": tables.summaries,
             "competitor_summaries": tables.competitor_summaries,
+            "citation_domains": tables.citation_domains,
             "runs": tables.runs,
         },
         **_task_options(config),

@@ -390,5 +390,6 @@ def _analyze_collected(
         "summaries": tables.summaries,
         "provider_summaries": provider_summaries,
         "competitor_summaries": tables.competitor_summaries,
+        "citation_domains": tables.citation_domains,
         "runs": runs,
     }

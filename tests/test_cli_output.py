@@ -50,7 +50,7 @@ def test_analyze_is_quiet_by_default_and_verbose_shows_the_logs(tmp_path, verbos
     assert "INFO" not in out and "Loading weights" not in out and "temporary server" not in out
     summary = [line for line in done.stdout.splitlines() if line.strip()]
     # the summary (run line, table, legend, visibility table, paths), nothing else
-    assert len(summary) <= 18, done.stdout
+    assert len(summary) <= 20, done.stdout
     assert done.stderr.strip() == ""
     text = log.read_text()  # what the terminal no longer shows is in the log file
     assert "Starting temporary server" in text and "Finished in state Completed" in text

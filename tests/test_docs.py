@@ -16,6 +16,7 @@ from modules.research.tables import (
     SOURCES_SCHEMA,
     STEPS_SCHEMA,
 )
+from modules.response.sources import CITATION_DOMAINS_SCHEMA
 from modules.response.tables import (
     ANALYSES_SCHEMA,
     COMPETITOR_SUMMARY_SCHEMA,
@@ -51,6 +52,7 @@ def documented(table: str) -> dict[str, str]:
         ("collections", COLLECTIONS_SCHEMA),
         ("provider_summaries", PROVIDER_SUMMARY_SCHEMA),
         ("competitor_summaries", COMPETITOR_SUMMARY_SCHEMA),
+        ("citation_domains", CITATION_DOMAINS_SCHEMA),
     ],
 )
 def test_every_column_documented_with_its_type(table, schema):

@@ -31,6 +31,8 @@ TABLES = (
     "analyses",
     "summaries",
     "provider_summaries",
+    "competitor_summaries",
+    "citation_domains",
     "responses",
     "collections",
     "reports",

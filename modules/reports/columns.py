@@ -183,6 +183,36 @@ COLLECTION_COLUMNS = (
 )
 
 
+#: the domains the assistants cite (``source_rows``), most cited first
+SOURCE_COLUMNS = (
+    Column("domain", "site"),
+    Column("cited_domain", "cited domain"),
+    Column("whose", "whose"),
+    Column("answer_count", "answers citing it", short="answers"),
+    Column("share", "share of answers", "percent", short="share"),
+    Column("mean_rank", "mean rank", short="rank"),
+    Column("wrong_fact_count", "of those, with a wrong fact", short="wrong"),
+)
+SOURCE_NOTE = (
+    "a source an assistant listed beside its answer, or a URL in its text; mean rank: where its "
+    "first source stood in the assistant's list (1 = first); a third-party domain many answers "
+    "cite is where the site's pages, or a mention of the site, are missing"
+)
+
+
+def source_rows(sources: list[dict], top: int = 10) -> list[dict]:
+    """The ``top`` most cited domains of each site and query set, with whose they are."""
+    shown: dict[tuple, int] = {}
+    rows = []
+    for r in sources:  # stored most cited first
+        group = (r["domain"], r.get("query_set_id"))
+        shown[group] = shown.get(group, 0) + 1
+        if shown[group] <= top:
+            whose = f"competitor ({r['competitor']})" if r["owner"] == "competitor" else r["owner"]
+            rows.append({**r, "whose": "the site" if r["owner"] == "site" else whose})
+    return rows
+
+
 def provider_rows(providers: list[dict], collections: list[dict]) -> list[dict]:
     """The provider summaries with what the providers table shows beside them (provider / model
     and what the collection cost), best first within each domain and query set (a failed
@@ -229,11 +259,14 @@ __all__ = [
     "METRICS",
     "PROVIDER_COLUMNS",
     "PROVIDER_NOTE",
+    "SOURCE_COLUMNS",
+    "SOURCE_NOTE",
     "VISIBILITY_COLUMNS",
     "VISIBILITY_NOTE",
     "Column",
     "brand_rows",
     "collection_rows",
     "provider_rows",
+    "source_rows",
     "terminal_table",
 ]

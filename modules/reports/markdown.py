@@ -22,11 +22,14 @@ from .columns import (
     METRICS,
     PROVIDER_COLUMNS,
     PROVIDER_NOTE,
+    SOURCE_COLUMNS,
+    SOURCE_NOTE,
     VISIBILITY_NOTE,
     Column,
     brand_rows,
     collection_rows,
     provider_rows,
+    source_rows,
 )
 
 
@@ -68,6 +71,10 @@ def response_markdown(store: ParquetStore, run_id: str) -> str:
     brands = read_with_trends(store, "competitor_summaries", run_id)
     if not brands.is_empty():
         out += _share_of_voice(brands, analyses)
+    sources = store.read("citation_domains", run_id).to_dicts()
+    if sources:
+        out += "\n## Sources the assistants cite\n\n" + columns_table(source_rows(sources), SOURCE_COLUMNS)
+        out += f"\n{SOURCE_NOTE}.\n"
     wrong, weakest = answers_to_fix(analyses)
     out += f"\n## Answers with a wrong fact ({len(wrong)}; those citing the site first)\n\n"
     out += "".join(_answer_line(r) for r in wrong) or "(none)\n"

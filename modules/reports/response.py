@@ -19,11 +19,14 @@ from .columns import (
     DOMAIN_NOTE,
     PROVIDER_COLUMNS,
     PROVIDER_NOTE,
+    SOURCE_COLUMNS,
+    SOURCE_NOTE,
     VISIBILITY_COLUMNS,
     VISIBILITY_NOTE,
     brand_rows,
     collection_rows,
     provider_rows,
+    source_rows,
 )
 from .html import columns_table, esc, fmt, link, marked, section, table, tier
 
@@ -179,6 +182,13 @@ def provider_section(providers: list[dict], collections: list[dict]) -> str:
         if c["status"] == "failed":
             body += f'<p><span class="badge bad">failed</span> <b>{esc(c["provider"])}/{esc(c["model"])}</b>: {esc(c["error"])}</p>'
     return section("Providers side by side", body, "providers")
+
+
+def sources_section(sources: list[dict]) -> str:
+    body = columns_table(source_rows(sources, top=15), SOURCE_COLUMNS)
+    return section(
+        "Sources the assistants cite", body + f'<p class="muted">{esc(SOURCE_NOTE)}</p>', "sources"
+    )
 
 
 def collection_section(collections: list[dict]) -> str:
@@ -367,6 +377,9 @@ def response_sections(store: ParquetStore, run_id: str, flow: RunKind) -> list[s
     brands = read_with_trends(store, "competitor_summaries", run_id)
     if not brands.is_empty():
         out.append(share_of_voice_section(brands, analyses))
+    sources = store.read("citation_domains", run_id)
+    if not sources.is_empty():
+        out.append(sources_section(sources.to_dicts()))
     if collections:
         out.append(collection_section(collections))
     out += [worst_section(analyses), flagged_section(analyses)]

@@ -13,6 +13,7 @@ _HOMES = """
     batch: RunTables analyze_to_rows build_tables waves
     judge: LMJudge
     records: RecordError load_records parse_record
+    sources: CITATION_DOMAINS_SCHEMA summarize_citation_domains
     thresholds: Threshold failed_thresholds
     triage: answers_to_fix named_instead
     tables: ANALYSES_SCHEMA COMPETITOR_SUMMARY_SCHEMA PROVIDER_SUMMARY_SCHEMA SUMMARY_SCHEMA read_with_trends summarize summarize_competitors summarize_providers trend_baseline

@@ -17,6 +17,7 @@ from .config import AnalyzerConfig
 from .groundtruth import GroundTruth
 from .records import RecordError
 from .schema import AIResponse
+from .sources import summarize_citation_domains
 from .tables import analyses_frame, analysis_row, error_row, summarize, summarize_competitors
 
 
@@ -64,6 +65,7 @@ class RunTables:
     runs: pl.DataFrame
     totals: dict = field(default_factory=dict)
     competitor_summaries: pl.DataFrame = field(default_factory=pl.DataFrame)
+    citation_domains: pl.DataFrame = field(default_factory=pl.DataFrame)
 
 
 def _checker_version(config: AnalyzerConfig, embedding_model: str) -> str | None:
@@ -119,4 +121,5 @@ def build_tables(
         embedding_model=embedding_model,
         ground_truth_versions=json.dumps({d: g.version for d, g in sorted(ground_truth.items())}),
     )
-    return RunTables(analyses, summaries, runs, totals, competitors)
+    sources = summarize_citation_domains(analyses, started_at)
+    return RunTables(analyses, summaries, runs, totals, competitors, sources)
