@@ -33,7 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     optimize.register(sub)  # eval, optimize
     queries.register(sub)  # queries generate|check|approve
     analysis.register_collection(sub)  # collect, monitor
-    runs.register(sub)  # report, runs
+    runs.register(sub)  # report, diff, runs
     server.register(sub)  # server status|start|stop
     lm.register(sub)  # lm status|start|stop
     completion.register(sub)  # completion bash|zsh

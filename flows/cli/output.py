@@ -74,7 +74,9 @@ def duration(seconds: float) -> str:
 
 
 def print_json(result) -> None:
-    print(json.dumps(result.as_dict(), default=str, indent=2))
+    """A flow's result (its ``as_dict``) or plain data, as indented JSON."""
+    data = result.as_dict() if hasattr(result, "as_dict") else result
+    print(json.dumps(data, default=str, indent=2))
 
 
 def print_result(result, as_json: bool, text: Callable[[Any], None]) -> None:

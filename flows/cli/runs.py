@@ -8,7 +8,7 @@ import re
 from datetime import UTC, datetime, timedelta
 
 from .options import add_data_dir, add_json, command
-from .output import print_paths, print_table
+from .output import print_paths, print_result, print_table
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
@@ -143,12 +143,61 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_diff(args: argparse.Namespace) -> int:
+    """what changed per answer between two runs: verdicts, wrong facts, named, cited
+
+    Answers are matched by domain, query, provider and model (the first of each run). Prints each
+    answer whose claim verdicts, wrong facts, or naming or citing of the site changed, with the
+    claim and the evidence; the summaries' deltas say that a rate moved, this says which answers
+    moved it.
+    """
+    from modules.response import diff_runs
+    from modules.store import ParquetStore
+
+    store = ParquetStore(args.data_dir)
+    tables = []
+    for run_id in (args.run_a, args.run_b):
+        analyses = store.read("analyses", run_id)
+        if analyses.is_empty():
+            raise ValueError(f"run {run_id!r} has no analyses under {store.root}")
+        tables.append(analyses)
+    result = diff_runs(*tables)
+    print_result(result, args.json, lambda r: _print_diff(r, args.run_a, args.run_b))
+    return 0
+
+
+def _print_diff(result: dict, run_a: str, run_b: str) -> None:
+    print(
+        f"{run_a} -> {run_b}: {result['matched']} answers in both, {len(result['changed'])} changed, "
+        f"{len(result['only_before'])} only in {run_a}, {len(result['only_after'])} only in {run_b}"
+    )
+    yes = {True: "yes", False: "no"}
+    for answer in result["changed"]:
+        print(
+            f"\n{answer['query_id']} ({answer['provider'] or '-'}/{answer['model'] or '-'}, {answer['domain']})"
+        )
+        for c in answer["changes"]:
+            if c["what"] == "verdict":
+                evidence = f' (evidence: "{c["evidence"]}")' if c.get("evidence") else ""
+                print(f'  claim "{c["claim"]}": {c["before"] or "-"} -> {c["after"] or "-"}{evidence}')
+            elif c["what"] == "wrong fact":
+                print(f'  wrong fact {c["change"]}: "{c["statement"]}" ({c["evidence"]})')
+            else:
+                print(f"  {c['what']}: {yes[c['before']]} -> {yes[c['after']]}")
+
+
 def register(sub) -> None:
     from modules.store import RunKind
 
     p = command(sub, "report", cmd_report)
     p.add_argument("run_id", metavar="RUN_ID")
     p.add_argument("--html", metavar="FILE", help="where to write it (default <data-dir>/html/<RUN_ID>.html)")
+    add_data_dir(p)
+
+    p = command(sub, "diff", cmd_diff)
+    p.add_argument("run_a", metavar="RUN_A", help="the earlier run")
+    p.add_argument("run_b", metavar="RUN_B", help="the later run")
+    add_json(p, "print the changes as JSON")
     add_data_dir(p)
 
     p = command(sub, "runs", cmd_runs)

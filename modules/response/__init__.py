@@ -13,6 +13,7 @@ _HOMES = """
     batch: RunTables analyze_to_rows build_tables waves
     judge: LMJudge
     records: RecordError load_records parse_record
+    diff: diff_runs
     sources: CITATION_DOMAINS_SCHEMA summarize_citation_domains
     thresholds: Threshold failed_thresholds
     triage: answers_to_fix named_instead
