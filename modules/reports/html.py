@@ -128,7 +128,6 @@ def columns_table(rows: Sequence[dict], columns: Sequence[Column], css: str = ""
         "voice_points": lambda v, r: rate_delta(v, lower_is_better=r.get("is_site") is False),
         "percent": lambda v, r: percent(v),
         "state": lambda v, r: _state_badge(v),
-        "usd": lambda v, r: "-" if v is None else f"{v:.4f}",
     }
     cells = [{c.key: _cell(c, r, formats) for c in columns} for r in rows]
     raw = [c.key for c in columns if c.kind in ("delta", "points", "voice_points", "state") or c.interval]
@@ -142,6 +141,8 @@ def _cell(column: Column, row: dict, formats: dict) -> Any:
             f'<span class="badge" title="within the noise of the two runs: not significant at 95%">'
             f"{esc(column.text(value))} n.s.</span>"
         )
+    if column.kind == "usd":  # fractions of a cent: the columns' own text
+        return column.text(value)
     shown = formats[column.kind](value, row) if column.kind in formats else value
     if not column.interval:
         return shown
