@@ -46,7 +46,7 @@ from modules.providers import (
     start_checkpoint,
 )
 from modules.response import AnalyzerConfig, parse_record, summarize_providers, trend_baseline
-from modules.store import Checkpoint, ParquetStore, RunKind, frame, runs_frame
+from modules.store import RUNS_SCHEMA, Checkpoint, ParquetStore, RunKind, frame, runs_frame
 
 
 @dataclass
@@ -111,6 +111,7 @@ def plan_collection_task(
     ground_truth: str | None,
     resume: str | None,
     data_dir: str | None,
+    samples: int | None = None,
 ) -> CollectionPlan:
     return plan_collection(
         query_set,
@@ -120,6 +121,7 @@ def plan_collection_task(
         ground_truth=ground_truth,
         resume=resume,
         data_dir=data_dir,
+        samples=samples,
     )
 
 
@@ -132,10 +134,11 @@ def ask_providers_task(
     logger = get_run_logger()
     for spec in plan.specs:
         logger.info(
-            "asking %s (%s) %d queries%s",
+            "asking %s (%s) %d queries%s%s",
             spec.provider,
             spec.model,
             len(plan.query_set.queries),
+            f" x {plan.samples} samples" if plan.samples > 1 else "",
             f", {len(plan.carried.get(spec.key, {}))} answers kept from run {plan.resumed_from}"
             if plan.resumed_from
             else "",
@@ -149,17 +152,19 @@ def ask_providers_task(
         for spec in plan.specs
     }
     key = artifact_key(flow_name, "progress", run_id)
-    totals = {label[spec.key]: len(queries) for spec in plan.specs}
-    with progress(flow_name, totals, unit="queries", key=key, description=f"run {run_id}") as shown:
+    totals = {label[spec.key]: len(queries) * plan.samples for spec in plan.specs}
+    unit = "asks" if plan.samples > 1 else "queries"
+    with progress(flow_name, totals, unit=unit, key=key, description=f"run {run_id}") as shown:
         for spec in plan.specs:  # answers kept from the resumed run are done already
             kept = sum(
-                q in ids and a.status in KEPT_STATUSES for q, a in plan.carried.get(spec.key, {}).items()
+                q in ids and a.status in KEPT_STATUSES for (q, _), a in plan.carried.get(spec.key, {}).items()
             )
             if kept:
                 shown.advance(kept, label[spec.key])
         return ask_providers(
             plan.specs,
             queries,
+            samples=plan.samples,
             cancellation=cancellation,
             carried=plan.carried,
             on_answer=lambda spec, answer: checkpoint_answer(checkpoint, spec, answer),
@@ -179,7 +184,7 @@ def _collect(
     with stop_on_signals(cancellation):
         runs = ask_providers_task(plan, cancellation, checkpoint, flow_name, run_id)
     responses = frame([r for run in runs for r in response_rows(run, query_set)], RESPONSES_SCHEMA)
-    collections = frame([collection_row(run, query_set) for run in runs], COLLECTIONS_SCHEMA)
+    collections = frame([collection_row(run, query_set, plan.samples) for run in runs], COLLECTIONS_SCHEMA)
     logger = get_run_logger()
     if cancellation.cancelled:
         logger.warning("collection stopped: %s", cancellation.reason)
@@ -232,6 +237,7 @@ def _run_fields(plan: CollectionPlan, cancellation: Cancellation) -> dict[str, A
         "providers": specs_json(plan.specs),
         "resumed_from": plan.resumed_from,
         "stopped": cancellation.reason if cancellation.cancelled else None,
+        "samples": plan.samples,
     }
 
 
@@ -245,14 +251,17 @@ def collect(
     allow_drafts: bool = False,
     resume: str | None = None,
     max_seconds: float | None = None,
+    samples: int | None = None,
 ) -> CollectionRun:
     """Ask every query of a query set of each provider; write ``responses``, ``collections``, ``runs``.
 
-    ``resume``: the run whose missing answers to ask (its query set and providers by default).
+    ``samples``: asks of each query per provider (default 1), since one answer is a poor sample
+    of what an assistant says. ``resume``: the run whose missing answers to ask (its query set,
+    samples and providers by default).
     ``max_seconds``: stop asking then, as on SIGTERM. Ends Failed (tables written) when stopped
     early or when no provider answered anything."""
     started_at = datetime.now(UTC)
-    plan = plan_collection_task(query_set, providers, defaults, allow_drafts, None, resume, data_dir)
+    plan = plan_collection_task(query_set, providers, defaults, allow_drafts, None, resume, data_dir, samples)
     store = ParquetStore(data_dir)
     run_id = begin_run(run_id, store)
     responses, collections, cancellation = _collect(plan, RunKind.COLLECT, run_id, store, max_seconds)
@@ -276,17 +285,20 @@ def monitor(
     resume: str | None = None,
     max_seconds: float | None = None,
     judge: JudgeOptions | None = None,
+    samples: int | None = None,
 ) -> MonitorRun:
     """The weekly audit: collect the answers, analyse them in the same run, and summarise per
     domain and per provider with trends against the previous monitor run of the query set.
     ``judge``: the LM judge of claim verdicts and wrong facts (none: the offline judge only).
 
-    ``resume`` / ``max_seconds`` as for ``collect``; a monitor stopped early writes what it
+    ``samples`` / ``resume`` / ``max_seconds`` as for ``collect``; a monitor stopped early writes what it
     collected and no analysis (its resume analyses everything). Ends Failed (tables written)
     when stopped early or when no provider answered anything."""
     started_at = datetime.now(UTC)
     config = config or AnalyzerConfig()
-    plan = plan_collection_task(query_set, providers, defaults, allow_drafts, ground_truth, resume, data_dir)
+    plan = plan_collection_task(
+        query_set, providers, defaults, allow_drafts, ground_truth, resume, data_dir, samples
+    )
     if not plan.ground_truth:
         raise ValueError("monitor needs the site's pages: give --ground-truth")
     store = ParquetStore(data_dir)
@@ -383,7 +395,7 @@ def _analyze_collected(
         trend_baseline(store, "provider_summaries", RunKind.MONITOR, config_hash=config.config_hash()),
     )
     runs = tables.runs.with_columns(
-        *(pl.lit(v, pl.String).alias(k) for k, v in _run_fields(plan, cancellation).items())
+        *(pl.lit(v, RUNS_SCHEMA[k]).alias(k) for k, v in _run_fields(plan, cancellation).items())
     )
     return tables.totals, {
         "analyses": tables.analyses,

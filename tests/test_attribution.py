@@ -153,7 +153,7 @@ def test_moving_the_first_mention_earlier_never_lowers_the_score(tokens, a, b, a
     assert score(early) >= score(late)
 
 
-def test_cited_sources_on_the_site_count_as_a_url_citation_with_their_rank():
+def test_cited_sources_count_as_a_url_citation_of_a_named_site_with_their_rank():
     citations = [
         Citation(url="https://counterexample.com/a", title="Other", rank=1),
         Citation(url="https://docs.example.com/guide", title="Guide", rank=2),
@@ -166,21 +166,79 @@ def test_cited_sources_on_the_site_count_as_a_url_citation_with_their_rank():
     assert [c.rank for c in r.cited_sources] == [2, 4] and r.has_url_citation and r.has_brand_mention
     assert [m.type for m in r.mentions] == ["brand"]  # mentions stay positions in the text
     c = r.components
-    assert (c.presence_points, c.cited_rank, c.cited_points, c.list_points, r.score) == (70, 2, 5, 8, 83)
+    assert (c.presence_from, c.presence_points, c.cited_rank, c.cited_points, c.list_points, r.score) == (
+        "url",
+        70,
+        2,
+        5,
+        8,
+        83,
+    )
+    # named beyond the first paragraph, as the first list rank (8/15 of the prominence half);
+    # cited at rank 2
+    assert (r.mention_score, r.citation_score) == (76.67, 75)
+
+
+def test_a_source_list_link_alone_is_cited_but_not_named_and_never_excellent():
+    citations = [
+        Citation(url="https://counterexample.com/a", title="Other", rank=1),
+        Citation(url="https://docs.example.com/guide", title="Guide", rank=2),
+    ]
     alone = score_attribution(
         "Nothing here.", "example.com", [], AttributionConfig(), TierConfig(), citations
     )
-    assert (
-        alone.score == 100
-        and alone.components.capped_points == 5
-        and alone.components.first_mention_in == "none"
+    c = alone.components
+    assert (c.presence_from, c.presence_points, c.cited_points, alone.score, alone.tier) == (
+        "cited_source",
+        50,
+        5,
+        55,
+        "fair",
     )
-    assert (
-        score_attribution(
-            "Nothing here.", "example.com", [], AttributionConfig(), TierConfig(), citations[:1]
-        ).score
-        == 0
+    assert (alone.mention_score, alone.citation_score, alone.has_url_citation) == (0, 75, True)
+    nothing = score_attribution(
+        "Nothing here.", "example.com", [], AttributionConfig(), TierConfig(), citations[:1]
     )
+    assert (nothing.score, nothing.mention_score, nothing.citation_score) == (0, 0, 0)
+    assert nothing.components.presence_from == "none"
+
+
+def test_named_and_linked_in_the_first_sentence_is_full_credit_on_both():
+    r = score_attribution(
+        "Acme (https://example.com/pricing) is the one.",
+        "example.com",
+        ["Acme"],
+        AttributionConfig(),
+        TierConfig(),
+    )
+    assert (r.mention_score, r.citation_score, r.tier) == (100, 100, "excellent")
+    named = score_attribution("Acme is the one.", "example.com", ["Acme"], AttributionConfig(), TierConfig())
+    assert (named.mention_score, named.citation_score) == (100, 0)
+
+
+def test_a_config_that_lets_a_source_list_link_alone_be_excellent_is_refused():
+    with pytest.raises(ValueError, match="a source-list link alone is never excellent"):
+        AnalyzerConfig.load(overrides={"attribution.cited_source_weight": 80})
+    assert AnalyzerConfig.load(overrides={"attribution.cited_source_weight": 80, "tiers.excellent": 95})
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["https://example.com/x", "example.com", "Acme", "filler.", "\n\n", "- item\n"]),
+        max_size=12,
+    ),
+    st.lists(st.sampled_from(["https://example.com/p", "https://other.org/q"]), max_size=4),
+)
+def test_mention_and_citation_scores_say_named_and_cited(parts, urls):
+    text = " ".join(parts)
+    citations = [Citation(url=u, title="", rank=i + 1) for i, u in enumerate(urls)]
+    r = score_attribution(text, "example.com", ["Acme"], AttributionConfig(), TierConfig(), citations)
+    assert 0 <= r.mention_score <= 100 and 0 <= r.citation_score <= 100
+    assert (r.mention_score > 0) == bool(r.mentions)
+    assert (r.citation_score > 0) == (any(m.type == "url" for m in r.mentions) or bool(r.cited_sources))
+    if not r.mentions:
+        assert r.tier != "excellent"
 
 
 def test_a_search_redirect_counts_by_the_domain_in_its_title():

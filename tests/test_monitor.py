@@ -437,3 +437,63 @@ def test_cli_collect_counts_refusals_apart_from_answers(prefect_harness, tmp_pat
         fake.close()
     out = capsys.readouterr().out
     assert "10 calls: 5 answered, 5 refused, 0 empty, 0 without an answer (errors)" in out, out
+
+
+def test_samples_ask_each_query_again_and_a_resume_keeps_what_it_has(queries):
+    """``samples``: every query asked N times, each ask its own answer keyed (query, sample); the
+    answers come back in query order, and answers carried from an earlier run are not asked."""
+    fake = FakeAssistant(
+        {q.query: q.expected_answer for q in queries},
+        rival_answers={q.query: "Try Evernote instead." for q in queries},
+        answer_rate=0.5,
+        seed=3,
+    )
+    try:
+        run = ask_provider(spec(fake, "sometimes"), queries[:2], samples=3)
+        assert [a.key for a in run.answers] == [(q.query_id, s) for q in queries[:2] for s in (1, 2, 3)]
+        assert len(fake.requests) == 6 and run.stats()["queries"] == 6
+        texts = {a.response for a in run.answers}
+        assert "Try Evernote instead." in texts and texts - {"Try Evernote instead."}  # answers vary by call
+        carried = {a.key: a for a in run.answers[:4]}
+        again = ask_provider(spec(fake, "sometimes"), queries[:2], samples=3, carried=carried)
+        assert len(fake.requests) == 8  # only the two without an answer
+        assert [a.response for a in again.answers[:4]] == [a.response for a in run.answers[:4]]
+        with pytest.raises(ValueError, match="samples must be >= 1"):
+            ask_provider(spec(fake, "sometimes"), queries[:1], samples=0)
+    finally:
+        fake.close()
+
+
+def test_cli_monitor_with_samples_writes_each_ask_and_prints_calls_time_and_cost(
+    prefect_harness, tmp_path, capsys, queries
+):
+    fake = FakeAssistant(
+        {q.query: q.expected_answer for q in queries},
+        rival_answers={q.query: "Try Evernote, it is the best note app." for q in queries},
+        answer_rate=0.6,
+    )
+    try:
+        providers = []
+        for model in ("sometimes", "gpt-4o-mini"):  # LiteLLM prices the second
+            providers += ["--provider", f"openai/{model},base_url={fake.base_url},label=fake"]
+        args = ["monitor", QUERY_SET, "--ground-truth", PAGES, "--data-dir", str(tmp_path), *providers]
+        with pytest.raises(SystemExit) as refused:  # before any run starts
+            main([*args, "--samples", "0"])
+        assert refused.value.code == 2
+        assert capsys.readouterr().err.splitlines()[-1].endswith("argument --samples: must be at least 1, got 0")
+        assert main([*args, "--run-id", "s3", "--samples", "3"]) == 0
+    finally:
+        fake.close()
+    out = capsys.readouterr().out
+    assert re.search(r"asked 30 calls \(5 queries x 3 samples x 2 providers\) in [\d.]+ s; cost \$0\.\d{4}", out), out
+    store = ParquetStore(tmp_path)
+    responses = store.read("responses", "s3")
+    assert responses.height == 30 and sorted(set(responses["sample"])) == [1, 2, 3]
+    assert responses.group_by("query_id", "model").len()["len"].to_list() == [3] * 10
+    analyses = store.read("analyses", "s3")
+    assert analyses.height == 30 and analyses["id"].n_unique() == 30  # identical answers stay apart
+    assert sorted(set(analyses["sample"])) == [1, 2, 3]
+    assert store.read("runs", "s3")["samples"].to_list() == [3]
+    assert store.read("collections", "s3")["samples"].to_list() == [3, 3]
+    summary = store.read("provider_summaries", "s3").filter(pl.col("model") == "sometimes").row(0, named=True)
+    assert summary["scored_count"] == 15 and 0 < summary["mention_rate"] < 1

@@ -174,6 +174,9 @@ def test_wrong_facts_in_the_analyses_and_summaries(runs):
         "site_named_first",
         "competitors_mentioned",
         "competitors",
+        "mention_score",
+        "citation_score",
+        "sample",
     ]
     price = {r["provider"]: r for r in analyses.filter(pl.col("query_id") == "nimbus-price-plus").to_dicts()}
     wrong = price["perplexity"]  # "Plus is $9.99 per month and includes 1 TB of storage."
@@ -185,6 +188,8 @@ def test_wrong_facts_in_the_analyses_and_summaries(runs):
     result = json.loads(wrong["result_json"])
     assert len(result["feedback"]["claims"]["contradicted"]) == len(result["feedback"]["contradictions"]) == 2
     assert result["scores"]["accuracy"]["components"]["wrongFacts"] == 2
+    # cited (the site's pricing page second in its sources), never named: not excellent credit
+    assert (wrong["mention_score"], wrong["citation_score"], wrong["attribution_tier"]) == (0, 75, "fair")
     right = price["openai"]
     assert (right["claims_contradicted"], right["contradiction_count"], right["has_wrong_fact"]) == (
         0,

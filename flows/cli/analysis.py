@@ -7,7 +7,16 @@ import json
 import sys
 from typing import Any
 
-from .options import add_data_dir, add_json, add_lm, add_run_id, add_run_outputs, add_task_runner, command
+from .options import (
+    add_data_dir,
+    add_json,
+    add_lm,
+    add_run_id,
+    add_run_outputs,
+    add_task_runner,
+    command,
+    count,
+)
 from .output import print_paths, print_result, print_table
 
 
@@ -282,6 +291,13 @@ def add_provider_options(p: argparse.ArgumentParser) -> None:
         "as cancelled (default: no limit)",
     )
     p.add_argument(
+        "--samples",
+        type=count,
+        metavar="N",
+        help="ask each query N times of each provider (default 1): answers vary from call to call, and "
+        "the summaries' intervals count queries, not calls; N times the calls and the cost",
+    )
+    p.add_argument(
         "--resume",
         metavar="RUN_ID",
         help="a new run that keeps RUN_ID's answers and asks only the missing ones (errors, cancelled calls, "
@@ -341,6 +357,7 @@ def cmd_collect(args: argparse.Namespace) -> int:
             allow_drafts=args.allow_drafts,
             resume=args.resume,
             max_seconds=args.max_seconds,
+            samples=args.samples,
         ),
     )
     print_result(result, args.json, _print_collection_run)
@@ -355,8 +372,9 @@ def _print_collection_run(result) -> None:
     print(
         f"\nrun {result.run_id}: query set {result.query_set_id}{resumed}, {result.total} calls: "
         f"{result.total - result.failed - refusals - empty} answered, {refusals} refused, {empty} empty, "
-        f"{result.failed} without an answer (errors)\n"
+        f"{result.failed} without an answer (errors)"
     )
+    print(_collection_cost(result.collections) + "\n")
     _print_collections(result.collections)
     print("\nParquet written to:")
     print_paths(result.paths)
@@ -388,10 +406,29 @@ def cmd_monitor(args: argparse.Namespace) -> int:
             resume=args.resume,
             max_seconds=args.max_seconds,
             judge=judge,
+            samples=args.samples,
         ),
     )
     print_result(result, args.json, _print_monitor_run)
     return _judged(thresholds, result, status)
+
+
+def _collection_cost(collections: list[dict]) -> str:
+    """What asking cost: the calls (queries x samples x providers), the wall time of the
+    collection and the priced calls' cost."""
+    from modules.reports import COLLECTION_COLUMNS
+
+    if not collections:
+        return "no provider asked"
+    samples = collections[0].get("samples") or 1
+    calls = sum(c["queries"] or 0 for c in collections)
+    queries = calls // (samples * len(collections))
+    shape = f"{queries} queries x {samples} samples x {len(collections)} providers"
+    wall = max(c["completed_at"] for c in collections) - min(c["started_at"] for c in collections)
+    costs = [c["cost_usd"] for c in collections if c.get("cost_usd") is not None]
+    cost_column = next(col for col in COLLECTION_COLUMNS if col.key == "cost_usd")
+    cost = "$" + cost_column.text(sum(costs)) if costs else "unknown (no provider priced its calls)"
+    return f"asked {calls} calls ({shape}) in {wall.total_seconds():.1f} s; cost {cost}"
 
 
 def _print_monitor_run(result) -> None:
@@ -402,6 +439,7 @@ def _print_monitor_run(result) -> None:
     print_summary(result)
     from modules.reports import PROVIDER_COLUMNS, VISIBILITY_COLUMNS, provider_rows
 
+    print("\n" + _collection_cost(result.collections))
     print(
         "\nproviders side by side, best first (Δ = change against the same provider's previous monitor run):\n"
     )

@@ -21,6 +21,17 @@ def command(sub, name: str, func: Callable[[argparse.Namespace], int]) -> argpar
     return p
 
 
+def count(text: str) -> int:
+    """An argparse type: a whole number >= 1 (refused before any run starts)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def add_service_action(p: argparse.ArgumentParser) -> None:
     """The optional ACTION of a command that looks after a background server: status (default),
     start or stop."""

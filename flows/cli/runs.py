@@ -173,8 +173,9 @@ def _print_diff(result: dict, run_a: str, run_b: str) -> None:
     )
     yes = {True: "yes", False: "no"}
     for answer in result["changed"]:
+        sample = f", sample {answer['sample']}" if answer["sample"] > 1 else ""
         print(
-            f"\n{answer['query_id']} ({answer['provider'] or '-'}/{answer['model'] or '-'}, {answer['domain']})"
+            f"\n{answer['query_id']} ({answer['provider'] or '-'}/{answer['model'] or '-'}, {answer['domain']}{sample})"
         )
         for c in answer["changes"]:
             if c["what"] == "verdict":

@@ -11,6 +11,10 @@ A collection can stop early (a signal, or the run's deadline; see :class:`Cancel
 in flight are abandoned, nothing new is started, and every query without an answer is recorded
 as ``cancelled``. Each answer is handed to ``on_answer`` as it arrives (the checkpoint), and
 answers carried from an earlier run are kept without asking again (``--resume``).
+
+A query may be asked several times (``samples``): assistants answer one question differently
+from call to call, so a share measured over repeated asks says more than one answer does. Each
+ask is its own call with its own answer, keyed by (query id, sample).
 """
 
 from __future__ import annotations
@@ -59,6 +63,11 @@ class Answer:
     responded_at: datetime | None = None
     asked_at: datetime | None = None  # the first attempt's start (carried over by --resume)
     citations: list[dict] = field(default_factory=list)  # the sources it returned: {url, title, rank}
+    sample: int = 1  # which ask of the query this is, 1-based (``--samples``)
+
+    @property
+    def key(self) -> AskKey:
+        return self.query.query_id, self.sample
 
     def to_record(self) -> dict[str, Any]:
         """The answer as a JSON object (the checkpoint's format; the query is kept by id)."""
@@ -92,7 +101,11 @@ _ANSWER_FIELDS = (
     "responded_at",
     "asked_at",
     "citations",
+    "sample",
 )
+
+#: One ask of a provider: the query's id and the sample number (1-based).
+AskKey = tuple[str, int]
 
 #: Answers a resumed collection keeps; any other (an error of any kind, ``cancelled``,
 #: ``skipped``) is asked again.
@@ -512,8 +525,10 @@ class _Asker:
                 )
             return self.aborted is not None
 
-    def ask(self, query: Query) -> Answer:
+    def ask(self, job: tuple[Query, int]) -> Answer:
+        query, sample = job
         answer = self._ask(query)
+        answer.sample = sample
         if self.on_answer and answer.status in KEPT_STATUSES:
             self.on_answer(answer)
         if self.on_asked:
@@ -602,26 +617,31 @@ def ask_provider(
     spec: ProviderSpec,
     queries: Sequence[Query],
     *,
+    samples: int = 1,
     cancellation: Cancellation | None = None,
-    carried: dict[str, Answer] | None = None,
+    carried: dict[AskKey, Answer] | None = None,
     on_answer: Callable[[Answer], None] | None = None,
     on_asked: Callable[[Answer], None] | None = None,
 ) -> ProviderRun:
-    """Ask ``spec`` every query (at most ``spec.concurrency`` at once); answers in query order.
+    """Ask ``spec`` every query ``samples`` times (at most ``spec.concurrency`` calls at once);
+    answers in query order, each query's samples in turn.
 
-    ``carried`` (query id -> answer from an earlier run) are kept as they are, not asked;
-    ``on_answer`` gets each new answer worth keeping as it arrives, ``on_asked`` every new answer
-    (errors and cancelled calls too: progress)."""
+    ``carried`` ((query id, sample) -> answer from an earlier run) are kept as they are, not
+    asked; ``on_answer`` gets each new answer worth keeping as it arrives, ``on_asked`` every new
+    answer (errors and cancelled calls too: progress)."""
     import litellm
 
+    if samples < 1:
+        raise ValueError(f"samples must be >= 1, got {samples}")
     litellm.suppress_debug_info = True
     started = datetime.now(UTC)
-    carried = {q: a for q, a in (carried or {}).items() if a.status in KEPT_STATUSES}
+    carried = {k: a for k, a in (carried or {}).items() if a.status in KEPT_STATUSES}
     asker = _Asker(spec, cancellation or Cancellation(), on_answer, on_asked)
-    to_ask = [q for q in queries if q.query_id not in carried]
+    jobs = [(q, s) for q in queries for s in range(1, samples + 1)]
+    to_ask = [job for job in jobs if (job[0].query_id, job[1]) not in carried]
     with ThreadPoolExecutor(max_workers=spec.concurrency, thread_name_prefix=f"ask-{spec.provider}") as pool:
-        asked = dict(zip((q.query_id for q in to_ask), pool.map(asker.ask, to_ask)))
-    answers = [carried[q.query_id] if q.query_id in carried else asked[q.query_id] for q in queries]
+        asked = {a.key: a for a in pool.map(asker.ask, to_ask)}
+    answers = [carried.get((q.query_id, s)) or asked[q.query_id, s] for q, s in jobs]
     return ProviderRun(spec, answers, started, datetime.now(UTC), asker.aborted)
 
 
@@ -629,8 +649,9 @@ def ask_providers(
     specs: Sequence[ProviderSpec],
     queries: Sequence[Query],
     *,
+    samples: int = 1,
     cancellation: Cancellation | None = None,
-    carried: dict[tuple[str, str], dict[str, Answer]] | None = None,
+    carried: dict[tuple[str, str], dict[AskKey, Answer]] | None = None,
     on_answer: Callable[[ProviderSpec, Answer], None] | None = None,
     on_asked: Callable[[ProviderSpec, Answer], None] | None = None,
 ) -> list[ProviderRun]:
@@ -643,6 +664,7 @@ def ask_providers(
         return ask_provider(
             spec,
             queries,
+            samples=samples,
             cancellation=cancellation,
             carried=carried.get(spec.key),
             on_answer=(lambda answer: on_answer(spec, answer)) if on_answer else None,
@@ -655,6 +677,7 @@ def ask_providers(
 
 __all__ = [
     "Answer",
+    "AskKey",
     "Cancellation",
     "KEPT_STATUSES",
     "ProviderRun",

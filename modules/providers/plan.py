@@ -5,7 +5,8 @@ ground truth of a monitor run) into its checkpoint before the first call, and ea
 arrives. A resume reads the earlier run back, from its committed ``runs`` and ``responses`` when
 it was written (stopped by a signal or its deadline), or from its checkpoint when it was killed
 before that, and asks only the queries without a kept answer (answered, refusal, empty): an
-error of any kind, a cancelled or skipped call is asked again. The query set must be unchanged.
+error of any kind, a cancelled or skipped call is asked again. The query set must be unchanged,
+and so is the number of samples (each query asked that many times of each provider).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import polars as pl
 
 from ..queries import QuerySet, load_query_set
 from ..store import Checkpoint, ParquetStore
-from .collect import KEPT_STATUSES, Answer
+from .collect import KEPT_STATUSES, Answer, AskKey
 from .spec import ProviderSpec, parse_provider, unique_specs
 
 
@@ -56,9 +57,15 @@ class CollectionPlan:
     specs: list[ProviderSpec]
     ground_truth: str | None = None
     resumed_from: str | None = None
-    carried: dict[tuple[str, str], dict[str, Answer]] = field(
+    carried: dict[tuple[str, str], dict[AskKey, Answer]] = field(
         default_factory=dict
-    )  # spec key -> query id -> answer
+    )  # spec key -> (query id, sample) -> answer
+    samples: int = 1  # asks of each query per provider
+
+    @property
+    def asks(self) -> int:
+        """Calls the whole collection makes: every query, every sample, every provider."""
+        return len(self.query_set.queries) * self.samples * len(self.specs)
 
     @property
     def carried_count(self) -> int:
@@ -73,17 +80,19 @@ class CollectionPlan:
             "providers": specs_json(self.specs),
             "ground_truth_path": self.ground_truth,
             "resumed_from": self.resumed_from,
+            "samples": self.samples,
         }
 
 
-def _answer_name(spec: ProviderSpec, query_id: str) -> str:
-    return hashlib.sha1(json.dumps([*spec.key, query_id]).encode()).hexdigest()[:24]
+def _answer_name(spec: ProviderSpec, query_id: str, sample: int) -> str:
+    key = [*spec.key, query_id] + ([sample] if sample > 1 else [])
+    return hashlib.sha1(json.dumps(key).encode()).hexdigest()[:24]
 
 
 def checkpoint_answer(checkpoint: Checkpoint, spec: ProviderSpec, answer: Answer) -> None:
     """One kept answer into the run's checkpoint, as it arrives."""
     checkpoint.put(
-        _answer_name(spec, answer.query.query_id),
+        _answer_name(spec, answer.query.query_id, answer.sample),
         {"provider": spec.provider, "model": spec.model_name, **answer.to_record()},
     )
 
@@ -107,10 +116,14 @@ def plan_collection(
     ground_truth: str | None = None,
     resume: str | None = None,
     data_dir: str | None = None,
+    samples: int | None = None,
 ) -> CollectionPlan:
     """A new collection, or the rest of run ``resume``: the same query set (refused if it
-    changed) and providers (``providers`` given again may change how they are called, not what
-    is asked), keeping that run's answers."""
+    changed), samples and providers (``providers`` given again may change how they are called,
+    not what is asked), keeping that run's answers. ``samples``: asks of each query per
+    provider (default 1; a resume keeps the earlier run's)."""
+    if samples is not None and samples < 1:
+        raise ValueError(f"--samples must be at least 1, got {samples}")
     if resume is None:
         if not query_set or not providers:
             raise ValueError("a collection needs a query set and at least one provider (or --resume RUN_ID)")
@@ -118,9 +131,16 @@ def plan_collection(
             load_query_set(query_set, allow_drafts=allow_drafts),
             provider_specs(providers, defaults),
             ground_truth,
+            samples=samples or 1,
         )
     store = ParquetStore(data_dir)
     recorded, answers = _earlier_run(store, resume)
+    asked = int(recorded.get("samples") or 1)  # runs written before samples asked once
+    if samples is not None and samples != asked:
+        raise ValueError(
+            f"run {resume} asked each query {asked} time(s), not {samples}: a resume asks what it left, "
+            "the same number of samples (leave out --samples)"
+        )
     path = query_set or recorded["input_path"]
     qs = load_query_set(
         path, allow_drafts=True
@@ -147,15 +167,19 @@ def plan_collection(
                 f"settings ({sorted(by_key)}): a resume asks the same providers the same way"
             )
     queries = {q.query_id: q for q in qs.queries}
-    carried: dict[tuple[str, str], dict[str, Answer]] = {s.key: {} for s in specs}
+    carried: dict[tuple[str, str], dict[AskKey, Answer]] = {s.key: {} for s in specs}
     for record in answers:
         key, query = (record["provider"], record["model"]), queries.get(record["query_id"])
-        if key in carried and query is not None and record.get("status") in KEPT_STATUSES:
-            carried[key][query.query_id] = Answer.from_record(query, record)
-    missing = len(specs) * len(qs.queries) - sum(len(a) for a in carried.values())
-    if missing == 0:
+        sample = int(record.get("sample") or 1)
+        if key in carried and query is not None and sample <= asked and record.get("status") in KEPT_STATUSES:
+            answer = Answer.from_record(query, record)
+            carried[key][answer.key] = answer
+    plan = CollectionPlan(
+        qs, specs, ground_truth or recorded.get("ground_truth_path"), resume, carried, samples=asked
+    )
+    if plan.carried_count >= plan.asks:
         raise ValueError(f"run {resume} already has every answer: nothing to resume")
-    return CollectionPlan(qs, specs, ground_truth or recorded.get("ground_truth_path"), resume, carried)
+    return plan
 
 
 def _earlier_run(store: ParquetStore, run_id: str) -> tuple[dict[str, Any], list[dict]]:

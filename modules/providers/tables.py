@@ -1,4 +1,4 @@
-"""The collector's Parquet tables: ``responses`` (one row per query x provider) and
+"""The collector's Parquet tables: ``responses`` (one row per query x sample x provider) and
 ``collections`` (one row per provider, including one that failed entirely).
 
 ``responses`` starts with exactly the input columns of ``sleuth analyze``, so a collect run's
@@ -45,6 +45,8 @@ RESPONSES_SCHEMA = {
     "asked_at": pl.Datetime("us", "UTC"),
     # appended after the first columns, so that each of them keeps its position: an `analyze` input too
     "citations": pl.List(pl.Struct({"url": pl.String, "title": pl.String, "rank": pl.Int64})),
+    # appended: which ask of the query this is, 1-based (``--samples``); an `analyze` input too
+    "sample": pl.Int64,
 }
 
 COLLECTIONS_SCHEMA = {
@@ -70,6 +72,8 @@ COLLECTIONS_SCHEMA = {
     "latency_p95_s": pl.Float64,
     "started_at": pl.Datetime("us", "UTC"),
     "completed_at": pl.Datetime("us", "UTC"),
+    # appended: asks of each query (``--samples``); ``queries`` counts every ask
+    "samples": pl.Int64,
 }
 
 
@@ -107,12 +111,13 @@ def response_rows(run: ProviderRun, query_set: QuerySet) -> list[dict]:
                 "query_set_version": query_set.version,
                 "asked_at": a.asked_at or run.started_at,
                 "citations": a.citations,
+                "sample": a.sample,
             }
         )
     return rows
 
 
-def collection_row(run: ProviderRun, query_set: QuerySet) -> dict:
+def collection_row(run: ProviderRun, query_set: QuerySet, samples: int = 1) -> dict:
     return {
         "provider": run.spec.provider,
         "model": run.spec.model_name,
@@ -122,6 +127,7 @@ def collection_row(run: ProviderRun, query_set: QuerySet) -> dict:
         "started_at": run.started_at,
         "completed_at": run.completed_at,
         **run.stats(),
+        "samples": samples,
     }
 
 

@@ -247,6 +247,23 @@ def collection_rows(collections: list[dict]) -> list[dict]:
     ]
 
 
+def score_parts(row: dict) -> list[tuple[str, str, str | None, str | None]]:
+    """An answer's scores as a reader sees them: (metric, value, tier, credit) for each metric,
+    the credit being attribution's two kinds, "named 0, cited 75" (None for the other metrics
+    and for rows written before those columns)."""
+    parts = []
+    for m in METRICS:
+        credit = None
+        if m == "attribution" and row.get("mention_score") is not None:
+            credit = f"named {row['mention_score']:.0f}, cited {row.get('citation_score') or 0:.0f}"
+        parts.append((m, _number(row.get(f"{m}_score")), row.get(f"{m}_tier"), credit))
+    return parts
+
+
+def _number(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"
+
+
 def _who(row: dict) -> str:
     return f"{row.get('provider') or '-'}/{row.get('model') or '-'}"
 
@@ -267,6 +284,7 @@ __all__ = [
     "brand_rows",
     "collection_rows",
     "provider_rows",
+    "score_parts",
     "source_rows",
     "terminal_table",
 ]

@@ -19,7 +19,6 @@ from .columns import (
     COLLECTION_COLUMNS,
     DOMAIN_COLUMNS,
     DOMAIN_NOTE,
-    METRICS,
     PROVIDER_COLUMNS,
     PROVIDER_NOTE,
     SOURCE_COLUMNS,
@@ -29,6 +28,7 @@ from .columns import (
     brand_rows,
     collection_rows,
     provider_rows,
+    score_parts,
     source_rows,
 )
 
@@ -93,7 +93,10 @@ def _answer_line(r: dict) -> str:
     ]
     return (
         f"- **{_cell(r['query_id'])}** ({_cell(r['provider'])}/{_cell(r['model'])}): "
-        + ", ".join(f"{m} {_cell(r[f'{m}_score'])} ({r[f'{m}_tier']})" for m in METRICS)
+        + ", ".join(
+            f"{m} {value} ({tier}{f'; {credit}' if credit else ''})"
+            for m, value, tier, credit in score_parts(r)
+        )
         + (f"; wrong: {'; '.join(_cell(w) for w in wrong)}" if wrong else "")
         + (f"; missing: {'; '.join(_cell(m) for m in missing)}" if missing else "")
         + "\n"

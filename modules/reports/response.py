@@ -26,9 +26,10 @@ from .columns import (
     brand_rows,
     collection_rows,
     provider_rows,
+    score_parts,
     source_rows,
 )
-from .html import columns_table, esc, fmt, link, marked, section, table, tier
+from .html import columns_table, esc, link, marked, section, table, tier
 
 METRICS = plots.METRICS
 
@@ -257,7 +258,11 @@ def _answer(row: dict) -> str:
         f'<span class="muted">&ldquo;{esc(h["groundTruthSource"]["matchedText"][:160])}&rdquo;</span></li>'
         for h in highlights
     )
-    scores = " ".join(f"{m} <b>{fmt(row[f'{m}_score'])}</b> {tier(row[f'{m}_tier'])}" for m in METRICS)
+    scores = " ".join(
+        f"{m} <b>{esc(value)}</b> {tier(grade)}"
+        + (f' <span class="muted">({esc(credit)})</span>' if credit else "")
+        for m, value, grade, credit in score_parts(row)
+    )
     capped = (((result.get("scores") or {}).get("accuracy") or {}).get("components") or {}).get("cappedBy")
     return (
         f"<h3>{esc(row['query_id'])}: {esc(result.get('query') or '')}</h3>"

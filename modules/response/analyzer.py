@@ -214,6 +214,7 @@ def record_from_result(result: AnalysisResult) -> AIResponse:
         ],
         query_set_id=result.query_set_id,
         source_line=result.source_line,
+        sample=result.sample,
     )
 
 
@@ -597,8 +598,9 @@ class ResponseAnalyzer:
             )
         else:  # an error row keeps the competitors tracked, for re-analysis
             fields["competitors"] = [BrandPresence(**c.model_dump()) for c in r.competitors]
+        repeat = f"\x00{r.sample}" if r.sample and r.sample > 1 else ""  # a first sample keeps its old id
         rid = hashlib.sha256(
-            f"{r.query_set_id}\x00{r.query_id}\x00{r.provider}\x00{r.model}\x00{r.response}".encode()
+            f"{r.query_set_id}\x00{r.query_id}\x00{r.provider}\x00{r.model}\x00{r.response}{repeat}".encode()
         ).hexdigest()[:24]
         return AnalysisResult(
             id=rid,
@@ -619,6 +621,7 @@ class ResponseAnalyzer:
             brand_names=brands,
             citations=r.citations,
             source_line=r.source_line,
+            sample=r.sample,
             **fields,
         )
 

@@ -163,6 +163,24 @@ def place_of(response: str, at: int) -> tuple[MentionPlace, int | None, int]:
     return place, list_rank, rank
 
 
+def _mention_score(parts: AttributionComponents, config: AttributionConfig) -> float:
+    """0-100: named in the text (URL, domain or brand) earns 50, where it first stands the rest,
+    in the proportions of the prominence weights (first sentence 1, first paragraph 10/15, later
+    list item k 8/15/k by default)."""
+    if parts.first_mention_in == "none":
+        return 0.0
+    top = config.first_sentence_weight
+    earned = parts.position_points + parts.list_points
+    return round(50 + 50 * (earned / top if top else 1.0), 2)
+
+
+def _citation_score(linked_in_text: bool, cited_rank: int | None) -> float:
+    """0-100: a link to the site in the answer's text is 100; a place in its source list earns
+    50 + 50 / rank (rank 1: 100, rank 2: 75, rank 4: 62.5); neither is 0."""
+    ranked = 50 + 50 / cited_rank if cited_rank else 0.0
+    return round(max(100.0 if linked_in_text else 0.0, ranked), 2)
+
+
 def score_attribution(
     response: str,
     domain: str,
@@ -171,15 +189,21 @@ def score_attribution(
     tiers: TierConfig,
     citations: list[Citation] | None = None,
 ) -> AttributionResult:
-    """The strongest mention type's weight (a cited source on the site counts as a URL citation),
-    a bonus per additional mention, and prominence points (where the first mention stands, the
-    site's best cited rank), capped; ``components`` says how much each part gave."""
+    """The headline: the strongest mention's weight, a bonus per additional mention, and
+    prominence points (where the first mention stands, the site's best cited rank), capped;
+    ``components`` says how much each part gave. A cited source of a site named in the text
+    counts as a URL citation; a site only in the source list gets ``cited_source_weight``.
+    Beside it, ``mention_score`` (named, and where) and ``citation_score`` (linked or cited, and
+    at what rank) keep the two kinds of credit apart."""
     mentions = find_mentions(response, domain, brand_names, config.context_chars)
     cited = cited_on_site(citations or [], domain)
-    kinds = {m.type for m in mentions} | ({"url"} if cited else set())
+    in_text = {m.type for m in mentions}
+    kinds = in_text | ({"url"} if cited and in_text else set())
     weights = {"url": config.url_weight, "domain": config.domain_weight, "brand": config.brand_weight}
+    strongest = max(kinds, key=lambda k: weights[k], default=None)
     parts = AttributionComponents(
-        presence_points=max((weights[k] for k in kinds), default=0),
+        presence_from=strongest or ("cited_source" if cited else "none"),
+        presence_points=weights[strongest] if strongest else config.cited_source_weight if cited else 0,
         extra_mention_points=config.multi_mention_bonus * max(0, len(mentions) - 1),
     )
     if mentions:
@@ -207,9 +231,11 @@ def score_attribution(
         score=score,
         tier=tier_for(score, tiers),
         mentions=mentions,
-        has_url_citation="url" in kinds,
+        has_url_citation="url" in in_text or bool(cited),
         has_domain_mention="domain" in kinds,
         has_brand_mention="brand" in kinds,
         cited_sources=cited,
         components=parts,
+        mention_score=_mention_score(parts, config),
+        citation_score=_citation_score("url" in in_text, parts.cited_rank),
     )

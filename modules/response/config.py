@@ -48,6 +48,9 @@ class AttributionConfig(_Section):
     first_paragraph_weight: float = Field(10, ge=0)
     list_weight: float = Field(8, ge=0)  # beyond the first paragraph: / the mention's list rank
     cited_weight: float = Field(10, ge=0)  # / the best rank of the site among the cited sources
+    # Presence when the site is only among the cited sources, never named in the text: a link in a
+    # source list is weaker credit than being named (kept below the excellent tier, see below).
+    cited_source_weight: float = Field(50, ge=0)
     max_score: float = Field(100, ge=0, le=100)
     context_chars: int = Field(60, ge=0)
 
@@ -141,6 +144,17 @@ class AnalyzerConfig(_Section):
                 raise ValueError(f"override {dotted!r} must look like section.field")
             data.setdefault(section, {})[field] = value
         return cls.model_validate(data)
+
+    @model_validator(mode="after")
+    def _source_list_alone_never_excellent(self) -> AnalyzerConfig:
+        most = self.attribution.cited_source_weight + self.attribution.cited_weight
+        if min(most, self.attribution.max_score) >= self.tiers.excellent:
+            raise ValueError(
+                "attribution.cited_source_weight + attribution.cited_weight must stay below "
+                f"tiers.excellent (a source-list link alone is never excellent attribution), got "
+                f"{self.attribution.cited_source_weight} + {self.attribution.cited_weight} >= {self.tiers.excellent}"
+            )
+        return self
 
     def config_hash(self) -> str:
         return hashlib.sha256(self.model_dump_json().encode()).hexdigest()[:16]

@@ -2,8 +2,10 @@
 answer names the site and whether it cites it. A summary's delta says that a rate moved; this
 says which answers moved it, with the claim and the evidence (``sleuth diff``).
 
-Answers are matched by (domain, query, provider, model); with several answers to one query
-from one model, the first of each run is compared.
+Answers are matched by (domain, query, provider, model, sample), the sample being which ask of
+the query it was (1 when the run asked once, so a run of ``--samples 5`` matches a run that
+asked once on its first samples); with several answers to one such key, the first of each run
+is compared.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import polars as pl
 
 from .tables import names_site
 
-KEY = ("domain", "query_id", "provider", "model")
+KEY = ("domain", "query_id", "provider", "model", "sample")
 
 
 def diff_runs(before: pl.DataFrame, after: pl.DataFrame) -> dict:
@@ -69,7 +71,7 @@ def _by_key(analyses: pl.DataFrame) -> dict[tuple, dict]:
     if analyses.is_empty():
         return rows
     for row in analyses.filter(pl.col("status") != "error").to_dicts():
-        rows.setdefault(tuple(row.get(k) for k in KEY), row)
+        rows.setdefault(tuple(row.get(k) for k in KEY[:-1]) + (row.get("sample") or 1,), row)
     return rows
 
 

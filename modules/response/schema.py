@@ -132,10 +132,14 @@ class AttributionComponents(Model):
 
     ``score = presence_points + extra_mention_points + position_points + list_points +
     cited_points - capped_points``; where the site's first mention stands (prominence) and the
-    best rank the assistant gave the site among its own cited sources.
+    best rank the assistant gave the site among its own cited sources. ``presence_from`` names
+    what set the presence points: the strongest mention in the text (a cited source of a site
+    also named in the text counts as a URL), or ``cited_source`` when the site is only in the
+    source list, which is weighted low so that a source-list link alone is never excellent.
     """
 
-    presence_points: float = 0  # the strongest mention type's weight (a cited source counts as a URL)
+    presence_from: Literal["url", "domain", "brand", "cited_source", "none"] = "none"
+    presence_points: float = 0  # the weight of ``presence_from``
     extra_mention_points: float = 0  # the bonus per mention in the text beyond the first
     first_mention_position: TextPosition | None = None
     first_mention_in: MentionPlace = "none"
@@ -156,6 +160,10 @@ class AttributionResult(Model):
     has_brand_mention: bool = False
     cited_sources: list[Citation] = []  # beyond the seed: the assistant's cited sources on the site
     components: AttributionComponents | None = None  # beyond the seed
+    # beyond the seed, 0-100: named in the answer's text (and where), linked or cited (and at what
+    # rank); the headline ``score`` above combines both (:func:`..attribution.score_attribution`)
+    mention_score: float = 0
+    citation_score: float = 0
 
 
 class Scores(Model):
@@ -297,6 +305,7 @@ class AnalysisResult(Model):
     source_line: int | None = None
     site: BrandPresence | None = None  # the site's own presence (none on error rows)
     competitors: list[BrandPresence] = []  # each tracked competitor's presence, in the record's order
+    sample: int | None = None  # which of the query's repeated asks of this provider (1-based; --samples)
 
 
 class AIResponse(Model):
@@ -319,6 +328,7 @@ class AIResponse(Model):
     query_set_id: str | None = None
     source_line: int | None = None
     error: str | None = None  # the provider gave no answer (a ``responses`` row of a failed call)
+    sample: int | None = Field(None, ge=1)  # which repeated ask of the query this is (``collect --samples``)
 
     @field_validator("claims", mode="before")
     @classmethod

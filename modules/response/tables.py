@@ -93,6 +93,12 @@ ANALYSES_SCHEMA = {
     "site_named_first": pl.Boolean,
     "competitors_mentioned": pl.Int64,
     "competitors": pl.List(COMPETITOR_STRUCT),
+    # appended: attribution's two kinds of credit, 0-100 (named in the text, linked or cited)
+    "mention_score": pl.Float64,
+    "citation_score": pl.Float64,
+    # appended: which ask of the query this answer is (1-based, from ``responses.sample``; null
+    # when the input has none)
+    "sample": pl.Int64,
 }
 
 SUMMARY_SCHEMA = {
@@ -179,6 +185,9 @@ def analysis_row(r: AnalysisResult) -> dict:
         ]
         if r.site
         else None,
+        "mention_score": attr and attr.mention_score,
+        "citation_score": attr and attr.citation_score,
+        "sample": r.sample,
     }
 
 

@@ -63,6 +63,8 @@ RUNS_SCHEMA = {
     "deployment": pl.String,
     "resumed_from": pl.String,
     "stopped": pl.String,
+    # appended: collections, the asks of each query per provider (``--samples``)
+    "samples": pl.Int64,
 }
 
 

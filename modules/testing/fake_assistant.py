@@ -8,7 +8,9 @@ HTTP 429 with ``Retry-After`` to the first ``limit_first`` requests, ``slow`` an
 ``broken`` answers 500 every time, ``drip`` sends its answer one byte every ``drip_s`` seconds
 (each read is quick, the whole body is not: only a deadline on the whole call bounds it),
 ``flaky`` / ``flaky-*`` answers 500 to ``error_rate`` and 429 (``Retry-After: retry_after``) to
-``rate_limit_rate`` of requests, at random (seeded), and the rest after ``latency_s`` +- 50%.
+``rate_limit_rate`` of requests, at random (seeded), and the rest after ``latency_s`` +- 50%;
+``sometimes`` / ``sometimes-*`` varies from call to call as real assistants do: the ``answers``
+answer with probability ``answer_rate``, else the ``rival_answers`` one (seeded).
 Every request is recorded with the status it got.
 
 It also speaks the web-searching assistants' own formats, returning ``sources`` (query text ->
@@ -51,6 +53,7 @@ class FakeAssistant:
         seed: int = 0,
         keep_bodies: bool = True,
         sources: dict[str, list[tuple[str, str]]] | None = None,
+        answer_rate: float = 0.5,
     ):
         self.answers = dict(answers or {})
         self.sources = dict(sources or {})
@@ -59,6 +62,7 @@ class FakeAssistant:
         self.latency_s = latency_s  # every answer takes this long, as a real model's would
         self.drip_s = drip_s
         self.error_rate, self.rate_limit_rate, self.keep_bodies = error_rate, rate_limit_rate, keep_bodies
+        self.answer_rate = answer_rate
         self._random = random.Random(seed)
         self.requests: list[dict] = []  # {model, path, query, at, body, status}
         self._lock = threading.Lock()
@@ -141,7 +145,7 @@ class FakeAssistant:
             model,
             (
                 self.rival_answers.get(query, f"I am not sure about: {query}")
-                if model == "rival"
+                if model == "rival" or (model.startswith("sometimes") and draw >= self.answer_rate)
                 else self._answer(query)
             ),
         )
