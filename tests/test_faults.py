@@ -310,6 +310,75 @@ def test_a_signal_mid_collection_writes_what_was_collected_and_resume_asks_the_r
         fake.close()
 
 
+def test_a_monitor_of_repeated_samples_stopped_by_sigterm_loses_no_answer_on_resume(
+    prefect_harness, tmp_path
+):
+    """``monitor --samples 5`` over the sample's 5 queries x 3 providers: SIGTERM mid-collection
+    writes what was collected, and ``--resume`` asks exactly the missing (query, sample) pairs
+    with the same number of samples, keeping every answer already given."""
+    import signal
+
+    import polars as pl
+    from prefect.settings import PREFECT_API_URL
+
+    from modules.store import ParquetStore
+    from modules.testing import FakeAssistant
+
+    queries = _queries()
+    fake = FakeAssistant(
+        {q.query: q.expected_answer for q in queries},
+        rival_answers={q.query: "Try Evernote instead." for q in queries},
+        latency_s=0.5,
+    )
+    env = os.environ | {"PREFECT_API_URL": PREFECT_API_URL.value()}
+    providers = []
+    for model in ("sometimes-a", "sometimes-b", "gpt-4o-mini"):
+        providers += ["--provider", f"openai/{model},base_url={fake.base_url},concurrency=1"]
+    monitor = [sys.executable, "-m", "flows.cli", "monitor", str(SAMPLES / "queries.jsonl")]
+    monitor += ["--ground-truth", str(SAMPLES / "pages.jsonl"), *providers, "--data-dir", str(tmp_path)]
+    try:
+        proc = _started([*monitor, "--samples", "5", "--run-id", "stopped"], env, fake, 9)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 128 + signal.SIGTERM, err
+        store = ParquetStore(tmp_path)
+        responses = store.read("responses", "stopped")
+        kept = responses.filter(pl.col("status") == "answered")
+        assert responses.height == 75 and 6 <= kept.height < 75, kept.height
+        assert set(responses.filter(pl.col("status") != "answered")["error_type"]) == {"cancelled"}
+        assert store.read("runs", "stopped")["samples"].to_list() == [5]
+
+        resume = [
+            sys.executable,
+            "-m",
+            "flows.cli",
+            "monitor",
+            "--resume",
+            "stopped",
+            "--data-dir",
+            str(tmp_path),
+        ]
+        refused = subprocess.run(
+            [*resume, "--samples", "3"], cwd=ROOT, env=env, capture_output=True, text=True
+        )
+        assert refused.returncode == 2 and "asked each query 5 time(s), not 3" in refused.stderr
+        asked_before = len(fake.requests)
+        done = subprocess.run(
+            [*resume, "--run-id", "resumed"], cwd=ROOT, env=env, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+        assert len(fake.requests) - asked_before == 75 - kept.height  # only the missing asks
+        assert "asked 75 calls (5 queries x 5 samples x 3 providers)" in done.stdout
+        resumed = store.read("responses", "resumed")
+        assert resumed.height == 75 and resumed["status"].to_list() == ["answered"] * 75
+        key = ["model", "query_id", "sample"]
+        carried = kept.select(*key, "response").join(resumed.select(*key, "response"), on=key)
+        assert carried.height == kept.height and (carried["response"] == carried["response_right"]).all()
+        assert store.read("analyses", "resumed").height == 75
+    finally:
+        fake.close()
+
+
 def test_a_killed_collection_loses_no_answer(prefect_harness, tmp_path, capsys):
     import signal
 

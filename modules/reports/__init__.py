@@ -23,7 +23,7 @@ from .columns import (
     terminal_table,
 )
 from .html import esc, page, section, table
-from .layouts import LAYOUTS
+from .layouts import layout_of
 
 #: What a run of a kind this version does not know shows: its rows in each of these tables.
 TABLES = (
@@ -77,8 +77,8 @@ def render_run_report(run_id: str, data_dir: str | ParquetStore | None = None) -
     run = runs.row(0, named=True)
     flow = run["flow"]
     kind = RunKind.of(flow)
-    if kind in LAYOUTS:
-        layout = LAYOUTS[kind]
+    layout = layout_of(store, run_id, kind)
+    if layout is not None:
         sections, label = layout.sections(store, run_id, kind), layout.label
     else:
         present = [
@@ -121,7 +121,7 @@ def run_markdown(run_id: str, data_dir: str | ParquetStore | None = None) -> str
         f"{run.get('failed')} failed, {run.get('duration_s')} s. HTML: `sleuth report {run_id}`.\n\n"
     )
     kind = RunKind.of(flow)
-    layout = LAYOUTS.get(kind)
+    layout = layout_of(store, run_id, kind)
     if layout is None or layout.markdown is None:
         return head
     return head + layout.markdown(store, run_id, kind)
@@ -131,7 +131,7 @@ def run_table(run_id: str, data_dir: str | ParquetStore | None = None) -> list[d
     """The run's main figures as rows for a Prefect table artifact (JSON-safe values)."""
     store = ParquetStore.of(data_dir)
     kind = RunKind.of(store.read("runs", run_id).row(0, named=True)["flow"])
-    layout = LAYOUTS.get(kind)
+    layout = layout_of(store, run_id, kind)
     if layout is None or layout.figures is None:
         return []
     frame, keys = layout.figures(store, run_id, kind)

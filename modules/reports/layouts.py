@@ -70,3 +70,11 @@ LAYOUTS: dict[RunKind, Layout] = {
     RunKind.OPTIMIZE: EVALUATION,
     RunKind.EVALUATE: EVALUATION,
 }
+
+
+def layout_of(store: ParquetStore, run_id: str, kind: RunKind) -> Layout | None:
+    """The layout of run ``run_id``: its kind's, except that a monitor stopped before its
+    analysis (it wrote only what it collected) is shown as the collection it is."""
+    if kind == RunKind.MONITOR and not store.run_exists(run_id, ("analyses",)):
+        return COLLECTION
+    return LAYOUTS.get(kind)

@@ -16,6 +16,8 @@ def answers_to_fix(analyses: pl.DataFrame, weakest: int = 5) -> tuple[list[dict]
     states something the site says otherwise leads (it puts the site's name on the error), then
     more wrong facts, then lower accuracy. The weakest others by their verdicts: the smallest
     share of expected claims found, then the lowest accuracy."""
+    if "result_json" not in analyses.columns:  # a run without analyses (a monitor stopped early)
+        return [], []
     scored = analyses.filter((pl.col("status") != "error") & pl.col("result_json").is_not_null())
     if scored.is_empty():
         return [], []
