@@ -27,6 +27,8 @@ from flows.runtime import FLOW_TIMEOUT_S, CountedRun, artifact_key, begin_run, c
 from modules import programs as program_store
 from modules.lm import LMOption, LMSettings
 from modules.response import (
+    ANALYST_FLAG,
+    OVERRIDES_TABLE,
     AnalysisResult,
     AnalyzerConfig,
     EncodedTexts,
@@ -35,10 +37,12 @@ from modules.response import (
     ResponseAnalyzer,
     RunTables,
     analyze_to_rows,
+    apply_to_rows,
     build_tables,
     load_pages,
     load_records,
     record_from_result,
+    standing,
     trend_baseline,
     waves,
 )
@@ -331,6 +335,7 @@ def analyze_step(
         flow_name=flow_name,
         judge=resolved,
     )
+    rows = apply_analyst_verdicts(rows, store, config)
     tables = build_tables(
         rows,
         errors,
@@ -348,6 +353,16 @@ def analyze_step(
         flow=flow_name,
     )
     return replace(tables, runs=with_judge(tables.runs, resolved, lm_calls))
+
+
+def apply_analyst_verdicts(rows: list[dict], store: ParquetStore, config: AnalyzerConfig) -> list[dict]:
+    """The answers an analyst gave verdicts on (``sleuth verdicts override``), rescored with them."""
+    verdicts = standing(store.read(OVERRIDES_TABLE))
+    rows = apply_to_rows(rows, verdicts, config)
+    n = sum(ANALYST_FLAG in (r["flags"] or []) for r in rows)
+    if n:
+        get_run_logger().info("%d answers rescored with an analyst's verdicts", n)
+    return rows
 
 
 def _analyze_and_store(

@@ -57,6 +57,7 @@ FLOW_TIMEOUT_S: dict[RunKind, int] = {
     RunKind.RERANK_BATCH: 4 * 3600,
     RunKind.OPTIMIZE: 12 * 3600,
     RunKind.EVALUATE: 4 * 3600,
+    RunKind.VERDICTS: 600,
 }
 
 

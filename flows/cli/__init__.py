@@ -15,7 +15,7 @@ import os
 import sys
 from pathlib import Path
 
-from . import analysis, completion, lm, optimize, queries, rerank, research, runs, server
+from . import analysis, completion, lm, optimize, queries, rerank, research, runs, server, verdicts
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,6 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     queries.register(sub)  # queries generate|check|approve
     analysis.register_collection(sub)  # collect, monitor
     runs.register(sub)  # report, diff, runs
+    verdicts.register(sub)  # verdicts override|export
     server.register(sub)  # server status|start|stop
     lm.register(sub)  # lm status|start|stop
     completion.register(sub)  # completion bash|zsh

@@ -10,6 +10,7 @@ and the result says so.
 from __future__ import annotations
 
 import difflib
+import html
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -179,3 +180,24 @@ def anchors_of(sentence: str, n_words: int = 4) -> tuple[str, str]:
     words = sentence.split()
     k = min(n_words, max(1, len(words) // 2)) if len(words) > 1 else 1
     return " ".join(words[:k]), " ".join(words[-k:])
+
+
+_STRIP = " \t\r\n\"'“”‘’`«»"
+
+
+def locate_quote(text: str, quote: str | None) -> tuple[int, int] | None:
+    """Where ``quote`` stands in ``text``: exactly, else ignoring case, spacing and quote/dash
+    variants; None when the answer does not hold it."""
+    q = html.unescape(quote or "").strip(_STRIP)  # the LM read the answer escaped
+    for tail in ("...", "…"):
+        q = q.removesuffix(tail).strip(_STRIP)
+    if not q:
+        return None
+    i = text.find(q)
+    if i >= 0:
+        return i, i + len(q)
+    norm, nq = NormalisedText(text), normalise(q)
+    j = norm.text.find(nq) if nq else -1
+    if j < 0:
+        return None
+    return norm.original(j, j + len(nq))

@@ -247,6 +247,34 @@ def collection_rows(collections: list[dict]) -> list[dict]:
     ]
 
 
+#: The columns of an analyst's verdicts (``verdict_overrides``), as both reports show them.
+VERDICT_COLUMNS = [
+    ("answer", "answer"),
+    ("query_id", "query"),
+    ("who", "provider / model"),
+    ("target", "claim or wrong fact"),
+    ("change", "judge → analyst"),
+    ("note", "note"),
+    ("analyst", "analyst"),
+]
+
+
+def verdict_rows(overrides: list[dict]) -> list[dict]:
+    """The recorded verdicts as the reports list them."""
+    return [
+        {
+            **r,
+            "answer": (r["answer_id"] or "")[:10],
+            "who": _who(r),
+            "target": f"claim {r['claim_id']}: {r['claim_text']}"
+            if r["claim_id"]
+            else f'"{r["wrong_fact"]}"',
+            "change": f"{r['previous_verdict'] or '-'} → {r['verdict']}",
+        }
+        for r in overrides
+    ]
+
+
 def score_parts(row: dict) -> list[tuple[str, str, str | None, str | None]]:
     """An answer's scores as a reader sees them: (metric, value, tier, credit) for each metric,
     the credit being attribution's two kinds, "named 0, cited 75" (None for the other metrics
@@ -284,7 +312,9 @@ __all__ = [
     "brand_rows",
     "collection_rows",
     "provider_rows",
+    "VERDICT_COLUMNS",
     "score_parts",
+    "verdict_rows",
     "source_rows",
     "terminal_table",
 ]

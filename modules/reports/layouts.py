@@ -15,7 +15,7 @@ from . import markdown as md
 from .evaluation import evaluation_sections
 from .rerank import rerank_sections
 from .research import research_sections
-from .response import collect_sections, response_sections
+from .response import collect_sections, response_sections, verdict_sections
 
 #: (store, run id, kind) -> what the layout shows
 Sections = Callable[[ParquetStore, str, RunKind], list[str]]
@@ -58,6 +58,8 @@ EVALUATION = Layout(
     "program evaluation", _any_kind(evaluation_sections), figures=_any_kind(md.evaluation_figures)
 )
 
+VERDICTS = Layout("analyst verdicts", _any_kind(verdict_sections), _any_kind(md.verdicts_markdown))
+
 LAYOUTS: dict[RunKind, Layout] = {
     RunKind.ANALYZE: RESPONSE,
     RunKind.REANALYZE: RESPONSE,
@@ -69,6 +71,7 @@ LAYOUTS: dict[RunKind, Layout] = {
     RunKind.COLLECT: COLLECTION,
     RunKind.OPTIMIZE: EVALUATION,
     RunKind.EVALUATE: EVALUATION,
+    RunKind.VERDICTS: VERDICTS,
 }
 
 

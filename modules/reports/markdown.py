@@ -23,6 +23,7 @@ from .columns import (
     PROVIDER_NOTE,
     SOURCE_COLUMNS,
     SOURCE_NOTE,
+    VERDICT_COLUMNS,
     VISIBILITY_NOTE,
     Column,
     brand_rows,
@@ -30,6 +31,7 @@ from .columns import (
     provider_rows,
     score_parts,
     source_rows,
+    verdict_rows,
 )
 
 
@@ -125,6 +127,16 @@ def research_markdown(store: ParquetStore, run_id: str) -> str:
 def collect_markdown(store: ParquetStore, run_id: str) -> str:
     rows = collection_rows(store.read("collections", run_id).to_dicts())
     return "## Collection per provider\n\n" + columns_table(rows, COLLECTION_COLUMNS)
+
+
+def verdicts_markdown(store: ParquetStore, run_id: str) -> str:
+    rows = verdict_rows(store.read("verdict_overrides", run_id).to_dicts())
+    target = rows[0]["target_run_id"] if rows else "-"
+    return (
+        f"## Analyst verdicts on run {target}\n\n"
+        + md_table(rows, VERDICT_COLUMNS)
+        + f"\nThey stand wherever these answers are scored again: `sleuth reanalyze {target} --ground-truth PAGES` applies them.\n"
+    )
 
 
 def rerank_markdown(store: ParquetStore, run_id: str) -> str:

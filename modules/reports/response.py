@@ -21,6 +21,7 @@ from .columns import (
     PROVIDER_NOTE,
     SOURCE_COLUMNS,
     SOURCE_NOTE,
+    VERDICT_COLUMNS,
     VISIBILITY_COLUMNS,
     VISIBILITY_NOTE,
     brand_rows,
@@ -28,6 +29,7 @@ from .columns import (
     provider_rows,
     score_parts,
     source_rows,
+    verdict_rows,
 )
 from .html import columns_table, esc, link, marked, section, table, tier
 
@@ -389,6 +391,12 @@ def response_sections(store: ParquetStore, run_id: str, flow: RunKind) -> list[s
         out.append(collection_section(collections))
     out += [worst_section(analyses), flagged_section(analyses)]
     return out
+
+
+def verdict_sections(store: ParquetStore, run_id: str) -> list[str]:
+    rows = verdict_rows(store.read("verdict_overrides", run_id).to_dicts())
+    target = rows[0]["target_run_id"] if rows else "-"
+    return [section(f"Analyst verdicts on run {target}", table(rows, VERDICT_COLUMNS), "verdicts")]
 
 
 def collect_sections(store: ParquetStore, run_id: str) -> list[str]:

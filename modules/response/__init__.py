@@ -14,6 +14,7 @@ _HOMES = """
     judge: LMJudge
     records: RecordError load_records parse_record
     diff: diff_runs
+    overrides: ANALYST_FLAG OVERRIDES_SCHEMA OVERRIDES_TABLE VerdictOverride apply_to_rows override_rows standing verdict_set
     sources: CITATION_DOMAINS_SCHEMA summarize_citation_domains
     thresholds: Threshold failed_thresholds
     triage: answers_to_fix named_instead

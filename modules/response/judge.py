@@ -23,7 +23,7 @@ from typing import Any
 import dspy
 
 from ..lm import DEFAULT_CONTEXT_TOKENS, MAX_URL_CHARS, NodeRunner, as_data
-from ..relevance.anchor import NormalisedText, normalise
+from ..relevance.anchor import locate_quote, normalise
 from ..text import content_terms, split_sentences
 from .config import AnalyzerConfig
 from .groundtruth import GroundTruth
@@ -50,27 +50,6 @@ def _claim_id(verdict) -> str:
 
 
 # ----- quotes ------------------------------------------------------------------------------
-_STRIP = " \t\r\n\"'“”‘’`«»"
-
-
-def locate_quote(text: str, quote: str | None) -> tuple[int, int] | None:
-    """Where ``quote`` stands in ``text``: exactly, else ignoring case, spacing and quote/dash
-    variants; None when the answer does not hold it."""
-    q = html.unescape(quote or "").strip(_STRIP)  # the LM read the answer escaped
-    for tail in ("...", "…"):
-        q = q.removesuffix(tail).strip(_STRIP)
-    if not q:
-        return None
-    i = text.find(q)
-    if i >= 0:
-        return i, i + len(q)
-    norm, nq = NormalisedText(text), normalise(q)
-    j = norm.text.find(nq) if nq else -1
-    if j < 0:
-        return None
-    return norm.original(j, j + len(nq))
-
-
 # ----- page excerpts -----------------------------------------------------------------------
 class ExcerptIndex:
     """Page chunks of one domain, picked per answer by the content words they share with the

@@ -202,7 +202,7 @@ class Contradiction(Model):
     position: TextPosition
     kind: Literal["number", "date", "money", "quantity", "entity", "negation", "other"]
     evidence: str  # the conflicting text: the claim, or the page's sentence
-    source: Literal["expected_answer", "claim", "ground_truth"]
+    source: Literal["expected_answer", "claim", "ground_truth", "analyst"]
     page_url: str | None = None
     confidence: float
     detail: str | None = None  # what disagrees: "$9.99 per month (response) vs $6 per month (page)"
@@ -277,6 +277,18 @@ class Feedback(Model):
     contradictions: list[Contradiction] = []  # beyond the seed: wrong facts, never highlighted as matching
 
 
+class AnalystVerdict(Model):
+    """Beyond the seed: an analyst's verdict that overrules the judge's on one claim or one wrong
+    fact of the answer (:mod:`.overrides`)."""
+
+    claim_id: str | None = None
+    wrong_fact: str | None = None  # words of the answer
+    verdict: str  # found | missing | contradicted (a claim); wrong | not_wrong (a wrong fact)
+    previous_verdict: str | None = None  # the judge's, when it was recorded
+    note: str | None = None
+    analyst: str | None = None
+
+
 class AnalysisResult(Model):
     id: str
     query_id: str
@@ -306,6 +318,7 @@ class AnalysisResult(Model):
     site: BrandPresence | None = None  # the site's own presence (none on error rows)
     competitors: list[BrandPresence] = []  # each tracked competitor's presence, in the record's order
     sample: int | None = None  # which of the query's repeated asks of this provider (1-based; --samples)
+    analyst_verdicts: list[AnalystVerdict] = []  # the analyst's verdicts applied (``sleuth verdicts``)
 
 
 class AIResponse(Model):

@@ -29,6 +29,7 @@ class RunKind(StrEnum):
     RERANK_BATCH = "rerank-batch"
     OPTIMIZE = "optimize"
     EVALUATE = "evaluate"
+    VERDICTS = "verdicts"  # an analyst's verdicts on a response run's answers
 
     @classmethod
     def of(cls, flow: str | None) -> RunKind | None:
