@@ -16,6 +16,7 @@ from modules.research.tables import (
     SOURCES_SCHEMA,
     STEPS_SCHEMA,
 )
+from modules.response.overrides import OVERRIDES_SCHEMA
 from modules.response.sources import CITATION_DOMAINS_SCHEMA
 from modules.response.tables import (
     ANALYSES_SCHEMA,
@@ -53,6 +54,7 @@ def documented(table: str) -> dict[str, str]:
         ("provider_summaries", PROVIDER_SUMMARY_SCHEMA),
         ("competitor_summaries", COMPETITOR_SUMMARY_SCHEMA),
         ("citation_domains", CITATION_DOMAINS_SCHEMA),
+        ("verdict_overrides", OVERRIDES_SCHEMA),
     ],
 )
 def test_every_column_documented_with_its_type(table, schema):

@@ -94,7 +94,7 @@ def _answer_line(r: dict) -> str:
         f"{w['statement']} ({w.get('detail') or w['evidence']})" for w in feedback.get("contradictions") or []
     ]
     return (
-        f"- **{_cell(r['query_id'])}** ({_cell(r['provider'])}/{_cell(r['model'])}): "
+        f"- **{_cell(r['query_id'])}** ({_cell(r['provider'])}/{_cell(r['model'])}{_sample(r)}, answer {_cell((r.get('id') or '')[:10])}): "
         + ", ".join(
             f"{m} {value} ({tier}{f'; {credit}' if credit else ''})"
             for m, value, tier, credit in score_parts(r)
@@ -103,6 +103,11 @@ def _answer_line(r: dict) -> str:
         + (f"; missing: {'; '.join(_cell(m) for m in missing)}" if missing else "")
         + "\n"
     )
+
+
+def _sample(row: dict) -> str:
+    """ ", sample 3" for an answer of a run that asked each query several times."""
+    return f", sample {row['sample']}" if (row.get("sample") or 1) > 1 else ""
 
 
 def _share_of_voice(brands: pl.DataFrame, analyses: pl.DataFrame) -> str:

@@ -266,9 +266,11 @@ def _answer(row: dict) -> str:
         for m, value, grade, credit in score_parts(row)
     )
     capped = (((result.get("scores") or {}).get("accuracy") or {}).get("components") or {}).get("cappedBy")
+    sample = f", sample {row['sample']}" if (row.get("sample") or 1) > 1 else ""
     return (
         f"<h3>{esc(row['query_id'])}: {esc(result.get('query') or '')}</h3>"
-        f"<p>{esc(row['provider'] or '-')}/{esc(row['model'] or '-')} &middot; {scores} &middot; "
+        f"<p>{esc(row['provider'] or '-')}/{esc(row['model'] or '-')}{esc(sample)} "
+        f'<span class="muted">answer {esc((row.get("id") or "")[:10])}</span> &middot; {scores} &middot; '
         + "".join(f'<span class="badge warn">{esc(f)}</span>' for f in row["flags"] or [])
         + "</p>"
         + (

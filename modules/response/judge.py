@@ -35,7 +35,6 @@ from .schema import (
     Contradiction,
     FoundClaim,
     TextPosition,
-    UnmatchedSegment,
 )
 from .scoring import accuracy_of, completeness_of, is_derived
 from .signatures import ClaimIn, ClaimVerdict, JudgeClaims, PageExcerpt, WrongFactOut
@@ -332,28 +331,7 @@ class LMJudge:
                 wrong_count=n_wrong,
                 judge="LM judge",
             )
-        highlights = result.feedback.highlights
-        moved = [
-            h for h in highlights.highlights if any(_overlaps(h.response_range, w.position) for w in wrong)
-        ]
-        if moved:  # a sentence holding a wrong fact never highlights as matching the pages
-            kept = [h for h in highlights.highlights if h not in moved]
-            unmatched = sorted(
-                highlights.unmatched_segments
-                + [UnmatchedSegment(text=h.response_text, position=h.response_range) for h in moved],
-                key=lambda u: u.position.start,
-            )
-            total = sum(len(h.response_text) for h in highlights.highlights) + sum(
-                len(u.text) for u in highlights.unmatched_segments
-            )
-            covered = sum(len(h.response_text) for h in kept)
-            highlights = highlights.model_copy(
-                update={
-                    "highlights": kept,
-                    "unmatched_segments": unmatched,
-                    "coverage_percent": round(100 * covered / total, 2) if total else 0.0,
-                }
-            )
+        highlights = result.feedback.highlights.without([w.position for w in wrong])
         stated = [m.position for m in found]
         claims = ClaimFeedback.of(
             feedback_found,

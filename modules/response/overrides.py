@@ -254,6 +254,7 @@ def apply_overrides(
         update={
             "claims": ClaimFeedback.of(found_list, not_found, refuted, claims.not_in_ground_truth),
             "contradictions": wrong,
+            "highlights": result.feedback.highlights.without([w.position for w in wrong]),
         }
     )
     scores = result.scores.model_copy(update={"accuracy": accuracy, "completeness": completeness})

@@ -7,6 +7,7 @@ Fields beyond the seed (status, flags, fallback, the inputs needed to re-analyse
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Literal
 
@@ -269,6 +270,34 @@ class HighlightFeedback(Model):
     highlights: list[TextHighlight] = []
     coverage_percent: float = 0.0
     unmatched_segments: list[UnmatchedSegment] = []
+
+    def without(self, wrong: Sequence[TextPosition]) -> HighlightFeedback:
+        """These highlights less those overlapping a wrong fact (a sentence holding one never
+        highlights as matching the pages): they become unmatched, and the coverage drops."""
+        moved = [
+            h
+            for h in self.highlights
+            if any(h.response_range.start < w.end and w.start < h.response_range.end for w in wrong)
+        ]
+        if not moved:
+            return self
+        kept = [h for h in self.highlights if h not in moved]
+        unmatched = sorted(
+            self.unmatched_segments
+            + [UnmatchedSegment(text=h.response_text, position=h.response_range) for h in moved],
+            key=lambda u: u.position.start,
+        )
+        total = sum(len(h.response_text) for h in self.highlights) + sum(
+            len(u.text) for u in self.unmatched_segments
+        )
+        covered = sum(len(h.response_text) for h in kept)
+        return self.model_copy(
+            update={
+                "highlights": kept,
+                "unmatched_segments": unmatched,
+                "coverage_percent": round(100 * covered / total, 2) if total else 0.0,
+            }
+        )
 
 
 class Feedback(Model):
