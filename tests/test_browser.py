@@ -183,7 +183,27 @@ def test_share_of_voice_section_in_a_browser(browser, tmp_path):
     assert section.locator("svg").count() == 1 and section.locator("svg").bounding_box()["height"] > 100
     assert section.get_by_text("nimbusnotes.example (us)").count() >= 3  # one row per provider
     assert section.locator('mark[title="competitor: Obsidian"]').count() == 2
-    path = tmp_path / "report-response-share-of-voice.png"
+    _section_shot(section, tmp_path, "report-response-share-of-voice.png")
+
+    # the sources the assistants cite: the site's own domain, a competitor's, third parties
+    sources = page.locator("#sources")
+    assert sources.get_by_text("competitor (Obsidian)").count() == 1
+    assert sources.get_by_text("the site", exact=True).count() == 2  # one row per audited site
+    _section_shot(sources, tmp_path, "report-response-sources.png")
+
+    # what to fix first: every answer with a wrong fact, the one citing the site leading, with
+    # its two kinds of credit (cited, never named)
+    worst = page.locator("#worst")
+    assert worst.locator("h2").first.inner_text() == "Answers to fix: 3 with a wrong fact"
+    first = worst.locator("h3").first
+    assert first.inner_text().startswith("nimbus-price-plus")
+    assert worst.get_by_text("(named 0, cited 75)").count() == 1
+    _section_shot(worst, tmp_path, "report-response-worst.png")
+
+
+def _section_shot(section, tmp_path: Path, name: str) -> None:
+    """A screenshot of one report section, copied to ``$SLEUTH_SCREENSHOTS`` when set."""
+    path = tmp_path / name
     section.screenshot(path=str(path))
     if os.environ.get("SLEUTH_SCREENSHOTS"):
         shutil.copy(path, Path(os.environ["SLEUTH_SCREENSHOTS"]) / path.name)

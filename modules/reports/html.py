@@ -102,6 +102,11 @@ def table(
     if not rows:
         return '<p class="muted">(none)</p>'
     head = "".join(f"<th>{esc(label)}</th>" for _, label in columns)
+
+    def number(v: Any) -> bool:
+        return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+    numeric = {key for key, _ in columns if any(number(r.get(key)) for r in rows)}
     body = []
     for r in rows:
         cells = []
@@ -109,8 +114,8 @@ def table(
             v = r.get(key)
             if key in raw:
                 cells.append(f"<td>{'' if v is None else v}</td>")
-            else:
-                num = isinstance(v, (int, float)) and not isinstance(v, bool)
+            else:  # a number, or a missing one in a column of numbers, aligned right
+                num = number(v) or (v is None and key in numeric)
                 cells.append(f'<td class="num">{esc(fmt(v))}</td>' if num else f"<td>{esc(fmt(v))}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     cls = f' class="{esc(css)}"' if css else ""

@@ -270,7 +270,8 @@ def _answer(row: dict) -> str:
     return (
         f"<h3>{esc(row['query_id'])}: {esc(result.get('query') or '')}</h3>"
         f"<p>{esc(row['provider'] or '-')}/{esc(row['model'] or '-')}{esc(sample)} "
-        f'<span class="muted">answer {esc((row.get("id") or "")[:10])}</span> &middot; {scores} &middot; '
+        f'<span class="muted">answer {esc((row.get("id") or "")[:10])}</span> &middot; {scores}'
+        + (" &middot; " if row["flags"] else "")
         + "".join(f'<span class="badge warn">{esc(f)}</span>' for f in row["flags"] or [])
         + "</p>"
         + (

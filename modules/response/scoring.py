@@ -141,7 +141,8 @@ def accuracy_of(
         verified = round(sum(c.id in found_ids for c in scored) / len(scored), 4)
         if broken:
             score = round((tiers.fair - 0.01) / broken * q, 2)
-            capped_by = f"{broken} contradicted claim(s){suffix}: {reasons}"
+            more = f", {n_wrong} wrong fact(s) in all" if n_wrong > broken else ""
+            capped_by = f"{broken} contradicted claim(s){suffix}{more}: {reasons}"
         elif n_wrong:
             score = round(tiers.fair + (tiers.good - 0.01 - tiers.fair) / n_wrong * q, 2)
             capped_by = f"{n_wrong} wrong fact(s){suffix}: {reasons}"
