@@ -217,6 +217,40 @@ def test_a_window_about_the_other_thing_the_question_names_contradicts_nothing(a
     assert verdicts(r) == {"cap": "missing", "wifi": "missing"}
 
 
+@pytest.mark.parametrize(
+    "response, found",
+    [
+        ("Try Evernote, it is the best note app.", set()),  # about the subject, not the claim
+        ("Yes, you can use it offline, and edits sync when you reconnect.", {"offline", "sync"}),
+    ],
+)
+def test_a_claim_is_found_where_its_predicate_is_said_not_its_subject_alone(analyzer, response, found):
+    """A claim whose words are mostly the question's ("Can I use Nimbus Notes offline?" ->
+    "Nimbus Notes works offline") is found where the answer says what it claims of the subject
+    (its subject may stay "it"), never in a sentence that names the subject and nothing else."""
+    r = analyzer.analyze(
+        AIResponse(
+            query_id="q",
+            domain="nimbusnotes.example",
+            query="Can I use Nimbus Notes offline?",
+            response=response,
+            brand_names=["Nimbus Notes"],
+            claims=[
+                {"id": "offline", "text": "Nimbus Notes works offline"},
+                {"id": "sync", "text": "Edits sync automatically when you reconnect"},
+            ],
+        ),
+        [
+            StoredPage(
+                url="https://nimbusnotes.example/offline",
+                title="Offline | Nimbus Notes",
+                text="Nimbus Notes works offline. Edits sync automatically when you reconnect.",
+            )
+        ],
+    )
+    assert {c.claim.id for c in r.feedback.claims.found} == found
+
+
 def test_an_on_topic_answer_far_from_the_expected_one_answers_otherwise(analyzer):
     """TruthfulQA-style: the expected answer is *the* answer, so an answer to the same question
     that is far from it and states none of its claims is a confident wrong answer; an off-topic

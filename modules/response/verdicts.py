@@ -719,6 +719,10 @@ class OfflineJudge:
         # in "BX-500 vs BX-1000", a window about the BX-1000 alone says nothing of a BX-500 claim
         named = _names(claim)
         own_names = named & implicit
+        # what the claim says of its subject (the names the question gives it): a window that
+        # states none of it is about the subject, not the claim ("it is the best note app" says
+        # nothing of working offline)
+        predicate = [t for t in terms if t[0] not in own_names]
         for win, cos in zip(windows, cosines):
             frame = self.frame(terms, win.terms, implicit)
             verdict, pairs = compare_values(claim, win.span.text)
@@ -732,7 +736,7 @@ class OfflineJudge:
                     not fact_terms
                     or bool(claim_values)
                     or self.frame(fact_terms, win.terms) >= st.found_fact_frame
-                )
+                ) and (bool(claim_values) or not predicate or self.frame(predicate, win.terms) > 0)
                 if fact_ok and (frame >= needed or (cos >= st.found_cosine and frame >= needed / 2)):
                     support = frame + 0.25 * cos + (0.5 if claim_values else 0)
                     if (
