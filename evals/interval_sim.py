@@ -3,7 +3,8 @@ summary code (``summarize_providers``).
 
 An assistant names the site with a known probability p and scores accuracy from a fixed
 distribution (a third of the answers at 100, the rest spread over 0-90). Each run asks 40
-queries x 5 samples (200 answers); 200 runs per p. Reported per p:
+queries x 5 samples (200 answers, each row with its ``query_id`` and ``sample``); 200 runs per
+p. Reported per p:
 
 - coverage: the share of runs whose 95% interval of ``mention_rate`` holds p, and whose
   interval of ``accuracy_mean`` holds the true mean (target >= 0.93);
@@ -11,9 +12,17 @@ queries x 5 samples (200 answers); 200 runs per p. Reported per p:
   ``mention_rate`` or ``accuracy`` change is marked significant (target <= 0.05 each);
 - power: the share of pairs marked significant when p rises by 0.15 between the runs.
 
-``--clustered`` draws each query's own probability from a Beta around p (its 5 samples share
-it), as real assistants answer one query alike more often than not: intervals that treat the
-200 answers as independent are then too narrow, and the figures show by how much.
+``--clustered`` gives each query its own chances, shared by its samples, as real assistants
+answer one query alike more often than not: its chance of naming the site drawn from a Beta
+around p, its chance of a perfect accuracy from a Beta around a third (both concentration 4).
+The truths stay the population's: p, and the mean above. Each pair of runs draws its queries'
+chances once and both runs ask those same queries (the same query set, as two monitor runs
+do); the coverage run is the pair's first, so every run still draws fresh queries from the
+population. The run whose p rises keeps the queries, each query's chance moved towards 1 by the
+same share (its mean rises by 0.15). Without ``--clustered`` every answer has the same chances.
+
+``--no-query-ids`` leaves ``query_id`` out, so every answer is its own cluster: the intervals
+as they were before repeated samples, for comparison.
 
     .venv/bin/python -m evals.interval_sim [--runs 200] [--queries 40] [--samples 5] [--clustered]
 """
@@ -29,19 +38,31 @@ import polars as pl
 from modules.response import summarize_providers
 
 START = datetime(2026, 11, 1, tzinfo=UTC)
-ACCURACY_MEAN = (1 / 3) * 100 + (2 / 3) * 45  # a third at 100, the rest uniform over 0-90
+PERFECT = 1 / 3  # the share of answers scoring 100 in accuracy; the rest uniform over 0-90
+ACCURACY_MEAN = PERFECT * 100 + (1 - PERFECT) * 45
+CONCENTRATION = 4  # of each query's Beta: a sample-to-sample correlation of 1 / (1 + 4)
+RISE = 0.15
 
 
-def _answers(rng: np.random.Generator, p: float, queries: int, samples: int, clustered: bool) -> pl.DataFrame:
-    if clustered:  # each query's own chance, shared by its samples (Beta with mean p, concentration 4)
-        chance = np.repeat(rng.beta(4 * p, 4 * (1 - p), size=queries), samples)
-    else:
-        chance = np.full(queries * samples, p)
-    n = queries * samples
-    named = rng.random(n) < chance
-    accuracy = np.where(rng.random(n) < 1 / 3, 100.0, rng.uniform(0, 90, n))
+def _chances(rng: np.random.Generator, p: float, args) -> tuple[np.ndarray, np.ndarray]:
+    """Each query's chance of naming the site and of a perfect accuracy score."""
+    if not args.clustered:
+        return np.full(args.queries, p), np.full(args.queries, PERFECT)
+    named = rng.beta(CONCENTRATION * p, CONCENTRATION * (1 - p), size=args.queries)
+    perfect = rng.beta(CONCENTRATION * PERFECT, CONCENTRATION * (1 - PERFECT), size=args.queries)
+    return named, perfect
+
+
+def _answers(rng: np.random.Generator, named_chance, perfect_chance, args) -> pl.DataFrame:
+    n = args.queries * args.samples
+    named = rng.random(n) < np.repeat(named_chance, args.samples)
+    perfect = rng.random(n) < np.repeat(perfect_chance, args.samples)
+    accuracy = np.where(perfect, 100.0, rng.uniform(0, 90, n))
+    ids = {} if args.no_query_ids else {"query_id": [f"q{i // args.samples}" for i in range(n)]}
     return pl.DataFrame(
         {
+            **ids,
+            "sample": [i % args.samples + 1 for i in range(n)],
             "domain": "site.example",
             "query_set_id": "qs",
             "provider": "sim",
@@ -64,9 +85,9 @@ def _answers(rng: np.random.Generator, p: float, queries: int, samples: int, clu
     )
 
 
-def _run(rng, p, args, previous=None, when=START) -> dict:
+def _run(rng, chances, args, previous=None, when=START) -> dict:
     summary = summarize_providers(
-        _answers(rng, p, args.queries, args.samples, args.clustered),
+        _answers(rng, *chances, args),
         when,
         pl.DataFrame() if previous is None else pl.DataFrame([{**previous, "run_id": "before"}]),
     )
@@ -79,24 +100,28 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=40)
     parser.add_argument("--samples", type=int, default=5)
     parser.add_argument("--clustered", action="store_true")
+    parser.add_argument("--no-query-ids", action="store_true", help="every answer its own cluster")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     print(
         f"{args.runs} runs of {args.queries} queries x {args.samples} samples per p"
-        f"{' (clustered by query)' if args.clustered else ''}\n"
+        f"{' (clustered by query)' if args.clustered else ''}"
+        f"{' (no query ids: answers as independent)' if args.no_query_ids else ''}\n"
     )
     print("p     covers p  covers mean  false alarm (mention)  false alarm (accuracy)  power (+0.15)")
     for p in (0.1, 0.3, 0.5):
         covered = covered_mean = alarms = alarms_acc = detected = 0
         for _ in range(args.runs):
-            first = _run(rng, p, args)
+            named, perfect = _chances(rng, p, args)  # the pair's queries
+            first = _run(rng, (named, perfect), args)
             covered += first["mention_rate_low"] <= p <= first["mention_rate_high"]
             covered_mean += first["accuracy_mean_low"] <= ACCURACY_MEAN <= first["accuracy_mean_high"]
-            same = _run(rng, p, args, first, START + timedelta(days=7))
+            same = _run(rng, (named, perfect), args, first, START + timedelta(days=7))
             alarms += bool(same["mention_rate_delta_significant"])
             alarms_acc += bool(same["accuracy_delta_significant"])
-            rose = _run(rng, p + 0.15, args, first, START + timedelta(days=7))
+            risen = named + RISE * (1 - named) / (1 - p)  # each query towards 1; the mean + 0.15
+            rose = _run(rng, (risen, perfect), args, first, START + timedelta(days=7))
             detected += bool(rose["mention_rate_delta_significant"])
         n = args.runs
         print(

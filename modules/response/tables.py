@@ -14,7 +14,7 @@ import polars as pl
 
 from ..store import ParquetStore, frame
 from ..store.runs import RUNS_TABLE, RunKind, rescored_run
-from .intervals import bootstrap_mean, rate_interval, significant_change
+from .intervals import cluster_bootstrap_mean, cluster_rate_interval, significant_change
 from .records import RecordError
 from .schema import AnalysisResult
 
@@ -268,14 +268,9 @@ def summarize_providers(analyses: pl.DataFrame, run_at: datetime, previous: pl.D
     brand) and state no wrong fact.
     """
     flag = lambda f: pl.col("flags").list.contains(f).fill_null(False).sum()  # noqa: E731
-    correct = _MENTIONED & ~pl.col("has_wrong_fact")
-    extra = [
-        flag("refusal").alias("refusal_count"),
-        flag("empty_response").alias("empty_count"),
-        _share(analyses, correct, "has_wrong_fact").alias("correct_mention_rate"),
-        _share_n(analyses, correct, "has_wrong_fact").alias("_n_correct_mention_rate"),
-    ]
-    out = _summaries(analyses, run_at, previous, PROVIDER_KEYS, extra, PROVIDER_SUMMARY_SCHEMA)
+    extra = [flag("refusal").alias("refusal_count"), flag("empty_response").alias("empty_count")]
+    correct = {"correct_mention_rate": (_MENTIONED & ~pl.col("has_wrong_fact"), "has_wrong_fact")}
+    out = _summaries(analyses, run_at, previous, PROVIDER_KEYS, extra, PROVIDER_SUMMARY_SCHEMA, correct)
     if out.is_empty():
         return out
     return out.with_columns(
@@ -295,48 +290,97 @@ def _summaries(
     keys: tuple[str, ...],
     extra: list[pl.Expr],
     schema: dict,
+    extra_rates: dict[str, tuple[pl.Expr, str]] | None = None,
 ) -> pl.DataFrame:
     scored = pl.col("status") != "error"
+    rates = {**_rates(analyses.columns), **(extra_rates or {})}
     aggs = [
         pl.len().alias("query_count"),
         (pl.col("status") == "ok").sum().alias("ok_count"),
         (pl.col("status") == "flagged").sum().alias("flagged_count"),
         (pl.col("status") == "error").sum().alias("error_count"),
         scored.sum().alias("scored_count"),
-        _share(analyses, pl.col("has_wrong_fact"), "has_wrong_fact").alias("wrong_fact_rate"),
-        _share_n(analyses, pl.col("has_wrong_fact"), "has_wrong_fact").alias("_n_wrong_fact_rate"),
-        *_visibility(analyses),
+        *(_share(analyses, cond, needs).alias(rate) for rate, (cond, needs) in rates.items()),
+        *_voice(analyses),
         *extra,
     ]
     for m in METRICS:
         s = pl.col(f"{m}_score").filter(scored)
         aggs += [
-            s.drop_nulls().alias(f"_values_{m}"),
             s.mean().alias(f"{m}_mean"),
             s.median().alias(f"{m}_median"),
             s.min().alias(f"{m}_min"),
             s.max().alias(f"{m}_max"),
         ]
         aggs += [(pl.col(f"{m}_tier").filter(scored) == t).sum().alias(f"{m}_{t}") for t in TIERS]
+    summarised = analyses.filter(pl.col("domain").is_not_null())
     summary = (
-        analyses.filter(pl.col("domain").is_not_null())
-        .group_by(list(keys), maintain_order=True)
+        summarised.group_by(list(keys), maintain_order=True)
         .agg(aggs)
         .with_columns(pl.lit(run_at).cast(pl.Datetime("us", "UTC")).alias("run_at"))
         .sort(list(keys), nulls_last=True)
+        .join(
+            _cluster_tallies(summarised, keys, rates),
+            on=list(keys),
+            how="left",
+            nulls_equal=True,
+            maintain_order="left",
+        )
     )
     rows = [_with_deltas(_with_intervals(row), previous, keys, _SCORE_DELTAS) for row in summary.to_dicts()]
     return frame(rows, schema)
 
 
-def _with_intervals(row: dict) -> dict:
-    """``row`` with the 95% intervals of its rates (over the rows each is over, ``_n_<rate>``)
-    and of its mean scores (bootstrapped from ``_values_<metric>``)."""
-    for rate in (*RATES, "correct_mention_rate"):
-        if f"_n_{rate}" in row:
-            row[f"{rate}_low"], row[f"{rate}_high"] = rate_interval(row.get(rate), row[f"_n_{rate}"] or 0)
+#: what makes two answers one cluster, alike more than independent answers are: the same query
+#: asked of the same provider and model (``_answer`` parts an answer with no query id from all)
+_CLUSTER = ("query_id", "provider", "model", "_answer")
+
+
+def _cluster_tallies(
+    analyses: pl.DataFrame, keys: tuple[str, ...], rates: dict[str, tuple[pl.Expr, str]]
+) -> pl.DataFrame:
+    """Per summary row (``keys``), its clusters' tallies as lists, one entry per cluster: each
+    rate's hits and trials (``_hits_<rate>``, ``_trials_<rate>``, share of voice's the site's
+    named answers and the brands named), and each score's sum and count (``_sums_<metric>``,
+    ``_counts_<metric>``). A frame written before ``query_id`` makes each answer its own cluster."""
+    scored = pl.col("status") != "error"
+    answer = pl.int_range(pl.len(), dtype=pl.Int64)
+    if "query_id" in analyses.columns:
+        answer = pl.when(pl.col("query_id").is_null()).then(answer)
+    tallies = []
+    for rate, (condition, needs) in rates.items():
+        known = condition.filter(scored) if needs in analyses.columns else pl.lit(None, pl.Boolean)
+        tallies += [
+            known.sum().cast(pl.Int64).alias(f"_hits_{rate}"),
+            known.count().cast(pl.Int64).alias(f"_trials_{rate}"),
+        ]
+    ours, voices = _voices(analyses)
+    tallies += [ours.alias("_hits_share_of_voice"), voices.alias("_trials_share_of_voice")]
     for m in METRICS:
-        row[f"{m}_mean_low"], row[f"{m}_mean_high"] = bootstrap_mean(row.get(f"_values_{m}") or [])
+        s = pl.col(f"{m}_score").filter(scored)
+        tallies += [s.sum().alias(f"_sums_{m}"), s.count().cast(pl.Int64).alias(f"_counts_{m}")]
+    columns = [*analyses.columns, "_answer"]
+    cluster = list(dict.fromkeys([*keys, *(c for c in _CLUSTER if c in columns)]))
+    return (
+        analyses.with_columns(answer.alias("_answer"))
+        .group_by(cluster, maintain_order=True)  # in row order: one answer a cluster is as before
+        .agg(tallies)
+        .group_by(list(keys), maintain_order=True)
+        .agg(pl.all().exclude(cluster))
+    )
+
+
+def _with_intervals(row: dict) -> dict:
+    """``row`` with the 95% intervals of its rates and mean scores, from its clusters' tallies
+    (:func:`_cluster_tallies`)."""
+    for rate in (*RATES, "correct_mention_rate"):
+        if f"_hits_{rate}" in row:
+            hits, trials = row[f"_hits_{rate}"] or [], row[f"_trials_{rate}"] or []
+            interval = cluster_rate_interval(hits, trials) if row.get(rate) is not None else (None, None)
+            row[f"{rate}_low"], row[f"{rate}_high"] = interval
+    for m in METRICS:
+        sums, counts = row.get(f"_sums_{m}") or [], row.get(f"_counts_{m}") or []
+        row[f"{m}_mean_low"], row[f"{m}_mean_high"] = cluster_bootstrap_mean(sums, counts)
     return row
 
 
@@ -386,31 +430,37 @@ def _named(columns: list[str]) -> pl.Expr:
     )
 
 
-def _visibility(analyses: pl.DataFrame) -> list[pl.Expr]:
-    """The site's visibility over scored answers: named at all (URL, domain or brand), cited (a
-    URL in the text, or its domain among the assistant's sources), named before every tracked
-    competitor, and share of voice over the answers that track competitors: answers naming the
-    site / answers naming each tracked brand, summed over brands (the site included; null when
-    no competitor is tracked, or no tracked brand is named)."""
-    scored = pl.col("status") != "error"
-    if "competitors" in analyses.columns:
-        tracks = pl.col("competitors").list.len().fill_null(0) > 0
-        ours = (_named(analyses.columns) & tracks).filter(scored).cast(pl.Int64).sum()
-        voices = ours + pl.col("competitors_mentioned").filter(scored).sum()
-        sov = pl.when(voices > 0).then((ours / voices).round(4))
-    else:
-        voices, sov = pl.lit(0, pl.Int64), pl.lit(None, pl.Float64)
-    rates = {
-        "mention_rate": (_named(analyses.columns), "has_brand_mention"),
+def _rates(columns: list[str]) -> dict[str, tuple[pl.Expr, str]]:
+    """Each rate of scored answers, its condition and the column it needs: a wrong fact, and the
+    site's visibility: named at all (URL, domain or brand), cited (a URL in the text, or its
+    domain among the assistant's sources), named before every tracked competitor."""
+    return {
+        "wrong_fact_rate": (pl.col("has_wrong_fact"), "has_wrong_fact"),
+        "mention_rate": (_named(columns), "has_brand_mention"),
         "citation_rate": (pl.col("site_cited"), "site_cited"),
         "first_position_rate": (pl.col("site_named_first"), "site_named_first"),
     }
+
+
+def _voices(analyses: pl.DataFrame) -> tuple[pl.Expr, pl.Expr]:
+    """Share of voice's parts over the scored answers that track competitors: the answers naming
+    the site, and the voices, the answers naming each tracked brand summed over brands (the site
+    included); 0 and 0 in a table written before competitors were tracked."""
+    if "competitors" not in analyses.columns:
+        return pl.lit(0, pl.Int64), pl.lit(0, pl.Int64)
+    scored = pl.col("status") != "error"
+    tracks = pl.col("competitors").list.len().fill_null(0) > 0
+    ours = (_named(analyses.columns) & tracks).filter(scored).cast(pl.Int64).sum()
+    return ours, (ours + pl.col("competitors_mentioned").filter(scored).sum()).cast(pl.Int64)
+
+
+def _voice(analyses: pl.DataFrame) -> list[pl.Expr]:
+    """``share_of_voice`` (the site's named answers / the voices; null when no competitor is
+    tracked, or no tracked brand is named) and ``voice_count``."""
+    ours, voices = _voices(analyses)
     return [
-        *(_share(analyses, cond, needs).alias(rate) for rate, (cond, needs) in rates.items()),
-        *(_share_n(analyses, cond, needs).alias(f"_n_{rate}") for rate, (cond, needs) in rates.items()),
-        sov.cast(pl.Float64).alias("share_of_voice"),
-        voices.cast(pl.Int64).alias("voice_count"),
-        voices.cast(pl.Int64).alias("_n_share_of_voice"),
+        pl.when(voices > 0).then((ours / voices).round(4)).cast(pl.Float64).alias("share_of_voice"),
+        voices.alias("voice_count"),
     ]
 
 
@@ -420,13 +470,6 @@ def _share(analyses: pl.DataFrame, condition: pl.Expr, needs: str) -> pl.Expr:
     if needs not in analyses.columns:
         return pl.lit(None, pl.Float64)
     return condition.filter(pl.col("status") != "error").cast(pl.Float64).mean().round(4)
-
-
-def _share_n(analyses: pl.DataFrame, condition: pl.Expr, needs: str) -> pl.Expr:
-    """The scored rows :func:`_share` is over: those where ``condition`` is known."""
-    if needs not in analyses.columns:
-        return pl.lit(0, pl.Int64)
-    return condition.filter(pl.col("status") != "error").is_not_null().sum()
 
 
 def _previous(previous: pl.DataFrame, match: dict[str, str | None], run_at: datetime) -> dict | None:
@@ -467,13 +510,20 @@ def summarize_competitors(analyses: pl.DataFrame, run_at: datetime, previous: pl
     its domain, ``is_site``) and one per competitor, over the scored answers that track
     competitors; a brand's share of voice is the answers naming it / the answers naming each
     brand, summed over the group's brands (so a group's shares add up to 1). Deltas compare the
-    same brand, provider and model with the latest earlier row in ``previous``."""
+    same brand, provider and model with the latest earlier row in ``previous``.
+
+    Intervals count each query once, as in ``summaries``: a brand's answers to one query (its
+    repeated samples) are a cluster, and so are the voices of those answers."""
     if "competitors" not in analyses.columns:
         return frame([], COMPETITOR_SUMMARY_SCHEMA)
     tracking = analyses.filter((pl.col("status") != "error") & (pl.col("competitors").list.len() > 0))
     groups: dict[tuple, dict[str, dict]] = {}
-    for row in tracking.to_dicts():
-        brands = groups.setdefault(tuple(row[k] for k in COMPETITOR_KEYS[:-1]), {})
+    group_voices: dict[tuple, dict[tuple, int]] = {}  # per group, the voices in each cluster
+    for i, row in enumerate(tracking.to_dicts()):
+        key = tuple(row[k] for k in COMPETITOR_KEYS[:-1])
+        brands, voices_in = groups.setdefault(key, {}), group_voices.setdefault(key, {})
+        query = row.get("query_id")
+        cluster = (query, None if query is not None else i)  # provider and model are the group's
         seen = [
             (
                 row["domain"],
@@ -484,15 +534,25 @@ def summarize_competitors(analyses: pl.DataFrame, run_at: datetime, previous: pl
             ),
             *((c["name"], False, c["mentioned"], c["cited"], c["named_first"]) for c in row["competitors"]),
         ]
+        voices_in.setdefault(cluster, 0)
         for name, is_site, mentioned, cited, first in seen:
-            b = brands.setdefault(name, {"is_site": is_site, "n": 0, "mentioned": 0, "cited": 0, "first": 0})
+            b = brands.setdefault(
+                name, {"is_site": is_site, "n": 0, "mentioned": 0, "cited": 0, "first": 0, "clusters": {}}
+            )
             b["n"] += 1
             b["mentioned"] += bool(mentioned)
             b["cited"] += bool(cited)
             b["first"] += bool(first)
+            tally = b["clusters"].setdefault(cluster, [0, 0, 0, 0])  # answers, mentioned, cited, first
+            tally[0] += 1
+            tally[1] += bool(mentioned)
+            tally[2] += bool(cited)
+            tally[3] += bool(first)
+            voices_in[cluster] += bool(mentioned)
     rows = []
     for key, brands in groups.items():
         voices = sum(b["mentioned"] for b in brands.values())
+        clusters, voiced = list(group_voices[key]), list(group_voices[key].values())
         for name, b in brands.items():
             row = dict(zip(COMPETITOR_KEYS, (*key, name)))
             row |= {
@@ -507,15 +567,11 @@ def summarize_competitors(analyses: pl.DataFrame, run_at: datetime, previous: pl
                 "share_of_voice": round(b["mentioned"] / voices, 4) if voices else None,
                 "voice_count": voices,
             }
-            for rate, n in (
-                ("mention_rate", b["n"]),
-                ("citation_rate", b["n"]),
-                ("first_position_rate", b["n"]),
-            ):
-                row[f"{rate}_low"], row[f"{rate}_high"] = rate_interval(row[rate], n)
-            row["share_of_voice_low"], row["share_of_voice_high"] = rate_interval(
-                row["share_of_voice"], voices
-            )
+            answers, *counted = zip(*b["clusters"].values())
+            for rate, hits in zip(("mention_rate", "citation_rate", "first_position_rate"), counted):
+                row[f"{rate}_low"], row[f"{rate}_high"] = cluster_rate_interval(hits, answers)
+            named = [b["clusters"].get(c, (0, 0))[1] for c in clusters]
+            row["share_of_voice_low"], row["share_of_voice_high"] = cluster_rate_interval(named, voiced)
             rows.append(_with_deltas(row, previous, COMPETITOR_KEYS, _COMPETITOR_DELTAS))
     return frame(rows, COMPETITOR_SUMMARY_SCHEMA).sort(
         [*COMPETITOR_KEYS[:-1], "is_site", "mention_count"],
