@@ -480,12 +480,16 @@ def test_cli_monitor_with_samples_writes_each_ask_and_prints_calls_time_and_cost
         with pytest.raises(SystemExit) as refused:  # before any run starts
             main([*args, "--samples", "0"])
         assert refused.value.code == 2
-        assert capsys.readouterr().err.splitlines()[-1].endswith("argument --samples: must be at least 1, got 0")
+        assert (
+            capsys.readouterr().err.splitlines()[-1].endswith("argument --samples: must be at least 1, got 0")
+        )
         assert main([*args, "--run-id", "s3", "--samples", "3"]) == 0
     finally:
         fake.close()
     out = capsys.readouterr().out
-    assert re.search(r"asked 30 calls \(5 queries x 3 samples x 2 providers\) in [\d.]+ s; cost \$0\.\d{4}", out), out
+    assert re.search(
+        r"asked 30 calls \(5 queries x 3 samples x 2 providers\) in [\d.]+ s; cost \$0\.\d{4}", out
+    ), out
     store = ParquetStore(tmp_path)
     responses = store.read("responses", "s3")
     assert responses.height == 30 and sorted(set(responses["sample"])) == [1, 2, 3]

@@ -200,9 +200,14 @@ def test_wrong_facts_in_the_analyses_and_summaries(runs):
     summaries = store.read("summaries", "an-1")
     visibility = [f"{v}{d}" for v in VISIBILITY for d in ("", "_delta")]  # appended after (issue 19)
     columns = [c for c in summaries.columns if c != "run_id"]
-    appended = len(INTERVAL_SCHEMA)  # then the intervals, last: earlier columns keep their places
-    assert columns[-appended:] == list(INTERVAL_SCHEMA)
-    assert columns[-appended - 10 : -appended] == ["wrong_fact_rate", "wrong_fact_rate_delta", *visibility]
+    # then the intervals, then the analyst's verdicts, last: earlier columns keep their places
+    appended = [*INTERVAL_SCHEMA, "overridden_count"]
+    assert columns[-len(appended) :] == appended
+    assert columns[-len(appended) - 10 : -len(appended)] == [
+        "wrong_fact_rate",
+        "wrong_fact_rate_delta",
+        *visibility,
+    ]
     for s in summaries.to_dicts():
         scored = analyses.filter((pl.col("domain") == s["domain"]) & (pl.col("status") != "error"))
         assert s["wrong_fact_rate"] == pytest.approx(scored["has_wrong_fact"].mean(), abs=1e-4)
@@ -210,7 +215,12 @@ def test_wrong_facts_in_the_analyses_and_summaries(runs):
 
     week1, week2 = (store.read("provider_summaries", r) for r in ("mo-1", "mo-2"))
     assert [c for c in week2.columns if c != "run_id"] == list(PROVIDER_SUMMARY_SCHEMA)
-    intervals = [*INTERVAL_SCHEMA, "correct_mention_rate_low", "correct_mention_rate_high"]
+    intervals = [
+        *INTERVAL_SCHEMA,
+        "correct_mention_rate_low",
+        "correct_mention_rate_high",
+        "overridden_count",
+    ]
     assert list(PROVIDER_SUMMARY_SCHEMA)[-len(intervals) :] == intervals
     assert list(PROVIDER_SUMMARY_SCHEMA)[-len(intervals) - 11 : -len(intervals)] == [
         "wrong_fact_rate",

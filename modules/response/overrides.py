@@ -306,10 +306,11 @@ def verdict_set(store: ParquetStore, config: AnalyzerConfig) -> tuple[list[dict]
         domains = {r["domain"] for r in analyses.to_dicts()}
         if ground_truth and ground_truth[0]:
             for page in load_pages(ground_truth[0]):
-                domain = normalize_domain(page.domain or page.url)
-                if any(domain == d or domain.endswith("." + d) for d in domains):
+                host = normalize_domain(page.domain or page.url)
+                site = next((d for d in domains if host == d or host.endswith("." + d)), None)
+                if site is not None:  # a subdomain's page is the site's, as in the analysis
                     pages[page.url] = {
-                        "domain": domain,
+                        "domain": site,
                         "url": page.url,
                         "title": page.title,
                         "text": page.text,

@@ -15,6 +15,7 @@ import polars as pl
 from ..store import ParquetStore, frame
 from ..store.runs import RUNS_TABLE, RunKind, rescored_run
 from .intervals import cluster_bootstrap_mean, cluster_rate_interval, significant_change
+from .overrides import ANALYST_FLAG
 from .records import RecordError
 from .schema import AnalysisResult
 
@@ -123,6 +124,8 @@ SUMMARY_SCHEMA = {
     **{f"{v}{d}": pl.Float64 for v in VISIBILITY for d in ("", "_delta")},
     # appended: how sure the figures are (:mod:`.intervals`)
     **INTERVAL_SCHEMA,
+    # appended: answers rescored with an analyst's verdicts (``sleuth verdicts override``)
+    "overridden_count": pl.Int64,
 }
 
 
@@ -244,6 +247,7 @@ PROVIDER_SUMMARY_SCHEMA = {
     **INTERVAL_SCHEMA,
     "correct_mention_rate_low": pl.Float64,
     "correct_mention_rate_high": pl.Float64,
+    "overridden_count": pl.Int64,
 }
 
 
@@ -300,6 +304,7 @@ def _summaries(
         (pl.col("status") == "flagged").sum().alias("flagged_count"),
         (pl.col("status") == "error").sum().alias("error_count"),
         scored.sum().alias("scored_count"),
+        pl.col("flags").list.contains(ANALYST_FLAG).fill_null(False).sum().alias("overridden_count"),
         *(_share(analyses, cond, needs).alias(rate) for rate, (cond, needs) in rates.items()),
         *_voice(analyses),
         *extra,
