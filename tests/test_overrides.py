@@ -63,6 +63,9 @@ def test_verdicts_overrule_the_judge_where_the_answers_are_scored_again(audited,
     assert main([*override, "--answer", everest["id"], "--claim", "claim-2", "--verdict", "found"]) == 0
 
     assert main(["reanalyze", "a", "--ground-truth", PAGES, "--run-id", "again", "--data-dir", data]) == 0
+    assert "0 fallbacks (keyword matching or the offline judge), 2 rescored with an analyst's verdicts" in (
+        capsys.readouterr().out
+    )
     store = ParquetStore(data)
     again = store.read("analyses", "again")
     fixed = _answer(again, "nimbus-encryption", "perplexity")
