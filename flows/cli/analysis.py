@@ -426,7 +426,7 @@ def _collection_cost(collections: list[dict]) -> str:
     samples = collections[0].get("samples") or 1
     calls = sum(c["queries"] or 0 for c in collections)
     queries = calls // (samples * len(collections))
-    shape = f"{queries} queries x {samples} samples x {len(collections)} providers"
+    shape = f"{queries} queries x {samples} sample{'s' * (samples != 1)} x {len(collections)} provider{'s' * (len(collections) != 1)}"
     wall = max(c["completed_at"] for c in collections) - min(c["started_at"] for c in collections)
     costs = [c["cost_usd"] for c in collections if c.get("cost_usd") is not None]
     cost_column = next(col for col in COLLECTION_COLUMNS if col.key == "cost_usd")
