@@ -120,6 +120,8 @@ def _split_sentences(text: str) -> tuple[Span, ...]:
             word = re.search(r"([A-Za-z.]+)$", text[start : m.start()])
             if word and word.group(1).lower().rstrip(".") in _ABBREVIATIONS:
                 continue
+            if m.group() == "." and _initial(text, m.start(), end):
+                continue
         span = _trimmed(text, start, end)
         if span:
             spans.append(span)
@@ -128,6 +130,23 @@ def _split_sentences(text: str) -> tuple[Span, ...]:
     if tail:
         spans.append(tail)
     return tuple(spans)
+
+
+_NAME_NEXT = re.compile(r"\s+([A-Z][a-z]+|[A-Z]\.)")
+
+
+def _initial(text: str, at: int, end: int) -> bool:
+    """Whether the period at ``at`` ends a name's initial ("and C. Robert Cargill", "J. R. R.
+    Tolkien"): one capital letter, a word of its own, after a name, a function word or nothing,
+    and a name going on after it (a capitalised word that is not a sentence's usual first word,
+    or another initial)."""
+    if at < 1 or not text[at - 1].isupper() or (at >= 2 and text[at - 2].isalnum()):
+        return False
+    before = re.search(r"(\S+)\s+$", text[max(0, at - 40) : at - 1])
+    if before and not (before.group(1)[0].isupper() or before.group(1).lower() in STOPWORDS):
+        return False  # "plan B.", "vitamin C.": a letter naming a thing, at a sentence's end
+    after = _NAME_NEXT.match(text, end)
+    return bool(after) and after.group(1).lower().rstrip(".") not in STOPWORDS
 
 
 def split_paragraphs(text: str) -> list[Span]:

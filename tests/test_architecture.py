@@ -44,6 +44,7 @@ LAZY_FIRST_PARTY = {
     "flows/cli/server.py",
     "flows/cli/lm.py",
     "flows/cli/completion.py",
+    "flows/cli/verdicts.py",
 }
 
 

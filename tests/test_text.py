@@ -1,3 +1,4 @@
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -31,6 +32,27 @@ def test_sentences_respect_abbreviations_and_decimals():
         "Then?",
         "New line",
     ]
+
+
+@pytest.mark.parametrize(
+    "text, sentences",
+    [
+        (
+            "The film was directed by Scott Derrickson, who wrote it with Jon Spaihts and C. Robert Cargill. "
+            "It stars Benedict Cumberbatch.",
+            2,
+        ),
+        ("J. R. R. Tolkien wrote it. Then he left.", 2),
+        ("George W. Bush was president. He left.", 2),
+        ("Take vitamin C. The body needs it.", 2),  # a letter naming a thing ends a sentence
+        ("We chose plan B. Nimbus offers more.", 2),
+        ("Grade A. Very good.", 2),
+    ],
+)
+def test_a_name_initial_does_not_end_a_sentence(text, sentences):
+    spans = split_sentences(text)
+    assert len(spans) == sentences and spans[0].text.endswith((".", "!", "?")), [s.text for s in spans]
+    assert "C. Robert" not in text or spans[0].text.endswith("C. Robert Cargill.")
 
 
 def test_long_spans_split_at_whitespace():

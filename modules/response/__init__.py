@@ -10,11 +10,11 @@ from .schema import AIResponse, AnalysisResult, ExpectedClaim, StoredPage
 
 #: each module of the package and the names it offers that the package does not import itself
 _HOMES = """
-    batch: RunTables analyze_to_rows build_tables waves
+    batch: RunTables analyze_to_rows apply_to_rows build_tables waves
     judge: LMJudge
     records: RecordError load_records parse_record
     diff: diff_runs
-    overrides: ANALYST_FLAG OVERRIDES_SCHEMA OVERRIDES_TABLE VerdictOverride apply_to_rows override_rows standing verdict_set
+    overrides: ANALYST_FLAG OVERRIDES_SCHEMA OVERRIDES_TABLE VerdictOverride override_rows standing verdict_set
     sources: CITATION_DOMAINS_SCHEMA summarize_citation_domains
     thresholds: Threshold failed_thresholds
     triage: answers_to_fix named_instead

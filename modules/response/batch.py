@@ -15,8 +15,9 @@ from .analyzer import ANALYZER_VERSION, EncodedTexts, ResponseAnalyzer, collecto
 from .checker import checker_for
 from .config import AnalyzerConfig
 from .groundtruth import GroundTruth
+from .overrides import apply_overrides
 from .records import RecordError
-from .schema import AIResponse
+from .schema import AIResponse, AnalysisResult
 from .sources import summarize_citation_domains
 from .tables import analyses_frame, analysis_row, error_row, summarize, summarize_competitors
 
@@ -44,6 +45,20 @@ def analyze_to_rows(
                 result.status = "flagged"
             rows.append(analysis_row(result))
     return rows
+
+
+def apply_to_rows(rows: list[dict], verdicts: dict[str, list[dict]], config: AnalyzerConfig) -> list[dict]:
+    """``analyses`` rows with the standing analyst verdicts applied to the answers they name."""
+    if not verdicts:
+        return rows
+    out = []
+    for row in rows:
+        mine = verdicts.get(row.get("id") or "")
+        if mine and row.get("result_json"):
+            result = AnalysisResult.model_validate_json(row["result_json"])
+            row = analysis_row(apply_overrides(result, mine, config))
+        out.append(row)
+    return out
 
 
 def waves(

@@ -4,7 +4,7 @@ facts (``sleuth verdicts override``).
 A verdict is recorded against an answer of a run, by the answer's ``id``, which is stable across
 runs for the same answer text from the same provider. So a correction holds wherever that
 answer is scored again: ``reanalyze`` of the run, and any later ``analyze`` or ``monitor`` that
-meets the same answer apply it (:func:`apply_to_rows`), rescore the answer by the one scoring
+meets the same answer apply it (:func:`.batch.apply_to_rows`), rescore the answer by the one scoring
 rule, and count it in the summaries (``overridden_count``). The latest verdict on a claim or a
 wrong fact stands. They are also labeled examples for the judge (:func:`verdict_set`).
 
@@ -264,22 +264,6 @@ def apply_overrides(
     )
 
 
-def apply_to_rows(rows: list[dict], verdicts: dict[str, list[dict]], config: AnalyzerConfig) -> list[dict]:
-    """``analyses`` rows with the standing analyst verdicts applied to the answers they name."""
-    from .tables import analysis_row
-
-    if not verdicts:
-        return rows
-    out = []
-    for row in rows:
-        mine = verdicts.get(row.get("id") or "")
-        if mine and row.get("result_json"):
-            result = AnalysisResult.model_validate_json(row["result_json"])
-            row = analysis_row(apply_overrides(result, mine, config))
-        out.append(row)
-    return out
-
-
 def verdict_set(store: ParquetStore, config: AnalyzerConfig) -> tuple[list[dict], list[dict]]:
     """Every answer an analyst gave verdicts on, as labeled examples in the judge's verdict-set
     format (``evals/sets/verdicts-*.jsonl``: the claims with their verdicts, the wrong facts with
@@ -364,7 +348,6 @@ __all__ = [
     "OVERRIDES_TABLE",
     "VerdictOverride",
     "apply_overrides",
-    "apply_to_rows",
     "override_rows",
     "standing",
     "verdict_of",
