@@ -22,7 +22,7 @@ from modules.relevance.schema import ResearchPlan, SubScores
 from modules.store import ParquetStore
 from modules.testing import FakeLM
 from modules.text import Span, split_sentences
-from tests.conftest import write_jsonl
+from tests.conftest import SAMPLES, write_jsonl
 
 QUERY = "What gas do plants release during photosynthesis?"
 RESULTS = [
@@ -140,6 +140,18 @@ def test_baseline_ranks_scores_filters_and_anchors(analyzer):
         QUERY, None, RESULTS
     )
     assert not any(r.kept for r in strict.results) and "None of the 3" in strict.introduction
+
+
+def test_a_question_naming_two_things_keeps_the_best_page_about_each(analyzer):
+    """Both sides of a comparison are needed: Scott Derrickson's page (51, below the threshold) is
+    kept beside Ed Wood's; the film about Ed Wood, a second page on one side, is not."""
+    results = json.loads((SAMPLES / "rerank-results.json").read_text())
+    out = analyzer.rerank("Were Scott Derrickson and Ed Wood of the same nationality?", None, results)
+    kept = [r.title for r in out.results if r.kept]
+    assert kept == ["Ed Wood", "Scott Derrickson"] and out.introduction.startswith("2 of 10 results")
+    assert min(r.score for r in out.results if r.kept) < 60
+    alone = analyzer.rerank("What nationality was Scott Derrickson?", None, results)
+    assert all(r.kept == (r.score >= 60) for r in alone.results)  # one thing named: the threshold alone
 
 
 def test_plans_parse_from_text_and_structures():

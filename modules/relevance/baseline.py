@@ -79,6 +79,8 @@ class Weights:
     plan: float = 20
     unexpected: float = 10
     threshold: int = 60
+    # the best page about each thing a question names is kept from this many points below it
+    side_margin: int = 10
 
     def score(self, s: SubScores) -> int:
         total = self.direct + self.depth + self.plan + self.unexpected
@@ -135,7 +137,8 @@ class BaselineRelevance:
             best_cos = float(sent_cos.max()) if len(sent_cos) else 0.0
             dense = DENSE_SENTENCE_W * _cos01(best_cos) + DENSE_PASSAGE_W * _cos01(float(d_vecs[i] @ q_vec))
             names = _names(r.title)
-            about = any(re.search(r"(?<!\w)" + re.escape(n) + r"(?!\w)", query, re.IGNORECASE) for n in names)
+            named = [n for n in names if re.search(r"(?<!\w)" + re.escape(n) + r"(?!\w)", query, re.IGNORECASE)]
+            about = bool(named)
             direct = min(1.0, LEXICAL_W * lexical + DENSE_W * dense + (ABOUT_BONUS if about else 0.0))
             # depth: how much of the passage bears on the query (several sentences, not one mention)
             bearing = [
@@ -166,6 +169,7 @@ class BaselineRelevance:
                     "sent_vecs": sv,
                     "terms": terms,
                     "names": names,
+                    "about": max(named, key=len).lower() if named else None,
                 }
             )
 
@@ -218,11 +222,24 @@ class BaselineRelevance:
                 )
             )
         ranked.sort(key=lambda x: (-(x.score or 0), x.originalIndex))
+        self._keep_each_side(ranked, per)
         return Reranking(
             results=ranked,
             introduction=introduction(query, ranked, self.weights.threshold),
             semanticNote=semantic_note(query, results, per),
         )
+
+    def _keep_each_side(self, ranked: list[RankedResult], per: list[dict]) -> None:
+        """A question that names several things ("Were Scott Derrickson and Ed Wood of the same
+        nationality?") needs a page about each: the best page about each named thing is kept
+        when it scores within ``side_margin`` points below the threshold."""
+        sides = {p["about"] for p in per if p["about"]}
+        if len(sides) < 2:
+            return
+        for side in sides:
+            best = next(r for r in ranked if per[r.originalIndex]["about"] == side)
+            if (best.score or 0) >= self.weights.threshold - self.weights.side_margin:
+                best.kept = True
 
     @staticmethod
     def _bridge(query: str, per: list[dict], texts: list[str]) -> None:
