@@ -150,6 +150,10 @@ def test_a_question_naming_two_things_keeps_the_best_page_about_each(analyzer):
     kept = [r.title for r in out.results if r.kept]
     assert kept == ["Ed Wood", "Scott Derrickson"] and out.introduction.startswith("2 of 10 results")
     assert min(r.score for r in out.results if r.kept) < 60
+    for r in out.results[:2]:  # the word that answers the question is a core term, and the note
+        assert "American" in r.coreTerms and r.relevanceNote.startswith(f'Adds: "{r.briefAnswer}"')
+        assert "plan" not in r.relevanceNote  # no plan: alignment is not a strength of its own
+    assert len({r.relevanceNote for r in out.results}) == len(out.results)
     alone = analyzer.rerank("What nationality was Scott Derrickson?", None, results)
     assert all(r.kept == (r.score >= 60) for r in alone.results)  # one thing named: the threshold alone
 

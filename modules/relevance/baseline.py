@@ -137,7 +137,9 @@ class BaselineRelevance:
             best_cos = float(sent_cos.max()) if len(sent_cos) else 0.0
             dense = DENSE_SENTENCE_W * _cos01(best_cos) + DENSE_PASSAGE_W * _cos01(float(d_vecs[i] @ q_vec))
             names = _names(r.title)
-            named = [n for n in names if re.search(r"(?<!\w)" + re.escape(n) + r"(?!\w)", query, re.IGNORECASE)]
+            named = [
+                n for n in names if re.search(r"(?<!\w)" + re.escape(n) + r"(?!\w)", query, re.IGNORECASE)
+            ]
             about = bool(named)
             direct = min(1.0, LEXICAL_W * lexical + DENSE_W * dense + (ABOUT_BONUS if about else 0.0))
             # depth: how much of the passage bears on the query (several sentences, not one mention)
@@ -200,7 +202,8 @@ class BaselineRelevance:
             )
             score = self.weights.score(sub)
             sentence = p["sentences"][p["best"]]
-            core = core_terms(query, sentence.text, df, len(texts))
+            brief = brief_answer(query, sentence)
+            core = core_terms(query, sentence.text, df, len(texts), brief)
             start, end = anchors_of(sentence.text)
             ranked.append(
                 RankedResult(
@@ -210,12 +213,12 @@ class BaselineRelevance:
                     url=r.url,
                     score=score,
                     kept=score >= self.weights.threshold,
-                    briefAnswer=brief_answer(query, sentence),
+                    briefAnswer=brief,
                     sentenceStart=start,
                     sentenceEnd=end,
                     sentence=sentence.text,
                     coreTerms=core,
-                    relevanceNote=self._note(query, plan, sub, p),
+                    relevanceNote=self._note(query, plan, sub, p, brief),
                     highlighted=highlight(texts[i], sentence, core),
                     subscores=sub,
                     anchor="exact",
@@ -271,24 +274,26 @@ class BaselineRelevance:
                 p["depth"] = max(p["depth"], BRIDGE_DEPTH * p["direct"])
 
     @staticmethod
-    def _note(query: str, plan: ResearchPlan, sub: SubScores, p: dict) -> str:
-        strongest = max(
-            (
-                ("directly answers the query", sub.directRelevance),
-                ("substantive detail", sub.depth),
-                ("matches the research plan", sub.planAlignment),
-                ("adds a different angle", sub.unexpectedness),
-            ),
-            key=lambda x: x[1],
-        )[0]
+    def _note(query: str, plan: ResearchPlan, sub: SubScores, p: dict, brief: str) -> str:
+        """What the result adds (its brief answer), the criterion it is strongest on, and the
+        query words it shares. Without a plan, plan alignment is relevance to the query itself,
+        so it is neither named as a strength nor shown twice."""
+        criteria = [
+            ("relevance to the query", sub.directRelevance),
+            ("substance (several sentences on it)", sub.depth),
+            ("a new angle beside the results above it", sub.unexpectedness),
+        ]
+        if plan.facets():
+            criteria.append(("the research plan", sub.planAlignment))
+        strongest = max(criteria, key=lambda x: x[1])[0]
         matched = sorted(content_terms(query) & p["terms"])
+        figures = f"relevance {sub.directRelevance:.2f}, depth {sub.depth:.2f}, " + (
+            f"plan {sub.planAlignment:.2f}, " if plan.facets() else ""
+        )
         return (
-            f"Strongest on: {strongest}"
+            f'Adds: "{brief}"; strongest on {strongest}'
             + (f"; shares {', '.join(matched[:5])} with the query" if matched else "")
-            + (
-                f"; relevance {sub.directRelevance:.2f}, depth {sub.depth:.2f}, plan {sub.planAlignment:.2f}, "
-                f"novelty {sub.unexpectedness:.2f}"
-            )
+            + f"; {figures}novelty {sub.unexpectedness:.2f}"
         )
 
 
@@ -306,14 +311,21 @@ def _names(title: str) -> list[str]:
     return names
 
 
-def core_terms(query: str, sentence: str, df: Counter, n_docs: int, k: int = 7) -> list[str]:
-    """3-7 words of the sentence: the query's terms found in it, then its most distinctive words."""
+def core_terms(query: str, sentence: str, df: Counter, n_docs: int, brief: str = "", k: int = 7) -> list[str]:
+    """3-7 words of the sentence: the query's terms found in it, then the words of its brief
+    answer (what answers the query: "American" for a nationality), then its most distinctive
+    words."""
     q_stems = {stem(w) for w in words(query)} & content_terms(query)
     found, seen = [], set()
     tokens = [w for w in re.findall(r"[\w'’-]+", sentence) if len(w) > 2]
     for w in tokens:
         s = stem(w.lower())
         if s in q_stems and s not in seen:
+            seen.add(s)
+            found.append(w)
+    for w in re.findall(r"[\w'’-]+", brief):
+        s = stem(w.lower())
+        if len(w) > 2 and s not in seen and s in content_terms(w) and len(found) < k:
             seen.add(s)
             found.append(w)
     rest = sorted(
