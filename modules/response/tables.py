@@ -304,7 +304,11 @@ def _summaries(
         (pl.col("status") == "flagged").sum().alias("flagged_count"),
         (pl.col("status") == "error").sum().alias("error_count"),
         scored.sum().alias("scored_count"),
-        pl.col("flags").list.contains(ANALYST_FLAG).fill_null(False).sum().alias("overridden_count"),
+        (
+            pl.col("flags").list.contains(ANALYST_FLAG).fill_null(False).sum()
+            if "flags" in analyses.columns
+            else pl.lit(0, pl.Int64)
+        ).alias("overridden_count"),
         *(_share(analyses, cond, needs).alias(rate) for rate, (cond, needs) in rates.items()),
         *_voice(analyses),
         *extra,
