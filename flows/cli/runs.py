@@ -66,7 +66,7 @@ def run_rows(runs, kind: str | None = None, since: datetime | None = None) -> li
     of the ground truth) and ``parent`` (the run it resumed or re-analysed)."""
     import polars as pl
 
-    from modules.store import rescored_run
+    from modules.store import parent_run
 
     if runs.is_empty():
         return []
@@ -81,7 +81,7 @@ def run_rows(runs, kind: str | None = None, since: datetime | None = None) -> li
         status = "stopped" if stopped else "errors" if r.get("failed") else "ok"
         domains = sorted(json.loads(r.get("ground_truth_versions") or "{}"))
         scope = r.get("query_set_id") or (", ".join(domains[:2]) + (" +" if len(domains) > 2 else "") or None)
-        parent = r.get("resumed_from") or rescored_run(r["flow"], r.get("input_path"))
+        parent = parent_run(r["flow"], r.get("input_path"), r.get("resumed_from"))
         rows.append(
             {"run_id": r["run_id"], "kind": r["flow"], "status": status, "scope": scope, "parent": parent} | r
         )

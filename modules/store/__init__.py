@@ -14,7 +14,7 @@ from .parquet import (
     resolve_data_dir,
     validate_run_id,
 )
-from .runs import RUNS_SCHEMA, RunKind, is_committed, rescored_run, runs_frame
+from .runs import RUNS_SCHEMA, RunKind, is_committed, parent_run, rescored_run, runs_frame
 
 __all__ = [
     "DEFAULT_DATA_DIR",
@@ -28,6 +28,7 @@ __all__ = [
     "frame",
     "is_committed",
     "new_run_id",
+    "parent_run",
     "rescored_run",
     "resolve_data_dir",
     "runs_frame",

@@ -91,6 +91,16 @@ def is_committed(store: ParquetStore, run_id: str) -> bool:
     return store.run_exists(run_id, (RUNS_TABLE,))
 
 
+def parent_run(kind: RunKind | str | None, input_path: str | None, resumed_from: str | None) -> str | None:
+    """The run a run builds on: the one it resumed, re-scores (``reanalyze``) or judges
+    (``verdicts``): their ``runs.input_path`` is ``run_id=<id>``."""
+    if resumed_from:
+        return resumed_from
+    if kind == RunKind.VERDICTS and input_path and input_path.startswith("run_id="):
+        return input_path.removeprefix("run_id=")
+    return rescored_run(kind, input_path)
+
+
 def rescored_run(kind: RunKind | str | None, input_path: str | None) -> str | None:
     """The run a ``reanalyze`` re-scores: its ``runs.input_path`` is ``run_id=<id>``."""
     if kind == RunKind.REANALYZE and input_path and input_path.startswith("run_id="):
