@@ -36,6 +36,7 @@ import numpy as np
 import polars as pl
 
 from modules.response import summarize_providers
+from modules.testing import scored_answers
 
 START = datetime(2026, 11, 1, tzinfo=UTC)
 PERFECT = 1 / 3  # the share of answers scoring 100 in accuracy; the rest uniform over 0-90
@@ -58,30 +59,12 @@ def _answers(rng: np.random.Generator, named_chance, perfect_chance, args) -> pl
     named = rng.random(n) < np.repeat(named_chance, args.samples)
     perfect = rng.random(n) < np.repeat(perfect_chance, args.samples)
     accuracy = np.where(perfect, 100.0, rng.uniform(0, 90, n))
-    ids = {} if args.no_query_ids else {"query_id": [f"q{i // args.samples}" for i in range(n)]}
-    return pl.DataFrame(
-        {
-            **ids,
-            "sample": [i % args.samples + 1 for i in range(n)],
-            "domain": "site.example",
-            "query_set_id": "qs",
-            "provider": "sim",
-            "model": "m",
-            "status": "ok",
-            "flags": [[] for _ in range(n)],
-            "accuracy_score": accuracy,
-            "accuracy_tier": "good",
-            "completeness_score": 50.0,
-            "completeness_tier": "fair",
-            "attribution_score": 50.0,
-            "attribution_tier": "fair",
-            "has_url_citation": False,
-            "has_domain_mention": False,
-            "has_brand_mention": named,
-            "has_wrong_fact": False,
-            "site_cited": False,
-            "site_named_first": named,
-        }
+    return scored_answers(
+        named,
+        accuracy,
+        provider="sim",
+        query_ids=None if args.no_query_ids else [f"q{i // args.samples}" for i in range(n)],
+        samples=[i % args.samples + 1 for i in range(n)],
     )
 
 

@@ -18,6 +18,7 @@ from modules.response.intervals import (
 )
 from modules.response.tables import summarize, summarize_competitors, summarize_providers, trend_baseline
 from modules.store import ParquetStore, RunKind, runs_frame
+from modules.testing import scored_answers
 
 
 def test_wilson_matches_the_textbook_values():
@@ -72,30 +73,7 @@ def test_a_change_is_significant_only_beyond_the_noise_of_both_runs(now, before,
 
 
 def _analyses(n: int, mentioned: int, accuracy: float, provider: str = "p") -> pl.DataFrame:
-    rows = [
-        {
-            "domain": "site.example",
-            "query_set_id": "qs",
-            "provider": provider,
-            "model": "m",
-            "status": "ok",
-            "flags": [],
-            "accuracy_score": accuracy,
-            "accuracy_tier": "good",
-            "completeness_score": 50.0,
-            "completeness_tier": "fair",
-            "attribution_score": 50.0,
-            "attribution_tier": "fair",
-            "has_url_citation": False,
-            "has_domain_mention": False,
-            "has_brand_mention": i < mentioned,
-            "has_wrong_fact": False,
-            "site_cited": False,
-            "site_named_first": i < mentioned,
-        }
-        for i in range(n)
-    ]
-    return pl.DataFrame(rows)
+    return scored_answers([i < mentioned for i in range(n)], [accuracy] * n, provider=provider)
 
 
 def test_summaries_carry_intervals_and_say_which_changes_are_noise():

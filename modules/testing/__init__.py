@@ -7,6 +7,7 @@ assistant on its own with ``python -m modules.testing --port 8099``. ``LoopbackS
 HTTP server under both, for tests that stand up a site or an API of their own.
 """
 
+from .analyses import scored_answers
 from .fake_assistant import FakeAssistant, rival_answers
 from .fake_lm import (
     BAD_CITATION,
@@ -31,5 +32,6 @@ __all__ = [
     "output_fields",
     "prompt_tokens",
     "reply_cap",
+    "scored_answers",
     "rival_answers",
 ]
