@@ -94,6 +94,50 @@ def sleuth_verdicts(result) -> dict[str, str]:
     return result.feedback.claims.verdicts()
 
 
+def lm_alone(result) -> tuple[dict[str, str], list[tuple[int, int]]]:
+    """What the LM judge alone said of a combined result (``analyze --lm``): its own claim
+    verdicts, and the wrong facts without those only the offline checks flagged (read back from
+    ``judge_disagreements``)."""
+    verdicts = sleuth_verdicts(result) | {d.claim_id: d.lm for d in result.judge_disagreements if d.claim_id}
+    cleared_claims = {
+        d.claim_id
+        for d in result.judge_disagreements
+        if d.claim_id and d.offline == "contradicted" and d.lm != "contradicted"
+    }
+    cleared = {d.wrong_fact for d in result.judge_disagreements if d.wrong_fact and d.lm == "not_flagged"}
+    cleared |= {c.statement for c in result.feedback.claims.contradicted if c.claim.id in cleared_claims}
+    spans = [
+        (c.position.start, c.position.end)
+        for c in result.feedback.contradictions
+        if c.statement not in cleared
+    ]
+    return verdicts, spans
+
+
+def report_lm_alone(name: str, answers: list[dict], judged: list) -> dict:
+    """Agreement, F1 and wrong facts of the LM judge's own verdicts, and how often it disagrees."""
+    alone = [lm_alone(r) for r in judged]
+    gold = [v for a in answers for v in (a["verdicts"][c["id"]] for c in a["claims"])]
+    said = [v.get(c["id"], "missing") for a, (v, _) in zip(answers, alone) for c in a["claims"]]
+    agreement = float(np.mean([g == p for g, p in zip(gold, said)])) if gold else 0.0
+    f1 = {v: _f1(gold, said, v) for v in VERDICTS}
+    caught, n_gold, right, n_pred = _spans([a["wrong_facts"] for a in answers], [s for _, s in alone])
+    disagreeing = sum(bool(r.judge_disagreements) for r in judged)
+    print(
+        f"\n## {name}, the LM judge alone\nagreement {agreement:.3f}; F1 "
+        + " / ".join(f"{v} {f1[v]:.3f}" for v in VERDICTS)
+        + f"; wrong facts caught {caught}/{n_gold}, precision {right}/{n_pred}; "
+        f"judges disagree on {disagreeing} of {len(judged)} answers"
+    )
+    return {
+        "agreement": agreement,
+        **{f"f1_{v}": x for v, x in f1.items()},
+        "recall": caught / n_gold if n_gold else float("nan"),
+        "precision": right / n_pred if n_pred else float("nan"),
+        "disagreeing": disagreeing,
+    }
+
+
 def report(name: str, answers: list[dict], results: list, previous: list[dict[str, str]]) -> dict:
     gold = [v for a in answers for v in (a["verdicts"][c["id"]] for c in a["claims"])]
     prev = [p.get(c["id"], "missing") for a, p in zip(answers, previous) for c in a["claims"]]
@@ -164,7 +208,9 @@ def main() -> None:
         "--errors", help="write the answers whose verdicts differ from gold to this JSONL file"
     )
     parser.add_argument(
-        "--lm", help="also judge with this LM (DSPy/LiteLLM model string), beside the offline judge"
+        "--lm",
+        help="also judge with this LM (DSPy/LiteLLM model string, or local: the model of `sleuth lm`), "
+        "beside the offline judge",
     )
     parser.add_argument("--lm-base-url", help="its OpenAI-compatible server (e.g. http://127.0.0.1:8080/v1)")
     parser.add_argument("--limit", type=int, help="only the first N answers of each set (an LM is slow)")
@@ -207,6 +253,11 @@ def main() -> None:
         from flows.analyze import JudgeOptions
         from modules.lm import LMSettings
 
+        if args.lm == "local":  # the local model of `sleuth lm`, started here when none runs
+            from flows import local_lm
+
+            info = local_lm.status() or local_lm.start()
+            args.lm, args.lm_base_url = info.lm, info.url
         settings = LMSettings.from_env(args.lm, args.lm_base_url)
         settings.timeout_s = args.timeout
         options = JudgeOptions(lm=settings).resolve()
@@ -228,8 +279,10 @@ def main() -> None:
         )
         if judged is not None:
             fallbacks = sum(judged[i].fallback for i in idx)
+            label = f"{name} ({args.split}), LM judge {args.lm} ({fallbacks} fallbacks to the offline judge)"
+            report_lm_alone(label, [answers[i] for i in idx], [judged[i] for i in idx])
             report(
-                f"{name} ({args.split}), LM judge {args.lm} ({fallbacks} fallbacks to the offline judge)",
+                f"{label}, combined with the offline checks (as `analyze --lm` scores)",
                 [answers[i] for i in idx],
                 [judged[i] for i in idx],
                 [previous[i] for i in idx],

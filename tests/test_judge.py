@@ -394,3 +394,68 @@ def test_a_weak_lm_never_clears_what_the_offline_checks_found():
         out.scores.accuracy.tier != "excellent"
         and out.scores.accuracy.score <= offline.scores.accuracy.score + 1e-9
     )
+    # the row says where the two judges disagree, and which verdict it is scored with
+    assert "judge_disagreement" in out.flags
+    offline_claims = offline.feedback.claims.verdicts()
+    on_claims = {d.claim_id: d for d in out.judge_disagreements if d.claim_id}
+    assert on_claims and set(on_claims) == {k for k, v in offline_claims.items() if v != "found"}
+    assert all(d.lm == "found" and d.kept == offline_claims[k] for k, d in on_claims.items())
+    on_facts = [d for d in out.judge_disagreements if d.wrong_fact]
+    assert all(d.offline == "wrong" and d.lm == "not_flagged" and d.kept == "wrong" for d in on_facts)
+    assert all(d.wrong_fact in everest.response for d in on_facts)
+
+
+def test_judges_that_agree_record_no_disagreement_and_summaries_count_those_that_do():
+    from datetime import UTC, datetime
+
+    from modules.response import AnalyzerConfig, ResponseAnalyzer, load_pages, summarize
+    from modules.response.records import load_records
+    from modules.response.tables import ANALYSES_SCHEMA, analysis_row
+    from modules.store import frame
+
+    records, _, _ = load_records(str(SAMPLES / "responses.jsonl"))
+    analyzer = ResponseAnalyzer(AnalyzerConfig())
+    gts = analyzer.prepare_ground_truth(load_pages(SAMPLES / "pages.jsonl"), {r.domain for r in records})
+    offline = [r for r in analyzer.analyze_batch(records, gts) if r.expected_claims and r.status != "error"]
+    judged = []
+    for r in offline[:3]:  # the LM says what the offline judge said: nothing to record
+        verdicts = r.feedback.claims.verdicts()
+        positions = {
+            m.claim.id: m.position
+            for m in (r.scores.completeness.claims_found if r.scores.completeness else [])
+        }
+        same = {
+            "reasoning": "agreeing",
+            "verdicts": [
+                {
+                    "claim_id": c.id,
+                    "verdict": verdicts.get(c.id, "missing"),
+                    "quote": r.response[positions[c.id].start : positions[c.id].end]
+                    if c.id in positions
+                    else "",
+                }
+                for c in r.expected_claims
+            ],
+            "wrong_facts": [
+                {"quote": w.statement, "kind": w.kind, "evidence": w.evidence}
+                for w in r.feedback.contradictions
+                if w.position.end > w.position.start
+            ],
+        }
+        out = LMJudge(dspy.utils.DummyLM([same])).judge(r, [])
+        assert not out.fallback, out.error
+        assert out.judge_disagreements == [] and "judge_disagreement" not in out.flags, (
+            out.judge_disagreements
+        )
+        judged.append(out)
+    contrary = offline[3]
+    flipped = {
+        "reasoning": "contrary",
+        "verdicts": [{"claim_id": c.id, "verdict": "missing", "quote": ""} for c in contrary.expected_claims],
+        "wrong_facts": [],
+    }
+    judged.append(LMJudge(dspy.utils.DummyLM([flipped])).judge(contrary, []))
+    assert "judge_disagreement" in judged[-1].flags
+    rows = frame([analysis_row(r) for r in judged], ANALYSES_SCHEMA)
+    counts = summarize(rows, datetime.now(UTC), rows.clear())["judge_disagreement_count"]
+    assert counts.sum() == 1

@@ -3,11 +3,13 @@ loop detection, prompt-injection isolation, citation verification and LM fallbac
 
 import json
 
+import dspy
 from dspy.utils import DummyLM
 
 from modules.lm import NodeRunner
 from modules.research.loop import Limits, Researcher
 from modules.research.memory import Memory
+from modules.research.signatures import DecideNextAction
 from modules.tools.crawl import CrawlConfig, fetch_all
 from modules.tools.local_index import LocalSearch
 from tests.conftest import SAMPLES
@@ -187,3 +189,42 @@ def test_a_model_that_repeats_its_search_never_runs_it_twice(sample_search, embe
     refused = [s for s in result.steps if s.node == "decision" and s.error and "repeated query" in s.error]
     assert refused and all(s.fallback for s in refused)
     assert any("refused to search" in line for line in result.log)
+
+
+def test_a_model_that_keeps_searching_an_answered_question_is_handed_over(sample_search, embedder):
+    """The local model's reasoning said memory answered the question and it searched on to the
+    step limit: once the Analyzer judges it answered and every part has a cited fact, the loop
+    hands over whatever the model proposes, and the step says why."""
+    topics = [
+        "Ed Wood filmography",
+        "Doctor Strange 2016 production",
+        "Plan 9 from Outer Space cast",
+        "horror directors born in Denver",
+        "Sinister film reviews",
+        "Glen or Glenda release",
+        "Marvel Studios directors list",
+        "Bela Lugosi final films",
+    ]
+    onward = DummyLM(
+        [
+            {
+                "reasoning": "memory answers it; one more search",
+                "next_action": "search_local",
+                "query_or_url": t,
+            }
+            for t in topics
+        ]
+    )
+    loop = researcher(
+        sample_search, embedder, runner=NodeRunner(lm=onward, retries=0), limits=Limits(max_steps=8)
+    )
+    loop.programs = {"decision": loop.runner.fit_program("decision", dspy.Predict(DecideNextAction))}
+    result = loop.run(QUESTION)  # the model decides; the Analyzer and the Report run offline
+    assert result.stop_reason == "decision", result.steps
+    last = [s for s in result.steps if s.node == "decision"][-1]
+    assert last.action == "send_to_hitl" and last.fallback
+    assert last.error.startswith("stop rule: answered from cited facts, handed over instead of search_local")
+    assert any("handed over instead of search_local" in line for line in result.log)
+    assert result.report.short_answer.lower() == "yes" and result.status == "answered"
+    searched = [s for s in result.steps if s.node == "tool"]
+    assert len(searched) < len(topics)

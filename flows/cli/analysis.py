@@ -138,11 +138,17 @@ def print_columns(rows: list[dict], columns, left: int) -> None:
 def print_summary(result) -> None:
     """The table of an ``AnalysisRun`` or a ``MonitorRun``."""
     overridden = sum(s.get("overridden_count") or 0 for s in result.summaries)
+    disagreed = sum(s.get("judge_disagreement_count") or 0 for s in result.summaries)
     print(
         f"\nrun {result.run_id}: {result.total} responses, {result.succeeded} analysed "
         f"({result.flagged} flagged), {result.failed} errors, {result.fallback} fallbacks (keyword matching or "
         f"the offline judge)"
         + (f", {overridden} rescored with an analyst's verdicts" if overridden else "")
+        + (
+            f", {disagreed} where the LM judge and the offline checks disagree (flag judge_disagreement)"
+            if disagreed
+            else ""
+        )
         + "\n"
     )
     from modules.reports import DOMAIN_COLUMNS, VISIBILITY_COLUMNS

@@ -266,6 +266,17 @@ class Researcher:
                 True,
                 "repeated query: a near-duplicate of one already searched",
             )
+        if decision.next_action != "send_to_hitl" and not fallback:
+            settled = self._settled(thread, memory)
+            if settled is not None:
+                # the Analyzer judged the question answered and every part has a cited fact:
+                # the model's further searching only repeats what memory holds
+                log.append(f"step {thread.step}: handed over instead of {decision.next_action}: answered")
+                decision, fallback, error = (
+                    settled,
+                    True,
+                    f"stop rule: answered from cited facts, handed over instead of {decision.next_action}",
+                )
         if decision.next_action.startswith("search_"):
             engine = decision.next_action[len("search_") :]
             if engine not in self.search:
@@ -295,6 +306,18 @@ class Researcher:
             duration_ms=round(1000 * (time.monotonic() - t), 1),
         )
         return decision, record
+
+    def _settled(self, thread: Thread, memory: Memory) -> Decision | None:
+        """The baseline program's hand-over when the stop rule holds (the Analyzer judged the
+        question answered and the answerer gives a cited answer to every part), else None."""
+        if thread.last_analysis is None or not thread.last_analysis.answered or not memory.facts:
+            return None
+        before, thread.handover_answer = thread.handover_answer, ""
+        baseline = self.decide_baseline(thread, memory)
+        if baseline.next_action == "send_to_hitl" and thread.handover_answer:
+            return baseline
+        thread.handover_answer = before
+        return None
 
     def _act(
         self, thread: Thread, decision: Decision, sources: dict[str, Source]

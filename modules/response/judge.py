@@ -28,12 +28,14 @@ from ..text import content_terms, split_sentences
 from .config import AnalyzerConfig
 from .groundtruth import GroundTruth
 from .schema import (
+    DISAGREEMENT_FLAG,
     AnalysisResult,
     ClaimFeedback,
     ClaimMatch,
     ContradictedClaim,
     Contradiction,
     FoundClaim,
+    JudgeDisagreement,
     TextPosition,
 )
 from .scoring import accuracy_of, completeness_of, is_derived
@@ -356,10 +358,81 @@ class LMJudge:
         feedback = result.feedback.model_copy(
             update={"claims": claims, "highlights": highlights, "contradictions": wrong}
         )
+        lm_wrong = [f[0] for f in facts] + [
+            c.position
+            for c in contradicted
+            if by_id[c.claim.id][0] == "contradicted" and c.position.end > c.position.start
+        ]
+        disagreements = self.disagreements(
+            result, claims, {k: v for k, (v, _) in by_id.items()}, lm_wrong, wrong
+        )
+        if disagreements and DISAGREEMENT_FLAG not in flags:
+            flags.append(DISAGREEMENT_FLAG)
         scores = result.scores.model_copy(update={"accuracy": accuracy, "completeness": completeness})
         return result.model_copy(
-            update={"scores": scores, "feedback": feedback, "flags": flags, "status": status}
+            update={
+                "scores": scores,
+                "feedback": feedback,
+                "flags": flags,
+                "status": status,
+                "judge_disagreements": disagreements,
+            }
         )
+
+    @staticmethod
+    def disagreements(
+        offline: AnalysisResult,
+        kept: ClaimFeedback,
+        lm_verdicts: dict[str, str],
+        lm_wrong: Sequence[TextPosition],
+        kept_wrong: Sequence[Contradiction],
+    ) -> list[JudgeDisagreement]:
+        """Each claim whose LM verdict is not the offline one, and each wrong fact only one judge
+        flagged (one entry per stretch of the answer: a wrong fact inside a claim listed already
+        is that claim's), with the verdict the answer is scored with."""
+        before, after = offline.feedback.claims.verdicts(), kept.verdicts()
+        text = offline.response
+        out: list[JudgeDisagreement] = []
+        listed: list[TextPosition] = []
+        for claim in offline.expected_claims:
+            said = lm_verdicts.get(claim.id, "missing")
+            said = said if said in ("found", "contradicted") else "missing"
+            if said != before.get(claim.id, "missing"):
+                out.append(
+                    JudgeDisagreement(
+                        claim_id=claim.id,
+                        offline=before.get(claim.id, "missing"),
+                        lm=said,
+                        kept=after.get(claim.id, "missing"),
+                    )
+                )
+                listed += [
+                    c.position
+                    for c in (*offline.feedback.claims.contradicted, *kept.contradicted)
+                    if c.claim.id == claim.id
+                ]
+        offline_wrong = [
+            c.position for c in offline.feedback.contradictions if c.position.end > c.position.start
+        ]
+        one_sided = [
+            (p, "not_flagged", "wrong") for p in lm_wrong if not any(_overlaps(p, o) for o in offline_wrong)
+        ]
+        one_sided += [
+            (p, "wrong", "not_flagged") for p in offline_wrong if not any(_overlaps(p, w) for w in lm_wrong)
+        ]
+        for pos, offline_said, lm_said in sorted(one_sided, key=lambda x: x[0].start):
+            if any(_overlaps(pos, p) for p in listed):
+                continue
+            listed.append(pos)
+            out.append(
+                JudgeDisagreement(
+                    wrong_fact=text[pos.start : pos.end],
+                    offline=offline_said,
+                    lm=lm_said,
+                    kept="wrong" if any(_overlaps(pos, w.position) for w in kept_wrong) else "not_flagged",
+                )
+            )
+        return out
 
     @staticmethod
     def _offline_spans(result: AnalysisResult) -> dict[str, TextPosition]:

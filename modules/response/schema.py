@@ -318,6 +318,22 @@ class AnalystVerdict(Model):
     analyst: str | None = None
 
 
+#: The flag of an answer on which the LM judge and the offline checks disagree (``judge_disagreements``).
+DISAGREEMENT_FLAG = "judge_disagreement"
+
+
+class JudgeDisagreement(Model):
+    """Beyond the seed: one claim or one wrong fact on which the LM judge and the offline checks
+    disagree (``analyze --lm``). ``kept`` is the verdict the answer is scored with: the LM adds
+    evidence, it never silently clears what the offline checks found."""
+
+    claim_id: str | None = None
+    wrong_fact: str | None = None  # words of the answer
+    offline: str  # found | missing | contradicted (a claim); wrong | not_flagged (a wrong fact)
+    lm: str
+    kept: str
+
+
 class AnalysisResult(Model):
     id: str
     query_id: str
@@ -348,6 +364,7 @@ class AnalysisResult(Model):
     competitors: list[BrandPresence] = []  # each tracked competitor's presence, in the record's order
     sample: int | None = None  # which of the query's repeated asks of this provider (1-based; --samples)
     analyst_verdicts: list[AnalystVerdict] = []  # the analyst's verdicts applied (``sleuth verdicts``)
+    judge_disagreements: list[JudgeDisagreement] = []  # where the LM judge and the offline checks differ
 
 
 class AIResponse(Model):

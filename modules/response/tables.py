@@ -17,7 +17,7 @@ from ..store.runs import RUNS_TABLE, RunKind, rescored_run
 from .intervals import cluster_bootstrap_mean, cluster_rate_interval, significant_change
 from .overrides import ANALYST_FLAG
 from .records import RecordError
-from .schema import AnalysisResult
+from .schema import DISAGREEMENT_FLAG, AnalysisResult
 
 TIERS = ("excellent", "good", "fair", "poor")
 METRICS = ("accuracy", "completeness", "attribution")
@@ -126,6 +126,8 @@ SUMMARY_SCHEMA = {
     **INTERVAL_SCHEMA,
     # appended: answers rescored with an analyst's verdicts (``sleuth verdicts override``)
     "overridden_count": pl.Int64,
+    # appended: answers on which the LM judge and the offline checks disagree (``analyze --lm``)
+    "judge_disagreement_count": pl.Int64,
 }
 
 
@@ -248,6 +250,7 @@ PROVIDER_SUMMARY_SCHEMA = {
     "correct_mention_rate_low": pl.Float64,
     "correct_mention_rate_high": pl.Float64,
     "overridden_count": pl.Int64,
+    "judge_disagreement_count": pl.Int64,
 }
 
 
@@ -304,11 +307,17 @@ def _summaries(
         (pl.col("status") == "flagged").sum().alias("flagged_count"),
         (pl.col("status") == "error").sum().alias("error_count"),
         scored.sum().alias("scored_count"),
-        (
-            pl.col("flags").list.contains(ANALYST_FLAG).fill_null(False).sum()
-            if "flags" in analyses.columns
-            else pl.lit(0, pl.Int64)
-        ).alias("overridden_count"),
+        *(
+            (
+                pl.col("flags").list.contains(flag).fill_null(False).sum()
+                if "flags" in analyses.columns
+                else pl.lit(0, pl.Int64)
+            ).alias(column)
+            for flag, column in (
+                (ANALYST_FLAG, "overridden_count"),
+                (DISAGREEMENT_FLAG, "judge_disagreement_count"),
+            )
+        ),
         *(_share(analyses, cond, needs).alias(rate) for rate, (cond, needs) in rates.items()),
         *_voice(analyses),
         *extra,
