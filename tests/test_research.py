@@ -228,3 +228,45 @@ def test_a_model_that_keeps_searching_an_answered_question_is_handed_over(sample
     assert result.report.short_answer.lower() == "yes" and result.status == "answered"
     searched = [s for s in result.steps if s.node == "tool"]
     assert len(searched) < len(topics)
+
+
+def test_a_search_that_finds_only_pages_read_is_not_run_as_is(sample_search, embedder):
+    """A new wording is not a near-duplicate, but when every page it finds was read already it
+    reads nothing new: the loop takes the baseline program's step instead, and runs the search
+    it judged once."""
+    from modules.tools.search import SearchResults
+
+    calls: list[str] = []
+
+    class ReadAlready:
+        index = sample_search.index
+
+        def search(self, query, n):  # Scott Derrickson's page is never found: no answer yet
+            calls.append(query)
+            found = [r for r in sample_search.search(QUESTION, n) if "Derrickson" not in r.url]
+            return SearchResults(
+                found[:2] if query == "American film directors" else found, query=query, engine="local"
+            )
+
+    scripted = DummyLM(
+        [
+            {"reasoning": "start", "next_action": "search_local", "query_or_url": QUESTION},
+            {"reasoning": "wider", "next_action": "search_local", "query_or_url": "American film directors"},
+        ]
+        + [{"reasoning": "enough", "next_action": "send_to_hitl", "query_or_url": ""}] * 6
+    )
+    loop = researcher(
+        ReadAlready(), embedder, runner=NodeRunner(lm=scripted, retries=0), limits=Limits(max_steps=3)
+    )
+    loop.programs = {"decision": loop.runner.fit_program("decision", dspy.Predict(DecideNextAction))}
+    result = loop.run(QUESTION)
+    first_two = [r.url for r in ReadAlready().search(QUESTION, 10)][:2]
+    assert set(first_two) <= {u for u, s in result.sources.items() if s.analyzed and s.step == 1}
+    refused = [s for s in result.steps if s.node == "decision" and s.step == 2]
+    assert (
+        refused[0].fallback
+        and refused[0].error == "repeated results: every result of the search was read already"
+    )
+    assert refused[0].query_or_url != "American film directors"
+    assert calls.count("American film directors") == 1
+    assert any("every result read" in line for line in result.log)

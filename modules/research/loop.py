@@ -293,6 +293,18 @@ class Researcher:
                     query_or_url=thread.question,
                     reasoning=decision.reasoning,
                 )
+            if not fallback and thread.read_urls and self._all_read(thread, engine, decision.query_or_url):
+                # a new wording that finds only pages read already reads nothing new either
+                log.append(
+                    f"step {thread.step}: refused to search {decision.query_or_url!r}: every result read"
+                )
+                thread.queries.append(decision.query_or_url)
+                thread.query_vectors.append(self.embedder.encode([decision.query_or_url])[0])
+                decision, fallback, error = (
+                    self.decide_baseline(thread, memory),
+                    True,
+                    "repeated results: every result of the search was read already",
+                )
         record = StepRecord(
             step=thread.step,
             node="decision",
@@ -306,6 +318,20 @@ class Researcher:
             duration_ms=round(1000 * (time.monotonic() - t), 1),
         )
         return decision, record
+
+    def _all_read(self, thread: Thread, engine: str, query: str) -> bool:
+        """Whether every result of ``query`` on ``engine`` is a page read already. The search runs
+        once: :meth:`_act` takes these results when it acts on the same search."""
+        results = self.search[engine].search(query, 10)
+        thread.peeked = (engine, query, results)
+        return bool(len(results)) and all(r.url in thread.read_urls for r in results)
+
+    def _results(self, thread: Thread, engine: str, query: str):
+        """The results of ``query`` on ``engine``: the ones :meth:`_all_read` ran, else a search."""
+        peeked, thread.peeked = thread.peeked, None
+        if peeked is not None and peeked[:2] == (engine, query):
+            return peeked[2]
+        return self.search[engine].search(query, 10)
 
     def _settled(self, thread: Thread, memory: Memory) -> Decision | None:
         """The baseline program's hand-over when the stop rule holds (the Analyzer judged the
@@ -334,7 +360,7 @@ class Researcher:
             thread.queries.append(query)
             thread.query_vectors.append(self.embedder.encode([query])[0])
             thread.searched_entities.add(query)
-            results = self.search[engine].search(query, 10)
+            results = self._results(thread, engine, query)
             outcome, n_results = results.outcome, len(results)
             for r in results:
                 markers = injection_markers(f"{r.title}\n{r.snippet}")

@@ -4,6 +4,7 @@ step by the loop and read by the Decision, Analyzer and Report programs."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -36,3 +37,5 @@ class Thread:
     history: list[str] = field(default_factory=list)
     constraints: list[str] = field(default_factory=list)  # added by human feedback
     handover_answer: str = ""  # the answer the baseline Decision named when it handed over
+    # a search the loop ran to judge a model's proposal before acting on it: (engine, query, results)
+    peeked: tuple[str, str, Any] | None = None
