@@ -119,7 +119,15 @@ def with_judge(runs, judge: JudgeOptions | None, lm_calls: dict[str, int] | None
     import polars as pl
 
     config = json.loads(runs["config_json"][0] or "{}")
-    calls = {"answered": 0, "fell_back": 0, **(lm_calls or {})}
+    counts = lm_calls or {}
+    calls = {
+        "answered": counts.get("answered", 0),
+        "fell_back": counts.get("fell_back", 0),
+        # by reason: timeout, transport, unparseable output, missing claim, ...
+        "fallback_reasons": {
+            k.split(": ", 1)[1]: n for k, n in counts.items() if k.startswith("fell_back: ")
+        },
+    }
     record = {**judge.record(), "lm_calls": calls}
     return runs.with_columns(pl.lit(json.dumps({**config, "judge": record})).alias("config_json"))
 
@@ -218,7 +226,8 @@ def analyze_batch_task(
         lm_judge.usage["cost_usd"],
     )
     calls = lm_judge.runner.calls()
-    return rows, {"answered": calls["answered"], "fell_back": calls["fell_back"]}
+    reasons = {f"fell_back: {reason}": n for reason, n in calls["fallback_reasons"].items()}
+    return rows, {"answered": calls["answered"], "fell_back": calls["fell_back"], **reasons}
 
 
 def analyze_records(

@@ -278,12 +278,21 @@ def _demos(program: Any) -> int:
 
 
 def fallback_reason(error: str | None) -> str:
-    """A fallback's cause in a few words, the exception's type kept: ``unparseable output``,
-    ``LM error: Timeout``, ``LM call failed: AuthenticationError`` (a missing credential is not
-    unusable output)."""
+    """A fallback's cause in a few words: ``timeout`` (the LM did not answer in
+    ``--lm-timeout``), ``transport`` (no connection, a dropped one), ``missing claim`` (the judge
+    left a claim without a verdict), ``unparseable output``, else the error's kind with its
+    exception type (``LM call failed: AuthenticationError``: a missing credential is not unusable
+    output)."""
     text = error or "unknown"
+    if "gave no verdict for claim" in text:
+        return "missing claim"
     if text.startswith("unparseable"):
         return "unparseable output"
+    lowered = text.lower()
+    if "timed out" in lowered or "timeout" in lowered:
+        return "timeout"
+    if any(k in lowered for k in ("transport", "connection", "connecterror", "remoteprotocol")):
+        return "transport"
     head, _, rest = text.partition(": ")
     kind = rest.split(":", 1)[0].strip()
     return f"{head}: {kind}" if kind and " " not in kind else head

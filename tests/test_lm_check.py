@@ -193,3 +193,40 @@ def test_lm_timeout_sets_every_lm_request_of_the_command(monkeypatch, capsys):
         monkeypatch.delenv("SLEUTH_LM_TIMEOUT")
     assert main(["research", "q", "--lm-timeout", "0"]) == 2
     assert "--lm-timeout must be a number of seconds > 0" in capsys.readouterr().err
+
+
+def test_fallbacks_are_counted_by_their_true_reason():
+    """A slow local model's judge timed out and the warning blamed its output: a timeout, a
+    dropped connection and a claim left without a verdict are each named for what they are."""
+    import socket
+
+    import dspy
+
+    from modules.lm import LMSettings, NodeRunner
+    from modules.testing import FakeLM
+
+    slow = FakeLM(mode="slow", delay_s=3)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        closed = s.getsockname()[1]  # nothing listens here once the socket is closed
+    try:
+        for base_url, reason in ((slow.base_url, "timeout"), (f"http://127.0.0.1:{closed}/v1", "transport")):
+            runner = LMSettings(model="openai/fake", base_url=base_url, timeout_s=1, retries=0).runner()
+            call = runner.run(
+                dspy.Predict("question -> answer"),
+                {"question": "q"},
+                "answer",
+                lambda: "baseline",
+                node="report",
+            )
+            assert call.fallback and call.output == "baseline", call
+            assert runner.calls()["fallback_reasons"] == {reason: 1}, (call.error, runner.calls())
+    finally:
+        slow.close()
+
+    def no_verdict(**_):
+        raise ValueError("the LM gave no verdict for claim(s) price")
+
+    runner = NodeRunner(lm=dspy.utils.DummyLM([{"answer": "x"}]), retries=0)
+    runner.run(no_verdict, {}, "out", lambda: None, node="judge")
+    assert runner.calls()["fallback_reasons"] == {"missing claim": 1}
