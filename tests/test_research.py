@@ -270,3 +270,27 @@ def test_a_search_that_finds_only_pages_read_is_not_run_as_is(sample_search, emb
     assert refused[0].query_or_url != "American film directors"
     assert calls.count("American film directors") == 1
     assert any("every result read" in line for line in result.log)
+
+
+def test_a_model_s_report_cites_a_page_for_each_side_its_answer_rests_on(sample_search, embedder):
+    """The local model answered "yes" citing "Ed Wood (film)" and "Ed Wood": where the offline
+    answerer gives the same answer, the pages it rests on (both people's) are cited too."""
+    from modules.research.signatures import WriteReport
+
+    ed_wood = "https://en.wikipedia.org/wiki/Ed_Wood"
+    scripted = DummyLM(
+        [
+            {
+                "answer": "Yes: Ed Wood was an American filmmaker [1].",
+                "answer_type": "yes_no",
+                "short_answer": "yes",
+                "key_sources": [ed_wood],
+            }
+        ]
+    )
+    loop = researcher(sample_search, embedder, runner=NodeRunner(lm=scripted, retries=0))
+    loop.programs = {"report": loop.runner.fit_program("report", dspy.Predict(WriteReport))}
+    result = loop.run(QUESTION)
+    assert result.report.short_answer == "yes" and not result.steps[-1].fallback, result.steps[-1]
+    assert result.report.key_sources[0] == ed_wood and GOLD <= set(result.report.key_sources)
+    assert result.report.answer.startswith("Yes: Ed Wood was an American filmmaker [1].")

@@ -180,6 +180,7 @@ class Researcher:
         report, report_record = self._report(thread, memory, steps, sources, log, stop_reason)
         steps.append(report_record)
         assessment = self.assess(thread, memory, report)
+        report = cite_support(report, assessment, sources)
         proposed, report = report.short_answer, qualified(report, assessment.confidence)
         status = (
             "answered"
@@ -636,6 +637,21 @@ def renumber_citations(answer: str, cited: list[str], kept: list[str]) -> str:
         return f"{m.group(0)[: m.start(1) - m.start(0) - 1]}[{n}]" if n else ""
 
     return _CITATION.sub(sub, answer)
+
+
+def cite_support(report: Report, assessment: Assessment, sources: dict[str, Source]) -> Report:
+    """``report`` citing, after its own sources, the pages the offline answerer's agreeing answer
+    rests on (each side of a comparison, each hop): a model's report cited "Ed Wood (film)" and
+    "Ed Wood" for a nationality that also rests on Scott Derrickson's page."""
+    if not assessment.features.get("offline_agrees"):
+        return report
+    relied = [
+        f.url
+        for f in assessment.context.found.support
+        if f.url in sources and (sources[f.url].text or sources[f.url].snippet)
+    ]
+    added = [u for u in dict.fromkeys(relied) if u not in report.key_sources]
+    return report.model_copy(update={"key_sources": [*report.key_sources, *added]}) if added else report
 
 
 def journey_from(steps: list[StepRecord], stop_reason: str) -> str:
