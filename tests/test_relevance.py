@@ -109,6 +109,10 @@ def test_weighted_score_and_configurable_weights():
     assert Weights().score(sub) == 65  # 40 + 15 + 0 + 10
     assert Weights(direct=1, depth=0, plan=0, unexpected=0).score(sub) == 100
     assert Weights(direct=0, depth=1, plan=0, unexpected=0).score(sub) == 50
+    # without a plan, alignment is not applicable: its weight goes to direct relevance
+    planless = sub.model_copy(update={"planAlignment": None, "directRelevance": 0.5})
+    assert Weights().score(planless) == 55  # (40 + 20) x 0.5 + 15 + 10
+    assert Weights().score(planless.model_copy(update={"planAlignment": 0.0})) == 45  # 20 + 15 + 0 + 10
 
 
 @pytest.fixture(scope="module")
@@ -153,6 +157,7 @@ def test_a_question_naming_two_things_keeps_the_best_page_about_each(analyzer):
     for r in out.results[:2]:  # the word that answers the question is a core term, and the note
         assert "American" in r.coreTerms and r.relevanceNote.startswith(f'Adds: "{r.briefAnswer}"')
         assert "plan" not in r.relevanceNote  # no plan: alignment is not a strength of its own
+    assert all(r.subscores.planAlignment is None for r in out.results)  # not a copy of relevance
     assert len({r.relevanceNote for r in out.results}) == len(out.results)
     alone = analyzer.rerank("What nationality was Scott Derrickson?", None, results)
     assert all(r.kept == (r.score >= 60) for r in alone.results)  # one thing named: the threshold alone

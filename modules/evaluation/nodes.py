@@ -493,7 +493,7 @@ def _placed_rankings(row: dict, prediction: dspy.Prediction, embedder: Embedder 
     """The relevance program's rankings placed in code (anchors, scores, order), as a run places them."""
     results = [SearchResultIn.model_validate(r) for r in row["results"]]
     ranked = RelevanceAnalyzer(embedder=embedder or LocalEmbedder()).from_rankings(
-        row["question"], results, prediction.rankings
+        row["question"], results, prediction.rankings, ResearchPlan.parse(row.get("plan"))
     )
     return dspy.Prediction(results=ranked.results)
 

@@ -65,7 +65,7 @@ class RelevanceAnalyzer:
         if call.fallback:
             return self._failed(query, plan, items, call.error or "LM failed")
         prediction = call.output
-        return self.from_rankings(query, items, prediction)
+        return self.from_rankings(query, items, prediction, plan)
 
     def order(
         self, query: str, plan: ResearchPlan | dict | str | None, results: Sequence[SearchResultIn | dict]
@@ -99,7 +99,13 @@ class RelevanceAnalyzer:
                 error = f"{error}; baseline failed: {type(exc).__name__}: {exc}"
         return original_order(items, error)
 
-    def from_rankings(self, query: str, items: list[SearchResultIn], rankings: list[LMRanking]) -> Reranking:
+    def from_rankings(
+        self,
+        query: str,
+        items: list[SearchResultIn],
+        rankings: list[LMRanking],
+        plan: ResearchPlan | None = None,
+    ) -> Reranking:
         """Place an LM's per-result criteria in code: scores from the weights, anchors, highlighting;
         invented or repeated indices ignored, results it left out kept unscored after the rest."""
         seen: set[int] = set()
@@ -113,7 +119,7 @@ class RelevanceAnalyzer:
             sub = SubScores(
                 directRelevance=r.directRelevance / 100,
                 depth=r.depth / 100,
-                planAlignment=r.planAlignment / 100,
+                planAlignment=r.planAlignment / 100 if plan is not None and plan.facets() else None,
                 unexpectedness=r.unexpectedness / 100,
             )
             score = self.weights.score(sub)

@@ -83,11 +83,15 @@ class Weights:
     side_margin: int = 10
 
     def score(self, s: SubScores) -> int:
-        total = self.direct + self.depth + self.plan + self.unexpected
+        """The weighted mean x 100. Without a plan (``planAlignment`` null) the query is the whole
+        plan: its weight goes to direct relevance, so a score means the same with or without one."""
+        plan = 0.0 if s.planAlignment is None else self.plan
+        direct = self.direct + self.plan - plan
+        total = direct + self.depth + plan + self.unexpected
         raw = (
-            self.direct * s.directRelevance
+            direct * s.directRelevance
             + self.depth * s.depth
-            + self.plan * s.planAlignment
+            + plan * (s.planAlignment or 0.0)
             + self.unexpected * s.unexpectedness
         ) / (total or 1)
         return int(round(100 * min(1.0, max(0.0, raw))))
@@ -189,15 +193,15 @@ class BaselineRelevance:
             )  # a near-copy of a better passage teaches nothing new
             ranked_vecs.append(d_vecs[i])
 
-        if not plan.facets():  # no plan: the query is the whole plan, and alignment is relevance to it
+        if not plan.facets():  # no plan: alignment is not applicable (null), not relevance again
             for p in per:
-                p["plan"] = p["direct"]
+                p["plan"] = None
         ranked = []
         for i, (r, p) in enumerate(zip(results, per)):
             sub = SubScores(
                 directRelevance=round(p["direct"], 3),
                 depth=round(p["depth"], 3),
-                planAlignment=round(p["plan"], 3),
+                planAlignment=None if p["plan"] is None else round(p["plan"], 3),
                 unexpectedness=round(p["unexpected"], 3),
             )
             score = self.weights.score(sub)

@@ -92,11 +92,12 @@ class SearchResultIn(BaseModel):
 
 
 class SubScores(BaseModel):
-    """Each criterion on 0-1; the score is their weighted sum x 100."""
+    """Each criterion on 0-1; the score is their weighted sum x 100. ``planAlignment`` is null
+    without a research plan (not applicable: its weight goes to direct relevance)."""
 
     directRelevance: float
     depth: float
-    planAlignment: float
+    planAlignment: float | None = None
     unexpectedness: float
 
 
