@@ -200,8 +200,9 @@ def test_wrong_facts_in_the_analyses_and_summaries(runs):
     summaries = store.read("summaries", "an-1")
     visibility = [f"{v}{d}" for v in VISIBILITY for d in ("", "_delta")]  # appended after (issue 19)
     columns = [c for c in summaries.columns if c != "run_id"]
-    # then the intervals, then the analyst's verdicts, last: earlier columns keep their places
-    appended = [*INTERVAL_SCHEMA, "overridden_count"]
+    # then the intervals, the analyst's verdicts, the judges' disagreements, last: earlier
+    # columns keep their places
+    appended = [*INTERVAL_SCHEMA, "overridden_count", "judge_disagreement_count"]
     assert columns[-len(appended) :] == appended
     assert columns[-len(appended) - 10 : -len(appended)] == [
         "wrong_fact_rate",
@@ -220,6 +221,7 @@ def test_wrong_facts_in_the_analyses_and_summaries(runs):
         "correct_mention_rate_low",
         "correct_mention_rate_high",
         "overridden_count",
+        "judge_disagreement_count",
     ]
     assert list(PROVIDER_SUMMARY_SCHEMA)[-len(intervals) :] == intervals
     assert list(PROVIDER_SUMMARY_SCHEMA)[-len(intervals) - 11 : -len(intervals)] == [
