@@ -35,7 +35,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from evals.hotpot import Question, research_questions, write_corpus
+from evals.hotpot import QUESTION_SETS, Question, research_questions, write_corpus
 from modules.evaluation.nodes import answer_scores
 from modules.lm import LMSettings
 from modules.research.loop import Researcher, journey_from
@@ -195,9 +195,9 @@ def main() -> None:
     parser.add_argument("--split", choices=["dev", "train", "test", "all"], default="dev")
     parser.add_argument(
         "--questions",
-        choices=["hotpot", "encyclopedia"],
+        choices=list(QUESTION_SETS),
         default="hotpot",
-        help="question set (default hotpot)",
+        help="question set (default hotpot; encyclopedia-b is a test set only: --split test)",
     )
     parser.add_argument("--limit", type=int, help="first N questions only")
     parser.add_argument("--max-steps", type=int, help="loop steps (default 6; 16 with --web)")

@@ -84,8 +84,17 @@ def load_encyclopedia_questions(path: Path = ENCYCLOPEDIA_QUESTIONS) -> list[Que
     return out
 
 
+#: 60 questions written later over the encyclopedia's leads by a helper who never saw the
+#: research agent: a test set only (the first sets' test parts were run, then retired to training)
+ENCYCLOPEDIA_B_QUESTIONS = Path(__file__).resolve().parent / "sets" / "research-encyclopedia-b-test.jsonl"
+#: the question sets: each split by index % 3 (:data:`PARTS`), or all of it a test set
+QUESTION_SETS = ("hotpot", "encyclopedia", "encyclopedia-b")
+
+
 def research_questions(part: str, source: str = "hotpot") -> list[Question]:
-    """One part (dev, train, test or all) of a question set (hotpot or encyclopedia)."""
+    """One part (dev, train, test or all) of a question set (:data:`QUESTION_SETS`)."""
+    if source == "encyclopedia-b":
+        return load_encyclopedia_questions(ENCYCLOPEDIA_B_QUESTIONS) if part in ("test", "all") else []
     questions = load_questions() if source == "hotpot" else load_encyclopedia_questions()
     return [q for i, q in enumerate(questions) if part == "all" or PARTS[i % 3] == part]
 
