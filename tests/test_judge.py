@@ -256,7 +256,11 @@ def test_analyze_with_lm_judges_every_answer_and_records_the_lm(tmp_path, monkey
         "lm_base_url": fake.base_url,
         "lm_context": 8192,
         "program": "uncompiled",
-        "lm_calls": {"answered": 2, "fell_back": 0, "fallback_reasons": {}},  # one call per answer, none fell back
+        "lm_calls": {
+            "answered": 2,
+            "fell_back": 0,
+            "fallback_reasons": {},
+        },  # one call per answer, none fell back
     }
 
 
