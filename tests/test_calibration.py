@@ -95,6 +95,11 @@ def test_a_report_says_what_its_confidence_allows():
     )
     assert low.answer.endswith("check it. Jane Roe was born in Lyon [1].")  # no longer opens "Lyon."
     assert qualified(_report(""), 0.0) == _report("")
+    # a model's answer that is the bare word does not trail the note ("... check it. No")
+    bare = Report(short_answer="no", answer_type="yes_no", answer="No")
+    assert qualified(bare, 0.1).answer.endswith("a person should check it.")
+    nobody = Report(short_answer="no", answer_type="yes_no", answer="Nobody was born there [1].")
+    assert qualified(nobody, 0.1).answer.endswith("check it. Nobody was born there [1].")
 
 
 def test_a_neutral_calibrator_rates_every_answer_one_half():

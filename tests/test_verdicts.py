@@ -327,3 +327,29 @@ def test_the_lexicon_closest_word_is_the_best_pairwise_cosine(tmp_path):
     assert lexicon.closest("unknown", ("beta",)) == 0.0 and lexicon.closest("alpha", ("unknown",)) == 0.0
     again = Lexicon(None, tmp_path / "words.npz")  # the store holds every word, in its row
     assert "delta" in again and np.array_equal(again._matrix[again._rows["delta"]], v["delta"])
+
+
+@pytest.mark.parametrize(
+    "response, wrong",
+    [
+        ("**Loans:** up to 10 e-books at once.", False),  # the page's 3 counts renewals
+        ("**Loans:** renewable up to 5 times.", True),  # the page's 3 counts the same thing
+    ],
+)
+def test_plain_numbers_are_rivals_only_when_they_count_the_same_thing(analyzer, response, wrong):
+    """ "10 e-books" was flagged against "renewed up to 3 times": two plain numbers contradict
+    each other only when they count the same thing (or one of them says not what)."""
+    page = StoredPage(
+        url="https://library.example/borrowing",
+        title="Borrowing",
+        text="Loans can be renewed up to 3 times unless another member has reserved the item. "
+        "E-books are lent for 21 days.",
+    )
+    gt = analyzer.prepare_ground_truth([page], ["library.example"])["library.example"]
+    r = analyzer.analyze(
+        AIResponse(
+            query_id="q", domain="library.example", query="How many e-books can I borrow?", response=response
+        ),
+        gt,
+    )
+    assert bool(r.feedback.contradictions) == wrong, r.feedback.contradictions

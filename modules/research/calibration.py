@@ -245,7 +245,8 @@ def qualified(report: Report, confidence: float) -> Report:
             f"wrong than right (confidence {confidence:.2f}); a person should check it."
         )
         # the body must not open with it: "Canna." before its fact would read as the answer
-        body = re.sub(rf"^\s*{re.escape(short)}\s*\.\s*", "", report.answer, count=1, flags=re.I)
+        # (a model's whole answer may be the bare word: "No")
+        body = re.sub(rf"^\s*{re.escape(short)}(?!\w)\s*[.!]?\s*", "", report.answer, count=1, flags=re.I)
         return report.model_copy(update={"short_answer": "", "answer": f"{note} {body}".strip()})
     if confidence < TRUSTED:
         note = f"Confidence in this answer is medium ({confidence:.2f}): check it against the sources."

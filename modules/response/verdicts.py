@@ -401,6 +401,28 @@ def _names(text: str) -> frozenset[str]:
     return frozenset(_key(m.group()) for m in _NAME.finditer(text))
 
 
+_COUNTED = re.compile(r"[\s-]*([A-Za-z][A-Za-z-]*)")
+
+
+def _counted(text: str, value: Value) -> str | None:
+    """What a plain number counts: the word after it, stemmed ("10 e-books" -> "e-book"; "27
+    Quay Road" -> "quay"), None when a light word or nothing follows ("up to 15 at a time")."""
+    m = _COUNTED.match(text, value.end)
+    if m is None:
+        return None
+    word = m.group(1).lower()
+    return None if word in STOPWORDS or word in _LIGHT else stem(word)
+
+
+def _counts_alike(text: str, value: Value, page_text: str, rival: Value) -> bool:
+    """Two plain numbers are rivals only when they count the same thing, or one says not what:
+    "10 e-books" is no rival of "renewed up to 3 times", nor "two spaces" of "27 Quay Road"."""
+    if value.kind != "number" or rival.kind != "number":
+        return True
+    mine, theirs = _counted(text, value), _counted(page_text, rival)
+    return mine is None or theirs is None or mine == theirs
+
+
 class Lexicon:
     """Word vectors for paraphrase matching: every distinct word encoded once, on its own, and
     kept in ``store`` (an .npz per embedding model) for later runs: a site's vocabulary is small
@@ -985,6 +1007,7 @@ class OfflineJudge:
                     and not p.equals(v)
                     and (p.period is None) == (v.period is None)  # "$249/mo" vs a "$0.40" overage
                     and v.text.lower() != "one"  # "counts as one request": a word, not a count
+                    and _counts_alike(clause.text, v, page.text, p)
                     and not other_variant(clause.text, page.text)
                     and (f := about(page, st.page_frame, v))
                 ]
