@@ -185,3 +185,33 @@ def test_query_drafting_parses_on_the_real_model(local_model, sample_pages):
     assert error is None
     _no_fallback(drafter.runner, {"queries"})
     assert drafts and all(d.query.strip() and d.claims for d in drafts)
+
+
+def test_the_real_model_never_runs_a_search_twice_and_stops_when_answered(
+    local_model, sample_search, embedder
+):
+    """The local model searched the question at every step to the step limit: the loop refuses a
+    near-duplicate search, hands over once every part has a cited fact, and the report cites a
+    page for each person its answer rests on."""
+    from modules.research.loop import Limits, Researcher
+    from modules.tools.crawl import CrawlConfig, fetch_all
+
+    runner = local_model.runner()
+    researcher = Researcher(
+        {"local": sample_search},
+        lambda urls, snippets: fetch_all(urls, CrawlConfig(), mirror=sample_search.index, snippets=snippets),
+        embedder,
+        runner,
+        Limits(max_steps=4, max_seconds=1500),
+    )
+    result = researcher.run("Were Scott Derrickson and Ed Wood of the same nationality?")
+    searched = [s.query_or_url for s in result.steps if s.node == "tool" and s.action.startswith("search_")]
+    vectors = embedder.encode(searched)
+    assert all(float(vectors[i] @ vectors[j]) < 0.9 for i in range(len(searched)) for j in range(i)), searched
+    overruled = [s for s in result.steps if s.node == "decision" and s.fallback]
+    assert all(s.error for s in overruled), overruled
+    if result.report.short_answer.lower() == "yes":
+        assert {
+            "https://en.wikipedia.org/wiki/Scott_Derrickson",
+            "https://en.wikipedia.org/wiki/Ed_Wood",
+        } <= set(result.report.key_sources), result.report.key_sources

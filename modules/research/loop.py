@@ -261,7 +261,9 @@ class Researcher:
         ):
             # a model repeating a search (the local model searched the question four times)
             # reads the same results again: the baseline program picks the step instead
-            log.append(f"step {thread.step}: refused to search {decision.query_or_url!r} again")
+            log.append(
+                f"step {thread.step}: refused to search {decision.query_or_url or thread.question!r} again"
+            )
             decision, fallback, error = (
                 self.decide_baseline(thread, memory),
                 True,
