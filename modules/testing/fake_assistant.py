@@ -10,7 +10,8 @@ HTTP 429 with ``Retry-After`` to the first ``limit_first`` requests, ``slow`` an
 ``flaky`` / ``flaky-*`` answers 500 to ``error_rate`` and 429 (``Retry-After: retry_after``) to
 ``rate_limit_rate`` of requests, at random (seeded), and the rest after ``latency_s`` +- 50%;
 ``sometimes`` / ``sometimes-*`` varies from call to call as real assistants do: the ``answers``
-answer with probability ``answer_rate``, else the ``rival_answers`` one (seeded).
+answer with probability ``answer_rate``, else the ``rival_answers`` one (seeded per model, query and
+ask: the same answers whatever order concurrent calls arrive in).
 Every request is recorded with the status it got.
 
 It also speaks the web-searching assistants' own formats, returning ``sources`` (query text ->
@@ -63,7 +64,7 @@ class FakeAssistant:
         self.drip_s = drip_s
         self.error_rate, self.rate_limit_rate, self.keep_bodies = error_rate, rate_limit_rate, keep_bodies
         self.answer_rate = answer_rate
-        self._random = random.Random(seed)
+        self.seed, self._random = seed, random.Random(seed)
         self.requests: list[dict] = []  # {model, path, query, at, body, status}
         self._lock = threading.Lock()
         self.server = LoopbackServer(self.respond, port=port, methods=("POST",))
@@ -100,9 +101,12 @@ class FakeAssistant:
         }
         with self._lock:
             seen = sum(r["model"] == model for r in self.requests) if model == "ratelimited" else 0
+            asked = sum(r["model"] == model and r["query"] == query for r in self.requests)
             self.requests.append(record)
             draw = self._random.random()
             jitter = 0.5 + self._random.random()
+        if model.startswith("sometimes"):  # the same answers whatever order concurrent calls arrive in
+            draw = random.Random(f"{self.seed}|{model}|{query}|{asked}").random()
         record["status"], headers, payload = self._reply(model, query, seen, draw, jitter)
         return record["status"], headers, payload
 
