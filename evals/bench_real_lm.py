@@ -122,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.lm in (None, "local"):
         from flows import local_lm
 
-        info = local_lm.status() or local_lm.start()
+        info = local_lm.start()
         args.lm, args.lm_base_url = info.lm, info.url
         args.lm_context = args.lm_context or info.context_tokens
     settings = LMSettings.from_env(args.lm, args.lm_base_url, args.lm_context)

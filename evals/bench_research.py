@@ -74,7 +74,7 @@ def report_on_lm(researcher: Researcher, model: str, base_url: str | None, progr
     if model == "local":
         from flows import local_lm
 
-        info = local_lm.status() or local_lm.start()
+        info = local_lm.start()
         model, base_url, context = info.lm, info.url, info.context_tokens
     settings = LMSettings.from_env(model, base_url, context)
     settings.timeout_s = 600.0  # a CPU model's report takes a minute or so: not a failure

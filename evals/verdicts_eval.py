@@ -253,12 +253,13 @@ def main() -> None:
         from flows.analyze import JudgeOptions
         from modules.lm import LMSettings
 
+        context = None
         if args.lm == "local":  # the local model of `sleuth lm`, started here when none runs
             from flows import local_lm
 
-            info = local_lm.status() or local_lm.start()
-            args.lm, args.lm_base_url = info.lm, info.url
-        settings = LMSettings.from_env(args.lm, args.lm_base_url)
+            info = local_lm.start()
+            args.lm, args.lm_base_url, context = info.lm, info.url, info.context_tokens
+        settings = LMSettings.from_env(args.lm, args.lm_base_url, context)
         settings.timeout_s = args.timeout
         options = JudgeOptions(lm=settings).resolve()
         judge = options.build(analyzer.config)

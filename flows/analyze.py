@@ -111,7 +111,7 @@ class JudgeOptions(BaseModel):
         )
 
 
-def with_judge(runs, judge: JudgeOptions | None, lm_calls: dict[str, int] | None = None):
+def with_judge(runs, judge: JudgeOptions | None, lm_calls: dict | None = None):
     """The ``runs`` row with the judge (LM, program version, and how many of its calls the LM
     answered and how many fell back) added to its ``config_json``."""
     if judge is None:
@@ -119,15 +119,8 @@ def with_judge(runs, judge: JudgeOptions | None, lm_calls: dict[str, int] | None
     import polars as pl
 
     config = json.loads(runs["config_json"][0] or "{}")
-    counts = lm_calls or {}
-    calls = {
-        "answered": counts.get("answered", 0),
-        "fell_back": counts.get("fell_back", 0),
-        # by reason: timeout, transport, unparseable output, missing claim, ...
-        "fallback_reasons": {
-            k.split(": ", 1)[1]: n for k, n in counts.items() if k.startswith("fell_back: ")
-        },
-    }
+    # fallbacks by reason: timeout, transport, unparseable output, missing claim, ...
+    calls = {"answered": 0, "fell_back": 0, "fallback_reasons": {}, **(lm_calls or {})}
     record = {**judge.record(), "lm_calls": calls}
     return runs.with_columns(pl.lit(json.dumps({**config, "judge": record})).alias("config_json"))
 
@@ -206,7 +199,7 @@ def encode_texts_task(analyzer: ResponseAnalyzer, batch: Batch) -> EncodedTexts 
 @task(name="analyze-batch", cache_policy=NO_CACHE, retry_condition_fn=retry_transient)
 def analyze_batch_task(
     analyzer: ResponseAnalyzer, batch: Batch, judge: JudgeOptions | None = None
-) -> tuple[list[dict], dict[str, int]]:
+) -> tuple[list[dict], dict]:
     """A batch through the offline analyzer (its texts' vectors from ``batch.encoded`` when it
     has them), then (with a resolved ``judge``) through the LM judge."""
     b = batch
@@ -226,8 +219,7 @@ def analyze_batch_task(
         lm_judge.usage["cost_usd"],
     )
     calls = lm_judge.runner.calls()
-    reasons = {f"fell_back: {reason}": n for reason, n in calls["fallback_reasons"].items()}
-    return rows, {"answered": calls["answered"], "fell_back": calls["fell_back"], **reasons}
+    return rows, {k: calls[k] for k in ("answered", "fell_back", "fallback_reasons")}
 
 
 def analyze_records(
@@ -240,7 +232,7 @@ def analyze_records(
     run_id: str,
     flow_name: RunKind,
     judge: JudgeOptions | None = None,
-) -> tuple[list[dict], dict, str, dict[str, int]]:
+) -> tuple[list[dict], dict, str, dict]:
     """Ground truth, then the records in parallel batch tasks: ``(analyses rows, ground truth,
     embedding model)``. Shared by ``analyze-responses``, ``reanalyze-run`` and ``monitor``.
     ``judge``: a resolved :class:`JudgeOptions` (``JudgeOptions.resolve()``), or None; the LM
@@ -263,6 +255,7 @@ def analyze_records(
     analyze = analyze_batch_task.with_options(**options)
     rows: list[dict] = []
     lm_calls: Counter[str] = Counter()
+    reasons: Counter[str] = Counter()  # fallbacks by reason
     n_batches = 0
     key = artifact_key(flow_name, "progress", run_id)
     with progress(
@@ -277,7 +270,8 @@ def analyze_records(
             for batch, future in zip(wave, futures):
                 part, calls = future.result()
                 rows.extend(part)
-                lm_calls.update(calls)
+                reasons.update(calls.get("fallback_reasons", {}))
+                lm_calls.update({k: n for k, n in calls.items() if k != "fallback_reasons"})
                 shown.advance(len(batch))
 
         # a wave's texts are encoded while the previous wave's batches run; its results are
@@ -300,7 +294,7 @@ def analyze_records(
         n = sum(flag in (r["flags"] or []) for r in rows)
         if n:  # one message per flag: the CLI counts warnings by message
             logger.warning(f"{meaning} (flag {flag}): {n} of {len(rows)} responses")
-    return rows, gts, embedding_model, dict(lm_calls)
+    return rows, gts, embedding_model, {**lm_calls, "fallback_reasons": dict(reasons)} if lm_calls else {}
 
 
 #: Row flags a user must hear of after a run, not only find in the table: what was cut or scored

@@ -266,6 +266,37 @@ def test_analyze_with_lm_judges_every_answer_and_records_the_lm(tmp_path, monkey
 
 @pytest.mark.slow
 @pytest.mark.usefixtures("prefect_harness")
+def test_a_judge_past_its_timeout_is_counted_as_a_timeout_in_the_run(tmp_path, monkeypatch, capsys):
+    """A slow local model's judge timed out and the warning blamed its output: the run counts
+    the fallback as a timeout, on stderr and in ``runs.config_json``."""
+    from flows.cli import main
+
+    for var in ("SLEUTH_LM", "SLEUTH_LM_BASE_URL", "SLEUTH_LM_CONTEXT"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("SLEUTH_LM_TIMEOUT", "1")  # restored after: --lm-timeout sets it for the command
+    lines = (SAMPLES / "responses.jsonl").read_text().splitlines()
+    records = write_jsonl(
+        tmp_path / "one.jsonl", [line for line in lines if json.loads(line)["response"].strip()][:1]
+    )
+    fake = FakeLM(mode="slow", delay_s=3)
+    try:
+        args = ["analyze", str(records), "--ground-truth", str(SAMPLES / "pages.jsonl")]
+        args += ["--data-dir", str(tmp_path / "data"), "--run-id", "slow", "--lm", "openai/fake-model"]
+        args += ["--lm-base-url", fake.base_url, "--programs", str(tmp_path / "none"), "--lm-timeout", "1"]
+        assert main(args) == 0
+    finally:
+        fake.close()
+    assert "LM calls answered by the offline baseline instead (timeout)" in capsys.readouterr().err
+    runs = pl.read_parquet(f"{tmp_path}/data/runs/**/*.parquet", hive_partitioning=True).row(0, named=True)
+    assert json.loads(runs["config_json"])["judge"]["lm_calls"] == {
+        "answered": 0,
+        "fell_back": 1,
+        "fallback_reasons": {"timeout": 1},
+    }
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("prefect_harness")
 def test_eval_judge_without_an_lm_reports_the_baseline(tmp_path, capsys, monkeypatch):
     from flows.cli import main
     from modules.evaluation import SETS

@@ -108,20 +108,14 @@ def test_the_research_nodes_parse_on_the_real_model_and_the_injection_stays_data
     local_model, hostile_corpus, embedder
 ):
     from modules.relevance.analyzer import RelevanceAnalyzer
-    from modules.research.loop import Limits, Researcher
+    from modules.research.loop import Limits
     from modules.research.schema import Report
-    from modules.tools.crawl import CrawlConfig, fetch_all
+    from tests.test_research import researcher
 
     runner = local_model.runner()
-    researcher = Researcher(
-        {"local": hostile_corpus},
-        lambda urls, snippets: fetch_all(urls, CrawlConfig(), mirror=hostile_corpus.index, snippets=snippets),
-        embedder,
-        runner,
-        Limits(max_steps=1, max_seconds=900, read_first=3),
-        relevance=RelevanceAnalyzer(embedder, runner=runner),
-    )
-    result = researcher.run(QUESTION)
+    limits = Limits(max_steps=1, max_seconds=900, read_first=3)
+    relevance = RelevanceAnalyzer(embedder, runner=runner)
+    result = researcher(hostile_corpus, embedder, runner, limits, relevance).run(QUESTION)
     _no_fallback(runner, {"decision", "order", "analyzer", "report"})
     assert [s.node for s in result.steps] == ["decision", "tool", "analyzer", "report"]
     Report.model_validate(result.report.model_dump())
@@ -193,25 +187,16 @@ def test_the_real_model_never_runs_a_search_twice_and_stops_when_answered(
     """The local model searched the question at every step to the step limit: the loop refuses a
     near-duplicate search, hands over once every part has a cited fact, and the report cites a
     page for each person its answer rests on."""
-    from modules.research.loop import Limits, Researcher
-    from modules.tools.crawl import CrawlConfig, fetch_all
+    from modules.research.loop import Limits
+    from tests.test_research import GOLD, researcher
+    from tests.test_research import QUESTION as COMPARISON
 
-    runner = local_model.runner()
-    researcher = Researcher(
-        {"local": sample_search},
-        lambda urls, snippets: fetch_all(urls, CrawlConfig(), mirror=sample_search.index, snippets=snippets),
-        embedder,
-        runner,
-        Limits(max_steps=4, max_seconds=1500),
-    )
-    result = researcher.run("Were Scott Derrickson and Ed Wood of the same nationality?")
+    limits = Limits(max_steps=4, max_seconds=1500)
+    result = researcher(sample_search, embedder, local_model.runner(), limits).run(COMPARISON)
     searched = [s.query_or_url for s in result.steps if s.node == "tool" and s.action.startswith("search_")]
     vectors = embedder.encode(searched)
     assert all(float(vectors[i] @ vectors[j]) < 0.9 for i in range(len(searched)) for j in range(i)), searched
     overruled = [s for s in result.steps if s.node == "decision" and s.fallback]
     assert all(s.error for s in overruled), overruled
     if result.report.short_answer.lower() == "yes":
-        assert {
-            "https://en.wikipedia.org/wiki/Scott_Derrickson",
-            "https://en.wikipedia.org/wiki/Ed_Wood",
-        } <= set(result.report.key_sources), result.report.key_sources
+        assert GOLD <= set(result.report.key_sources), result.report.key_sources

@@ -18,7 +18,8 @@ QUESTION = "Were Scott Derrickson and Ed Wood of the same nationality?"
 GOLD = {"https://en.wikipedia.org/wiki/Scott_Derrickson", "https://en.wikipedia.org/wiki/Ed_Wood"}
 
 
-def researcher(search, embedder, runner=None, limits=None):
+def researcher(search, embedder, runner=None, limits=None, relevance=None):
+    """The loop over a local corpus: ``search`` finds, its index serves the pages."""
     index = search.index
     return Researcher(
         {"local": search},
@@ -26,6 +27,7 @@ def researcher(search, embedder, runner=None, limits=None):
         embedder,
         runner or NodeRunner(),
         limits or Limits(max_steps=6),
+        relevance=relevance,
     )
 
 

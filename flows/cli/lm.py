@@ -85,7 +85,7 @@ def resolve_lm_options(args: argparse.Namespace) -> None:
         if model == "local":
             from flows import local_lm
 
-            info = local_lm.status() or local_lm.start()
+            info = local_lm.start()
             args.lm, args.lm_base_url = info.lm, info.url
             # a CPU model writes a judge's or a rerank's reply in minutes, not seconds (an explicit
             # --lm-timeout or SLEUTH_LM_TIMEOUT stays)

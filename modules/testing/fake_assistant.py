@@ -30,6 +30,7 @@ import json
 import random
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterator
 from urllib.parse import urlsplit
 
@@ -66,6 +67,7 @@ class FakeAssistant:
         self.answer_rate = answer_rate
         self.seed, self._random = seed, random.Random(seed)
         self.requests: list[dict] = []  # {model, path, query, at, body, status}
+        self._asks: Counter[tuple[str, str]] = Counter()  # requests so far per (model, query)
         self._lock = threading.Lock()
         self.server = LoopbackServer(self.respond, port=port, methods=("POST",))
         self.base_url = f"{self.server.url}/v1"
@@ -101,7 +103,7 @@ class FakeAssistant:
         }
         with self._lock:
             seen = sum(r["model"] == model for r in self.requests) if model == "ratelimited" else 0
-            asked = sum(r["model"] == model and r["query"] == query for r in self.requests)
+            asked, self._asks[model, query] = self._asks[model, query], self._asks[model, query] + 1
             self.requests.append(record)
             draw = self._random.random()
             jitter = 0.5 + self._random.random()
