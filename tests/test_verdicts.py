@@ -82,6 +82,34 @@ def test_a_paraphrase_of_a_claim_is_found_and_not_reported_as_unsupported(sample
     ]
 
 
+def test_a_claim_restated_in_the_page_s_words_is_found(sample):
+    r = sample["everest-height", "openai"]  # "... according to the 2020 joint survey by Nepal and China"
+    assert verdicts(r) == {"claim-1": "found", "claim-2": "found"}
+    assert r.scores.completeness.score == 100
+    other = sample["everest-height", "anthropic"]  # "8,848 m tall": no year, no survey
+    assert verdicts(other)["claim-2"] == "missing"
+
+
+def test_a_page_sentence_lends_its_words_only_to_a_window_that_agrees_with_it():
+    """``restated``: the page's words count for the claim only with the claim's values and the
+    page's polarity, and with none of the page's values stated otherwise."""
+    judge = OfflineJudge(Lexicon(None))
+    page = "The Harbour Pass was last repriced in 2024 after a public consultation by the council."
+    pages = OfflineJudge.page_facts([(page, "https://x.example/")])
+    claim = "The Harbour Pass was repriced in 2024"
+    stating = judge.stating_pages(claim, pages, set())
+    assert stating == pages
+    assert judge.stating_pages("The Harbour Pass was repriced in 2023", pages, set()) == []
+
+    def found(answer: str) -> bool:
+        return judge.restated(claim, OfflineJudge.windows(answer), stating, set()) is not None
+
+    assert found("Its fare was set after the 2024 public consultation held by the council.")
+    assert not found("Its fare was set after the 2023 public consultation held by the council.")
+    assert not found("Its fare was not set after the 2024 public consultation held by the council.")
+    assert not found("Tickets are sold at the harbour office.")
+
+
 def test_another_substance_contradicts_the_claim(sample):
     r = sample["photosynthesis-byproduct", "perplexity"]  # "releases carbon dioxide"
     assert [c.kind for c in r.feedback.claims.contradicted] == ["entity"]

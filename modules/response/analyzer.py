@@ -304,6 +304,7 @@ class ResponseAnalyzer:
         self._learned: set[str] = set()  # ground-truth versions whose words the lexicon holds
         # ground-truth version -> (per chunk its parsed sentences, all of them, every word of the site)
         self._page_facts: dict[str, tuple] = {}
+        self._stating: dict[tuple, list] = {}
         # (ground-truth version, model) -> the vectors of its distinct chunk texts, each chunk's column
         self._distinct: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
         # the claim checker reads MiniLM's vectors: with another embedder the rules alone decide
@@ -675,7 +676,7 @@ class ResponseAnalyzer:
 
         declined, implicit = is_refusal(p.text), self._implicit_terms(p)  # each read three times
         accuracy = self._accuracy(p, gt, vec, close, fallback)
-        completeness, claim_fb = self._completeness(p, vec, declined, implicit)
+        completeness, claim_fb = self._completeness(p, gt, vec, declined, implicit)
         findings: list[PageFinding] = []
         wrong = self._wrong_facts(p, gt, close, claim_fb.contradicted, findings, implicit)
         wrong = self._checked(p, wrong, findings, claim_fb, vec, fallback)
@@ -807,9 +808,11 @@ class ResponseAnalyzer:
         )
 
     def _completeness(
-        self, p: _Prepared, vec, declined: bool, implicit: set[str]
+        self, p: _Prepared, gt: GroundTruth, vec, declined: bool, implicit: set[str]
     ) -> tuple[CompletenessResult | None, ClaimFeedback]:
-        """``declined``: the answer is a refusal; ``implicit``: :meth:`_implicit_terms`."""
+        """``declined``: the answer is a refusal; ``implicit``: :meth:`_implicit_terms`. A claim
+        with values the response does not state in the claim's words may be stated in the words
+        of the page sentence that states it (``OfflineJudge.restated``)."""
         cfg = self.config
         if not p.claims:
             return None, ClaimFeedback()
@@ -834,6 +837,9 @@ class ResponseAnalyzer:
             v = self.judge.judge_claim(claim.text, p.windows, sims[i], implicit)
             if declined and v.kind == "negation":
                 v = Verdict("missing")  # "I can't confirm where they ship" affirms no shipping to Mexico
+            if v.verdict == "missing" and self.config.feedback.check_pages:
+                stating = self._stating_pages(gt, claim.text, implicit)
+                v = (self.judge.restated(claim.text, p.windows, stating, implicit) if stating else None) or v
             if v.verdict == "found":
                 s, sim = v.window.span, float(sims[i, p.windows.index(v.window)])
                 found.append(
@@ -855,6 +861,29 @@ class ResponseAnalyzer:
             completeness_of(p.claims, found, missing, cfg),
             ClaimFeedback.of(feedback_found, missing, contradicted),
         )
+
+    def _page_sentences(self, gt: GroundTruth) -> tuple[list, list, set[str]]:
+        """The pages' sentences parsed for the fact checks, per chunk; those with values (what
+        ``against_pages`` reads of the whole site); every word the site uses. Parsed once per
+        version of the pages."""
+        if gt.version not in self._page_facts:
+            facts = [
+                OfflineJudge.page_facts((x.text, c.page_url) for x in split_sentences(c.text))
+                for c in gt.chunks
+            ]
+            every = [f for chunk_facts in facts for f in chunk_facts]
+            valued = [f for f in every if f.values]
+            self._page_facts[gt.version] = (facts, valued, OfflineJudge.site_names(every))
+        return self._page_facts[gt.version]
+
+    def _stating_pages(self, gt: GroundTruth, claim: str, implicit: set[str]) -> list:
+        """``OfflineJudge.stating_pages`` of a claim, once per claim and version of the pages (a
+        query's claims recur in every answer to it)."""
+        key = (gt.version, claim, frozenset(implicit))
+        if key not in self._stating:
+            every = [f for chunk in self._page_sentences(gt)[0] for f in chunk]
+            self._stating[key] = self.judge.stating_pages(claim, every, implicit)
+        return self._stating[key]
 
     def _implicit_terms(self, p: _Prepared) -> set[str]:
         """Terms an answer may leave implicit: the question's and the brand's."""
@@ -888,16 +917,7 @@ class ResponseAnalyzer:
         if close.sent_gt is None or not self.config.feedback.check_pages:
             return out
         implicit = implicit | OfflineJudge.keys(gt.brand_names)
-        if gt.version not in self._page_facts:
-            facts = [
-                OfflineJudge.page_facts((x.text, c.page_url) for x in split_sentences(c.text))
-                for c in gt.chunks
-            ]
-            every = [f for chunk_facts in facts for f in chunk_facts]
-            # against_pages reads only the sentences with values of ``every``: passed alone
-            valued = [f for f in every if f.values]
-            self._page_facts[gt.version] = (facts, valued, OfflineJudge.site_names(every))
-        facts, valued, known_names = self._page_facts[gt.version]
+        facts, valued, known_names = self._page_sentences(gt)
         for i, s in enumerate(p.sentences):
             if not s.text.strip() or len(s.text) > 600:
                 continue

@@ -582,6 +582,7 @@ class OfflineJudgeSettings:
     fact_frame: float = 0.6  # ... stating this much of the claim's own words (beyond the question's)
     anchor_frame: float = 0.3  # ... or this much, where it states another value of the statement
     found_fact_frame: float = 0.5  # a claim without values is found where this much of its own words are
+    restated_frame: float = 0.6  # ... or where this much of the words of a page sentence stating it are
     negation_frame: float = 0.72  # the opposite polarity counts in a clause this much about it
     otherwise_accuracy: float = 25.0  # an on-topic answer this far from the expected answer, stating
     otherwise_topic: float = 0.5  # ... this much of the question and none of its claims, answers otherwise
@@ -812,6 +813,49 @@ class OfflineJudge:
             return Verdict("missing")
         entity = self._other_entity(claim, terms, fact_terms, implicit, windows, cosines)
         return entity or Verdict("missing")
+
+    def stating_pages(
+        self, claim: str, pages: Sequence[PageSentence], implicit: set[str]
+    ) -> list[PageSentence]:
+        """The page sentences that state a claim: its values (a claim with values), its polarity
+        (one without), and most of its words (``found_frame``)."""
+        claim_values = values(claim)
+        terms = _terms(claim, [(v.start, v.end) for v in claim_values])
+        negated = is_negated(claim)
+        return [
+            page
+            for page in pages
+            if (page.values if claim_values else page.negated == negated)
+            and compare_values(claim, page.text)[0] == "agree"
+            and self.frame(terms, page.terms, implicit) >= self.settings.found_frame
+        ]
+
+    def restated(
+        self, claim: str, windows: Sequence[Window], stating: Sequence[PageSentence], implicit: set[str]
+    ) -> Verdict | None:
+        """found where the response restates, in its own words, a page sentence that states the
+        claim (``stating_pages``): the window has the page sentence's polarity, states the claim's
+        values, conflicts with none of the page sentence's, and states ``found_frame_with_value``
+        of its other words (``restated_frame`` for a claim without values). The page
+        supplies the vocabulary the claim's own words lack: "according to the 2020 joint survey"
+        states "the height was measured in 2020" through "its height was measured in 2020 through
+        a joint survey"."""
+        st = self.settings
+        best: Verdict | None = None
+        for page in stating:
+            own = [t for t in page.terms if not self._implied(t[0], implicit) and t[0] not in _LIGHT]
+            if not own:
+                continue
+            for win in windows:
+                if win.negated != page.negated or compare_values(claim, win.span.text)[0] != "agree":
+                    continue
+                if compare_values(win.span.text, page.text)[0] == "conflict":
+                    continue
+                frame = self.frame(own, win.terms)
+                needed = st.found_frame_with_value if values(claim) else st.restated_frame
+                if frame >= needed and (best is None or frame > best.support):
+                    best = Verdict("found", win, frame, win.span.text)
+        return best
 
     def _other_entity(self, claim, terms, fact_terms, implicit, windows, cosines) -> Verdict | None:
         """The claim's frame stated with another name in the fact's place: "releases carbon
