@@ -17,13 +17,13 @@ The Report baseline opens its answer with it, and the Decision baseline hands ov
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from ..response.facts import values
 from ..text import STOPWORDS, content_terms, stem, words
+from .titles import plain_text, title_base, title_name, title_qualifier
 
 _AUX = r"(?:are|is|was|were|did|do|does|has|have|had|can|could|will|would)"
 _YES_NO = re.compile(rf"^\s*{_AUX}\b", re.I)
@@ -245,7 +245,7 @@ def _attribute(text: str, subjects: Sequence[str]) -> set[str]:
 def _about(subject: str, facts: Sequence[Evidence]) -> list[Evidence]:
     """Facts about a named thing: from a page titled with it, or naming it (its last word for a person)."""
     s = subject.lower()
-    titled = [f for f in facts if _title_name(f.title) == s or (s and s in _title_name(f.title))]
+    titled = [f for f in facts if title_name(f.title) == s or (s and s in title_name(f.title))]
     titled.sort(key=lambda f: f.title.strip().lower() != s)  # "Ed Wood" before "Ed Wood (film)"
     named = [f for f in facts if s in f.text.lower() and f not in titled]
     if titled or named:
@@ -253,14 +253,8 @@ def _about(subject: str, facts: Sequence[Evidence]) -> list[Evidence]:
     tokens = [t for t in words(subject) if t not in STOPWORDS]
     if len(tokens) >= 2:  # "Edward Davis Wood Jr." for "Ed Wood": the page's title or its surname
         last = tokens[-1]
-        return [f for f in facts if last in words(_title_name(f.title))]
+        return [f for f in facts if last in words(title_name(f.title))]
     return []
-
-
-def _title_name(title: str, case: bool = False) -> str:
-    """A page's subject as its title names it, less any qualifier: "Ed Wood (film)" -> "ed wood"."""
-    name = re.sub(r"\s*\([^)]*\)\s*$", "", plain_text(title)).strip()
-    return name if case else name.lower()
 
 
 def answer_terms(text: str) -> set[str]:
@@ -340,7 +334,7 @@ def answer(
     if shape.kind in ("yes_no", "choice") and found.complete:
         # a thing another page only mentions ("... toured with Local H") is not yet read about:
         # the answer stands, but the research goes on to its own page
-        unread = [s for s in shape.subjects if not any(s.lower() in _title_name(f.title) for f in facts)]
+        unread = [s for s in shape.subjects if not any(s.lower() in title_name(f.title) for f in facts)]
         if unread:
             found.bridged, found.targets = False, unread
     return found
@@ -512,18 +506,18 @@ def _extract(
     names = {t for s in shape.subjects for t in content_terms(s)}
     q_terms = content_terms(question) - names  # what the question says of its named things
     focus = _focus_terms(question) - names
-    titles = {_title_name(f.title): f.url for f in facts if f.title}
+    titles = {title_name(f.title): f.url for f in facts if f.title}
     titles_of = {f.url: f.title for f in facts}
     anchors, hopped = _path(question, facts)
     # of two pages the question names, the wh-word asks about the one it names last
     plain = plain_text(question).lower()
     last_anchor = (
-        max(anchors, key=lambda u: plain.rfind(_title_name(titles_of[u]))) if len(anchors) >= 2 else ""
+        max(anchors, key=lambda u: plain.rfind(title_name(titles_of[u]))) if len(anchors) >= 2 else ""
     )
     # "Hayden is ... from Canada, but where does Buck-Tick hail from?": a page the question names
     # before its wh-word, with another named after it, is what the question states, not asks
     wh = re.search(r"\b(?:what|which|who|whom|whose|when|where|how)\b", plain)
-    at = {u: plain.rfind(_title_name(titles_of[u])) for u in anchors}
+    at = {u: plain.rfind(title_name(titles_of[u])) for u in anchors}
     given = (
         {u for u, p in at.items() if p < wh.start()}
         if wh and len(anchors) >= 2 and any(p > wh.start() for p in at.values())
@@ -539,7 +533,7 @@ def _extract(
         shared = len(sentence_terms & q_terms) + 0.5 * len(answer_terms(f.title) & q_terms)
         # a sentence naming the question's named things (other than its own page's subject) is
         # on the way: "Oh My God is a song by Guns N' Roses ..."
-        shared += NAMED * len(sentence_terms & (names - content_terms(_title_name(f.title))))
+        shared += NAMED * len(sentence_terms & (names - content_terms(title_name(f.title))))
         # a bridge question's answer is on the hop's page; with the question's own pages read, a
         # page off the path (neither about a named thing nor reached from one) is a distractor
         hop = HOP_BONUS if f.url in hopped else 0.0 if on_path else -OFF_PATH
@@ -559,7 +553,7 @@ def _extract(
             near = content_terms(f.text[max(0, start - 60) : start] + " " + f.text[end : end + 40])
             local = len(near & focus) + 0.5 * len(near & q_terms)
             title_bonus = 0.0
-            if shape.kind in ("person", "entity") and _title_name(f.title) == cand.lower():
+            if shape.kind in ("person", "entity") and title_name(f.title) == cand.lower():
                 title_bonus = (
                     1.0  # the page's subject, named in its lead: "Eenasul Fateh ... known as Aladin"
                 )
@@ -624,7 +618,7 @@ def _as_titled(cand: str, facts: Sequence[Evidence]) -> str:
     "New York City" (the name it is known by)."""
     key = sorted(w for w in words(cand) if w not in STOPWORDS)
     for f in facts:
-        title = _title_name(f.title, case=True)
+        title = title_name(f.title, case=True)
         if title and len(key) >= 2 and sorted(w for w in words(title) if w not in STOPWORDS) == key:
             return title
     return cand
@@ -728,7 +722,7 @@ def what_it_is(name: str, facts: Sequence[Evidence]) -> str:
     ("French Academy of Sciences is a learned society ..." -> "learned society"), else ""."""
     key = name.lower()
     for f in facts:
-        if _title_name(f.title) == key or f.text.lower().startswith(key):
+        if title_name(f.title) == key or f.text.lower().startswith(key):
             m = _DEFINES.search(f.text)
             if m and m.start() < 200:
                 return _COMPLEMENT_END.split(f.text[m.end() :], maxsplit=1)[0].strip()
@@ -758,7 +752,7 @@ def _subjects(
             by_page.setdefault(f.url, []).append(f)
     out = []
     for url, page in by_page.items():
-        subject = _title_name(page[0].title, case=True)
+        subject = title_name(page[0].title, case=True)
         if not subject or subject.lower() in excluded or subject.lower() in plain_text(question).lower():
             continue
         stating = [
@@ -814,7 +808,7 @@ def _path(question: str, facts: Sequence[Evidence]) -> tuple[set[str], set[str]]
     def last_name(title: str, text: str) -> bool:
         """A short title's last name on its own: "the Nixon administration" for "Richard Nixon"
         (not "Corliss Archer" for "Meet Corliss Archer")."""
-        tokens = _title_name(title, case=True).split()
+        tokens = title_name(title, case=True).split()
         return (
             2 <= len(tokens) <= 3
             and len(tokens[-1]) >= 4
@@ -824,12 +818,12 @@ def _path(question: str, facts: Sequence[Evidence]) -> tuple[set[str], set[str]]
 
     pages = {f.url: f.title for f in facts if f.title}
     q = plain_text(question)
-    anchors = {u for u, t in pages.items() if whole_name(_title_name(t, case=True), q)}
-    names = {u: _title_name(pages[u]) for u in anchors}
+    anchors = {u for u, t in pages.items() if whole_name(title_name(t, case=True), q)}
+    names = {u: title_name(pages[u]) for u in anchors}
     anchors = {u for u in anchors if not any(names[u] != n and names[u] in n for n in names.values())}
     # a fact names another page, not the words of its own page's name ("Kiss" in "Kiss and Tell")
     said = [
-        (f.url, plain_text(f.text).replace(_title_name(f.title, case=True), " "))
+        (f.url, plain_text(f.text).replace(title_name(f.title, case=True), " "))
         for f in facts
         if f.url in anchors or not anchors
     ]
@@ -838,7 +832,8 @@ def _path(question: str, facts: Sequence[Evidence]) -> tuple[set[str], set[str]]
     qualified = {
         u
         for u, t in pages.items()
-        if _qualifier(t) and any(v != u and named(_base(t), x) and named(_qualifier(t), x) for v, x in said)
+        if title_qualifier(t)
+        and any(v != u and named(title_base(t), x) and named(title_qualifier(t), x) for v, x in said)
     }
     relation = {t[:4] for t in content_terms(q) - content_terms(" ".join(_names(q))) if len(t) >= 4}
 
@@ -850,7 +845,7 @@ def _path(question: str, facts: Sequence[Evidence]) -> tuple[set[str], set[str]]
     def hop_in(title: str, text: str) -> bool:
         """The sentence names the page, and no other name in it is closer to the question's
         relation ("written by Lee Hazlewood and recorded by Nancy Sinatra": not Nancy Sinatra)."""
-        name = _title_name(title, case=True)
+        name = title_name(title, case=True)
         if not whole_name(name, text):
             return False
         at = max(related(m.start(), text) for m in re.finditer(re.escape(name), text))
@@ -860,25 +855,11 @@ def _path(question: str, facts: Sequence[Evidence]) -> tuple[set[str], set[str]]
         return at >= best
 
     whole = {u for u, t in pages.items() if any(v != u and hop_in(t, x) for v, x in said)}
-    whole = qualified | {u for u in whole if _base(pages[u]) not in {_base(pages[v]) for v in qualified}}
+    whole = qualified | {
+        u for u in whole if title_base(pages[u]) not in {title_base(pages[v]) for v in qualified}
+    }
     hopped = whole or {u for u, t in pages.items() if any(v != u and last_name(t, x) for v, x in said)}
     return anchors, hopped
-
-
-def plain_text(text: str) -> str:
-    """Text as titles and questions are compared: HTML entities decoded, "&" read as "and"."""
-    return re.sub(r"\s*&\s*", " and ", html.unescape(text or ""))
-
-
-def _base(title: str) -> str:
-    """ "Boston, Lincolnshire" and "Boston (band)" -> "boston" """
-    return _title_name(title).split(",")[0].strip()
-
-
-def _qualifier(title: str) -> str:
-    """ "Boston, Lincolnshire" -> "Lincolnshire"; "Kiss and Tell (1945 film)" -> "" """
-    name = _title_name(title, case=True)
-    return name.split(",", 1)[1].strip() if "," in name else ""
 
 
 def _focus_terms(question: str) -> set[str]:

@@ -21,6 +21,7 @@ from .memory import Memory
 from .prompts import ANSWERED_CONFIDENCE, MEDIUM_CONFIDENCE
 from .schema import Analysis, Decision, Fact, Quote, Report, Source
 from .thread import Thread
+from .titles import plain_text, title_name
 
 ENTITY = re.compile(
     r"\b(?:[A-Z][\w'’.-]*[\w’']?|\d{4})(?:\s+(?:of|the|de|del|von|van|and|&|for)?\s*[A-Z][\w'’.-]*)*"
@@ -95,14 +96,10 @@ def question_entities(question: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def norm_title(title: str) -> str:
-    """ "Kiss and Tell (1945 film)" -> "kiss and tell" """
-    return re.sub(r"\s*\([^)]*\)\s*$", "", title).strip().lower()
-
-
 def is_anchor(title: str, question: str) -> bool:
-    """A page about something the question names: its title (less any qualifier) is in the question."""
-    name = norm_title(title)
+    """A page about something the question names: its title (less any qualifier) is in the
+    question, both read alike (HTML entities, "&" as "and")."""
+    name, question = title_name(title), plain_text(question)
     return bool(name) and (
         name in question.lower() or any(name == e.lower() for e in question_entities(question))
     )
@@ -130,7 +127,7 @@ class BaselineAnalyzer:
             title_terms = content_terms(doc.title)
             # the page a bridge search was after ("Tata Consultancy Services") holds the next hop,
             # though its sentences share few words with the question itself
-            target = 0.3 if norm_title(doc.title) in searched else 0.0
+            target = 0.3 if title_name(doc.title) in searched else 0.0
             scored = []
             for i, s in enumerate(sentences):
                 terms = content_terms(s)
@@ -167,7 +164,7 @@ class BaselineAnalyzer:
         quality = max((source_quality(u) for u in sources), default=0.8)
 
         bridges = self._bridges(thread, facts, memory)
-        read_titles = [norm_title(t) for t in thread.titles.values()]
+        read_titles = [title_name(t) for t in thread.titles.values()]
 
         def researched(entity: str) -> bool:
             """A full name is covered by a page about it; a single word by any mention."""
@@ -190,7 +187,7 @@ class BaselineAnalyzer:
         # a hop is made once a page about a searched lead was read: the chain from the question's
         # subject to that page is in memory, and further leads are optional
         hopped = any(
-            norm_title(t) in {e.lower() for e in thread.searched_entities} for t in thread.titles.values()
+            title_name(t) in {e.lower() for e in thread.searched_entities} for t in thread.titles.values()
         )
         pending = not found.settled and (bool(comparisons) or (bool(bridges) and not hopped))
         confidence = round(coverage * agreement * quality * (0.7 if pending else 1.0), 3)
@@ -231,7 +228,7 @@ class BaselineAnalyzer:
         anchors |= {u for t, u, _ in pool if any(len(e.split()) > 1 and e in t for e in q_entities)}
         q_words = {w.lower() for w in words(thread.question)}
         q_terms = content_terms(thread.question)
-        done = {norm_title(t) for t in thread.titles.values()} | {e.lower() for e in thread.searched_entities}
+        done = {title_name(t) for t in thread.titles.values()} | {e.lower() for e in thread.searched_entities}
         open_names = {e.lower() for e in q_entities if len(e.split()) > 1}
 
         def leads_on(fact: tuple[str, str, float]) -> tuple[int, float]:

@@ -22,34 +22,24 @@ import re
 from typing import NamedTuple
 
 from ..text import content_terms
-from .answer import QUOTED, answer, answer_terms, plain_text, read_question, rejected_answers
+from .answer import QUOTED, answer, answer_terms, read_question, rejected_answers
 from .baseline import (
     ENTITY,
     GENERIC_WORDS,
     BaselineDecision,
     evidence,
     is_anchor,
-    norm_title,
     question_entities,
 )
 from .memory import Memory
 from .schema import Decision, Fact
 from .thread import Thread
+from .titles import is_qualified, plain_text, title_name
 
 FIRST_SEARCH_CRAWLS = 4  # the question's own search casts the widest net
 LATER_SEARCH_CRAWLS = 1  # a later search is after one lead: its best result
 _NAMESAKE = 'The page that the hop\'s name links to is a namesake: searching "{}".'
 DESCRIBED_BUDGET = 8  # pages read after which a described page is not sought (median <= 10)
-
-
-def _title(title: str) -> str:
-    """A page's name as the question writes it: "Tunnels &amp; Trolls" is "tunnels and trolls"."""
-    return norm_title(plain_text(title))
-
-
-def _anchor(title: str, question: str) -> bool:
-    """:func:`is_anchor` on titles and question read alike (HTML entities, "&" as "and")."""
-    return is_anchor(plain_text(title), plain_text(question))
 
 
 def next_crawl(thread: Thread) -> tuple[int, str, str] | None:
@@ -58,7 +48,7 @@ def next_crawl(thread: Thread) -> tuple[int, str, str] | None:
     question holds, 2 is among the best results of the latest search (in the relevance order)."""
     leads = _leads(thread)
     names = {n.lower() for n in _question_names(thread.question, leads) if n}
-    crawled = [_title(t) for t in thread.titles.values()]
+    crawled = [title_name(t) for t in thread.titles.values()]
     unread_of = _names_without_page(thread)
     best: tuple[tuple, str, str] | None = None
     for i, url in enumerate(thread.candidate_urls):
@@ -66,12 +56,12 @@ def next_crawl(thread: Thread) -> tuple[int, str, str] | None:
         if url in thread.read_urls:
             continue
         title, origin = thread.origins.get(url, ("", ""))
-        name = _title(title)
+        name = title_name(title)
         if not name or crawled.count(name) >= 2:  # "Ed Wood (film)", then "Ed Wood": enough
             continue
         if name in names or any(name.startswith(n + ",") for n in names):  # "Brown County, Kansas"
             tier, why = 0, f'its title "{title}" names what the research is after'
-        elif len(name.split()) > 1 and _anchor(title, thread.question):
+        elif len(name.split()) > 1 and is_anchor(title, thread.question):
             tier, why = 1, f'its title "{title}" is named in the question'
         elif (of := _of_named(title, unread_of)) is not None:
             tier, why = 1, f'its title "{title}" is about something of "{of[1]}", named in the question'
@@ -145,7 +135,7 @@ def _of_named(title: str, names: list[tuple[str, ...]]) -> tuple[int, str] | Non
 def unread_named(thread: Thread) -> tuple[int, str, str] | None:
     """(0, url, why) of an unread candidate titled with a thing the question names when no page
     read is about that thing ("Ed Wood" with only "Scott Derrickson" read), else None."""
-    read = [_title(t) for t in thread.titles.values()]
+    read = [title_name(t) for t in thread.titles.values()]
     shape = read_question(thread.question)
     compared = shape.subjects if shape.kind in ("yes_no", "choice") else []  # "Cypress", "Ajuga"
     open_names = [
@@ -157,7 +147,7 @@ def unread_named(thread: Thread) -> tuple[int, str, str] | None:
         if url in thread.read_urls:
             continue
         title = thread.origins.get(url, ("", ""))[0]
-        name = _title(title)
+        name = title_name(title)
         if name and any(name == n or name.startswith(n + ",") for n in open_names):
             return 0, url, f'its title "{title}" is named in the question and no page about it was read'
     return None
@@ -201,8 +191,8 @@ def _hop(thread: Thread, memory: Memory | None, seek: bool = False) -> tuple | N
     words beyond the page's own name) names it, as a link on the anchor or a search result."""
     if memory is None or not memory.facts or read_question(thread.question).kind in ("yes_no", "choice"):
         return None
-    read = {u: _title(t) for u, t in thread.titles.items() if u in thread.read_urls and _title(t)}
-    anchors = {u: n for u, n in read.items() if _anchor(thread.titles[u], thread.question)}
+    read = {u: title_name(t) for u, t in thread.titles.items() if u in thread.read_urls and title_name(t)}
+    anchors = {u: n for u, n in read.items() if is_anchor(thread.titles[u], thread.question)}
     things = {n for n in anchors.values() if not any(n != m and n in m for m in anchors.values())}
     if not anchors or len(things) >= 2:
         return None
@@ -233,7 +223,7 @@ def _hop(thread: Thread, memory: Memory | None, seek: bool = False) -> tuple | N
     # a page read that gave no fact to keep ("Paris" for the pilot who flew L'Oiseau Blanc) was
     # a wrong turn, not the hop: the next name of the relation sentence is crawled
     kept = {f.source_url for f in memory.facts}
-    searched = {_title(q) for q in thread.queries}
+    searched = {title_name(q) for q in thread.queries}
     titles = [t for t, _ in thread.origins.values()] + list(thread.titles.values())
     for f in relational:
         spans = _spans(f.text)
@@ -241,7 +231,7 @@ def _hop(thread: Thread, memory: Memory | None, seek: bool = False) -> tuple | N
             if u not in kept:
                 continue
             namesake = any(  # "Boston" read where the sentence names "Boston, Lincolnshire"
-                _title(t).startswith(n + ",") and (_named(_title(t), f.text, spans) or (1,))[0] == 0
+                title_name(t).startswith(n + ",") and (_named(title_name(t), f.text, spans) or (1,))[0] == 0
                 for _, _, t in unread
             )
             if u not in anchors and (_named(n, f.text, spans) or (1,))[0] == 0 and not namesake:
@@ -250,18 +240,18 @@ def _hop(thread: Thread, memory: Memory | None, seek: bool = False) -> tuple | N
         spans = _spans(fact.text)
         named = []
         for i, url, title in unread:
-            name = _title(title)
+            name = title_name(title)
             if not name or name in read.values() or name in anchors[fact.source_url]:
                 continue
             at = _named(name, fact.text, spans)
             if at is not None:  # a full name before a single word ("Henry J. Kaiser", "California")
                 named.append((name not in asked, at[0], len(name.split()) == 1, *at[1:], i, url, title))
         for u, n in read.items() if seek else ():
-            if u in kept or u in anchors or any(_qualified(t, n) for t in titles):
+            if u in kept or u in anchors or any(is_qualified(t, n) for t in titles):
                 continue
             at, where = _named(n, fact.text, spans), _qualifier(n, fact.text)
             query = f"{plain_text(thread.titles[u])} {where}"
-            if at is not None and at[0] == 0 and where and _title(query) not in searched:
+            if at is not None and at[0] == 0 and where and title_name(query) not in searched:
                 named.append((n not in asked, 0, len(n.split()) == 1, *at[1:], -1, None, query))
         if named:
             *_, url, title = min(named)
@@ -290,12 +280,12 @@ def unread_named_by_a_named_page(thread: Thread, memory: Memory | None) -> tuple
     named_pages = {}
     for u, t in thread.titles.items():
         of = _of_named(t, names)
-        if u in thread.read_urls and (_anchor(t, thread.question) or of is not None):
-            named_pages[u] = 0 if _anchor(t, thread.question) else of[0]
-    read = {_title(t) for t in thread.titles.values()}
+        if u in thread.read_urls and (is_anchor(t, thread.question) or of is not None):
+            named_pages[u] = 0 if is_anchor(t, thread.question) else of[0]
+    read = {title_name(t) for t in thread.titles.values()}
     asked = {n.lower() for n in _question_names(thread.question)}
     unread = [
-        (u, _title(thread.origins.get(u, ("", ""))[0]))
+        (u, title_name(thread.origins.get(u, ("", ""))[0]))
         for u in thread.candidate_urls
         if u not in thread.read_urls
     ]
@@ -309,12 +299,6 @@ def unread_named_by_a_named_page(thread: Thread, memory: Memory | None) -> tuple
                 title = thread.origins[url][0]
                 return 1, url, f'a fact of a page about a thing the question names names "{title}"'
     return None
-
-
-def _qualified(title: str, name: str) -> bool:
-    """``title`` is ``name`` with a qualifier: "Boston, Lincolnshire", "Boston (band)"."""
-    plain = plain_text(title).lower()
-    return plain.startswith((name + ",", name + " ("))
 
 
 class _Sentence(NamedTuple):
@@ -453,7 +437,7 @@ def _no_lead_link(thread: Thread, url: str | None) -> bool:
     title, origin = thread.origins.get(url or "", ("", ""))
     if not origin.startswith("link on "):
         return False
-    words = _title(title).split()
+    words = title_name(title).split()
     leads = _leads(thread)
     return len(words) == 1 and words[0] not in {n.lower() for n in _question_names(thread.question, leads)}
 
@@ -495,7 +479,7 @@ def unread_ranked(thread: Thread, memory: Memory | None) -> tuple[int, str, str]
     if (
         not found.text
         or not pages
-        or not all(_anchor(thread.titles.get(u, ""), thread.question) for u in pages)
+        or not all(is_anchor(thread.titles.get(u, ""), thread.question) for u in pages)
     ):
         return None
     return _best_of_latest_search(thread)
