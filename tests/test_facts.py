@@ -73,6 +73,16 @@ def test_values_are_typed_and_placed():
     assert all(v.kind != "quantity" for v in values("the 1990s, the 2nd edition, 5 in a row"))
 
 
+def test_a_word_number_in_a_compound_adjective_counts_nothing():
+    """"one-way rentals" states no count, so "two branches" does not contradict "£110 for one-way
+    rentals"; a unit after the hyphen is still a quantity, and "twenty-five" still has numbers."""
+    assert [v.text for v in values("Lindqvist charges £110 for one-way rentals")] == ["£110"]
+    assert values("two-factor sign-in and a one-off setup") == []
+    assert [v.kind for v in values("a three-year warranty")] == ["quantity"]
+    assert values("twenty-five seats") and values("one of two plans")
+    assert compare_values("£110 for one-way rentals", "Between two branches: £110")[0] == "agree"
+
+
 _TEMPLATES = [
     "Plan {name} costs ${n} per month",
     "{name} stores {n} GB",

@@ -476,6 +476,10 @@ def _values(text: str) -> tuple[Value, ...]:
     return tuple(sorted(found, key=lambda v: v.start))
 
 
+#: the rest of a compound adjective after a word number ("one-way", "two-factor"), not "-five"
+_COMPOUND = re.compile(r"-(?!(?:one|two|three|four|five|six|seven|eight|nine)\b)[a-z]", re.I)
+
+
 def _typed(kind: str, m: re.Match) -> tuple | None:
     groups = m.groupdict()
     if kind == "time":  # minutes after midnight: "5 p.m." is "17:00"
@@ -524,6 +528,8 @@ def _typed(kind: str, m: re.Match) -> tuple | None:
             return "number", amount * 1e6, ""
         dimension, factor = _UNITS[groups["unit"].lower()]
         return "quantity", amount * factor, dimension, None, None, factor
+    if m.group(0)[-1:].isalpha() and _COMPOUND.match(m.string, m.end()):
+        return None  # "one-way", "two-factor": a word number in a compound adjective counts nothing
     return "number", amount, ""
 
 
