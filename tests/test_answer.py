@@ -683,6 +683,16 @@ def test_a_bare_what_after_a_verb_asks_for_what_the_verb_acted_on():
     assert answer(q, [arimondi, war]).text != "sovereignty"
 
 
+def test_a_fronted_what_asks_for_what_the_question_s_verb_acted_on():
+    """ "What metal do the Velmar mines yield during the dry season?": the object of "yield" in a
+    sentence about the question's named thing, not the name of another page read beside it."""
+    mines = ev("Velmar mines", "The Velmar mines, worked since 1820, yield copper as their main product.")
+    river = ev("Orsa River", "The Orsa River flows past the Velmar mines towards the coast.")
+    found = answer("What metal do the Velmar mines yield during the dry season?", [river, mines])
+    assert found.text == "copper" and found.support == [mines]
+    assert answer("What metal was found near the Velmar mines?", [river, mines]).text != "copper"
+
+
 def test_a_report_that_would_answer_otherwise_than_the_hand_over_gives_no_short_answer(embedder):
     """The Decision handed over naming one answer; the facts the report reads give another: two
     single answers from the sources, reported as such, with no short answer."""

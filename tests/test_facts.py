@@ -74,7 +74,7 @@ def test_values_are_typed_and_placed():
 
 
 def test_a_word_number_in_a_compound_adjective_counts_nothing():
-    """"one-way rentals" states no count, so "two branches" does not contradict "£110 for one-way
+    """ "one-way rentals" states no count, so "two branches" does not contradict "£110 for one-way
     rentals"; a unit after the hyphen is still a quantity, and "twenty-five" still has numbers."""
     assert [v.text for v in values("Lindqvist charges £110 for one-way rentals")] == ["£110"]
     assert values("two-factor sign-in and a one-off setup") == []

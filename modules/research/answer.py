@@ -624,10 +624,22 @@ def _as_titled(cand: str, facts: Sequence[Evidence]) -> str:
     return cand
 
 
+#: "What gas do plants release during ...": a fronted object, then the auxiliary, a short subject
+#: (no preposition in it) and the verb, at the end or before a preposition other than "of" (a noun's)
+_FRONTED_OBJECT = re.compile(
+    rf"^\s*(?:what|which)\s+[\w'’-]+(?:\s+[\w'’-]+)?\s+(?:do|does|did)\s+(?:(?:the|a|an|his|her|its|their)\s+)?"
+    rf"[\w'’-]+(?:\s+[\w'’-]+)?\s+([a-z]{{3,}})(?=\s+(?:for|to|in|on|at|by|with|from|against|over|during|after|before|when|while)\b|\s*[?.]?\s*$)"
+)
+
+
 def _asked_object_verb(question: str) -> str:
-    """The verb whose object a question asks for with a bare "what": "... secured what for
-    Ethiopia?" -> "secured" ("" for "what hedgehog", "in what year": a typed "what")."""
-    m = re.search(rf"\b([a-z]{{4,}})\s+what(?=\s+{_PREPOSITIONS}\b|\s*[?.]?\s*$)", question.lower())
+    """The verb whose object a question asks for: with a bare "what" ("... secured what for
+    Ethiopia?" -> "secured"; "" for "what hedgehog", "in what year": a typed "what"), or fronted
+    ("What gas do plants release during photosynthesis?" -> "release")."""
+    low = question.lower()
+    m = re.search(
+        rf"\b([a-z]{{4,}})\s+what(?=\s+{_PREPOSITIONS}\b|\s*[?.]?\s*$)", low
+    ) or _FRONTED_OBJECT.match(low)
     return m.group(1) if m and m.group(1) not in _WH_STOP else ""
 
 
@@ -637,7 +649,7 @@ def _objects(verb: str, fact: Evidence, subjects: Sequence[str]) -> list[tuple[s
     named = {t for s in subjects for t in answer_terms(s)}
     out = []
     for m in re.finditer(
-        rf"\b{re.escape(stem(verb))}\w*\s+((?:[\w'’-]+\s+){{0,3}}?[\w'’-]+)(?=\s*[,.;:]|\s+{_PREPOSITIONS}\b|\s+and\b|$)",
+        rf"\b{re.escape(stem(verb))}\w*\s+((?:[\w'’-]+\s+){{0,3}}?[\w'’-]+)(?=\s*[,.;:]|\s+{_PREPOSITIONS}\b|\s+(?:and|as)\b|$)",
         fact.text,
         re.I,
     ):
