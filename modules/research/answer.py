@@ -627,8 +627,8 @@ def _as_titled(cand: str, facts: Sequence[Evidence]) -> str:
 #: "What gas do plants release during ...": a fronted object, then the auxiliary, a short subject
 #: (no preposition in it) and the verb, at the end or before a preposition other than "of" (a noun's)
 _FRONTED_OBJECT = re.compile(
-    rf"^\s*(?:what|which)\s+[\w'’-]+(?:\s+[\w'’-]+)?\s+(?:do|does|did)\s+(?:(?:the|a|an|his|her|its|their)\s+)?"
-    rf"[\w'’-]+(?:\s+[\w'’-]+)?\s+([a-z]{{3,}})(?=\s+(?:for|to|in|on|at|by|with|from|against|over|during|after|before|when|while)\b|\s*[?.]?\s*$)"
+    r"^\s*(?:what|which)\s+[\w'’-]+(?:\s+[\w'’-]+)?\s+(?:do|does|did)\s+(?:(?:the|a|an|his|her|its|their)\s+)?"
+    r"[\w'’-]+(?:\s+[\w'’-]+)?\s+([a-z]{3,})(?=\s+(?:for|to|in|on|at|by|with|from|against|over|during|after|before|when|while)\b|\s*[?.]?\s*$)"
 )
 
 
