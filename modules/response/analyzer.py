@@ -79,6 +79,8 @@ from .tiers import tier_for
 from .verdicts import Lexicon, OfflineJudge, OfflineJudgeSettings, PageFinding, Verdict, Window
 
 ANALYZER_VERSION = f"sleuth-response-analyzer/{__version__}"
+#: the page sentence that states a claim is looked for in the chunks this close to the claim
+STATING_CHUNKS = 6
 log = logging.getLogger(__name__)
 
 
@@ -838,7 +840,7 @@ class ResponseAnalyzer:
             if declined and v.kind == "negation":
                 v = Verdict("missing")  # "I can't confirm where they ship" affirms no shipping to Mexico
             if v.verdict == "missing" and self.config.feedback.check_pages:
-                stating = self._stating_pages(gt, claim.text, implicit)
+                stating = self._stating_pages(gt, claim.text, KS[i], implicit)
                 v = (self.judge.restated(claim.text, p.windows, stating, implicit) if stating else None) or v
             if v.verdict == "found":
                 s, sim = v.window.span, float(sims[i, p.windows.index(v.window)])
@@ -876,13 +878,20 @@ class ResponseAnalyzer:
             self._page_facts[gt.version] = (facts, valued, OfflineJudge.site_names(every))
         return self._page_facts[gt.version]
 
-    def _stating_pages(self, gt: GroundTruth, claim: str, implicit: set[str]) -> list:
-        """``OfflineJudge.stating_pages`` of a claim, once per claim and version of the pages (a
-        query's claims recur in every answer to it)."""
+    def _stating_pages(self, gt: GroundTruth, claim: str, claim_vector, implicit: set[str]) -> list:
+        """``OfflineJudge.stating_pages`` of a claim among the sentences of the ``STATING_CHUNKS``
+        chunks closest to it (every sentence of the pages when they have no vectors), once per
+        claim and version of the pages (a query's claims recur in every answer to it)."""
         key = (gt.version, claim, frozenset(implicit))
         if key not in self._stating:
-            every = [f for chunk in self._page_sentences(gt)[0] for f in chunk]
-            self._stating[key] = self.judge.stating_pages(claim, every, implicit)
+            facts = self._page_sentences(gt)[0]
+            if gt.vectors is not None and len(gt.chunks):
+                distinct, columns = self._distinct_chunks(gt)
+                near = _top((distinct @ claim_vector)[columns][None, :], STATING_CHUNKS)[0].tolist()
+                facts = [facts[j] for j in near]
+            self._stating[key] = self.judge.stating_pages(
+                claim, [f for chunk in facts for f in chunk], implicit
+            )
         return self._stating[key]
 
     def _implicit_terms(self, p: _Prepared) -> set[str]:
