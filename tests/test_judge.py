@@ -262,6 +262,8 @@ def test_analyze_with_lm_judges_every_answer_and_records_the_lm(tmp_path, monkey
             "fallback_reasons": {},
         },  # one call per answer, none fell back
     }
+    # the model that gave the wrong facts their confidence is recorded beside the checker's version
+    assert json.loads(runs["config_json"])["flag_confidence"] == "flag-confidence-1"
 
 
 @pytest.mark.slow

@@ -44,6 +44,7 @@ from .checker import checker_for, not_a_statement
 from .competitors import presences
 from .config import AnalyzerConfig
 from .facts import values
+from .flag_confidence import shipped_flag_confidence
 from .groundtruth import GroundTruth, build_ground_truth, group_by_domain, pages_for
 from .refusal import is_refusal
 from .schema import (
@@ -687,6 +688,8 @@ class ResponseAnalyzer:
             otherwise = self.judge.answers_otherwise(p.record.query, p.text, p.sentences, accuracy.score)
             if otherwise is not None:
                 _answered_otherwise(claim_fb, wrong, otherwise, p.record.expected_answer, accuracy.score)
+        if cfg.feedback.calibrated_confidence and wrong and (model := shipped_flag_confidence()):
+            wrong = model.calibrated(wrong, p.text)
         accuracy = accuracy_of(
             accuracy,
             p.claims,

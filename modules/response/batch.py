@@ -14,6 +14,7 @@ from ..store.runs import RunKind, runs_frame
 from .analyzer import ANALYZER_VERSION, EncodedTexts, ResponseAnalyzer, collector_paused
 from .checker import checker_for
 from .config import AnalyzerConfig
+from .flag_confidence import shipped_flag_confidence
 from .groundtruth import GroundTruth
 from .overrides import apply_overrides
 from .records import RecordError
@@ -89,6 +90,12 @@ def _checker_version(config: AnalyzerConfig, embedding_model: str) -> str | None
     return checker.version if checker else None
 
 
+def _flag_confidence_version(config: AnalyzerConfig) -> str | None:
+    """The version of the model that gave the wrong facts their confidence (None: the rules' figures)."""
+    model = shipped_flag_confidence() if config.feedback.calibrated_confidence else None
+    return model.version if model else None
+
+
 def build_tables(
     rows: list[dict],
     errors: Sequence[RecordError],
@@ -130,7 +137,11 @@ def build_tables(
         **totals,
         config_hash=config.config_hash(),
         config_json=json.dumps(
-            {**config.model_dump(mode="json"), "checker": _checker_version(config, embedding_model)}
+            {
+                **config.model_dump(mode="json"),
+                "checker": _checker_version(config, embedding_model),
+                "flag_confidence": _flag_confidence_version(config),
+            }
         ),
         analyzer_version=ANALYZER_VERSION,
         embedding_model=embedding_model,

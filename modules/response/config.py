@@ -101,6 +101,10 @@ class FeedbackConfig(_Section):
     # than false ones (docs/evaluation-history.md, "The claim checker"), so the rules alone decide.
     checker: bool = False
     checker_threshold: float = Field(0.5, ge=0, le=1)
+    # Each wrong fact's confidence is the probability that it is right, from a small model trained
+    # on the verdict sets' train splits (modules/response/flag_confidence.py); off: the fixed
+    # figure of the rule that found it.
+    calibrated_confidence: bool = True
 
 
 class BatchConfig(_Section):

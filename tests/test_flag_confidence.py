@@ -1,0 +1,77 @@
+"""The wrong facts' confidence (issue 33, item 4): the probability of the shipped model, applied the
+same way in every run, recorded in the run, and off on request."""
+
+import json
+import math
+
+import numpy as np
+
+from modules.response import AIResponse, ResponseAnalyzer, StoredPage
+from modules.response.config import AnalyzerConfig
+from modules.response.flag_confidence import (
+    FEATURES,
+    WEIGHTS,
+    FlagConfidence,
+    flag_features,
+    shipped_flag_confidence,
+)
+from modules.response.schema import Contradiction, TextPosition
+
+PAGE = StoredPage(
+    url="https://brisk.example/pricing",
+    domain="brisk.example",
+    text="Brisk Pro costs $12 per month. Brisk Pro includes 50 GB of storage.",
+)
+WRONG = AIResponse(
+    query_id="q",
+    domain="brisk.example",
+    query="How much is Brisk Pro?",
+    claims=["Brisk Pro costs $12 per month"],
+    response="Brisk Pro costs $19 per month and includes 50 GB of storage.",
+)
+
+
+def flag(**kw) -> Contradiction:
+    base = dict(
+        statement="Brisk Pro costs $19 per month",
+        position=TextPosition(start=0, end=29),
+        kind="money",
+        evidence="Brisk Pro costs $12 per month",
+        source="claim",
+        confidence=0.9,
+    )
+    return Contradiction(**{**base, **kw})
+
+
+def test_the_shipped_model_is_a_logistic_model_over_the_named_features():
+    spec = json.loads(WEIGHTS.read_text())
+    assert tuple(spec["features"]) == FEATURES and spec["version"] == shipped_flag_confidence().version
+    row = flag_features(flag(), WRONG.response, 1)
+    z = sum((x - m) / s * w for x, m, s, w in zip(row, spec["mean"], spec["scale"], spec["weights"]))
+    expected = 1 / (1 + math.exp(-(z + spec["bias"])))
+    assert math.isclose(float(FlagConfidence().probabilities([row])[0]), expected, rel_tol=1e-9)
+    for name, measured in spec["dev"].items():  # what it was checked on is recorded, per set
+        assert {"flags", "right", "rules", "model"} <= measured.keys(), name
+
+
+def test_an_analyst_s_flag_keeps_its_confidence_and_probabilities_stay_in_range():
+    model = shipped_flag_confidence()
+    flags = [flag(), flag(source="analyst", confidence=1.0), flag(kind="negation", source="ground_truth")]
+    out = model.calibrated(flags, WRONG.response)
+    assert out[1].confidence == 1.0
+    assert all(0 <= f.confidence <= 1 for f in out)
+    assert np.all(model.probabilities([flag_features(f, WRONG.response, 3) for f in flags]) >= 0)
+
+
+def test_a_run_s_wrong_facts_carry_the_model_s_probability_unless_it_is_off():
+    def analysed(**overrides):
+        analyzer = ResponseAnalyzer(AnalyzerConfig.load(None, overrides))
+        gts = analyzer.prepare_ground_truth([PAGE], {"brisk.example"})
+        return next(iter(analyzer.iter_batch([WRONG], gts)))
+
+    raw = analysed(**{"feedback.calibrated_confidence": False}).feedback.contradictions
+    calibrated = analysed().feedback.contradictions
+    assert [c.statement for c in raw] == [c.statement for c in calibrated] and raw
+    expected = shipped_flag_confidence().calibrated(raw, WRONG.response)
+    assert [c.confidence for c in calibrated] == [c.confidence for c in expected]
+    assert [c.confidence for c in calibrated] != [c.confidence for c in raw]
