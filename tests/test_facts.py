@@ -75,11 +75,20 @@ def test_values_are_typed_and_placed():
 
 def test_a_word_number_in_a_compound_adjective_counts_nothing():
     """ "one-way rentals" states no count, so "two branches" does not contradict "£110 for one-way
-    rentals"; a unit after the hyphen is still a quantity, and "twenty-five" still has numbers."""
+    rentals"; a unit after the hyphen is still a quantity."""
     assert [v.text for v in values("Lindqvist charges £110 for one-way rentals")] == ["£110"]
     assert values("two-factor sign-in and a one-off setup") == []
     assert [v.kind for v in values("a three-year warranty")] == ["quantity"]
-    assert values("twenty-five seats") and values("one of two plans")
+    assert values("one of two plans")
+
+
+def test_tens_and_units_written_out_are_one_number():
+    assert [(v.text, v.amount) for v in values("twenty-five seats and thirty one rooms")] == [
+        ("twenty-five seats", 25.0),
+        ("thirty one", 31.0),
+    ]
+    assert compare_values("It seats 25 people", "It seats twenty-five people")[0] == "agree"
+    assert [v.amount for v in values("twenty five-year-olds")][0] == 20.0  # twenty children of five
     assert compare_values("£110 for one-way rentals", "Between two branches: £110")[0] == "agree"
 
 

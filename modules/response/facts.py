@@ -38,21 +38,30 @@ _SCALE = {
     "mn": 1e6,
     "bn": 1e9,
 }
-_WORD_NUMBER = "|".join(
-    sorted(
-        [
-            *_SMALL,
-            *_TENS,
-            "a dozen",
-            "dozen",
-            "a hundred",
-            "a thousand",
-            "a million",
-            "half a million",
-            "a billion",
-        ],
-        key=len,
-        reverse=True,
+#: "twenty-five", "thirty one": tens and units written out
+_UNITS_WORD = "(?:one|two|three|four|five|six|seven|eight|nine)"
+_TENS_UNITS = (  # not "twenty five-year-olds": twenty children of five
+    rf"(?:{'|'.join(t for t in _TENS)})(?:-{_UNITS_WORD}\b|\s{_UNITS_WORD}\b(?!-))"
+)
+_WORD_NUMBER = (
+    _TENS_UNITS
+    + "|"
+    + "|".join(
+        sorted(
+            [
+                *_SMALL,
+                *_TENS,
+                "a dozen",
+                "dozen",
+                "a hundred",
+                "a thousand",
+                "a million",
+                "half a million",
+                "a billion",
+            ],
+            key=len,
+            reverse=True,
+        )
     )
 )
 
@@ -415,6 +424,8 @@ def _amount(m: re.Match) -> float | None:
         value = float(_SMALL[raw])
     elif raw in _TENS:
         value = float(_TENS[raw])
+    elif (parts := re.split(r"[- ]", raw)) and len(parts) == 2 and parts[0] in _TENS and parts[1] in _SMALL:
+        value = float(_TENS[parts[0]] + _SMALL[parts[1]])  # "twenty-five"
     else:
         try:
             value = float(raw.replace(",", ""))
