@@ -22,8 +22,8 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import log_loss, roc_auc_score
 
-from modules.evaluation.judge import load_verdict_rows
-from modules.response import AIResponse, ResponseAnalyzer
+from modules.evaluation import load_verdict_rows, verdict_record
+from modules.response import ResponseAnalyzer
 from modules.response.config import AnalyzerConfig
 from modules.response.flag_confidence import FEATURES, WEIGHTS, flag_features
 
@@ -37,18 +37,7 @@ def flags(split: str) -> list[dict]:
     answers, pages = load_verdict_rows(SETS / f"verdicts-*-{split}.jsonl")
     analyzer = ResponseAnalyzer(AnalyzerConfig.load(None, {"feedback.calibrated_confidence": False}))
     gts = analyzer.prepare_ground_truth(pages, {a["domain"] for a in answers})
-    records = [
-        AIResponse(
-            query_id=a["question_id"],
-            domain=a["domain"],
-            response=a["response"],
-            query=a.get("query"),
-            claims=a["claims"],
-            expected_answer=a.get("expected_answer"),
-            provider=a["set"],
-        )
-        for a in answers
-    ]
+    records = [verdict_record(a) for a in answers]
     rows = []
     for a, result in zip(answers, analyzer.iter_batch(records, gts)):
         gold = [(w["start"], w["end"]) for w in a.get("wrong_facts") or []]

@@ -33,8 +33,8 @@ from pathlib import Path
 import numpy as np
 
 from evals.metrics import mean_group_auc
-from modules.evaluation import load_verdict_rows
-from modules.response import AIResponse, AnalyzerConfig, ResponseAnalyzer, StoredPage
+from modules.evaluation import load_verdict_rows, verdict_record
+from modules.response import AnalyzerConfig, ResponseAnalyzer, StoredPage
 from modules.text import split_clauses, split_sentences
 
 SETS = Path(__file__).resolve().parent / "sets"
@@ -229,18 +229,7 @@ def main() -> None:
         answers = limited
     if not answers:
         raise SystemExit(f"no verdict sets in {SETS}: run `python -m evals.build_verdicts` first")
-    records = [
-        AIResponse(
-            query_id=a["question_id"],
-            domain=a["domain"],
-            response=a["response"],
-            query=a.get("query"),
-            claims=a["claims"],
-            expected_answer=a.get("expected_answer"),
-            provider=a["set"],
-        )
-        for a in answers
-    ]
+    records = [verdict_record(a) for a in answers]
     overrides: dict = {"feedback.checker": args.checker}
     if args.checker_threshold is not None:
         overrides["feedback.checker_threshold"] = args.checker_threshold

@@ -9,7 +9,7 @@ from ..facade import lazy_exports, lazy_names
 #: each module of the package and the names it offers that the package does not import itself
 _HOMES = """
     labeled_sets: SETS
-    judge: load_verdict_rows
+    judge: load_verdict_rows verdict_record
     nodes: BaselineRunner EVALUATIONS EVALUATIONS_SCHEMA NodeEvaluation ProgramRunner breakdown evaluate evaluations_frame file_hash fitted_program load_examples node_lm set_path
     optimize: OPTIMIZERS compile_program demo_context
 """

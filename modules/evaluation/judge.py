@@ -130,6 +130,20 @@ def load_verdict_rows(path: str | Path) -> tuple[list[dict], list[StoredPage]]:
     return [r[i] for i in range(longest) for r in per_file if i < len(r)], list(pages.values())
 
 
+def verdict_record(row: dict) -> AIResponse:
+    """A labeled answer (a row of :func:`load_verdict_rows`) as the analyzer reads it; its set is
+    the provider, so results group by set."""
+    return AIResponse(
+        query_id=row["question_id"],
+        domain=row["domain"],
+        response=row["response"],
+        query=row.get("query"),
+        claims=row["claims"],
+        expected_answer=row.get("expected_answer"),
+        provider=row["set"],
+    )
+
+
 def load_examples(path: str | Path, runner: NodeRunner | None = None) -> list[dspy.Example]:
     """Examples with the ``JudgeClaims`` inputs as the judge sends them through ``runner`` (its
     context window and program's demos; :func:`judge_inputs`: fitted, escaped), and the raw row
@@ -221,18 +235,7 @@ class JudgeBaselineRunner:
         pages = {p.url: p for ex in todo for p in self._pages[ex.row["source"]]}
         domains = {ex.row["domain"] for ex in todo}
         gts = self.analyzer.prepare_ground_truth(list(pages.values()), domains)
-        records = [
-            AIResponse(
-                query_id=ex.row["question_id"],
-                domain=ex.row["domain"],
-                response=ex.row["response"],
-                query=ex.row.get("query"),
-                claims=ex.row["claims"],
-                expected_answer=ex.row.get("expected_answer"),
-                provider=ex.row["set"],
-            )
-            for ex in todo
-        ]
+        records = [verdict_record(ex.row) for ex in todo]
         for ex, result in zip(todo, self.analyzer.iter_batch(records, gts)):
             self.results[ex.row["qid"]] = as_prediction(result)
 
