@@ -35,7 +35,7 @@ def _answer(analyses: pl.DataFrame, query_id: str, provider: str) -> dict:
 def test_verdicts_overrule_the_judge_where_the_answers_are_scored_again(audited, capsys):
     data, analyses = audited
     encryption = _answer(analyses, "nimbus-encryption", "perplexity")
-    everest = _answer(analyses, "everest-height", "openai")
+    everest = _answer(analyses, "everest-height", "anthropic")  # "8,848 m tall": no year measured
     assert not encryption["has_wrong_fact"] and everest["completeness_score"] == 50  # what the judge said
     override = ["verdicts", "override", "a", "--data-dir", data]
     assert (
@@ -73,7 +73,7 @@ def test_verdicts_overrule_the_judge_where_the_answers_are_scored_again(audited,
     assert fixed["has_wrong_fact"] and "analyst_verdicts" in fixed["flags"]
     assert [(w.statement, w.source) for w in result.feedback.contradictions] == [(RECOVER, "analyst")]
     assert fixed["accuracy_tier"] == "fair"  # held below good by the wrong fact, by the one rule
-    found = _answer(again, "everest-height", "openai")  # the latest verdict on a claim stands
+    found = _answer(again, "everest-height", "anthropic")  # the latest verdict on a claim stands
     assert found["completeness_score"] == 100 and found["claims_found"] == 2
     summary = (
         store.read("summaries", "again").filter(pl.col("domain") == "nimbusnotes.example").row(0, named=True)
