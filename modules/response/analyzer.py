@@ -688,7 +688,15 @@ class ResponseAnalyzer:
             otherwise = self.judge.answers_otherwise(p.record.query, p.text, p.sentences, accuracy.score)
             if otherwise is not None:
                 _answered_otherwise(claim_fb, wrong, otherwise, p.record.expected_answer, accuracy.score)
-        if cfg.feedback.calibrated_confidence and wrong and (model := shipped_flag_confidence()):
+        # with the claim checker weighing the page findings, their confidence is its probability;
+        # the calibration model was trained on the rules' figures alone
+        checked = self.checker is not None and not fallback
+        if (
+            cfg.feedback.calibrated_confidence
+            and not checked
+            and wrong
+            and (model := shipped_flag_confidence())
+        ):
             wrong = model.calibrated(wrong, p.text)
         accuracy = accuracy_of(
             accuracy,

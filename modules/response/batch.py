@@ -90,9 +90,11 @@ def _checker_version(config: AnalyzerConfig, embedding_model: str) -> str | None
     return checker.version if checker else None
 
 
-def _flag_confidence_version(config: AnalyzerConfig) -> str | None:
-    """The version of the model that gave the wrong facts their confidence (None: the rules' figures)."""
-    model = shipped_flag_confidence() if config.feedback.calibrated_confidence else None
+def _flag_confidence_version(config: AnalyzerConfig, embedding_model: str) -> str | None:
+    """The version of the model that gave the wrong facts their confidence (None: the rules' or
+    the claim checker's figures)."""
+    checked = checker_for(config.feedback.checker, embedding_model) is not None
+    model = shipped_flag_confidence() if config.feedback.calibrated_confidence and not checked else None
     return model.version if model else None
 
 
@@ -140,7 +142,7 @@ def build_tables(
             {
                 **config.model_dump(mode="json"),
                 "checker": _checker_version(config, embedding_model),
-                "flag_confidence": _flag_confidence_version(config),
+                "flag_confidence": _flag_confidence_version(config, embedding_model),
             }
         ),
         analyzer_version=ANALYZER_VERSION,

@@ -103,7 +103,7 @@ class FeedbackConfig(_Section):
     checker_threshold: float = Field(0.5, ge=0, le=1)
     # Each wrong fact's confidence is the probability that it is right, from a small model trained
     # on the verdict sets' train splits (modules/response/flag_confidence.py); off: the fixed
-    # figure of the rule that found it.
+    # figure of the rule that found it. With the checker on, its probability stands instead.
     calibrated_confidence: bool = True
 
 

@@ -488,7 +488,7 @@ def _values(text: str) -> tuple[Value, ...]:
 
 
 #: the rest of a compound adjective after a word number ("one-way", "two-factor"), not "-five"
-_COMPOUND = re.compile(r"-(?!(?:one|two|three|four|five|six|seven|eight|nine)\b)[a-z]", re.I)
+_COMPOUND = re.compile(rf"-(?!{_UNITS_WORD}\b)[a-z]", re.I)
 
 
 def _typed(kind: str, m: re.Match) -> tuple | None:

@@ -841,18 +841,17 @@ class OfflineJudge:
         states "the height was measured in 2020" through "its height was measured in 2020 through
         a joint survey"."""
         st = self.settings
+        needed = st.found_frame_with_value if values(claim) else st.restated_frame
+        agreeing = [w for w in windows if compare_values(claim, w.span.text)[0] == "agree"]
         best: Verdict | None = None
         for page in stating:
             own = [t for t in page.terms if not self._implied(t[0], implicit) and t[0] not in _LIGHT]
             if not own:
                 continue
-            for win in windows:
-                if win.negated != page.negated or compare_values(claim, win.span.text)[0] != "agree":
-                    continue
-                if compare_values(win.span.text, page.text)[0] == "conflict":
+            for win in agreeing:
+                if win.negated != page.negated or compare_values(win.span.text, page.text)[0] == "conflict":
                     continue
                 frame = self.frame(own, win.terms)
-                needed = st.found_frame_with_value if values(claim) else st.restated_frame
                 if frame >= needed and (best is None or frame > best.support):
                     best = Verdict("found", win, frame, win.span.text)
         return best
