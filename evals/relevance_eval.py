@@ -8,7 +8,10 @@ Metrics, per ranking, averaged over questions:
 - sentence hit: the anchored sentence of a gold paragraph is one of its supporting sentences
   (analyzer only).
 Rankings compared on the same questions: BM25 alone, embedding alone (MiniLM cosine), and the
-baseline program (its score). Run: ``.venv/bin/python -m evals.relevance_eval [--limit N]``.
+baseline program (its score). The questions are split as every HotpotQA set is (question index %
+3: dev, train, test; ``evals/sets/split.json``); ``--split`` picks one (default dev; ``test`` is
+frozen: run once, at the end of a quality change; ``all`` pools them, for the record only). Run:
+``.venv/bin/python -m evals.relevance_eval [--split dev] [--limit N]``.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import time
 import bm25s
 import numpy as np
 
-from evals.hotpot import Question, load_questions
+from evals.hotpot import PARTS, Question, load_questions
 from modules.embeddings import LocalEmbedder
 from modules.relevance.analyzer import RelevanceAnalyzer
 from modules.relevance.anchor import normalise
@@ -60,10 +63,12 @@ def dense_order(q: Question, docs: list[dict], embedder) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--split", choices=["dev", "train", "test", "all"], default="dev")
     parser.add_argument("--limit", type=int)
     parser.add_argument("--details", metavar="FILE", help="per-question analyzer results as JSONL")
     args = parser.parse_args()
-    questions = load_questions()[: args.limit]
+    in_split = [q for i, q in enumerate(load_questions()) if args.split in ("all", PARTS[i % 3])]
+    questions = in_split[: args.limit]
     embedder = LocalEmbedder()
     analyzer = RelevanceAnalyzer(embedder=embedder)
     rows = {"bm25": [], "embedding": [], "sleuth baseline": []}
@@ -109,7 +114,7 @@ def main() -> None:
     if args.details:
         with open(args.details, "w") as f:
             f.writelines(json.dumps(d) + "\n" for d in details)
-    print(f"{len(questions)} HotpotQA questions, 10 paragraphs each (2 gold)\n")
+    print(f"{len(questions)} HotpotQA questions ({args.split}), 10 paragraphs each (2 gold)\n")
     print(f"{'ranking':18s}{'both-gold@2':>14s}{'nDCG@10':>10s}{'kept recall':>13s}")
     for name, rs in rows.items():
         kept = statistics.mean(r["kept"] for r in rs) if rs[0]["kept"] is not None else None

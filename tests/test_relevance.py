@@ -16,7 +16,7 @@ from modules.embeddings import LocalEmbedder
 from modules.lm import LMSettings, NodeRunner
 from modules.relevance.analyzer import RelevanceAnalyzer
 from modules.relevance.anchor import anchors_of, locate
-from modules.relevance.baseline import Weights
+from modules.relevance.baseline import ABOUT_BONUS, Weights, _names, about_bonus
 from modules.relevance.highlight import highlight, strip_tags
 from modules.relevance.schema import ResearchPlan, SubScores
 from modules.store import ParquetStore
@@ -161,6 +161,20 @@ def test_a_question_naming_two_things_keeps_the_best_page_about_each(analyzer):
     assert len({r.relevanceNote for r in out.results}) == len(out.results)
     alone = analyzer.rerank("What nationality was Scott Derrickson?", None, results)
     assert all(r.kept == (r.score >= 60) for r in alone.results)  # one thing named: the threshold alone
+
+
+def test_a_page_the_question_names_whole_gains_more_than_one_sharing_part_of_its_name():
+    """The whole name earns the full bonus, a surname or the part before a comma half of it."""
+    query = "Which writer was from England, Henry Roth or Robert Erskine Childers?"
+
+    def bonus(title: str) -> float:
+        names = _names(title)
+        return about_bonus(names, [n for n in names if n.lower() in query.lower()])
+
+    assert bonus("Robert Erskine Childers") == bonus("Henry Roth") == ABOUT_BONUS
+    assert bonus("Erskine Barton Childers") == ABOUT_BONUS / 2  # "Childers" alone
+    assert bonus("Henry Roth (novelist)") == ABOUT_BONUS  # a qualifier is no part of the name
+    assert bonus("Volcano") == 0.0
 
 
 def test_plans_parse_from_text_and_structures():

@@ -144,8 +144,7 @@ class BaselineRelevance:
             named = [
                 n for n in names if re.search(r"(?<!\w)" + re.escape(n) + r"(?!\w)", query, re.IGNORECASE)
             ]
-            about = bool(named)
-            direct = min(1.0, LEXICAL_W * lexical + DENSE_W * dense + (ABOUT_BONUS if about else 0.0))
+            direct = min(1.0, LEXICAL_W * lexical + DENSE_W * dense + about_bonus(names, named))
             # depth: how much of the passage bears on the query (several sentences, not one mention)
             bearing = [
                 k for k, s in enumerate(ss) if sent_cos[k] >= BEARING_COS and content_terms(s.text) & q_terms
@@ -299,6 +298,16 @@ class BaselineRelevance:
             + (f"; shares {', '.join(matched[:5])} with the query" if matched else "")
             + f"; {figures}novelty {sub.unexpectedness:.2f}"
         )
+
+
+def about_bonus(names: Sequence[str], named: Sequence[str]) -> float:
+    """What a passage gains for being about a thing the query names: :data:`ABOUT_BONUS` when the
+    query names it whole (``names[0]``, the title less its qualifier), half when only a part of its
+    name (a surname, the part before a comma): "Robert Erskine Childers" named in full beats
+    "Erskine Barton Childers", whose surname alone the question shares."""
+    if not named:
+        return 0.0
+    return ABOUT_BONUS if names and names[0] in named else ABOUT_BONUS / 2
 
 
 def _names(title: str) -> list[str]:
