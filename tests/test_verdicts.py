@@ -246,6 +246,38 @@ def test_a_window_about_the_other_thing_the_question_names_contradicts_nothing(a
 
 
 @pytest.mark.parametrize(
+    "response, verdict",
+    [
+        (
+            "Praseodymium is not a chemical element; it has the symbol Pr and atomic number 59.",
+            "contradicted",
+        ),
+        ("Praseodymium is a chemical element; it has the symbol Pr and atomic number 59.", "found"),
+        # the denial is in another sentence, about something else: the claim stands
+        (
+            "Praseodymium is a chemical element with the symbol Pr and atomic number 59. It is not radioactive.",
+            "found",
+        ),
+    ],
+)
+def test_a_claim_stated_in_a_clause_of_a_sentence_that_denies_it_is_contradicted(analyzer, response, verdict):
+    """The clause "it has the symbol Pr and atomic number 59" states the number, but the sentence
+    it is part of denies what the claim says of its subject."""
+    claim = "Praseodymium is a chemical element; it has symbol Pr and atomic number 59."
+    r = analyzer.analyze(
+        AIResponse(
+            query_id="q",
+            domain="en.wikipedia.org",
+            query="What is praseodymium?",
+            response=response,
+            claims=[{"id": "c", "text": claim}],
+        ),
+        [StoredPage(url="https://en.wikipedia.org/wiki/Praseodymium", title="Praseodymium", text=claim)],
+    )
+    assert verdicts(r) == {"c": verdict}
+
+
+@pytest.mark.parametrize(
     "response, found",
     [
         ("Try Evernote, it is the best note app.", set()),  # about the subject, not the claim

@@ -568,6 +568,22 @@ class Verdict:
     kind: str = "other"  # for contradicted: number|date|money|quantity|entity|negation|other
 
 
+def _denied_around(found: Verdict, against: Verdict | None) -> bool:
+    """The clause that states a claim lies inside a sentence that denies it (one sentence: a
+    denial in the next sentence is about something else)."""
+    return (
+        against is not None
+        and against.kind == "negation"
+        and found.window is not None
+        and against.window is not None
+        and against.window.span.start <= found.window.span.start
+        and found.window.span.end <= against.window.span.end
+        and (against.window.span.start, against.window.span.end)
+        != (found.window.span.start, found.window.span.end)
+        and len(split_sentences(against.window.span.text)) == 1
+    )
+
+
 @dataclass
 class OfflineJudgeSettings:
     word_similarity: float = 0.72  # a word's vector this close to a claim word counts as stating it
@@ -584,6 +600,7 @@ class OfflineJudgeSettings:
     found_fact_frame: float = 0.5  # a claim without values is found where this much of its own words are
     restated_frame: float = 0.6  # ... or where this much of the words of a page sentence stating it are
     negation_frame: float = 0.72  # the opposite polarity counts in a clause this much about it
+    denied_margin: float = 0.3  # share of the claim the denying sentence states beyond the found clause
     otherwise_accuracy: float = 25.0  # an on-topic answer this far from the expected answer, stating
     otherwise_topic: float = 0.5  # ... this much of the question and none of its claims, answers otherwise
     entity_frame: float = 0.99  # the question's terms all there, the fact's missing: another fact
@@ -805,7 +822,11 @@ class OfflineJudge:
                     against = Verdict(
                         "contradicted", win, score, f'{word} in the response: "{win.span.text}"', "negation"
                     )
-        if best is not None:
+        if best is not None and not (
+            _denied_around(best, against)
+            and self.frame(terms, against.window.terms, implicit)
+            >= self.frame(terms, best.window.terms, implicit) + st.denied_margin
+        ):
             return best
         if against is not None:
             return against
