@@ -568,22 +568,6 @@ class Verdict:
     kind: str = "other"  # for contradicted: number|date|money|quantity|entity|negation|other
 
 
-def _denied_around(found: Verdict, against: Verdict | None) -> bool:
-    """The clause that states a claim lies inside a sentence that denies it (one sentence: a
-    denial in the next sentence is about something else)."""
-    return (
-        against is not None
-        and against.kind == "negation"
-        and found.window is not None
-        and against.window is not None
-        and against.window.span.start <= found.window.span.start
-        and found.window.span.end <= against.window.span.end
-        and (against.window.span.start, against.window.span.end)
-        != (found.window.span.start, found.window.span.end)
-        and len(split_sentences(against.window.span.text)) == 1
-    )
-
-
 @dataclass
 class OfflineJudgeSettings:
     word_similarity: float = 0.72  # a word's vector this close to a claim word counts as stating it
@@ -822,11 +806,7 @@ class OfflineJudge:
                     against = Verdict(
                         "contradicted", win, score, f'{word} in the response: "{win.span.text}"', "negation"
                     )
-        if best is not None and not (
-            _denied_around(best, against)
-            and self.frame(terms, against.window.terms, implicit)
-            >= self.frame(terms, best.window.terms, implicit) + st.denied_margin
-        ):
+        if best is not None and not self._denied_around(best, against, terms, implicit):
             return best
         if against is not None:
             return against
@@ -834,6 +814,24 @@ class OfflineJudge:
             return Verdict("missing")
         entity = self._other_entity(claim, terms, fact_terms, implicit, windows, cosines)
         return entity or Verdict("missing")
+
+    def _denied_around(
+        self, found: Verdict, against: Verdict | None, terms: Sequence[tuple[str, str]], implicit: set[str]
+    ) -> bool:
+        """The clause that states a claim lies inside one sentence that denies it and states
+        ``denied_margin`` more of the claim ("X is not an element; it has atomic number 59"). One
+        sentence only: a denial in the next sentence is about something else."""
+        if against is None or against.kind != "negation" or found.window is None or against.window is None:
+            return False
+        inner, outer = found.window, against.window
+        return (
+            outer.span.start <= inner.span.start
+            and inner.span.end <= outer.span.end
+            and (outer.span.start, outer.span.end) != (inner.span.start, inner.span.end)
+            and len(split_sentences(outer.span.text)) == 1
+            and self.frame(terms, outer.terms, implicit)
+            >= self.frame(terms, inner.terms, implicit) + self.settings.denied_margin
+        )
 
     def stating_pages(
         self, claim: str, pages: Sequence[PageSentence], implicit: set[str]
