@@ -413,3 +413,71 @@ def test_plain_numbers_are_rivals_only_when_they_count_the_same_thing(analyzer, 
         gt,
     )
     assert bool(r.feedback.contradictions) == wrong, r.feedback.contradictions
+
+
+@pytest.mark.parametrize(
+    "response, wrong",
+    [
+        ("Evening lessons are €160 per 45-minute lesson.", False),  # a lesson's length, not the block's
+        ("Evening lessons are €160 per 6-week block.", True),
+    ],
+)
+def test_a_value_in_another_unit_and_of_another_size_is_no_rival(analyzer, response, wrong):
+    """A wrong value keeps its unit or its order of size: "45-minute" was flagged against the
+    page's "4-week block", which measures another thing."""
+    page = StoredPage(
+        url="https://school.example/courses",
+        title="Courses",
+        text="Evening course: 4 lessons per week from 6:30 pm to 8:00 pm, €160 per 4-week block.",
+    )
+    gt = analyzer.prepare_ground_truth([page], ["school.example"])["school.example"]
+    r = analyzer.analyze(
+        AIResponse(
+            query_id="q", domain="school.example", query="How much are evening lessons?", response=response
+        ),
+        gt,
+    )
+    assert bool(r.feedback.contradictions) == wrong, r.feedback.contradictions
+
+
+@pytest.mark.parametrize(
+    "response, contradicted",
+    [
+        (
+            "On the Essential pay monthly plan something similar happens: data continues at 1 Mbps until "
+            "your bill date, at no extra charge. Tallow doesn't bill out-of-bundle data on prepaid.",
+            False,  # the denial is the next sentence's, about prepaid
+        ),
+        (
+            "On the Essential pay monthly plan data doesn't continue at 1 Mbps after the allowance, and "
+            "there's an extra charge.",
+            True,
+        ),
+    ],
+)
+def test_a_claim_is_denied_only_by_the_sentence_that_states_it(analyzer, response, contradicted):
+    """A window of two sentences whose second denies something else was read as denying the
+    claim the first one states."""
+    claim = (
+        "On Tallow Mobile Essential, data continues at 1 Mbps after the 20 GB allowance at no extra charge"
+    )
+    r = analyzer.analyze(
+        AIResponse(
+            query_id="q",
+            domain="tallow.example",
+            query="What happens when I reach my data cap on Tallow Mobile?",
+            response=response,
+            brand_names=["Tallow Mobile"],
+            claims=[{"id": "c", "text": claim}],
+        ),
+        [
+            StoredPage(
+                url="https://tallow.example/plans",
+                title="Tallow Mobile plans",
+                text="On Essential, once you use the 20 GB allowance, data continues at 1 Mbps until your "
+                "bill date at no extra charge.",
+            )
+        ],
+    )
+    assert (verdicts(r)["c"] == "contradicted") == contradicted
+    assert bool(r.feedback.contradictions) == contradicted

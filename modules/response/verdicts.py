@@ -414,6 +414,16 @@ def _counted(text: str, value: Value) -> str | None:
     return None if word in STOPWORDS or word in _LIGHT else stem(word)
 
 
+def _plausible_misstatement(stated: Value, page: Value) -> bool:
+    """A misstated value keeps the unit it is written in, or at least its order of size: a
+    "45-minute" lesson is no misstatement of a "4-week" block but a length of another thing,
+    while "2 weeks" against "10 days" may be one."""
+    if stated.factor == page.factor or not stated.amount or not page.amount:
+        return True
+    ratio = max(abs(stated.amount), abs(page.amount)) / min(abs(stated.amount), abs(page.amount))
+    return ratio < 10
+
+
 def _counts_alike(text: str, value: Value, page_text: str, rival: Value) -> bool:
     """Two plain numbers are rivals only when they count the same thing, or one says not what:
     "10 e-books" is no rival of "renewed up to 3 times", nor "two spaces" of "27 Quay Road"."""
@@ -799,6 +809,8 @@ class OfflineJudge:
                 and _states(win.span.text)
                 and not _CONDITION.search(claim if negated else win.span.text)
                 and not other_variant(claim, win.span.text)
+                # one sentence: a denial in the next sentence is about another thing
+                and len(split_sentences(win.span.text)) == 1
             ):
                 score = frame + 0.25 * cos - 0.1 - len(win.span.text) / 150
                 if against is None or score > against.support:
@@ -1070,6 +1082,7 @@ class OfflineJudge:
                     and (p.period is None) == (v.period is None)  # "$249/mo" vs a "$0.40" overage
                     and v.text.lower() != "one"  # "counts as one request": a word, not a count
                     and _counts_alike(clause.text, v, page.text, p)
+                    and _plausible_misstatement(v, p)
                     and not other_variant(clause.text, page.text)
                     and (f := about(page, st.page_frame, v))
                 ]
