@@ -82,6 +82,47 @@ def test_a_word_number_in_a_compound_adjective_counts_nothing():
     assert values("one of two plans")
 
 
+@pytest.mark.parametrize(
+    "text, minutes",
+    [
+        ("**Day:** 9-4 on weekdays", [540, 960]),
+        ("Weekdays 8:30-4", [510, 960]),
+        ("Night skiing: 4-9 p.m., Thursday through Sunday", [960, 1260]),
+        ("most branches open 10-4 on Sundays", [600, 960]),
+        ("Sat, Sun & holidays: 8:30 a.m. - 4:00 p.m.", [510, 960]),
+    ],
+)
+def test_a_range_of_opening_hours_is_two_times(text, minutes):
+    """ "9-4 on weekdays" was two plain numbers, and its 4 a rival of any number on the pages
+    ("December 19"); as times it agrees with "9:00 a.m. to 4:00 p.m." and differs from 9-5."""
+    assert [(v.kind, v.amount) for v in values(text)] == [("time", m) for m in minutes]
+    assert compare_values("Open 9:00 a.m. to 4:00 p.m. on weekdays", "Open 9-4 on weekdays")[0] == "agree"
+    assert compare_values("Open 9:00 a.m. to 4:00 p.m. on weekdays", "Open 9-5 on weekdays")[0] == "conflict"
+
+
+@pytest.mark.parametrize(
+    "text", ["3-5 days", "ages 19-64", "the final score was 3-2 on Sunday", "version 1.2-3"]
+)
+def test_a_range_that_is_not_of_hours_stays_numbers(text):
+    assert all(v.kind != "time" for v in values(text))
+
+
+def test_the_word_one_is_no_rival_of_a_count():
+    """ "One credit buys an hour" says what a credit is, not how many there are: it was read as
+    a count against the answer's "4 credits" (and "postpone one time" against "between 30 and 8 days")."""
+    assert (
+        compare_values("One credit buys an hour in a meeting room", "Hot Desk members get 4 credits")[0]
+        != "conflict"
+    )
+    assert (
+        compare_values(
+            "You can postpone the course one time", "Between 30 and 8 days before, you can postpone"
+        )[0]
+        != "conflict"
+    )
+    assert compare_values("It seats two people", "It seats three people")[0] == "conflict"
+
+
 def test_tens_and_units_written_out_are_one_number():
     assert [(v.text, v.amount) for v in values("twenty-five seats and thirty one rooms")] == [
         ("twenty-five seats", 25.0),

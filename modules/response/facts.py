@@ -443,6 +443,60 @@ def _period(m: re.Match) -> str | None:
     return _PERIOD.get(word)
 
 
+_HOUR = r"(?:1[0-2]|0?[1-9])(?::[0-5]\d)?"
+_AM_PM = r"\s?[ap]\.?\s?m\b\.?"
+_DAYS = (
+    r"(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?s?\b|week(?:day|end)s?\b|daily\b|"
+    r"every day\b|(?:bank |public )?holidays?\b"
+)
+#: opening hours written as a range of hours: "9-4 on weekdays", "8:30-4", "4-9 p.m.", "Sundays
+#: 10-4". A bare "9-4" is hours only where days are named next to it (else a score, a count)
+_HOURS_RANGE = re.compile(
+    rf"(?<![\w.:/-])(?P<a>{_HOUR})(?P<a_ampm>{_AM_PM})?\s?(?:-|–|—|to|until|till)\s?"
+    rf"(?P<b>{_HOUR})(?P<b_ampm>{_AM_PM})?(?![\w:/-]|\.\d)",
+    re.I,
+)
+_DAYS_AFTER = re.compile(rf"\W{{0,4}}(?:on\s+|every\s+)?(?:{_DAYS})", re.I)
+_DAYS_BEFORE = re.compile(rf"(?:{_DAYS}|\bopen\b|\bhours\b)[\W]{{0,5}}(?:from\s+)?$", re.I)
+
+
+def _hours_ranges(text: str) -> list[Value]:
+    """The two times of each range of opening hours, in minutes after midnight: the end is the
+    first time after the start ("9-4": 9:00 to 16:00), and an "a.m."/"p.m." written once holds for
+    the side without one where it can ("4-9 p.m.": 16:00 to 21:00, "10-4 p.m.": 10:00 to 16:00)."""
+    out = []
+    for m in _HOURS_RANGE.finditer(text):
+        a, b, a_ampm, b_ampm = m["a"], m["b"], m["a_ampm"], m["b_ampm"]
+        if not (
+            a_ampm
+            or b_ampm
+            or ":" in a + b
+            or _DAYS_AFTER.match(text, m.end())
+            or _DAYS_BEFORE.search(text[max(0, m.start() - 24) : m.start()])
+        ):
+            continue
+        (ah, am), (bh, bm) = ((int(x), int(y or 0)) for x, _, y in (t.partition(":") for t in (a, b)))
+        a_pm = "p" in a_ampm.lower() if a_ampm else None
+        b_pm = "p" in b_ampm.lower() if b_ampm else None
+        if a_pm is None and b_pm is not None:
+            a_pm = b_pm and ah % 12 <= bh % 12  # "4-9 p.m." both evening, "10-4 p.m." from the morning
+        if a_pm is None:
+            a_pm = ah % 12 < 7  # nobody opens at 4 a.m.: "4-9" is the evening
+        start = (ah % 12 + (12 if a_pm else 0)) * 60 + am
+        if b_pm is None:
+            end = (bh % 12) * 60 + bm
+            end = end if end > start else end + 12 * 60
+        else:
+            end = (bh % 12 + (12 if b_pm else 0)) * 60 + bm
+        if end <= start:
+            continue  # "3-2 on Sunday" is a score
+        for (s0, e0), minutes in ((m.span("a"), start), (m.span("b"), end)):
+            e0 = m.end("a_ampm") if s0 == m.start("a") and a_ampm else e0
+            e0 = m.end("b_ampm") if s0 == m.start("b") and b_ampm else e0
+            out.append(Value("time", float(minutes), "", s0, e0, text[s0:e0]))
+    return out
+
+
 def values(text: str) -> list[Value]:
     """Every typed value in ``text``, left to right; each character belongs to one value at most
     (a date's year is not also a year, a price's number not also a number)."""
@@ -451,8 +505,8 @@ def values(text: str) -> list[Value]:
 
 @lru_cache(maxsize=65536)
 def _values(text: str) -> tuple[Value, ...]:
-    taken: list[tuple[int, int]] = []
-    found: list[Value] = []
+    found: list[Value] = _hours_ranges(text) if _DIGIT.search(text) else []
+    taken: list[tuple[int, int]] = [(v.start, v.end) for v in found]
     has = {need: need is None or need.search(text) is not None for need in (None, _DIGIT, _COUNT)}
     for (kind, pattern), need in zip(_PATTERNS, _NEEDS, strict=True):
         if not has[need]:
@@ -566,6 +620,7 @@ def compare_values(claim: str, text: str) -> tuple[str, list[tuple[Value, Value 
             and v.unit != FREE
             and (value.unit != FREE or _names_the_same_charge(claim, value, text))
             and not (value.kind == "date" and v.kind == "year")
+            and "one" not in (value.text.lower(), v.text.lower())  # "one of", "at one branch": a word
         ]  # "1850-1950" is no date's rival
         if match is not None:
             pairs.append((value, match))

@@ -1080,7 +1080,7 @@ class OfflineJudge:
                     and {v.kind, p.kind} != {"date", "year"}
                     and not p.equals(v)
                     and (p.period is None) == (v.period is None)  # "$249/mo" vs a "$0.40" overage
-                    and v.text.lower() != "one"  # "counts as one request": a word, not a count
+                    and "one" not in (v.text.lower(), p.text.lower())  # "as one request": a word, not a count
                     and _counts_alike(clause.text, v, page.text, p)
                     and _plausible_misstatement(v, p)
                     and not other_variant(clause.text, page.text)
