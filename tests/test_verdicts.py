@@ -399,20 +399,22 @@ def test_the_lexicon_closest_word_is_the_best_pairwise_cosine(tmp_path):
 def test_plain_numbers_are_rivals_only_when_they_count_the_same_thing(analyzer, response, wrong):
     """ "10 e-books" was flagged against "renewed up to 3 times": two plain numbers contradict
     each other only when they count the same thing (or one of them says not what)."""
-    page = StoredPage(
-        url="https://library.example/borrowing",
-        title="Borrowing",
-        text="Loans can be renewed up to 3 times unless another member has reserved the item. "
+    page = (
+        "https://library.example/borrowing",
+        "Loans can be renewed up to 3 times unless another member has reserved the item. "
         "E-books are lent for 21 days.",
     )
-    gt = analyzer.prepare_ground_truth([page], ["library.example"])["library.example"]
-    r = analyzer.analyze(
-        AIResponse(
-            query_id="q", domain="library.example", query="How many e-books can I borrow?", response=response
-        ),
-        gt,
-    )
-    assert bool(r.feedback.contradictions) == wrong, r.feedback.contradictions
+    flags = wrong_facts(analyzer, page, "How many e-books can I borrow?", response)
+    assert bool(flags) == wrong, flags
+
+
+def wrong_facts(analyzer, page: tuple[str, str], query: str, response: str) -> list:
+    """The wrong facts flagged in ``response`` against one page (its URL and text)."""
+    url, text = page
+    domain = url.split("/")[2]
+    gt = analyzer.prepare_ground_truth([StoredPage(url=url, title="Page", text=text)], [domain])[domain]
+    r = analyzer.analyze(AIResponse(query_id="q", domain=domain, query=query, response=response), gt)
+    return r.feedback.contradictions
 
 
 @pytest.mark.parametrize(
@@ -425,19 +427,12 @@ def test_plain_numbers_are_rivals_only_when_they_count_the_same_thing(analyzer, 
 def test_a_value_in_another_unit_and_of_another_size_is_no_rival(analyzer, response, wrong):
     """A wrong value keeps its unit or its order of size: "45-minute" was flagged against the
     page's "4-week block", which measures another thing."""
-    page = StoredPage(
-        url="https://school.example/courses",
-        title="Courses",
-        text="Evening course: 4 lessons per week from 6:30 pm to 8:00 pm, €160 per 4-week block.",
+    page = (
+        "https://school.example/courses",
+        "Evening course: 4 lessons per week from 6:30 pm to 8:00 pm, €160 per 4-week block.",
     )
-    gt = analyzer.prepare_ground_truth([page], ["school.example"])["school.example"]
-    r = analyzer.analyze(
-        AIResponse(
-            query_id="q", domain="school.example", query="How much are evening lessons?", response=response
-        ),
-        gt,
-    )
-    assert bool(r.feedback.contradictions) == wrong, r.feedback.contradictions
+    flags = wrong_facts(analyzer, page, "How much are evening lessons?", response)
+    assert bool(flags) == wrong, flags
 
 
 @pytest.mark.parametrize(
