@@ -490,9 +490,8 @@ def _hours_ranges(text: str) -> list[Value]:
             end = (bh % 12 + (12 if b_pm else 0)) * 60 + bm
         if end <= start:
             continue  # "3-2 on Sunday" is a score
-        for (s0, e0), minutes in ((m.span("a"), start), (m.span("b"), end)):
-            e0 = m.end("a_ampm") if s0 == m.start("a") and a_ampm else e0
-            e0 = m.end("b_ampm") if s0 == m.start("b") and b_ampm else e0
+        for side, minutes in (("a", start), ("b", end)):
+            s0, e0 = m.start(side), m.end(f"{side}_ampm") if m[f"{side}_ampm"] else m.end(side)
             out.append(Value("time", float(minutes), "", s0, e0, text[s0:e0]))
     return out
 
@@ -598,6 +597,12 @@ def _typed(kind: str, m: re.Match) -> tuple | None:
     return "number", amount, ""
 
 
+def is_word_one(value: Value) -> bool:
+    """A bare "one" is a word more often than a count ("one of the largest", "one credit buys an
+    hour", "counts as one request"), so it contradicts no other number."""
+    return value.text.lower() == "one"
+
+
 def compare_values(claim: str, text: str) -> tuple[str, list[tuple[Value, Value | None]]]:
     """``agree`` when ``text`` states every typed value of ``claim`` (however written),
     ``conflict`` when, for one of them, it states instead a value of the same kind that is none
@@ -620,7 +625,8 @@ def compare_values(claim: str, text: str) -> tuple[str, list[tuple[Value, Value 
             and v.unit != FREE
             and (value.unit != FREE or _names_the_same_charge(claim, value, text))
             and not (value.kind == "date" and v.kind == "year")
-            and "one" not in (value.text.lower(), v.text.lower())  # "one of", "at one branch": a word
+            and not is_word_one(value)
+            and not is_word_one(v)
         ]  # "1850-1950" is no date's rival
         if match is not None:
             pairs.append((value, match))
@@ -634,4 +640,4 @@ def compare_values(claim: str, text: str) -> tuple[str, list[tuple[Value, Value 
     return verdict, pairs
 
 
-__all__ = ["Value", "compare_values", "values"]
+__all__ = ["Value", "compare_values", "is_word_one", "values"]

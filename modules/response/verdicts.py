@@ -35,7 +35,7 @@ import numpy as np
 from ..embeddings import Embedder
 from ..tables_io import atomic_path
 from ..text import STOPWORDS, Span, has_negation, split_clauses, split_sentences, stem
-from .facts import Value, compare_values, values
+from .facts import Value, compare_values, is_word_one, values
 
 
 @lru_cache(maxsize=65536)
@@ -830,9 +830,9 @@ class OfflineJudge:
     def _denied_around(
         self, found: Verdict, against: Verdict | None, terms: Sequence[tuple[str, str]], implicit: set[str]
     ) -> bool:
-        """The clause that states a claim lies inside one sentence that denies it and states
-        ``denied_margin`` more of the claim ("X is not an element; it has atomic number 59"). One
-        sentence only: a denial in the next sentence is about something else."""
+        """The clause that states a claim lies inside a sentence that denies it (a negation window
+        is one sentence) and states ``denied_margin`` more of the claim ("X is not an element; it
+        has atomic number 59")."""
         if against is None or against.kind != "negation" or found.window is None or against.window is None:
             return False
         inner, outer = found.window, against.window
@@ -840,7 +840,6 @@ class OfflineJudge:
             outer.span.start <= inner.span.start
             and inner.span.end <= outer.span.end
             and (outer.span.start, outer.span.end) != (inner.span.start, inner.span.end)
-            and len(split_sentences(outer.span.text)) == 1
             and self.frame(terms, outer.terms, implicit)
             >= self.frame(terms, inner.terms, implicit) + self.settings.denied_margin
         )
@@ -1080,7 +1079,8 @@ class OfflineJudge:
                     and {v.kind, p.kind} != {"date", "year"}
                     and not p.equals(v)
                     and (p.period is None) == (v.period is None)  # "$249/mo" vs a "$0.40" overage
-                    and "one" not in (v.text.lower(), p.text.lower())  # "as one request": a word, not a count
+                    and not is_word_one(v)
+                    and not is_word_one(p)
                     and _counts_alike(clause.text, v, page.text, p)
                     and _plausible_misstatement(v, p)
                     and not other_variant(clause.text, page.text)
