@@ -226,9 +226,15 @@ def words(text: str) -> list[str]:
     return [w.lower().replace("’", "'") for w in _WORD.findall(text)]
 
 
+POSSESSIVE = re.compile(r"(?<=[a-z0-9])'s$|(?<=s)'$")
+
+
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """A light suffix stripper: enough to match 'digests'/'digested'/'digesting'."""
+    """A light suffix stripper: enough to match 'digests'/'digested'/'digesting', and a
+    possessive its name ("mobile's", "customers'": a question's "Tallow Mobile's plan" names
+    what an answer's "Tallow Mobile" does)."""
+    word = POSSESSIVE.sub("", word)
     for suffix in ("ing", "edly", "ed", "es", "s", "ly"):
         if len(word) > 4 and word.endswith(suffix):
             return word[: -len(suffix)]

@@ -2,7 +2,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from modules.text import Span, chunk, numbers, split_clauses, split_long, split_sentences
+from modules.text import Span, chunk, numbers, split_clauses, split_long, split_sentences, stem
 
 texts = st.lists(
     st.sampled_from(list("ab cd.!?\n,;:'\"e.g") + ["Dr. ", " and ", "\n\n", "8,848.86"]), max_size=120
@@ -105,3 +105,12 @@ def test_has_negation_is_its_pattern(text):
     from modules.text import _NEGATION, has_negation
 
     assert has_negation(text) == (_NEGATION.search(text) is not None)
+
+
+@pytest.mark.parametrize(
+    "word, stemmed",
+    [("mobile's", "mobile"), ("customers'", "customer"), ("boss", "boss"), ("it's", "it"), ("plans", "plan")],
+)
+def test_a_possessive_stems_to_its_name(word, stemmed):
+    """A question's "Tallow Mobile's plan" names what an answer's "Tallow Mobile" does."""
+    assert stem(word) == stemmed

@@ -476,3 +476,26 @@ def test_a_claim_is_denied_only_by_the_sentence_that_states_it(analyzer, respons
     )
     assert (verdicts(r)["c"] == "contradicted") == contradicted
     assert bool(r.feedback.contradictions) == contradicted
+
+
+def test_a_possessive_in_the_question_leaves_its_name_implicit(analyzer):
+    """"Tallow Mobile's" in the question makes "Mobile" a word the answer may leave out, so a
+    price line that names no plan states the claim's price otherwise."""
+    r = analyzer.analyze(
+        AIResponse(
+            query_id="q",
+            domain="tallow.example",
+            query="What do I get with Tallow Mobile's Prepaid Plus plan and how much does it cost?",
+            response="Tallow Mobile Prepaid Plus at a glance:\n1. Price: £22 per 30 days\n2. Data: 30 GB",
+            claims=[{"id": "c", "text": "Tallow Mobile Prepaid Plus costs £15 per 30 days"}],
+        ),
+        [
+            StoredPage(
+                url="https://tallow.example/prepaid",
+                title="Prepaid Plus",
+                text="Prepaid Plus costs £15 every 30 days. It includes 30 GB of data.",
+            )
+        ],
+    )
+    assert verdicts(r)["c"] == "contradicted"
+    assert [c.statement for c in r.feedback.contradictions] == ["£22 per 30 days"]

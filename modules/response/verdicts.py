@@ -34,7 +34,7 @@ import numpy as np
 
 from ..embeddings import Embedder
 from ..tables_io import atomic_path
-from ..text import STOPWORDS, Span, has_negation, split_clauses, split_sentences, stem
+from ..text import POSSESSIVE, STOPWORDS, Span, has_negation, split_clauses, split_sentences, stem
 from .facts import Value, compare_values, is_word_one, values
 
 
@@ -199,6 +199,9 @@ def _cached_terms(text: str, skip: tuple[tuple[int, int], ...]) -> tuple[tuple[s
             continue
         w = m.group().lower().replace("’", "'").rstrip(".,")
         if w in STOPWORDS or w in _NEGATORS or w.endswith("n't") or not w or w[0].isdigit():
+            continue
+        w = POSSESSIVE.sub("", w)  # "Mobile's" is the word "Mobile" (for its vector too)
+        if w in STOPWORDS:  # "it's", "that's"
             continue
         out.append((_key(w), w))
     return tuple(out)
