@@ -479,7 +479,7 @@ def test_a_claim_is_denied_only_by_the_sentence_that_states_it(analyzer, respons
 
 
 def test_a_possessive_in_the_question_leaves_its_name_implicit(analyzer):
-    """"Tallow Mobile's" in the question makes "Mobile" a word the answer may leave out, so a
+    """The question's "Tallow Mobile's" makes "Mobile" a word the answer may leave out, so a
     price line that names no plan states the claim's price otherwise."""
     r = analyzer.analyze(
         AIResponse(
