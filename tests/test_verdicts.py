@@ -529,3 +529,32 @@ def test_a_value_is_stated_otherwise_only_within_one_sentence(analyzer, response
         ],
     )
     assert (verdicts(r)["c"] == "contradicted") == contradicted
+
+
+@pytest.mark.parametrize(
+    "response, contradicted",
+    [
+        (
+            "The school issues a letter of enrolment for the Italian consulate if you book its Standard "
+            "course for a minimum of 20 weeks and pay the full amount first.",
+            False,  # about the letter, not whether its fee is refunded
+        ),
+        ("Parola refunds the €50 visa letter fee if your visa is refused.", True),
+    ],
+)
+def test_an_affirmation_contradicts_a_denial_only_where_it_states_what_is_denied(
+    analyzer, response, contradicted
+):
+    """The sentence about the letter was read as affirming that its fee is refundable: it states
+    the question's words and "pay", none of what "not refundable" denies."""
+    r = analyzer.analyze(
+        AIResponse(
+            query_id="q",
+            domain="parola.example",
+            query="Can Parola Language School give me a letter for an Italian study visa?",
+            response=response,
+            claims=[{"id": "c", "text": "Parola's visa letter fee is €50 and is not refundable"}],
+        ),
+        [StoredPage(url="https://parola.example/visa", title="Visa", text="The visa letter costs €50.")],
+    )
+    assert (verdicts(r)["c"] == "contradicted") == contradicted
