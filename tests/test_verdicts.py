@@ -213,6 +213,21 @@ def test_a_value_bound_to_a_name_is_checked_against_the_site_binding():
     assert wrong == ["Saturday £60", "Sunday £65.", "Premier $1M."]
 
 
+def test_a_name_written_after_a_price_names_that_price_not_the_next():
+    """In "£48 in the Stalls, £42 in the Dress Circle" the Stalls are the £48's: read as the
+    £42's label, a right answer was flagged against the Stalls' £48."""
+    answer = "Evening shows cost £48 in the Stalls, £42 in the Dress Circle and £26 in the Upper Circle."
+    assert [_label(answer, v.start) for v in values(answer)] == [None, None, None]
+    listed = "Stalls £48, Dress Circle £42"
+    assert _label(listed, listed.index("£42")) == "circl"
+    page = "Evening performances: Stalls £48, Dress Circle £42, Upper Circle £26."
+    judge = OfflineJudge(Lexicon(None))
+    every = OfflineJudge.page_facts([(page, "https://x.example/")])
+    assert not [
+        f for s in split_sentences(answer) for f in judge.against_pages(s, every, every, set(), set())
+    ]
+
+
 def test_a_denied_predicate_falls_on_its_subject():
     claim = _terms("The Trail Promise does not cover normal wear and tear")
     assert _negation_about("normal wear and tear isn't included", claim)

@@ -255,6 +255,10 @@ _LABEL_GAP = re.compile(
     re.I,
 )
 _LABEL_WORD = re.compile(r"\b([A-Z][a-zA-Z]+)$")
+#: a price written right before a name, which then names that price ("£48 Stalls", "£48 in the Stalls")
+_VALUE_BEFORE_LABEL = re.compile(
+    r"[£$€¥]\s?\d(?:[\d,.]*\d)?[kKmM]?\s+(?:(?:in|for|on|at)\s+)?(?:the\s+)?(?:[A-Z][a-zA-Z]+\s+)*$"
+)
 
 
 def _label(text: str, start: int) -> str | None:
@@ -263,7 +267,9 @@ def _label(text: str, start: int) -> str | None:
     head = text[max(0, start - 40) : start]
     gap = _LABEL_GAP.search(head)
     m = _LABEL_WORD.search(head[: gap.start()] if gap else head)
-    return _key(m.group(1)) if m else None
+    if m is None or _VALUE_BEFORE_LABEL.search(head[: m.start()]):
+        return None  # "£48 in the Stalls, £42 ...": the name is the value before it's
+    return _key(m.group(1))
 
 
 def _clauses(sentence: Span, min_words: int = 2) -> list[Span]:
