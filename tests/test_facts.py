@@ -191,3 +191,13 @@ def test_skipping_patterns_that_cannot_match_changes_no_value(text):
         assert facts._values.__wrapped__(text) == gated
     finally:
         facts._NEEDS[:] = saved
+
+
+@pytest.mark.parametrize("text", ["Growth: $299 one-time, waived on annual contracts", "a one-time $299 fee"])
+def test_a_one_time_price_is_no_rival_of_a_monthly_one(text):
+    """A one-time onboarding fee was read against the plan's monthly price."""
+    (fee,) = values(text)
+    (monthly,) = values("Growth costs $79 per month.")
+    assert (fee.text, fee.period) == ("$299", "once")
+    assert not fee.same_kind(monthly)
+    assert compare_values("Growth has a one-time $299 onboarding fee", text)[0] == "agree"

@@ -100,8 +100,11 @@ _PERIOD = {
     "hour": "hour",
     "hr": "hour",
     "hourly": "hour",
+    "one-time": "once",
+    "one-off": "once",
 }
-_PER_YEAR = {"year": 1, "month": 12, "week": 52, "day": 365, "hour": 8760}
+#: a price's amount per year; a one-time price ("$299 one-time") is paid once, no rival of a rate
+_PER_YEAR = {"year": 1, "month": 12, "week": 52, "day": 365, "hour": 8760, "once": 1}
 #: unit -> (dimension, factor to the dimension's base unit)
 _UNITS = {
     "byte": ("bytes", 1),
@@ -312,16 +315,16 @@ _BOUND_BEFORE = re.compile(
     r"minimum of|min\.?)\s*$",
     re.I,
 )
-#: a period written before a price: "Monthly: $7.99", "annual plan — $59.99"
+#: a period written before a price: "Monthly: $7.99", "annual plan — $59.99", "a one-time $999"
 _PERIOD_BEFORE = re.compile(
-    r"\b(?P<word>monthly|annual|annually|yearly|weekly|daily|per month|per year|a month|a year)"
+    r"\b(?P<word>monthly|annual|annually|yearly|weekly|daily|per month|per year|a month|a year|one-time|one-off)"
     r"\b(?: (?:plan|billing|price|subscription|fee))?[\s:*=–—-]{0,6}$",
     re.I,
 )
-#: ... or after it: "$66 if you pay yearly", "$60, billed annually"
+#: ... or after it: "$66 if you pay yearly", "$60, billed annually", "$999 one-time"
 _PERIOD_AFTER = re.compile(
     r",?\s*(?:if|when)?\s*(?:you\s+)?(?:pay|paid|billed|charged)\s+"
-    r"(?P<word>monthly|annually|yearly|weekly|daily)\b",
+    r"(?P<word>monthly|annually|yearly|weekly|daily)\b|\s+(?P<once>one-time|one-off)\b",
     re.I,
 )
 _BOUND_AFTER = re.compile(r"\s*(?:\+|or (?:more|less|above|over|under)\b|and (?:up|above|over)\b)", re.I)
@@ -339,7 +342,7 @@ class Value:
     end: int
     text: str
     raw: float | None = None  # a price's amount as written, before its period is applied
-    period: str | None = None  # month | year | week | day | hour, for a price
+    period: str | None = None  # month | year | week | day | hour | once ("one-time"), for a price
     factor: float = 1.0  # the written unit's size in the base unit (a GB: 1e9 bytes)
     bound: bool = False  # a threshold ("over $250", "$75 or more"), not an amount
 
@@ -534,7 +537,7 @@ def _values(text: str) -> tuple[Value, ...]:
                     or _PERIOD_AFTER.match(text, end)
                 )
             ):
-                period = _PERIOD[written.group("word").lower().split()[-1]]
+                period = _PERIOD[(written.group("word") or written.group("once")).lower().split()[-1]]
                 value = replace(value, period=period, amount=value.raw * _PER_YEAR[period])
             found.append(value)
     return tuple(sorted(found, key=lambda v: v.start))
