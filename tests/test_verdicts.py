@@ -573,3 +573,27 @@ def test_an_affirmation_contradicts_a_denial_only_where_it_states_what_is_denied
         [StoredPage(url="https://parola.example/visa", title="Visa", text="The visa letter costs €50.")],
     )
     assert (verdicts(r)["c"] == "contradicted") == contradicted
+
+
+def test_the_end_of_a_range_is_bound_to_the_name_of_its_start():
+    """ "Friday: 8:00 am to 5:30 pm" binds both times to Friday: "closes on Fridays at 5:30 pm"
+    was checked against Friday's 8:00 am alone."""
+    page = "Monday to Thursday: 8:00 am to 7:00 pm Friday: 8:00 am to 5:30 pm Saturday: 9:00 am to 1:00 pm"
+    assert [_label(page, v.start) for v in values(page)] == [
+        "thursday",
+        "thursday",
+        "friday",
+        "friday",
+        "saturday",
+        "saturday",
+    ]
+    judge = OfflineJudge(Lexicon(None))
+    every = OfflineJudge.page_facts([(page, "https://x.example/")])
+    answer = "It is open until 7 pm, and closes a bit earlier on Fridays, at 5:30 pm."
+    assert not [
+        f for s in split_sentences(answer) for f in judge.against_pages(s, every, every, set(), set())
+    ]
+    wrong = "It closes a bit earlier on Fridays, at 4:30 pm."
+    assert [
+        f.statement.text for f in judge.against_pages(split_sentences(wrong)[0], every, every, set(), set())
+    ]

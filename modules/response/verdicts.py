@@ -255,6 +255,10 @@ _LABEL_GAP = re.compile(
     re.I,
 )
 _LABEL_WORD = re.compile(r"\b([A-Z][a-zA-Z]+)$")
+#: the start of a range whose end follows: the end is bound to the start's name
+_RANGE_START = re.compile(
+    r"([£$€¥]?\d[\d:.,]*\s?(?:[ap]\.?\s?m\.?)?)\s*(?:to|until|till|through|-|–|—)\s*$", re.I
+)
 #: a price written right before a name, which then names that price ("£48 Stalls", "£48 in the Stalls")
 _VALUE_BEFORE_LABEL = re.compile(
     r"[£$€¥]\s?\d(?:[\d,.]*\d)?[kKmM]?\s+(?:(?:in|for|on|at)\s+)?(?:the\s+)?(?:[A-Z][a-zA-Z]+\s+)*$"
@@ -265,6 +269,8 @@ def _label(text: str, start: int) -> str | None:
     """The name a value is bound to by being written right after it ("Saturday £60", "Premier:
     up to $2,000,000", "Plus is $6"), lower-cased; None when the word before is no name."""
     head = text[max(0, start - 40) : start]
+    if (before := _RANGE_START.search(head)) is not None:  # "Friday: 8:00 am to 5:30 pm": both Friday's
+        return _label(text, max(0, start - 40) + before.start(1))
     gap = _LABEL_GAP.search(head)
     m = _LABEL_WORD.search(head[: gap.start()] if gap else head)
     if m is None or _VALUE_BEFORE_LABEL.search(head[: m.start()]):
