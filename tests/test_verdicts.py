@@ -546,38 +546,9 @@ def test_a_value_is_stated_otherwise_only_within_one_sentence(analyzer, response
     assert (verdicts(r)["c"] == "contradicted") == contradicted
 
 
-@pytest.mark.parametrize(
-    "response, contradicted",
-    [
-        (
-            "The school issues a letter of enrolment for the Italian consulate if you book its Standard "
-            "course for a minimum of 20 weeks and pay the full amount first.",
-            False,  # about the letter, not whether its fee is refunded
-        ),
-        ("Parola refunds the €50 visa letter fee if your visa is refused.", True),
-    ],
-)
-def test_an_affirmation_contradicts_a_denial_only_where_it_states_what_is_denied(
-    analyzer, response, contradicted
-):
-    """The sentence about the letter was read as affirming that its fee is refundable: it states
-    the question's words and "pay", none of what "not refundable" denies."""
-    r = analyzer.analyze(
-        AIResponse(
-            query_id="q",
-            domain="parola.example",
-            query="Can Parola Language School give me a letter for an Italian study visa?",
-            response=response,
-            claims=[{"id": "c", "text": "Parola's visa letter fee is €50 and is not refundable"}],
-        ),
-        [StoredPage(url="https://parola.example/visa", title="Visa", text="The visa letter costs €50.")],
-    )
-    assert (verdicts(r)["c"] == "contradicted") == contradicted
-
-
 def test_the_end_of_a_range_is_bound_to_the_name_of_its_start():
-    """ "Friday: 8:00 am to 5:30 pm" binds both times to Friday: "closes on Fridays at 5:30 pm"
-    was checked against Friday's 8:00 am alone."""
+    """A page's "Friday: 8:00 am to 5:30 pm" binds both times to Friday: "closes on Fridays at
+    5:30 pm" was checked against Friday's 8:00 am alone."""
     page = "Monday to Thursday: 8:00 am to 7:00 pm Friday: 8:00 am to 5:30 pm Saturday: 9:00 am to 1:00 pm"
     assert [_label(page, v.start) for v in values(page)] == [
         "thursday",

@@ -134,23 +134,17 @@ def _cached_negation_about(text: str, terms: tuple[tuple[str, str], ...]) -> boo
     """:func:`_negation_about`, memoised: each claim asks it of every window of its answer."""
     keys = {k for k, _ in terms}
     groups = {_GROUP[k] for k in keys if k in _GROUP}
-    return any(k in keys or _GROUP.get(k) in groups for scope in _denied_scopes(text) for k, _ in scope)
-
-
-@lru_cache(maxsize=65536)
-def _denied_scopes(text: str) -> tuple[tuple[tuple[str, str], ...], ...]:
-    """The words each negation of ``text`` denies: the three content words after it, up to the
-    next break, and, for a predicate whose denial falls on its subject ("normal wear and tear
-    isn't included"), the four before it."""
-    out = []
     for m in _NEGATOR.finditer(_NOT_DENIAL.sub(lambda d: " " * len(d.group()), text)):
-        scope = re.split(r"[(),;:\u2013\u2014]|\s-\s", text[m.end() : m.end() + 60])[0]  # to the next break
-        following = _terms(scope)[:3]
-        if _PASSIVE.match(scope):
+        scope = re.split(r"[(),;:\u2013\u2014]|\s-\s", text[m.end() : m.end() + 60])[
+            0
+        ]  # up to the next break
+        following = [k for k, _ in _terms(scope)][:3]
+        if _PASSIVE.match(scope):  # "normal wear and tear isn't included": what comes before is denied
             head = re.split(r"[(),;:.!?\u2013\u2014]|\s-\s", text[max(0, m.start() - 60) : m.start()])[-1]
-            following += _terms(head)[-4:]
-        out.append(tuple(following))
-    return tuple(out)
+            following += [k for k, _ in _terms(head)][-4:]
+        if any(k in keys or _GROUP.get(k) in groups for k in following):
+            return True
+    return False
 
 
 #: predicates whose denial falls on their subject: "X isn't covered", "X is not supported"
@@ -617,7 +611,6 @@ class OfflineJudgeSettings:
     restated_frame: float = 0.6  # ... or where this much of the words of a page sentence stating it are
     negation_frame: float = 0.72  # the opposite polarity counts in a clause this much about it
     denied_margin: float = 0.3  # share of the claim the denying sentence states beyond the found clause
-    affirmed_frame: float = 0.5  # an affirmation contradicts a denial stating this much of what it denies
     otherwise_accuracy: float = 25.0  # an on-topic answer this far from the expected answer, stating
     otherwise_topic: float = 0.5  # ... this much of the question and none of its claims, answers otherwise
     entity_frame: float = 0.99  # the question's terms all there, the fact's missing: another fact
@@ -835,7 +828,6 @@ class OfflineJudge:
                 and not _CONDITION.search(claim if negated else win.span.text)
                 and not other_variant(claim, win.span.text)
                 and not win.pair  # a denial in the next sentence is about another thing
-                and (not negated or self._affirms(claim, win))
             ):
                 score = frame + 0.25 * cos - 0.1 - len(win.span.text) / 150
                 if against is None or score > against.support:
@@ -851,13 +843,6 @@ class OfflineJudge:
             return Verdict("missing")
         entity = self._other_entity(claim, terms, fact_terms, implicit, windows, cosines)
         return entity or Verdict("missing")
-
-    def _affirms(self, claim: str, window: Window) -> bool:
-        """``window`` states what the negated ``claim`` denies (``affirmed_frame`` of the words
-        each negation bears on): "the school issues a letter of enrolment" says nothing of whether
-        the letter's fee is "not refundable"."""
-        scopes = [scope for scope in _denied_scopes(claim) if scope]
-        return not scopes or any(self.frame(s, window.terms) >= self.settings.affirmed_frame for s in scopes)
 
     def _denied_around(
         self, found: Verdict, against: Verdict | None, terms: Sequence[tuple[str, str]], implicit: set[str]
