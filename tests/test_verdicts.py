@@ -516,36 +516,6 @@ def test_a_possessive_in_the_question_leaves_its_name_implicit(analyzer):
     assert [c.statement for c in r.feedback.contradictions] == ["£22 per 30 days"]
 
 
-@pytest.mark.parametrize(
-    "response, contradicted",
-    [
-        (
-            "Roaming in Zone 1 uses your UK allowance, with up to 10 GB of data used abroad per 30 days.\n\n"
-            "If you run out of data, a 2 GB Data Booster costs £3.",
-            False,  # "per 30 days" is the first sentence's, "costs £3" the second's
-        ),
-        ("Tallow Mobile Prepaid Plus costs £22 per 30 days, with up to 10 GB of data abroad.", True),
-    ],
-)
-def test_a_value_is_stated_otherwise_only_within_one_sentence(analyzer, response, contradicted):
-    """A claim's words in one sentence and another value in the next are two statements."""
-    r = analyzer.analyze(
-        AIResponse(
-            query_id="q",
-            domain="tallow.example",
-            query="What do I get with Tallow Mobile's Prepaid Plus plan?",
-            response=response,
-            claims=[{"id": "c", "text": "Tallow Mobile Prepaid Plus costs £15 per 30 days"}],
-        ),
-        [
-            StoredPage(
-                url="https://tallow.example/prepaid", title="Prepaid Plus", text="It has 30 GB of data."
-            )
-        ],
-    )
-    assert (verdicts(r)["c"] == "contradicted") == contradicted
-
-
 def test_the_end_of_a_range_is_bound_to_the_name_of_its_start():
     """A page's "Friday: 8:00 am to 5:30 pm" binds both times to Friday: "closes on Fridays at
     5:30 pm" was checked against Friday's 8:00 am alone."""

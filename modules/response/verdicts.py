@@ -555,7 +555,6 @@ class Window:
     negated: bool
     single: bool  # one clause: its polarity is the polarity of what it states
     lead: str = ""  # its sentence up to its end (a pair: its first sentence): where a clause's subject is
-    pair: bool = False  # two adjacent sentences: what it states otherwise, neither states alone
 
 
 @dataclass(frozen=True)
@@ -740,7 +739,6 @@ class OfflineJudge:
                     text[sentence_start : sp.end]
                     if sentence_start >= 0
                     else text[sp.start : -sentence_start],
-                    sentence_start < 0,
                 )
             )  # a pair: its first sentence
         return out
@@ -807,7 +805,6 @@ class OfflineJudge:
                 and frame >= st.conflict_frame
                 and (not fact_terms or self.frame(fact_terms, win.terms) >= st.fact_frame)
                 and not other_variant(claim, win.span.text)
-                and not win.pair  # the claim's words in one sentence, another value in the next
             ):
                 wanted, stated = next((a, b) for a, b in pairs if b is not None and not b.equals(a))
                 score = frame + 0.25 * cos - len(win.span.text) / 150  # the tightest statement
@@ -827,7 +824,8 @@ class OfflineJudge:
                 and _states(win.span.text)
                 and not _CONDITION.search(claim if negated else win.span.text)
                 and not other_variant(claim, win.span.text)
-                and not win.pair  # a denial in the next sentence is about another thing
+                # one sentence: a denial in the next sentence is about another thing
+                and len(split_sentences(win.span.text)) == 1
             ):
                 score = frame + 0.25 * cos - 0.1 - len(win.span.text) / 150
                 if against is None or score > against.support:
