@@ -16,7 +16,7 @@ from modules.embeddings import LocalEmbedder
 from modules.lm import LMSettings, NodeRunner
 from modules.relevance.analyzer import RelevanceAnalyzer
 from modules.relevance.anchor import anchors_of, locate
-from modules.relevance.baseline import ABOUT_BONUS, Weights, _names, about_bonus
+from modules.relevance.baseline import ABOUT_BONUS, Weights, _names, about_bonus, brief_answer
 from modules.relevance.highlight import highlight, strip_tags
 from modules.relevance.schema import ResearchPlan, SubScores
 from modules.store import ParquetStore
@@ -349,3 +349,30 @@ def test_batch_flow_writes_output_lines_and_the_table(prefect_harness, tmp_path)
     table = ParquetStore(str(tmp_path / "data")).read("rerankings", "rr-1")
     assert table.height == 3 and table.filter(pl.col("rank") == 1)["result_id"].to_list() == ["b"]
     assert result.items == 2
+
+
+@pytest.mark.parametrize(
+    "sentence, brief",
+    [
+        (
+            "Deliver Us from Evil is a 2014 American supernatural horror film directed by Scott Derrickson "
+            "and produced by Jerry Bruckheimer.",
+            "American supernatural horror film directed by Scott Derrickson",
+        ),
+        (
+            "Woodson and its accompanying Woodson Lake and Wood Hollow are the namesake for Ed Wood Sr., a "
+            "prominent plantation owner, trader, and businessman at the turn of the 20th century.",
+            "The namesake for Ed Wood Sr",
+        ),
+        (
+            "Sinister is a 2012 supernatural horror film directed by Scott Derrickson and written by "
+            "Derrickson and C. Robert Cargill.",
+            "Sinister is a 2012 supernatural horror film",
+        ),
+    ],
+)
+def test_a_brief_answer_cuts_no_name_and_no_complement(sentence, brief):
+    """Briefs were cut inside names ("Evil is a 2014 American ...", "Hollow are the namesake for
+    Ed Wood Sr") and before a complement ("... film directed")."""
+    query = "Were Scott Derrickson and Ed Wood of the same nationality?"
+    assert brief_answer(query, Span(0, len(sentence), sentence)) == brief

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..embeddings import Embedder
-from ..text import Span, content_terms, split_clauses, split_sentences, stem, words
+from ..text import STOPWORDS, Span, content_terms, split_clauses, split_sentences, stem, words
 from .anchor import anchors_of
 from .highlight import highlight
 from .schema import RankedResult, Reranking, ResearchPlan, SearchResultIn, SubScores
@@ -374,14 +374,51 @@ def brief_answer(query: str, sentence: Span, max_words: int = 8) -> str:
     text = max(clauses, key=value).text.strip()
     text = _LEADING.sub("", text).strip(" ,;:.")
     tokens = text.split()
-    if len(tokens) > max_words:  # the densest window of max_words words
-        best = max(
-            range(len(tokens) - max_words + 1),
-            key=lambda s: (len(content_terms(" ".join(tokens[s : s + max_words])) - q_terms), -s),
-        )
-        tokens = tokens[best : best + max_words]
+    if len(tokens) > max_words:
+        tokens = _whole_window(tokens, q_terms, max_words)
     answer = " ".join(tokens).strip(" ,;:")
     return answer[:1].upper() + answer[1:] if answer else ""
+
+
+#: a phrase may start with an article; one cut before these words loses its complement
+#: ("... film directed | by Scott Derrickson")
+_ARTICLES = frozenset("a an the".split())
+_COMPLEMENTS = frozenset("by of to for with from as".split())
+#: lower-case words inside a name ("Deliver Us from Evil", "Isle of Man")
+_NAME_JOINERS = frozenset("of from the de del da du von van la le".split())
+
+
+def _in_name(tokens: list[str], i: int) -> bool:
+    """``tokens[i]`` continues a name begun before it ("Wood Hollow", "... from Evil")."""
+    if i <= 0 or i >= len(tokens) or not tokens[i][:1].isupper() or tokens[i - 1][-1:] in ".,;:!?":
+        return False
+    before = tokens[i - 1]
+    return before[:1].isupper() or (before in _NAME_JOINERS and i >= 2 and tokens[i - 2][:1].isupper())
+
+
+def _whole_window(tokens: list[str], q_terms: set[str], max_words: int, min_words: int = 5) -> list[str]:
+    """The 5 to ``max_words`` words that say most beyond the query, neither starting nor ending
+    inside a name, nor ending on a function word ("Evil is a 2014 American ..." and "... for
+    Ed Wood" cut a name), and first those not cut before a complement ("... film directed | by");
+    the densest window of ``max_words`` words when none is whole."""
+
+    def fresh(a: int, b: int) -> int:
+        return len(content_terms(" ".join(tokens[a:b])) - q_terms)
+
+    whole = [
+        (b == len(tokens) or tokens[b].lower() not in _COMPLEMENTS, fresh(a, b), a == 0, b - a, -a, a, b)
+        for a in range(len(tokens))
+        for b in range(a + min_words, min(a + max_words, len(tokens)) + 1)
+        if not _in_name(tokens, a)
+        and not _in_name(tokens, b)
+        and (a == 0 or tokens[a].lower() in _ARTICLES or tokens[a].lower() not in STOPWORDS)
+        and tokens[b - 1].lower().strip(",;:") not in STOPWORDS
+    ]
+    if whole:
+        *_, a, b = max(whole)
+        return tokens[a:b]
+    a = max(range(len(tokens) - max_words + 1), key=lambda s: (fresh(s, s + max_words), -s))
+    return tokens[a : a + max_words]
 
 
 def introduction(query: str, ranked: list[RankedResult], threshold: int) -> str:
