@@ -226,7 +226,8 @@ def words(text: str) -> list[str]:
     return [w.lower().replace("’", "'") for w in _WORD.findall(text)]
 
 
-POSSESSIVE = re.compile(r"(?<=[a-z0-9])'s$|(?<=s)'$")
+#: a possessive ending, straight or curly apostrophe ("mobile's", "customers'")
+POSSESSIVE = re.compile(r"(?<=[a-z0-9])['’]s$|(?<=s)['’]$")
 
 
 @lru_cache(maxsize=65536)

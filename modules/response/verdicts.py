@@ -268,7 +268,7 @@ def _label(text: str, start: int) -> str | None:
     gap = _LABEL_GAP.search(head)
     m = _LABEL_WORD.search(head[: gap.start()] if gap else head)
     if m is None or _VALUE_BEFORE_LABEL.search(head[: m.start()]):
-        return None  # "£48 in the Stalls, £42 ...": the name is the value before it's
+        return None  # "£48 in the Stalls, £42 ...": the name belongs to the price before it
     return _key(m.group(1))
 
 
@@ -380,7 +380,7 @@ def _modifiers(text: str) -> tuple[tuple[str, str], ...]:
             or any(not ch.isspace() and ch != "," for ch in gap)
         )
         if opens:
-            out.append((_key(first), _key(second.removesuffix("'s").removesuffix("’s"))))
+            out.append((_key(first), _key(second)))
     return tuple(out)
 
 
@@ -400,8 +400,8 @@ def other_variant(claim: str, text: str) -> bool:
     if not mine:
         return False
     theirs = _modifiers(text)
-    claim_keys = {_key(w.removesuffix("'s").removesuffix("’s")) for w in _WORD.findall(claim)}
-    text_keys = {_key(w.removesuffix("'s").removesuffix("’s")) for w in _WORD.findall(text)}
+    claim_keys = {_key(w) for w in _WORD.findall(claim)}
+    text_keys = {_key(w) for w in _WORD.findall(text)}
     return any(
         b == d and a != c and a not in text_keys and c not in claim_keys and c not in _LIGHT
         for a, b in mine
