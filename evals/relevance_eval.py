@@ -10,8 +10,14 @@ Metrics, per ranking, averaged over questions:
 Rankings compared on the same questions: BM25 alone, embedding alone (MiniLM cosine), and the
 baseline program (its score). The questions are split as every HotpotQA set is (question index %
 3: dev, train, test; ``evals/sets/split.json``); ``--split`` picks one (default dev; ``test`` is
-frozen: run once, at the end of a quality change; ``all`` pools them, for the record only). Run:
-``.venv/bin/python -m evals.relevance_eval [--split dev] [--limit N]``.
+frozen: run once, at the end of a quality change; ``all`` pools them, for the record only).
+
+``--questions encyclopedia`` / ``encyclopedia-b`` ranks the research question sets written over
+the encyclopedia's leads (:mod:`evals.hotpot`) the same way: each question's two gold leads and
+the eight other leads BM25 ranks highest for the question (as HotpotQA's distractors were chosen
+by similarity to the question), with the supporting sentences as gold sentences. The rules were
+never tuned on these; encyclopedia-b is a test set only. Run:
+``.venv/bin/python -m evals.relevance_eval [--split dev] [--questions hotpot] [--limit N]``.
 """
 
 from __future__ import annotations
@@ -21,14 +27,17 @@ import json
 import math
 import statistics
 import time
+from dataclasses import replace
 
 import bm25s
 import numpy as np
+import polars as pl
 
-from evals.hotpot import PARTS, Question, load_questions
+from evals.hotpot import ENCYCLOPEDIA, QUESTION_SETS, Question, research_questions
 from modules.embeddings import LocalEmbedder
 from modules.relevance.analyzer import RelevanceAnalyzer
 from modules.relevance.anchor import normalise
+from modules.text import split_sentences
 
 
 def passages(q: Question) -> list[dict]:
@@ -36,6 +45,34 @@ def passages(q: Question) -> list[dict]:
         {"id": url, "title": title, "url": url, "text": " ".join(s.strip() for s in sentences)}
         for url, title, sentences in q.paragraphs
     ]
+
+
+DISTRACTORS = 8
+
+
+def with_distractors(questions: list[Question]) -> list[Question]:
+    """Encyclopedia questions with their ten leads: the two gold and the eight BM25 ranks highest."""
+    leads = pl.read_parquet(ENCYCLOPEDIA).select("url", "title", "text").to_dicts()
+    by_url = {r["url"]: r for r in leads}
+    retriever = bm25s.BM25()
+    retriever.index(
+        bm25s.tokenize([f"{r['title']} {r['text']}" for r in leads], stopwords="en", show_progress=False),
+        show_progress=False,
+    )
+    ids, _ = retriever.retrieve(
+        bm25s.tokenize([q.question for q in questions], stopwords="en", show_progress=False),
+        k=DISTRACTORS + 2,
+        show_progress=False,
+    )
+    out = []
+    for q, hits in zip(questions, ids):
+        others = [leads[i]["url"] for i in hits if leads[i]["url"] not in q.gold_urls][:DISTRACTORS]
+        urls = sorted(q.gold_urls | set(others))  # an order that says nothing of relevance
+        paragraphs = tuple(
+            (u, by_url[u]["title"], tuple(s.text for s in split_sentences(by_url[u]["text"]))) for u in urls
+        )
+        out.append(replace(q, paragraphs=paragraphs))
+    return out
 
 
 def ndcg10(order: list[str], gold: set[str]) -> float:
@@ -64,11 +101,17 @@ def dense_order(q: Question, docs: list[dict], embedder) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", choices=["dev", "train", "test", "all"], default="dev")
+    parser.add_argument("--questions", choices=QUESTION_SETS, default="hotpot")
     parser.add_argument("--limit", type=int)
     parser.add_argument("--details", metavar="FILE", help="per-question analyzer results as JSONL")
     args = parser.parse_args()
-    in_split = [q for i, q in enumerate(load_questions()) if args.split in ("all", PARTS[i % 3])]
-    questions = in_split[: args.limit]
+    questions = research_questions(args.split, args.questions)[: args.limit]
+    if not questions:
+        raise SystemExit(
+            f"error: {args.questions} has no {args.split} part (encyclopedia-b is a test set only)"
+        )
+    if args.questions != "hotpot":
+        questions = with_distractors(questions)
     embedder = LocalEmbedder()
     analyzer = RelevanceAnalyzer(embedder=embedder)
     rows = {"bm25": [], "embedding": [], "sleuth baseline": []}
@@ -114,7 +157,7 @@ def main() -> None:
     if args.details:
         with open(args.details, "w") as f:
             f.writelines(json.dumps(d) + "\n" for d in details)
-    print(f"{len(questions)} HotpotQA questions ({args.split}), 10 paragraphs each (2 gold)\n")
+    print(f"{len(questions)} {args.questions} questions ({args.split}), 10 paragraphs each (2 gold)\n")
     print(f"{'ranking':18s}{'both-gold@2':>14s}{'nDCG@10':>10s}{'kept recall':>13s}")
     for name, rs in rows.items():
         kept = statistics.mean(r["kept"] for r in rs) if rs[0]["kept"] is not None else None
