@@ -177,6 +177,35 @@ def test_a_page_the_question_names_whole_gains_more_than_one_sharing_part_of_its
     assert bonus("Volcano") == 0.0
 
 
+def test_a_sentence_naming_another_result_is_the_hop_of_a_bridge_question(analyzer):
+    """A sentence that names another result's subject ("It joined the Pacific Trade Organization")
+    links the two pages: it is the first page's key sentence for a question through that link."""
+    results = [
+        {
+            "id": "w",
+            "title": "Pacific Trade Organization",
+            "text": "The Pacific Trade Organization is an intergovernmental organization that regulates trade "
+            "between its 41 member states. It is headquartered in Suva, Fiji.",
+        },
+        {
+            "id": "l",
+            "title": "Laos",
+            "text": "Laos is a landlocked country in Southeast Asia. It joined the Pacific Trade Organization in 2013.",
+        },
+    ]
+    out = analyzer.rerank(
+        "In which city is the trade organization that Laos joined headquartered?", None, results
+    )
+    assert (
+        next(r for r in out.results if r.id == "l").sentence
+        == "It joined the Pacific Trade Organization in 2013."
+    )
+    named = analyzer.rerank("When did Laos join the Pacific Trade Organization?", None, results)
+    assert next(r for r in named.results if r.id == "l").sentence.startswith(
+        "It joined"
+    )  # named: plain terms
+
+
 def test_plans_parse_from_text_and_structures():
     assert ResearchPlan.parse("look for oxygen").reasoning == "look for oxygen"
     plan = ResearchPlan.parse(

@@ -52,6 +52,7 @@ FACET_COS = 0.35  # a facet's cosine from which the passage matches it
 # The key sentence: query terms and meaning, and a lead sentence defines the passage's subject.
 PICK_LEXICAL_W, PICK_DENSE_W = 0.5, 0.5  # the sentence's share of query terms, its cosine to the query
 FIRST_SENTENCE_BONUS = 0.08  # added for the passage's first sentence
+LINK_BONUS = 0.1  # added for a sentence naming another result's subject: the hop of a bridge question (0.05-0.2 on dev)
 
 # Unexpectedness: new against the passages above it and near the plan's surprises (times direct).
 NOVELTY_W, SURPRISE_W = 0.5, 0.5  # novelty against better passages, similarity to surprises
@@ -129,6 +130,7 @@ class BaselineRelevance:
         idf = {t: math.log(1 + len(texts) / (1 + df[t])) + IDF_FLOOR for t in q_terms}
         q_weight = sum(idf.values()) or 1.0
 
+        links = _link_pattern(query, results)
         per: list[dict] = []
         offset = 0
         for i, (r, text) in enumerate(zip(results, texts)):
@@ -162,6 +164,7 @@ class BaselineRelevance:
                 PICK_LEXICAL_W * lex_s
                 + PICK_DENSE_W * sent_cos
                 + np.array([FIRST_SENTENCE_BONUS if k == 0 else 0.0 for k in range(len(ss))])
+                + np.array([LINK_BONUS if _links_other(links, s.text, i) else 0.0 for s in ss])
             )
             per.append(
                 {
@@ -308,6 +311,22 @@ def about_bonus(names: Sequence[str], named: Sequence[str]) -> float:
     if not named:
         return 0.0
     return ABOUT_BONUS if names and names[0] in named else ABOUT_BONUS / 2
+
+
+def _link_pattern(query: str, results: Sequence[SearchResultIn]) -> list[re.Pattern | None]:
+    """Per result, a pattern of its whole name (the title less its qualifier) when the query does not
+    name it: a sentence of another result that names it links the two (the hop of a bridge question)."""
+    out: list[re.Pattern | None] = []
+    for r in results:
+        names = _names(r.title or "")
+        name = names[0] if names else ""
+        ok = len(name) >= 4 and not re.search(r"(?<!\w)" + re.escape(name) + r"(?!\w)", query, re.IGNORECASE)
+        out.append(re.compile(r"(?<!\w)" + re.escape(name) + r"(?!\w)") if ok else None)
+    return out
+
+
+def _links_other(links: list[re.Pattern | None], sentence: str, own: int) -> bool:
+    return any(p is not None and j != own and p.search(sentence) for j, p in enumerate(links))
 
 
 def _names(title: str) -> list[str]:
