@@ -11,7 +11,15 @@ from hypothesis import strategies as st
 
 from modules.response import AIResponse, StoredPage
 from modules.response.facts import values
-from modules.response.verdicts import Lexicon, OfflineJudge, _label, _negation_about, _terms, is_negated
+from modules.response.verdicts import (
+    Lexicon,
+    OfflineJudge,
+    _label,
+    _negation_about,
+    _states,
+    _terms,
+    is_negated,
+)
 from modules.text import split_sentences
 
 SAMPLES = Path(__file__).resolve().parent.parent / "datasets" / "samples"
@@ -538,3 +546,35 @@ def test_the_end_of_a_range_is_bound_to_the_name_of_its_start():
     assert [
         f.statement.text for f in judge.against_pages(split_sentences(wrong)[0], every, every, set(), set())
     ]
+
+
+def test_a_list_item_without_a_verb_affirms_nothing(analyzer):
+    """A list item takes its polarity from its heading: under "Who can't stay", "- **Breed
+    types:** wolfdog crosses" states the denial; it affirms neither what a claim nor what a page
+    sentence denies."""
+    page = StoredPage(
+        url="https://barkwell.example/boarding",
+        title="Boarding rules",
+        text="Barkwell does not board unneutered males over 12 months old. Barkwell does not board wolfdog "
+        "crosses. Every dog needs a kennel-cough vaccine given at least 14 days before arrival.",
+    )
+    claims = [
+        {"id": "males", "text": "Barkwell does not board unneutered males over 12 months old"},
+        {"id": "wolf", "text": "Barkwell does not board wolfdog crosses"},
+    ]
+    for response in (
+        "## Who can't stay\n\n- **Neutering:** unneutered males older than 12 months\n"
+        "- **Breed types:** wolfdog crosses\n\nAll dogs need a kennel-cough vaccine.",
+        "Barkwell won't board these dogs:\n\n- Unneutered males older than 12 months\n- Wolfdog crosses\n\n"
+        "Every other dog is welcome.",
+    ):
+        query = "Which dogs won't Barkwell board?"
+        r = analyzer.analyze(
+            AIResponse(
+                query_id="q", domain="barkwell.example", query=query, response=response, claims=claims
+            ),
+            [page],
+        )
+        assert "contradicted" not in verdicts(r).values() and not r.feedback.contradictions
+    said = "- Unneutered males are boarded at no extra cost"  # a verb of its own: it affirms
+    assert _states(said) and not _states("- Unneutered males older than 12 months")

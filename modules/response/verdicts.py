@@ -349,6 +349,8 @@ _VERB = re.compile(
     re.I,
 )
 _NT_VERB = re.compile(r"\b\w+n['’]t\b")
+#: a list item or table row: a bullet, a number, a check mark or a cell bar first
+_LIST_ITEM = re.compile(r"^\s*(?:[-*•+–—]\s|\d{1,2}[.)]\s|[|✘✗✓✔❌✅])")
 _DETERMINERS = frozenset("a an the our your their its each every this that per one".split())
 _PHRASE_WORD = re.compile(r"[A-Za-z][\w-]*(?:['’]s)?")
 
@@ -387,8 +389,12 @@ def _modifiers(text: str) -> tuple[tuple[str, str], ...]:
 def _states(text: str) -> bool:
     """Whether ``text`` is a statement with a polarity of its own, not a bare list item or label
     ("- Into England or Wales", "Not for Premium/Minibus."): a verb (:data:`_VERB`, or a negated
-    auxiliary: "isn't"), or three content words."""
-    return _VERB.search(text) is not None or _NT_VERB.search(text) is not None or len(_terms(text)) >= 3
+    auxiliary: "isn't"), or, outside a list item or table row, three content words. A list item
+    takes its polarity from its heading ("Not accepted: - Unneutered males older than 12 months"),
+    so without a verb of its own it affirms nothing, however long."""
+    if _VERB.search(text) is not None or _NT_VERB.search(text) is not None:
+        return True
+    return _LIST_ITEM.match(text) is None and len(_terms(text)) >= 3
 
 
 def other_variant(claim: str, text: str) -> bool:
@@ -1105,6 +1111,8 @@ class OfflineJudge:
                     f, page, p = max(rivals, key=lambda r: r[0])
                     out.append(_value_finding(clause, v, page, p, round(min(0.95, 0.5 + f / 2), 2)))
             neg = is_negated(clause.text) if not vals and own else None
+            if neg is False and _LIST_ITEM.match(clause.text) and not _states(clause.text):
+                neg = None  # a list item of no verb: its heading, not the item, says yes or no
             # only a page sentence of the other polarity can state the opposite: without one, the
             # frames need not be weighed (most sentences and pages state, not deny)
             if (
