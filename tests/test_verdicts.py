@@ -15,6 +15,7 @@ from modules.response.verdicts import (
     Lexicon,
     OfflineJudge,
     _label,
+    _names,
     _negation_about,
     _states,
     _terms,
@@ -578,3 +579,27 @@ def test_a_list_item_without_a_verb_affirms_nothing(analyzer):
         assert "contradicted" not in verdicts(r).values() and not r.feedback.contradictions
     said = "- Unneutered males are boarded at no extra cost"  # a verb of its own: it affirms
     assert _states(said) and not _states("- Unneutered males older than 12 months")
+
+
+def test_a_word_with_a_capital_inside_is_a_name_where_a_sentence_starts(analyzer):
+    """ "QuickBooks Online: yes, native integration." is about QuickBooks, which the question names
+    beside NetSuite: it says nothing of the NetSuite claim."""
+    assert "quickbook" in _names("QuickBooks Online: yes, native integration.")
+    r = analyzer.analyze(
+        AIResponse(
+            query_id="q",
+            domain="ledger.example",
+            query="Does Ledgerly integrate with QuickBooks or NetSuite?",
+            response="QuickBooks Online: yes, native integration. NetSuite: no.",
+            claims=[{"id": "netsuite", "text": "Ledgerly has no integration with NetSuite"}],
+        ),
+        [
+            StoredPage(
+                url="https://ledger.example/integrations",
+                title="Integrations",
+                text="Ledgerly integrates natively with QuickBooks Online and Xero. Ledgerly has no integration "
+                "with NetSuite.",
+            )
+        ],
+    )
+    assert verdicts(r)["netsuite"] != "contradicted" and not r.feedback.contradictions

@@ -184,6 +184,8 @@ def is_negated(text: str) -> bool:
 #: a capitalised word that does not start the text or a sentence; the capital is matched first and
 #: the lookbehinds checked after it (the same matches as lookbehinds tried at every position, 3x faster)
 _NAME = re.compile(r"[A-Z](?<!\w[A-Z])(?<![.!?]\s[A-Z])(?<!^[A-Z])[a-zA-Z0-9]*(?:-\d[\w-]*|[a-zA-Z0-9]+)")
+#: a word with a capital inside ("QuickBooks", "NetSuite") is a name even where a sentence starts
+_INNER_CAPITAL = re.compile(r"\b[A-Z][a-z]+[A-Z][A-Za-z]*\b")
 
 
 def _terms(text: str, skip: Iterable[tuple[int, int]] = ()) -> list[tuple[str, str]]:
@@ -419,7 +421,7 @@ def other_variant(claim: str, text: str) -> bool:
 def _names(text: str) -> frozenset[str]:
     """Capitalised words inside a sentence (names of plans, people, places), stemmed (memoised:
     asked of a claim and of each window's lead for every claim)."""
-    return frozenset(_key(m.group()) for m in _NAME.finditer(text))
+    return frozenset(_key(m.group()) for m in (*_NAME.finditer(text), *_INNER_CAPITAL.finditer(text)))
 
 
 _COUNTED = re.compile(r"[\s-]*([A-Za-z][A-Za-z-]*)")
