@@ -12,11 +12,11 @@ baseline program (its score). The questions are split as every HotpotQA set is (
 3: dev, train, test; ``evals/sets/split.json``); ``--split`` picks one (default dev; ``test`` is
 frozen: run once, at the end of a quality change; ``all`` pools them, for the record only).
 
-``--questions encyclopedia`` / ``encyclopedia-b`` ranks the research question sets written over
-the encyclopedia's leads (:mod:`evals.hotpot`) the same way: each question's two gold leads and
-the eight other leads BM25 ranks highest for the question (as HotpotQA's distractors were chosen
-by similarity to the question), with the supporting sentences as gold sentences. The rules were
-never tuned on these; encyclopedia-b is a test set only. Run:
+``--questions encyclopedia`` ranks the research questions written over the encyclopedia's leads
+(:mod:`evals.hotpot`) the same way: each question's two gold leads and the eight other leads BM25
+ranks highest for the question (as HotpotQA's distractors were chosen by similarity to the
+question), with the supporting sentences as gold sentences. The rules were never tuned on these;
+``encyclopedia-b`` and ``encyclopedia-c`` are test sets only. Run:
 ``.venv/bin/python -m evals.relevance_eval [--split dev] [--questions hotpot] [--limit N]``.
 """
 
@@ -108,7 +108,7 @@ def main() -> None:
     questions = research_questions(args.split, args.questions)[: args.limit]
     if not questions:
         raise SystemExit(
-            f"error: {args.questions} has no {args.split} part (encyclopedia-b is a test set only)"
+            f"error: {args.questions} has no {args.split} part (encyclopedia-b and -c are test sets only)"
         )
     if args.questions != "hotpot":
         questions = with_distractors(questions)
