@@ -319,9 +319,9 @@ def _link_pattern(query: str, results: Sequence[SearchResultIn]) -> list[re.Patt
     out: list[re.Pattern | None] = []
     for r in results:
         names = _names(r.title or "")
-        name = names[0] if names else ""
-        ok = len(name) >= 4 and not re.search(r"(?<!\w)" + re.escape(name) + r"(?!\w)", query, re.IGNORECASE)
-        out.append(re.compile(r"(?<!\w)" + re.escape(name) + r"(?!\w)") if ok else None)
+        whole = r"(?<!\w)" + re.escape(names[0]) + r"(?!\w)" if names and len(names[0]) >= 4 else None
+        named = whole is None or re.search(whole, query, re.IGNORECASE)
+        out.append(None if named else re.compile(whole))
     return out
 
 

@@ -396,7 +396,12 @@ def _states(text: str) -> bool:
     so without a verb of its own it affirms nothing, however long."""
     if _VERB.search(text) is not None or _NT_VERB.search(text) is not None:
         return True
-    return _LIST_ITEM.match(text) is None and len(_terms(text)) >= 3
+    return not _bare_item(text) and len(_terms(text)) >= 3
+
+
+def _bare_item(text: str) -> bool:
+    """A list item or table row with no verb of its own: its heading, not the item, says yes or no."""
+    return _LIST_ITEM.match(text) is not None and _VERB.search(text) is None and _NT_VERB.search(text) is None
 
 
 def other_variant(claim: str, text: str) -> bool:
@@ -1113,8 +1118,8 @@ class OfflineJudge:
                     f, page, p = max(rivals, key=lambda r: r[0])
                     out.append(_value_finding(clause, v, page, p, round(min(0.95, 0.5 + f / 2), 2)))
             neg = is_negated(clause.text) if not vals and own else None
-            if neg is False and _LIST_ITEM.match(clause.text) and not _states(clause.text):
-                neg = None  # a list item of no verb: its heading, not the item, says yes or no
+            if neg is False and _bare_item(clause.text):
+                neg = None  # no affirmation of its own
             # only a page sentence of the other polarity can state the opposite: without one, the
             # frames need not be weighed (most sentences and pages state, not deny)
             if (
