@@ -7,8 +7,9 @@ Metrics, per ranking, averaged over questions:
   number kept (a filter that keeps everything is no filter);
 - sentence hit: the anchored sentence of a gold paragraph is one of its supporting sentences
   (analyzer only).
-Rankings compared on the same questions: BM25 alone, embedding alone (MiniLM cosine), and the
-baseline program (its score). The questions are split as every HotpotQA set is (question index %
+Rankings compared on the same questions: BM25 alone, embedding alone (MiniLM cosine), the
+baseline's hand-set blend of its readings (no trained ranker), and the baseline program (its score,
+with the trained ranker of :mod:`modules.relevance.ranker`). The questions are split as every HotpotQA set is (question index %
 3: dev, train, test; ``evals/sets/split.json``); ``--split`` picks one (default dev; ``test`` is
 frozen: run once, at the end of a quality change; ``all`` pools them, for the record only).
 
@@ -37,6 +38,8 @@ from evals.hotpot import ENCYCLOPEDIA, QUESTION_SETS, Question, research_questio
 from modules.embeddings import LocalEmbedder
 from modules.relevance.analyzer import RelevanceAnalyzer
 from modules.relevance.anchor import normalise
+from modules.relevance.baseline import BaselineRelevance
+from modules.relevance.schema import ResearchPlan, SearchResultIn
 from modules.text import split_sentences
 
 
@@ -98,6 +101,11 @@ def dense_order(q: Question, docs: list[dict], embedder) -> list[str]:
     return [docs[i]["id"] for i in np.argsort(-(v[1:] @ v[0]), kind="stable")]
 
 
+def hand_set_order(q: Question, docs: list[dict], baseline: BaselineRelevance) -> list[str]:
+    out = baseline(q.question, ResearchPlan(), [SearchResultIn.model_validate(d) for d in docs])
+    return [r.id for r in out.results]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", choices=["dev", "train", "test", "all"], default="dev")
@@ -114,7 +122,8 @@ def main() -> None:
         questions = with_distractors(questions)
     embedder = LocalEmbedder()
     analyzer = RelevanceAnalyzer(embedder=embedder)
-    rows = {"bm25": [], "embedding": [], "sleuth baseline": []}
+    hand_set = BaselineRelevance(embedder, ranker=None)  # the blend the trained ranker replaces
+    rows = {"bm25": [], "embedding": [], "hand-set blend": [], "sleuth baseline": []}
     hits, kept_counts, seconds, details = [], [], [], []
     for q in questions:
         docs = passages(q)
@@ -134,6 +143,7 @@ def main() -> None:
         for name, o in (
             ("bm25", bm25_order(q, docs)),
             ("embedding", dense_order(q, docs, embedder)),
+            ("hand-set blend", hand_set_order(q, docs, hand_set)),
             ("sleuth baseline", order),
         ):
             rows[name].append(

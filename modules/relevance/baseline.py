@@ -27,6 +27,7 @@ from ..embeddings import Embedder
 from ..text import STOPWORDS, Span, content_terms, split_clauses, split_sentences, stem, words
 from .anchor import anchors_of
 from .highlight import highlight
+from .ranker import ranker_for
 from .schema import RankedResult, Reranking, ResearchPlan, SearchResultIn, SubScores
 
 MAX_CHARS = 20_000
@@ -103,14 +104,45 @@ def _cos01(c: float, lo: float = COS_LO, hi: float = COS_HI) -> float:
     return float(min(1.0, max(0.0, (c - lo) / (hi - lo))))
 
 
+_SHIPPED = object()
+
+
 class BaselineRelevance:
-    def __init__(self, embedder: Embedder, weights: Weights | None = None):
+    """``ranker``: the trained ranker whose probability is direct relevance (by default the
+    shipped one when ``embedder`` is the MiniLM it was trained on); None for the hand-set blend."""
+
+    def __init__(self, embedder: Embedder, weights: Weights | None = None, ranker=_SHIPPED):
         self.embedder = embedder
         self.weights = weights or Weights()
+        self.ranker = ranker_for(getattr(embedder, "name", None)) if ranker is _SHIPPED else ranker
+
+    def features(self, query: str, results: Sequence[SearchResultIn]) -> np.ndarray:
+        """The ranker's inputs (:data:`~modules.relevance.ranker.FEATURES`), one row per result."""
+        per, *_ = self._measure(query, ResearchPlan(), results)
+        return ranking_features(per)
 
     def __call__(self, query: str, plan: ResearchPlan, results: Sequence[SearchResultIn]) -> Reranking:
         if not results:
             return Reranking(results=[], introduction="No results to analyse.")
+        per, texts, d_vecs, s_vecs, df = self._measure(query, plan, results)
+        if self.ranker is not None:
+            for p, prob in zip(per, self.ranker.probabilities(ranking_features(per))):
+                p["direct"] = float(prob)
+                p["depth"] = p["direct"] * (DEPTH_BASE + DEPTH_BEARING_W * p["bearing"])
+                if p["hop"]:
+                    p["depth"] = max(p["depth"], BRIDGE_DEPTH * p["direct"])
+        for p, (novelty, surprise) in zip(per, _novelty(per, d_vecs, s_vecs)):
+            p["unexpected"] = p["direct"] * (
+                NOVELTY_W * novelty + SURPRISE_W * surprise
+            )  # new *and* relevant
+            p["depth"] *= (
+                1 - DEPTH_NOVELTY + DEPTH_NOVELTY * novelty
+            )  # a near-copy of a better passage teaches nothing new
+        return self._ranking(query, plan, results, per, texts, df)
+
+    def _measure(self, query: str, plan: ResearchPlan, results: Sequence[SearchResultIn]):
+        """Each result's readings (``per``), its text, the passage and surprise vectors, and the
+        results' term counts."""
         texts = [r.text[:MAX_CHARS] for r in results]
         sentences = [split_sentences(t) or [Span(0, len(t), t)] for t in texts]
         flat = [s.text for ss in sentences for s in ss]
@@ -141,17 +173,20 @@ class BaselineRelevance:
             lexical = sum(idf[t] for t in q_terms & terms) / q_weight
             sent_cos = sv @ q_vec
             best_cos = float(sent_cos.max()) if len(sent_cos) else 0.0
-            dense = DENSE_SENTENCE_W * _cos01(best_cos) + DENSE_PASSAGE_W * _cos01(float(d_vecs[i] @ q_vec))
+            passage_cos = float(d_vecs[i] @ q_vec)
+            dense = DENSE_SENTENCE_W * _cos01(best_cos) + DENSE_PASSAGE_W * _cos01(passage_cos)
             names = _names(r.title)
             named = [
                 n for n in names if re.search(r"(?<!\w)" + re.escape(n) + r"(?!\w)", query, re.IGNORECASE)
             ]
-            direct = min(1.0, LEXICAL_W * lexical + DENSE_W * dense + about_bonus(names, named))
+            about = about_bonus(names, named)
+            direct = min(1.0, LEXICAL_W * lexical + DENSE_W * dense + about)
             # depth: how much of the passage bears on the query (several sentences, not one mention)
             bearing = [
                 k for k, s in enumerate(ss) if sent_cos[k] >= BEARING_COS and content_terms(s.text) & q_terms
             ]
-            depth = direct * (DEPTH_BASE + DEPTH_BEARING_W * min(1.0, len(bearing) / BEARING_FULL))
+            bearing_share = min(1.0, len(bearing) / BEARING_FULL)
+            depth = direct * (DEPTH_BASE + DEPTH_BEARING_W * bearing_share)
             facet_cos = f_vecs @ d_vecs[i] if len(f_vecs) else np.zeros(1)
             if len(sv) and len(f_vecs):
                 facet_cos = np.maximum(facet_cos, (sv @ f_vecs.T).max(axis=0))
@@ -160,12 +195,14 @@ class BaselineRelevance:
             )
             # best sentence: query terms and meaning, a lead sentence defines the passage's subject
             lex_s = np.array([len(content_terms(s.text) & q_terms) / max(len(q_terms), 1) for s in ss])
+            linking = np.array([LINK_BONUS if _links_other(links, s.text, i) else 0.0 for s in ss])
             pick = (
                 PICK_LEXICAL_W * lex_s
                 + PICK_DENSE_W * sent_cos
                 + np.array([FIRST_SENTENCE_BONUS if k == 0 else 0.0 for k in range(len(ss))])
-                + np.array([LINK_BONUS if _links_other(links, s.text, i) else 0.0 for s in ss])
+                + linking
             )
+            title_terms = content_terms(names[0]) if names else set()
             per.append(
                 {
                     "direct": direct,
@@ -178,23 +215,37 @@ class BaselineRelevance:
                     "terms": terms,
                     "names": names,
                     "about": max(named, key=len).lower() if named else None,
+                    # the ranker's readings (ranking_features)
+                    "lexical": lexical,
+                    "sentence_cos": best_cos,
+                    "passage_cos": passage_cos,
+                    "about_share": about / ABOUT_BONUS,
+                    "own_direct": direct,
+                    "hop": 0.0,
+                    "links_other": float(linking.any()),
+                    "bearing": bearing_share,
+                    "title_in_query": len(title_terms & q_terms) / len(title_terms) if title_terms else 0.0,
                 }
             )
 
         self._bridge(query, per, texts)
-        order = sorted(range(len(results)), key=lambda i: -per[i]["direct"])
-        ranked_vecs: list[np.ndarray] = []
-        for i in order:  # novelty against every passage judged more relevant (MMR)
-            sim = max((float(d_vecs[i] @ v) for v in ranked_vecs), default=0.0)
-            novelty = 1.0 - _cos01(sim, NOVELTY_LO, NOVELTY_HI)
-            surprise = _cos01(float((s_vecs @ d_vecs[i]).max())) if len(s_vecs) else novelty
-            # new *and* relevant
-            per[i]["unexpected"] = per[i]["direct"] * (NOVELTY_W * novelty + SURPRISE_W * surprise)
-            per[i]["depth"] *= (
-                1 - DEPTH_NOVELTY + DEPTH_NOVELTY * novelty
-            )  # a near-copy of a better passage teaches nothing new
-            ranked_vecs.append(d_vecs[i])
+        for p, (novelty, surprise) in zip(per, _novelty(per, d_vecs, s_vecs)):  # the hand-set score's
+            p["novelty"] = novelty
+            p["hand_score"] = (
+                self.weights.score(
+                    SubScores(
+                        directRelevance=p["direct"],
+                        depth=min(1.0, p["depth"] * (1 - DEPTH_NOVELTY + DEPTH_NOVELTY * novelty)),
+                        planAlignment=None,
+                        unexpectedness=min(1.0, p["direct"] * (NOVELTY_W * novelty + SURPRISE_W * surprise)),
+                    )
+                )
+                / 100
+            )
+        _sides(per)
+        return per, texts, d_vecs, s_vecs, df
 
+    def _ranking(self, query, plan, results, per, texts, df) -> Reranking:
         if not plan.facets():  # no plan: alignment is not applicable (null), not relevance again
             for p in per:
                 p["plan"] = None
@@ -275,6 +326,7 @@ class BaselineRelevance:
                             best,
                             per[j]["direct"] * (HOP_BASE + HOP_COS_W * _cos01(float(per[j]["sent_cos"][k]))),
                         )
+            p["hop"] = best
             if best:
                 p["direct"] = max(p["direct"], BRIDGE_LEAD_W * best + BRIDGE_OWN_W * p["direct"])
                 p["depth"] = max(p["depth"], BRIDGE_DEPTH * p["direct"])
@@ -301,6 +353,73 @@ class BaselineRelevance:
             + (f"; shares {', '.join(matched[:5])} with the query" if matched else "")
             + f"; {figures}novelty {sub.unexpectedness:.2f}"
         )
+
+
+def _novelty(per: list[dict], d_vecs: np.ndarray, s_vecs: np.ndarray) -> list[tuple[float, float]]:
+    """Per passage, (novelty, surprise): novelty against every passage of higher direct relevance
+    (maximal marginal relevance), closeness to the plan's surprises (novelty again without them)."""
+    out = [(0.0, 0.0)] * len(per)
+    ranked_vecs: list[np.ndarray] = []
+    for i in sorted(range(len(per)), key=lambda i: -per[i]["direct"]):
+        sim = max((float(d_vecs[i] @ v) for v in ranked_vecs), default=0.0)
+        novelty = 1.0 - _cos01(sim, NOVELTY_LO, NOVELTY_HI)
+        surprise = _cos01(float((s_vecs @ d_vecs[i]).max())) if len(s_vecs) else novelty
+        out[i] = (novelty, surprise)
+        ranked_vecs.append(d_vecs[i])
+    return out
+
+
+def _sides(per: list[dict]) -> None:
+    """The things the query names that results are about ("Ed Wood", "Scott Derrickson"): per
+    result, how many the query names (``sides``, at most 2, / 2) and its rank among the results
+    about the same thing by the hand-set score (``side_rank``: 1 for the best, 1/2 for the
+    second; 0 when it is about none). A comparison needs the best page about each side, not two
+    pages about one."""
+    sides = {p["about"] for p in per if p["about"]}
+    for p in per:
+        p["sides"] = min(len(sides), 2) / 2
+        p["side_rank"] = 0.0
+    for side in sides:
+        about = sorted((p for p in per if p["about"] == side), key=lambda p: -p["hand_score"])
+        for rank, p in enumerate(about):
+            p["side_rank"] = 1.0 / (1 + rank)
+
+
+#: the readings of each result the ranker takes as they are (the first of :data:`FEATURES`), the
+#: ones it also takes as a gap to the best of the other results, and the one it ranks by
+READINGS = (
+    "lexical",
+    "sentence_cos",
+    "passage_cos",
+    "about_share",
+    "own_direct",
+    "hop",
+    "direct",
+    "links_other",
+    "bearing",
+    "title_in_query",
+    "novelty",
+    "hand_score",
+    "sides",
+    "side_rank",
+)
+GAPS = ("lexical", "sentence_cos", "passage_cos", "direct", "hand_score")
+
+
+def ranking_features(per: list[dict]) -> np.ndarray:
+    """The ranker's inputs (:data:`~modules.relevance.ranker.FEATURES`): each result's
+    :data:`READINGS`, the gap of each of :data:`GAPS` to the best of the other results, and its
+    rank by direct relevance."""
+    own = np.array([[p[k] for k in READINGS] for p in per], dtype=np.float32).reshape(len(per), len(READINGS))
+    gaps = []
+    for name in GAPS:
+        values = own[:, READINGS.index(name)]
+        others = np.array(
+            [np.delete(values, i).max() if len(values) > 1 else 0.0 for i in range(len(values))]
+        )
+        gaps.append(values - others)
+    rank = np.argsort(np.argsort(-own[:, READINGS.index("direct")], kind="stable"), kind="stable")
+    return np.column_stack([own, *gaps, 1.0 / (1.0 + rank)]).astype(np.float32)
 
 
 def about_bonus(names: Sequence[str], named: Sequence[str]) -> float:

@@ -19,7 +19,6 @@ than chance (AUC 0.60) and, as a filter, drops more true ones than false ones (d
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from functools import lru_cache
@@ -27,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..mlp import SmallMLP
 from ..text import content_terms
 from .facts import compare_values
 from .refusal import is_refusal
@@ -109,34 +109,17 @@ def pair_features(u: np.ndarray, v: np.ndarray, premises, hypotheses) -> np.ndar
     return np.concatenate([u * v, np.abs(u - v), cos, rules], axis=1)
 
 
-class ClaimChecker:
+class ClaimChecker(SmallMLP):
     """The shipped checker: :meth:`probabilities` of supports / contradicts / neither per pair."""
 
     def __init__(self, path: Path = WEIGHTS):
-        from safetensors.numpy import load_file
-
-        weights = load_file(str(path))
-        self.w1, self.b1 = weights["w1"], weights["b1"]
-        self.w2, self.b2 = weights["w2"], weights["b2"]
-        self.mean, self.scale = weights["mean"], weights["scale"]
-        self.temperature = float(weights["temperature"][0])
-        self.card = (
-            json.loads((path.parent / "card.json").read_text())
-            if (path.parent / "card.json").exists()
-            else {}
-        )
-        self.version = self.card.get("version", path.stem)
-
-    def logits(self, features: np.ndarray) -> np.ndarray:
-        x = (features - self.mean) / self.scale
-        h = np.maximum(x @ self.w1 + self.b1, 0.0)
-        return h @ self.w2 + self.b2
+        super().__init__(path)
 
     def probabilities(self, features: np.ndarray) -> np.ndarray:
         """(n, 3) calibrated probabilities in :data:`LABELS` order."""
         if not len(features):
             return np.zeros((0, 3), np.float32)
-        z = self.logits(features) / self.temperature
+        z = self.logits(features)
         z = np.exp(z - z.max(axis=1, keepdims=True))
         return z / z.sum(axis=1, keepdims=True)
 
