@@ -38,7 +38,7 @@ from evals.hotpot import ENCYCLOPEDIA, Question, research_questions
 from evals.relevance_eval import passages, with_distractors
 from evals.train_checker import fit_temperature
 from modules.embeddings import LocalEmbedder
-from modules.relevance.baseline import BaselineRelevance, _names
+from modules.relevance.baseline import BaselineRelevance, subject_names
 from modules.relevance.ranker import EMBEDDING, FEATURES, HOME, WEIGHTS
 from modules.relevance.schema import SearchResultIn
 from modules.text import STOPWORDS, split_sentences
@@ -103,7 +103,7 @@ def bridges(leads: list[dict], rng: random.Random, n: int) -> list[tuple[str, li
     """(query, [url of A, url of B]) where a sentence of A names B's subject."""
     by_name = {}
     for r in leads:
-        names = _names(r["title"])
+        names = subject_names(r["title"])
         if names and len(names[0]) >= 5 and names[0][:1].isupper():
             by_name.setdefault(names[0], []).append(r)
     by_name = {k: v[0] for k, v in by_name.items() if len(v) == 1}
@@ -112,7 +112,7 @@ def bridges(leads: list[dict], rng: random.Random, n: int) -> list[tuple[str, li
     out = []
     for i in order:
         a = leads[i]
-        a_name = (_names(a["title"]) or [a["title"]])[0]
+        a_name = (subject_names(a["title"]) or [a["title"]])[0]
         for s in a["sentences"]:
             tokens = _WORD.findall(s)
             found = None
@@ -126,7 +126,7 @@ def bridges(leads: list[dict], rng: random.Random, n: int) -> list[tuple[str, li
                     break
             if not found:
                 continue
-            b_name = (_names(found["title"]) or [found["title"]])[0]
+            b_name = (subject_names(found["title"]) or [found["title"]])[0]
             b_sentences = [t for t in found["sentences"][:4] if a_name not in t] or found["sentences"][:1]
             drop_b = {w.lower() for w in _WORD.findall(b_name)}
             asked = _keywords(
@@ -159,7 +159,10 @@ def comparisons(leads: list[dict], retriever, rng: random.Random, n: int) -> lis
         if not others:
             continue
         a, c = leads[i], leads[rng.choice(others[:5])]
-        a_name, c_name = (_names(a["title"]) or [a["title"]])[0], (_names(c["title"]) or [c["title"]])[0]
+        a_name, c_name = (
+            (subject_names(a["title"]) or [a["title"]])[0],
+            (subject_names(c["title"]) or [c["title"]])[0],
+        )
         shared = sorted(
             {w for w in _WORD.findall(a["sentences"][0]) if w.lower() not in STOPWORDS and len(w) > 3}
             & {w for w in _WORD.findall(c["sentences"][0])} - set(_WORD.findall(a_name + " " + c_name))

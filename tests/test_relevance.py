@@ -20,9 +20,9 @@ from modules.relevance.baseline import (
     ABOUT_BONUS,
     BaselineRelevance,
     Weights,
-    _names,
     about_bonus,
     brief_answer,
+    subject_names,
 )
 from modules.relevance.highlight import highlight, strip_tags
 from modules.relevance.schema import ResearchPlan, SearchResultIn, SubScores
@@ -183,7 +183,7 @@ def test_a_page_the_question_names_whole_gains_more_than_one_sharing_part_of_its
     query = "Which writer was from England, Henry Roth or Robert Erskine Childers?"
 
     def bonus(title: str) -> float:
-        names = _names(title)
+        names = subject_names(title)
         return about_bonus(names, [n for n in names if n.lower() in query.lower()])
 
     assert bonus("Robert Erskine Childers") == bonus("Henry Roth") == ABOUT_BONUS

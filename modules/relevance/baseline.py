@@ -175,7 +175,7 @@ class BaselineRelevance:
             best_cos = float(sent_cos.max()) if len(sent_cos) else 0.0
             passage_cos = float(d_vecs[i] @ q_vec)
             dense = DENSE_SENTENCE_W * _cos01(best_cos) + DENSE_PASSAGE_W * _cos01(passage_cos)
-            names = _names(r.title)
+            names = subject_names(r.title)
             named = [
                 n for n in names if re.search(r"(?<!\w)" + re.escape(n) + r"(?!\w)", query, re.IGNORECASE)
             ]
@@ -437,7 +437,7 @@ def _link_pattern(query: str, results: Sequence[SearchResultIn]) -> list[re.Patt
     name it: a sentence of another result that names it links the two (the hop of a bridge question)."""
     out: list[re.Pattern | None] = []
     for r in results:
-        names = _names(r.title or "")
+        names = subject_names(r.title or "")
         whole = r"(?<!\w)" + re.escape(names[0]) + r"(?!\w)" if names and len(names[0]) >= 4 else None
         named = whole is None or re.search(whole, query, re.IGNORECASE)
         out.append(None if named else re.compile(whole))
@@ -448,7 +448,7 @@ def _links_other(links: list[re.Pattern | None], sentence: str, own: int) -> boo
     return any(p is not None and j != own and p.search(sentence) for j, p in enumerate(links))
 
 
-def _names(title: str) -> list[str]:
+def subject_names(title: str) -> list[str]:
     """What a passage about ``title`` is called: the title less qualifiers, its head, a surname."""
     base = _TITLE_QUALIFIER.sub("", title).strip()
     if not base:
