@@ -39,6 +39,7 @@ import polars as pl
 
 from evals.build_verdicts import SOURCE, change_value, reword
 from modules.embeddings import LocalEmbedder
+from modules.mlp import forward
 from modules.response import AIResponse, AnalyzerConfig, ResponseAnalyzer, StoredPage
 from modules.response.checker import HOME, LABELS, WEIGHTS, pair_features
 from modules.text import split_sentences
@@ -299,11 +300,6 @@ def train(X: np.ndarray, y: np.ndarray, weight: np.ndarray, seed: int, epochs: i
     }
 
 
-def _logits(params: dict, X: np.ndarray) -> np.ndarray:
-    h = np.maximum(((X - params["mean"]) / params["scale"]) @ params["w1"] + params["b1"], 0)
-    return h @ params["w2"] + params["b2"]
-
-
 def fit_temperature(logits: np.ndarray, y: np.ndarray) -> float:
     """The temperature that minimises held-out log loss (a grid: robust, and enough)."""
     best, best_t = np.inf, 1.0
@@ -360,8 +356,8 @@ def main() -> None:
     cut = len(y) // 10
     held, fit = order[:cut], order[cut:]
     params = train(X[fit], y[fit], weight[fit], args.seed)
-    temperature = fit_temperature(_logits(params, X[held]), y[held])
-    z = _logits(params, X[held]) / temperature
+    temperature = fit_temperature(forward(params, X[held]), y[held])
+    z = forward(params, X[held]) / temperature
     prob = np.exp(z - z.max(axis=1, keepdims=True))
     prob /= prob.sum(axis=1, keepdims=True)
     pred = prob.argmax(axis=1)

@@ -38,6 +38,7 @@ from evals.hotpot import ENCYCLOPEDIA, Question, research_questions
 from evals.relevance_eval import passages, with_distractors
 from evals.train_checker import fit_temperature
 from modules.embeddings import LocalEmbedder
+from modules.mlp import forward
 from modules.relevance.baseline import BaselineRelevance, subject_names
 from modules.relevance.ranker import EMBEDDING, FEATURES, HOME, WEIGHTS
 from modules.relevance.schema import SearchResultIn
@@ -248,8 +249,7 @@ def train(X, y, weight, seed: int, hidden: int = HIDDEN, epochs: int = 60) -> di
 
 
 def logits(params: dict, X: np.ndarray) -> np.ndarray:
-    h = np.maximum(((X - params["mean"]) / params["scale"]) @ params["w1"] + params["b1"], 0)
-    return (h @ params["w2"] + params["b2"])[:, 0]
+    return forward(params, X)[:, 0]
 
 
 def both_at_2(scores: np.ndarray, y: np.ndarray, group: np.ndarray) -> float:

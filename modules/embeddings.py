@@ -77,6 +77,11 @@ def bundled_model_path() -> Path:
     return Path(get_model_path())
 
 
+#: the name of the bundled MiniLM, as :class:`LocalEmbedder` reports it: the trained heads (the
+#: claim checker, the relevance ranker) were trained on its vectors and run only with it
+BUNDLED = "local:all-MiniLM-L6-v2"
+
+
 class LocalEmbedder:
     """The local model (:func:`load_model`) on the CPU; one model per process, one encode at a time.
 
@@ -89,7 +94,7 @@ class LocalEmbedder:
 
     def __init__(self, model: str | None = None, batch_size: int = 64):
         self.path = str(model or bundled_model_path())
-        self.name = "local:" + (Path(self.path).name if model else "all-MiniLM-L6-v2")
+        self.name = ("local:" + Path(self.path).name) if model else BUNDLED
         self.batch_size = batch_size
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:

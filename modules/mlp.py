@@ -11,6 +11,13 @@ from pathlib import Path
 import numpy as np
 
 
+def forward(params: dict, features: np.ndarray) -> np.ndarray:
+    """Uncalibrated logits (n, outputs) of ``params`` (``w1 b1 w2 b2 mean scale``) on ``features``:
+    the runtime and the training scripts' held-out scoring share it."""
+    x = (np.asarray(features, np.float32) - params["mean"]) / params["scale"]
+    return np.maximum(x @ params["w1"] + params["b1"], 0.0) @ params["w2"] + params["b2"]
+
+
 class SmallMLP:
     """features -> (x - mean) / scale -> ReLU(x w1 + b1) -> w2 + b2, logits divided by the
     fitted temperature. ``card`` is the ``card.json`` written beside the weights (data, metrics)."""
@@ -18,17 +25,24 @@ class SmallMLP:
     def __init__(self, path: Path):
         from safetensors.numpy import load_file
 
-        weights = load_file(str(path))
-        self.w1, self.b1 = weights["w1"], weights["b1"]
-        self.w2, self.b2 = weights["w2"], weights["b2"]
-        self.mean, self.scale = weights["mean"], weights["scale"]
-        self.temperature = float(weights["temperature"][0])
+        self.params = load_file(str(path))
+        self.temperature = float(self.params["temperature"][0])
         card = Path(path).parent / "card.json"
         self.card = json.loads(card.read_text()) if card.exists() else {}
         self.version = self.card.get("version", Path(path).stem)
 
+    @property
+    def n_features(self) -> int:
+        return self.params["w1"].shape[0]
+
+    @property
+    def mean(self) -> np.ndarray:
+        return self.params["mean"]
+
+    @property
+    def scale(self) -> np.ndarray:
+        return self.params["scale"]
+
     def logits(self, features: np.ndarray) -> np.ndarray:
         """Calibrated logits: (n, outputs)."""
-        x = (np.asarray(features, np.float32) - self.mean) / self.scale
-        h = np.maximum(x @ self.w1 + self.b1, 0.0)
-        return (h @ self.w2 + self.b2) / self.temperature
+        return forward(self.params, features) / self.temperature

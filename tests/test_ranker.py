@@ -10,21 +10,13 @@ import pytest
 from evals.hotpot import research_questions
 from evals.train_ranker import bridges, held_out_urls
 from modules.embeddings import KeywordEmbedder, LocalEmbedder
-from modules.relevance.baseline import GAPS, READINGS, BaselineRelevance, ranking_features
-from modules.relevance.ranker import FEATURES, RelevanceRanker, ranker_for, shipped_ranker
+from modules.relevance.baseline import BaselineRelevance, ranking_features
+from modules.relevance.ranker import FEATURES, READINGS, RelevanceRanker, ranker_for, shipped_ranker
 from modules.relevance.schema import ResearchPlan, SearchResultIn
 
 
 def _reading(lexical: float, direct: float) -> dict:
     return {**dict.fromkeys(READINGS, 0.0), "lexical": lexical, "direct": direct}
-
-
-def test_the_features_are_the_readings_then_their_gaps_then_the_rank():
-    assert FEATURES == (
-        *[{"about_share": "about"}.get(k, k) for k in READINGS],
-        *(f"{k}_gap" for k in GAPS),
-        "direct_rank",
-    )
 
 
 def test_features_set_each_result_beside_the_best_of_the_others():

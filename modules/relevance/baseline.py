@@ -27,7 +27,7 @@ from ..embeddings import Embedder
 from ..text import STOPWORDS, Span, content_terms, split_clauses, split_sentences, stem, words
 from .anchor import anchors_of
 from .highlight import highlight
-from .ranker import ranker_for
+from .ranker import GAPS, READINGS, ranker_for
 from .schema import RankedResult, Reranking, ResearchPlan, SearchResultIn, SubScores
 
 MAX_CHARS = 20_000
@@ -132,12 +132,7 @@ class BaselineRelevance:
                 if p["hop"]:
                     p["depth"] = max(p["depth"], BRIDGE_DEPTH * p["direct"])
         for p, (novelty, surprise) in zip(per, _novelty(per, d_vecs, s_vecs)):
-            p["unexpected"] = p["direct"] * (
-                NOVELTY_W * novelty + SURPRISE_W * surprise
-            )  # new *and* relevant
-            p["depth"] *= (
-                1 - DEPTH_NOVELTY + DEPTH_NOVELTY * novelty
-            )  # a near-copy of a better passage teaches nothing new
+            p["depth"], p["unexpected"] = _discounted(p, novelty, surprise)
         return self._ranking(query, plan, results, per, texts, df)
 
     def _measure(self, query: str, plan: ResearchPlan, results: Sequence[SearchResultIn]):
@@ -214,12 +209,12 @@ class BaselineRelevance:
                     "sent_vecs": sv,
                     "terms": terms,
                     "names": names,
-                    "about": max(named, key=len).lower() if named else None,
+                    "side": max(named, key=len).lower() if named else None,  # the thing it is about
                     # the ranker's readings (ranking_features)
                     "lexical": lexical,
                     "sentence_cos": best_cos,
                     "passage_cos": passage_cos,
-                    "about_share": about / ABOUT_BONUS,
+                    "about": about / ABOUT_BONUS,
                     "own_direct": direct,
                     "hop": 0.0,
                     "links_other": float(linking.any()),
@@ -230,18 +225,12 @@ class BaselineRelevance:
 
         self._bridge(query, per, texts)
         for p, (novelty, surprise) in zip(per, _novelty(per, d_vecs, s_vecs)):  # the hand-set score's
+            depth, unexpected = _discounted(p, novelty, surprise)
             p["novelty"] = novelty
-            p["hand_score"] = (
-                self.weights.score(
-                    SubScores(
-                        directRelevance=p["direct"],
-                        depth=min(1.0, p["depth"] * (1 - DEPTH_NOVELTY + DEPTH_NOVELTY * novelty)),
-                        planAlignment=None,
-                        unexpectedness=min(1.0, p["direct"] * (NOVELTY_W * novelty + SURPRISE_W * surprise)),
-                    )
-                )
-                / 100
+            sub = SubScores(
+                directRelevance=p["direct"], depth=depth, planAlignment=None, unexpectedness=unexpected
             )
+            p["hand_score"] = self.weights.score(sub) / 100
         _sides(per)
         return per, texts, d_vecs, s_vecs, df
 
@@ -293,11 +282,11 @@ class BaselineRelevance:
         """A question that names several things ("Were Scott Derrickson and Ed Wood of the same
         nationality?") needs a page about each: the best page about each named thing is kept
         when it scores within ``side_margin`` points below the threshold."""
-        sides = {p["about"] for p in per if p["about"]}
+        sides = {p["side"] for p in per if p["side"]}
         if len(sides) < 2:
             return
         for side in sides:
-            best = next(r for r in ranked if per[r.originalIndex]["about"] == side)
+            best = next(r for r in ranked if per[r.originalIndex]["side"] == side)
             if (best.score or 0) >= self.weights.threshold - self.weights.side_margin:
                 best.kept = True
 
@@ -369,47 +358,32 @@ def _novelty(per: list[dict], d_vecs: np.ndarray, s_vecs: np.ndarray) -> list[tu
     return out
 
 
+def _discounted(p: dict, novelty: float, surprise: float) -> tuple[float, float]:
+    """A passage's (depth, unexpectedness) given its novelty: a near-copy of a better passage
+    teaches nothing new; unexpectedness is new *and* relevant."""
+    depth = p["depth"] * (1 - DEPTH_NOVELTY + DEPTH_NOVELTY * novelty)
+    return min(1.0, depth), min(1.0, p["direct"] * (NOVELTY_W * novelty + SURPRISE_W * surprise))
+
+
 def _sides(per: list[dict]) -> None:
     """The things the query names that results are about ("Ed Wood", "Scott Derrickson"): per
     result, how many the query names (``sides``, at most 2, / 2) and its rank among the results
     about the same thing by the hand-set score (``side_rank``: 1 for the best, 1/2 for the
     second; 0 when it is about none). A comparison needs the best page about each side, not two
     pages about one."""
-    sides = {p["about"] for p in per if p["about"]}
+    sides = {p["side"] for p in per if p["side"]}
     for p in per:
         p["sides"] = min(len(sides), 2) / 2
         p["side_rank"] = 0.0
     for side in sides:
-        about = sorted((p for p in per if p["about"] == side), key=lambda p: -p["hand_score"])
+        about = sorted((p for p in per if p["side"] == side), key=lambda p: -p["hand_score"])
         for rank, p in enumerate(about):
             p["side_rank"] = 1.0 / (1 + rank)
 
 
-#: the readings of each result the ranker takes as they are (the first of :data:`FEATURES`), the
-#: ones it also takes as a gap to the best of the other results, and the one it ranks by
-READINGS = (
-    "lexical",
-    "sentence_cos",
-    "passage_cos",
-    "about_share",
-    "own_direct",
-    "hop",
-    "direct",
-    "links_other",
-    "bearing",
-    "title_in_query",
-    "novelty",
-    "hand_score",
-    "sides",
-    "side_rank",
-)
-GAPS = ("lexical", "sentence_cos", "passage_cos", "direct", "hand_score")
-
-
 def ranking_features(per: list[dict]) -> np.ndarray:
-    """The ranker's inputs (:data:`~modules.relevance.ranker.FEATURES`): each result's
-    :data:`READINGS`, the gap of each of :data:`GAPS` to the best of the other results, and its
-    rank by direct relevance."""
+    """The ranker's inputs (:data:`~modules.relevance.ranker.FEATURES`): each result's readings,
+    the gap of some of them to the best of the other results, and its rank by direct relevance."""
     own = np.array([[p[k] for k in READINGS] for p in per], dtype=np.float32).reshape(len(per), len(READINGS))
     gaps = []
     for name in GAPS:

@@ -20,15 +20,16 @@ from pathlib import Path
 
 import numpy as np
 
+from ..embeddings import BUNDLED
 from ..mlp import SmallMLP
 
 HOME = Path(__file__).resolve().parent / "ranker"
 WEIGHTS = HOME / "relevance-ranker.safetensors"
 #: the embedding the features were trained on
-EMBEDDING = "local:all-MiniLM-L6-v2"
+EMBEDDING = BUNDLED
 
-#: one row per result, in this order (the baseline's ``ranking_features`` writes them)
-FEATURES = (
+#: what the baseline reads of each result (its ``_measure`` stores them by these names)
+READINGS = (
     "lexical",  # idf-weighted share of the query's terms the result states
     "sentence_cos",  # MiniLM cosine of its best sentence to the query
     "passage_cos",  # MiniLM cosine of its title and opening to the query
@@ -43,13 +44,12 @@ FEATURES = (
     "hand_score",  # the hand-set score (direct, depth, novelty), / 100
     "sides",  # how many things the query names that results are about: 0, 1/2, or 1 for two or more
     "side_rank",  # 1 for the best result about its thing, 1/2 for the second; 0 about none
-    "lexical_gap",  # each reading minus the best of the other results'
-    "sentence_cos_gap",
-    "passage_cos_gap",
-    "direct_gap",
-    "hand_score_gap",
-    "direct_rank",  # 1 for the best direct relevance, 1 / (1 + rank) below it
 )
+#: the readings also taken as a gap: the result's minus the best of the other results'
+GAPS = ("lexical", "sentence_cos", "passage_cos", "direct", "hand_score")
+#: one row per result, in this order (the baseline's ``ranking_features`` writes them); last, 1 for
+#: the best direct relevance and 1 / (1 + rank) below it
+FEATURES = (*READINGS, *(f"{name}_gap" for name in GAPS), "direct_rank")
 
 
 class RelevanceRanker(SmallMLP):
@@ -57,8 +57,8 @@ class RelevanceRanker(SmallMLP):
 
     def __init__(self, path: Path = WEIGHTS):
         super().__init__(path)
-        if self.w1.shape[0] != len(FEATURES):
-            raise ValueError(f"{path}: {self.w1.shape[0]} features, sleuth computes {len(FEATURES)}")
+        if self.n_features != len(FEATURES):
+            raise ValueError(f"{path}: {self.n_features} features, sleuth computes {len(FEATURES)}")
 
     def probabilities(self, features: np.ndarray) -> np.ndarray:
         """(n,) calibrated probabilities, one per row of :data:`FEATURES`."""
@@ -79,4 +79,4 @@ def ranker_for(embedding_model: str | None) -> RelevanceRanker | None:
     return shipped_ranker() if embedding_model == EMBEDDING else None
 
 
-__all__ = ["EMBEDDING", "FEATURES", "RelevanceRanker", "ranker_for", "shipped_ranker"]
+__all__ = ["EMBEDDING", "FEATURES", "GAPS", "READINGS", "RelevanceRanker", "ranker_for", "shipped_ranker"]

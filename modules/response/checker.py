@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..embeddings import BUNDLED
 from ..mlp import SmallMLP
 from ..text import content_terms
 from .facts import compare_values
@@ -129,7 +130,7 @@ class ClaimChecker(SmallMLP):
 
 
 #: the embedding the checker's features were trained on
-EMBEDDING = "local:all-MiniLM-L6-v2"
+EMBEDDING = BUNDLED
 
 
 @lru_cache(maxsize=1)
