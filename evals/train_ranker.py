@@ -34,7 +34,7 @@ import numpy as np
 import polars as pl
 from safetensors.numpy import save_file
 
-from evals.hotpot import ENCYCLOPEDIA, Question, research_questions
+from evals.hotpot import ENCYCLOPEDIA, QUESTION_SETS, Question, research_questions
 from evals.relevance_eval import passages, with_distractors
 from evals.train_checker import fit_temperature
 from modules.embeddings import LocalEmbedder
@@ -84,7 +84,7 @@ class CachingEmbedder:
 def held_out_urls() -> set[str]:
     """Every lead and paragraph a dev or test question of any research set reads."""
     urls: set[str] = set()
-    for source in ("encyclopedia", "encyclopedia-b", "encyclopedia-c"):
+    for source in (s for s in QUESTION_SETS if s != "hotpot"):
         for part in ("dev", "test"):
             urls |= {u for q in research_questions(part, source) for u in q.gold_urls}
     for part in ("dev", "test"):
