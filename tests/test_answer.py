@@ -739,3 +739,74 @@ def test_what_a_thing_is_comes_from_its_own_page_s_lead():
     ]
     assert what_it_is("Jane Roe", facts) == "French baker"
     assert what_it_is("Lyon", facts) == ""
+
+
+# ----- numbers, measures and classes (made-up pages) -----------------------------------------
+TOWN = ev("Oldbridge", "Oldbridge is a market town on the Wend River, with a population of 48,250 (2021).")
+WEND = ev(
+    "Wend River",
+    "The Wend River is 212 kilometres (132 mi) long and lies 35 m (115 ft) below its source lake.",
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # a measure question is answered in the dimension it asks for, with the unit
+        ("How long is the river on which Oldbridge stands?", "212 kilometres"),
+        # a question that names the unit gets the number in that unit alone
+        ("How many metres below its source lake does the river of Oldbridge lie?", "35"),
+        ("How many feet below its source lake does the river of Oldbridge lie?", "115"),
+        # a count is no measure: the population, not a length
+        ("What is the population of the town on the Wend River?", "48,250"),
+    ],
+)
+def test_a_number_answers_with_the_dimension_and_unit_the_question_asks(question, expected):
+    assert answer(question, [TOWN, WEND]).text == expected
+
+
+def test_the_words_of_a_measure_question_are_not_a_time():
+    from modules.research.measures import asked
+
+    assert read_question("How long is the Wend River?").kind == "number"
+    assert read_question("At what age did the founder of Oldbridge die?").kind == "number"
+    assert read_question("How long did the siege of Oldbridge last?").kind == "date"
+    assert asked("How long is the Wend River?").dimension == "metres"
+    assert asked("How many kilometres long is it?").unit == 1000
+
+
+def test_how_many_x_prefers_the_number_that_counts_x():
+    facts = [
+        ev("Mira Sol", "Mira Sol holds the record for the most gold medals by a female swimmer, with nine."),
+        ev("Mira Sol", "Between 1990 and 1998 she won 14 individual world medals and four relay medals."),
+    ]
+    assert answer("How many individual world medals did Mira Sol win?", facts).text == "14"
+
+
+def test_a_bare_one_is_no_count():
+    from modules.research.answer import candidates
+
+    facts = [
+        ev("The Long Road", "The Long Road is one of the best plays; its first run had 742 performances.")
+    ]
+    assert candidates("How many performances did The Long Road have?", facts) == ["742"]
+
+
+def test_which_x_prefers_the_name_that_says_it_is_an_x():
+    facts = [
+        ev(
+            "Great Revolt",
+            "The Great Revolt was an uprising in Arland against the rule of the Northern Trading Company.",
+        )
+    ]
+    assert (
+        answer("Against the rule of which company was the Great Revolt?", facts).text
+        == "Northern Trading Company"
+    )
+
+
+def test_a_date_is_no_name():
+    from modules.research.answer import candidates
+
+    facts = [ev("Acme Studio", "Acme Studio was founded on October 16, 1923, as the Roe Brothers Studio.")]
+    assert "October 16" not in candidates("Under what name was Acme Studio founded?", facts)

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from ..response.facts import values
 from ..text import STOPWORDS, content_terms, stem, words
+from .measures import ANY_NUMBER, Asked, asked, asks_measure, counts, number_candidates
 from .titles import plain_text, title_base, title_name, title_qualifier
 
 _AUX = r"(?:are|is|was|were|did|do|does|has|have|had|can|could|will|would)"
@@ -36,7 +37,6 @@ _DATE = re.compile(rf"\b(?:(?:\d{{1,2}}\s+)?(?:{_MONTHS})\.?(?:\s+\d{{1,2}})?,?\
 _SPAN = re.compile(
     rf"\b(?:from\s+|between\s+)?{_YEAR}\s*(?:–|-|to|until|till|and|through)\s*(?:{_YEAR}|present)\b", re.I
 )
-_NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.,])\d+(?:\.\d+)?(?![\w,])")
 _NAME = re.compile(
     r"(?:[A-Z][\w'’.\-]*|\d+(?:st|nd|rd|th)?)(?:\s+(?:(?:of|the|de|del|da|di|von|van|and|for|du|la|le|&)\s+)*"
     r"(?:[A-Z][\w'’.\-]*|\d+(?:st|nd|rd|th)?))*"
@@ -97,6 +97,7 @@ SETTLED = 4.0
 HOP_BONUS = 2.5
 NAMED = 1.0  # per word of a name of the question a sentence states (see _extract)
 OFF_PATH = 3.0  # a candidate's penalty on a page off a bridge question's path (see _path)
+CLASS = 2.0  # a candidate that says it is of the asked class: "Bass Strait" for "which strait", "742 performances" for "how many performances"
 
 
 @dataclass(frozen=True)
@@ -187,6 +188,8 @@ def read_question(question: str) -> QuestionShape:
     low = q.lower()
     if re.search(r"\b(?:what|which|in what|since what)\s+(?:year|decade)\b", low):
         kind = "year"
+    elif asks_measure(low):
+        kind = "number"
     elif re.search(r"\bwhen\b|\bwhat (?:date|years|timeframe|time|period|era|century)\b|\bhow long\b", low):
         kind = "date"
     elif re.search(r"\bhow (?:many|any|much|large|big|tall|long|far|old)\b|\bpopulation\b", low):
@@ -349,11 +352,12 @@ def candidates(question: str, facts: Sequence[Evidence], limit: int = 8) -> list
         return ["yes", "no"]
     if shape.kind == "choice":
         return list(shape.subjects)
-    asked = {w.lower() for w in words(question)}
+    named = {w.lower() for w in words(question)}
     out: dict[str, str] = {}  # lower case -> as first written
+    want = asked(question) if shape.kind == "number" else ANY_NUMBER
     for f in facts:
-        for cand, _, _ in _candidates(shape.kind, f):
-            if not {w.lower() for w in words(cand)} <= asked:
+        for cand, _, _ in _candidates(shape.kind, f, want):
+            if not {w.lower() for w in words(cand)} <= named:
                 out.setdefault(cand.lower(), cand)
     return list(out.values())[:limit]
 
@@ -524,6 +528,11 @@ def _extract(
         else set()
     )
     verb = _asked_object_verb(plain) if shape.kind == "entity" else ""
+    want = asked(question) if shape.kind == "number" else ANY_NUMBER
+    # the class a "which X" question asks for, which a name may state ("Bass Strait")
+    asked_class = (
+        {stem(w) for w in wh_phrase(question)} - names if shape.kind in ("entity", "place") else set()
+    )
     # the best candidate on the question's path, and off it (considered only when none is on it)
     best_of: dict[bool, tuple[float, str, Evidence]] = {}
     stated_by: set[tuple[str, str]] = set()
@@ -540,7 +549,7 @@ def _extract(
         if f.url == last_anchor and not hopped:  # "... represented VCU, which was founded when?"
             hop += HOP_BONUS / 2
         objects = _objects(verb, f, shape.subjects) if verb else []
-        for cand, start, end in _candidates(shape.kind, f) + objects:
+        for cand, start, end in _candidates(shape.kind, f, want) + objects:
             c_words = [w for w in words(cand) if w not in STOPWORDS]
             if (
                 not c_words
@@ -562,6 +571,8 @@ def _extract(
             stated = (cand, start, end) in objects
             if stated:
                 title_bonus += HOP_BONUS - min(hop, 0.0)
+            if asked_class & {stem(w) for w in words(cand)} or (want.counted and counts(f.text, end, want)):
+                title_bonus += CLASS
             score = shared + 1.5 * local + title_bonus + hop - 0.02 * i
             key = on_path or stated
             if key not in best_of or score > best_of[key][0]:
@@ -884,7 +895,7 @@ def _focus_terms(question: str) -> set[str]:
     return content_terms(near + " " + tail) - {"year", "name", "type"}
 
 
-def _candidates(kind: str, fact: Evidence) -> list[tuple[str, int, int]]:
+def _candidates(kind: str, fact: Evidence, want: Asked = ANY_NUMBER) -> list[tuple[str, int, int]]:
     text = fact.text
     out: list[tuple[str, int, int]] = []
     if kind in ("year", "date"):
@@ -900,10 +911,7 @@ def _candidates(kind: str, fact: Evidence) -> list[tuple[str, int, int]]:
                 out.append((value, m.start(), m.end()))
         return out
     if kind == "number":
-        for m in _NUMBER.finditer(text):
-            if not re.fullmatch(_YEAR, m.group()) or "," in m.group():
-                out.append((m.group(), m.start(), m.end()))
-        return out
+        return number_candidates(text, want)
     quoted = [(q.start(1), q.end(1)) for q in QUOTED.finditer(text)]
     for m in _NAME.finditer(text):
         raw = m.group()
@@ -921,7 +929,11 @@ def _candidates(kind: str, fact: Evidence) -> list[tuple[str, int, int]]:
                 skip += 1
             lead += sum(len(t) + 1 for t in tokens[:skip])
             tokens = tokens[skip:]
-        if not tokens or tokens[0].isdigit() or all(t in _MONTH_WORDS for t in tokens):
+        if (
+            not tokens
+            or tokens[0].isdigit()
+            or all(t in _MONTH_WORDS or t.isdigit() for t in tokens)  # "October 16" is a date
+        ):
             continue
         if kind == "person":
             tokens, lead = _person(tokens, lead)

@@ -395,6 +395,12 @@ class Value:
 FREE = "any"
 
 
+def unit_of(word: str) -> tuple[str, float] | None:
+    """A unit of measure's dimension and its size in the dimension's base unit ("kilometres":
+    metres, 1000), or None for a word that is no unit."""
+    return _UNITS.get(word.lower())
+
+
 def _same_unit(a: Value, b: Value) -> bool:
     return a.unit == b.unit or (a.kind == b.kind == "money" and FREE in (a.unit, b.unit))
 

@@ -1,0 +1,100 @@
+"""Numbers as short answers: the values a sentence states, with their units, and what a question
+asks of them.
+
+A measure question asks for a dimension ("how long is the river": a length) and is answered with
+its unit ("1,047 kilometres"); a question that names the unit ("how many metres below sea level",
+"how long, in kilometres") is answered in that unit, with the number alone, as the question
+already says what it counts. A count ("how many inhabitants") is any number, its scale kept
+("25 million"). Values are read by the response analyzer's typed-value parser
+(:func:`modules.response.facts.values`), the one reader of numbers and units in sleuth.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..response.facts import is_word_one, unit_of, values
+from ..text import content_terms
+
+#: a question that asks for a measure or a count, not a time: "how long is the river", "at what
+#: age", "what is the maximum depth of ..." ("how long did it reign" asks for a time)
+_MEASURE_ASKED = re.compile(
+    r"\bhow (?:long|high|deep|tall|far|wide|heavy|thick)\b(?!\s+(?:did|does|do|has|have|had|will|ago)\b)"
+    r"|\bat what age\b|\b(?:what|which) (?:is|was|are|were) the (?:\w+ )?"
+    r"(?:depth|height|length|elevation|altitude|population|width|distance|weight|diameter|thickness)\b",
+)
+#: the dimension (as the value parser names it) a measure question asks for, by its words
+_DIMENSIONS = (
+    ("metres", re.compile(r"\b(?:how (?:long|high|deep|tall|far|wide|thick)|length|height|depth|elevation|"
+                          r"altitude|width|distance|diameter|thickness)\b")),
+    ("grams", re.compile(r"\b(?:how heavy|weight|mass)\b")),
+)  # fmt: skip
+#: a unit a question names as what it counts or measures in: "how many metres", "in kilometres"
+_UNIT_NAMED = re.compile(r"\b(?:how many|how much|in|number of)\s+([a-z]{3,})\b")
+#: what "how many X" counts: the words up to its verb
+_COUNTED = re.compile(
+    r"\bhow many\s+((?:[\w'-]+\s+){0,3}?[\w'-]+?)\s+(?:did|does|do|is|was|were|are|has|have|had|can|could|will|would)\b"
+)
+#: value kinds a number answer may be (a year is a date's answer, not a number's)
+_NUMBER_KINDS = ("number", "quantity", "percent", "money")
+#: a value's number, its scale included, before its unit: "1,047" of "1,047 kilometres"
+_AMOUNT = re.compile(r"^.*?\d[\d,.]*(?:[\s-]*(?:hundred|thousand|million|billion|trillion)\b)?")
+
+
+@dataclass(frozen=True)
+class Asked:
+    """What a number question asks for: a dimension ("metres" for a length, "" for any number)
+    and the size of the unit the question names (1000 for "kilometres"; None when it names none)."""
+
+    dimension: str = ""
+    unit: float | None = None
+    counted: frozenset[str] = frozenset()  # stems of what "how many X" counts: {individu, olymp, medal}
+
+
+#: a number question that asks for no dimension nor unit
+ANY_NUMBER = Asked()
+
+
+def asks_measure(question: str) -> bool:
+    """Whether ``question`` asks for a measure or a count where its words could read as a time
+    ("how long is the river", "at what age")."""
+    return _MEASURE_ASKED.search(question.lower()) is not None
+
+
+def asked(question: str) -> Asked:
+    """The dimension and the unit a number question asks for."""
+    low = question.lower()
+    for named in _UNIT_NAMED.findall(low):
+        if unit := unit_of(named):
+            return Asked(unit[0], unit[1])
+    if _MEASURE_ASKED.search(low):
+        return Asked(next((d for d, pattern in _DIMENSIONS if pattern.search(low)), ""))
+    counted = _COUNTED.search(low)
+    return Asked(counted=frozenset(content_terms(counted.group(1)))) if counted else ANY_NUMBER
+
+
+def counts(text: str, end: int, want: Asked) -> bool:
+    """Whether the number ending at ``end`` in ``text`` is followed by what the question counts
+    ("742 performances" for "how many performances")."""
+    return bool(want.counted & content_terms(" ".join(text[end:].split()[:4])))
+
+
+def number_candidates(text: str, want: Asked = ANY_NUMBER) -> list[tuple[str, int, int]]:
+    """The numbers ``text`` states that answer a question asking ``want``: (the answer as it is
+    to be given, start, end). Years are no numbers here."""
+    out = []
+    for v in values(text):
+        if (
+            v.kind not in _NUMBER_KINDS
+            or is_word_one(v)
+            or (v.kind == "number" and re.fullmatch(r"1[0-9]{3}|20[0-9]{2}", v.text))
+        ):
+            continue
+        if (v.kind == "quantity") != bool(want.dimension) or (want.dimension and v.unit != want.dimension):
+            continue  # a measure of the dimension asked; a count is no measure
+        if want.unit is not None and abs(v.factor - want.unit) > 1e-9 * want.unit:
+            continue  # "how many kilometres": a value written in miles is not stated in the unit asked
+        shown = _AMOUNT.match(v.text).group() if want.unit is not None else v.text
+        out.append((shown.replace("\xa0", " "), v.start, v.start + len(shown)))
+    return out
