@@ -19,7 +19,7 @@ Calibration (the loop): a short answer is right at token F1 >= 0.8 with the gold
 share of questions with a short answer, ``ece`` the expected calibration error over ten bins;
 ``--details`` keeps each report's confidence for the reliability table.
 
-Questions: ``--questions hotpot`` (default) or ``encyclopedia`` (see :mod:`evals.hotpot`);
+Questions: ``--questions hotpot`` (default), ``encyclopedia`` or a later test set (see :mod:`evals.hotpot`);
 ``--split dev`` (default, to tune on), ``train`` (to fit on), ``test`` (frozen: run once, at the
 end of a quality change, and reported beside dev) or ``all``.
 
@@ -197,7 +197,7 @@ def main() -> None:
         "--questions",
         choices=list(QUESTION_SETS),
         default="hotpot",
-        help="question set (default hotpot; encyclopedia-b and -c are test sets only: --split test)",
+        help="question set (default hotpot; encyclopedia-b, -c and -d are test sets only: --split test)",
     )
     parser.add_argument("--limit", type=int, help="first N questions only")
     parser.add_argument("--max-steps", type=int, help="loop steps (default 6; 16 with --web)")

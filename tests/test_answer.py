@@ -810,26 +810,3 @@ def test_a_date_is_no_name():
 
     facts = [ev("Acme Studio", "Acme Studio was founded on October 16, 1923, as the Roe Brothers Studio.")]
     assert "October 16" not in candidates("Under what name was Acme Studio founded?", facts)
-
-
-def test_the_shipped_span_model_reads_every_reading_the_answerer_makes():
-    from modules.research import spans
-    from modules.research.answer import span_candidates
-
-    model = spans.shipped()
-    assert model is not None and model.version.startswith("spans-")
-    found = span_candidates("How long is the river on which Oldbridge stands?", [TOWN, WEND])
-    assert [c.text for c in found] == ["212 kilometres", "35 m", "115 ft"] or found[
-        0
-    ].text == "212 kilometres"
-    assert all(set(c.features) == set(spans.FEATURES) for c in found)
-    assert len(model.scores([c.features for c in found])) == len(found)
-    # a yes/no or a choice has no spans to choose among
-    assert span_candidates("Is the Wend River longer than 100 kilometres?", [WEND]) == []
-
-
-def test_without_the_span_model_the_hand_set_score_decides(monkeypatch):
-    from modules.research import spans
-
-    monkeypatch.setattr(spans, "shipped", lambda: None)
-    assert answer("How long is the river on which Oldbridge stands?", [TOWN, WEND]).text == "212 kilometres"

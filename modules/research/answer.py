@@ -21,11 +21,8 @@ import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from ..response.facts import values
 from ..text import STOPWORDS, content_terms, stem, words
-from . import spans
 from .measures import ANY_NUMBER, Asked, asked, asks_measure, counts, number_candidates
 from .titles import plain_text, title_base, title_name, title_qualifier
 
@@ -505,58 +502,17 @@ def _count(text: str) -> int:
     return len(_names(listed.group(1))) if listed else 0
 
 
-@dataclass
-class Candidate:
-    """A candidate answer where a fact states it, with the hand-set score and the readings it
-    sums (:data:`modules.research.spans.FEATURES`)."""
-
-    score: float
-    text: str
-    fact: Evidence
-    on_path: bool  # considered before any candidate off the question's path
-    stated: bool  # the object of the question's own verb
-    typed: bool  # its page's subject, of the asked class
-    features: dict[str, float]
-
-
-def span_candidates(
-    question: str,
-    facts: Sequence[Evidence],
-    shape: QuestionShape | None = None,
-    excluded: Collection[str] = (),
-) -> list[Candidate]:
-    """The candidates the answerer chooses among for a question that asks for a name, a date or a
-    number (none for a yes/no or a choice): those the facts state, scoring at least 1, and of
-    those, the pages whose subject is of the asked class ("which bomber": a page whose lead says
-    it is a bomber), else the ones on the question's path, else any."""
-    shape = shape or read_question(question)
-    if shape.kind in ("yes_no", "choice") or not facts:
-        return []
-    return _pool(shape, _scored(question, shape, facts, excluded, *_path(question, facts)))
-
-
-def _pool(shape: QuestionShape, scored: list[Candidate]) -> list[Candidate]:
-    scored = [c for c in scored if c.score >= 1.0]
-    typed = [c for c in scored if c.typed]
-    if typed and shape.kind != "place":  # a place: the typed pages compete with the other places
-        return typed
-    return [c for c in scored if c.on_path] or scored
-
-
-def _scored(
-    question: str,
-    shape: QuestionShape,
-    facts: Sequence[Evidence],
-    excluded: Collection[str],
-    anchors: set[str],
-    hopped: set[str],
-) -> list[Candidate]:
+def _extract(
+    question: str, shape: QuestionShape, facts: Sequence[Evidence], excluded: Collection[str] = ()
+) -> Answer:
+    """A candidate of the asked type, not named by the question, from the facts that say most of it."""
     q_words = {w for w in words(question)}
     names = {t for s in shape.subjects for t in content_terms(s)}
     q_terms = content_terms(question) - names  # what the question says of its named things
     focus = _focus_terms(question) - names
     titles = {title_name(f.title): f.url for f in facts if f.title}
     titles_of = {f.url: f.title for f in facts}
+    anchors, hopped = _path(question, facts)
     # of two pages the question names, the wh-word asks about the one it names last
     plain = plain_text(question).lower()
     last_anchor = (
@@ -577,8 +533,9 @@ def _scored(
     asked_class = (
         {stem(w) for w in wh_phrase(question)} - names if shape.kind in ("entity", "place") else set()
     )
-    stating: dict[str, set[str]] = {}  # a candidate (lower case) -> the pages stating it
-    out: list[Candidate] = []
+    # the best candidate on the question's path, and off it (considered only when none is on it)
+    best_of: dict[bool, tuple[float, str, Evidence]] = {}
+    stated_by: set[tuple[str, str]] = set()
     for i, f in enumerate(facts):
         on_path = not anchors or (f.url in anchors and f.url not in given) or f.url in hopped
         sentence_terms = content_terms(f.text)
@@ -592,7 +549,6 @@ def _scored(
         if f.url == last_anchor and not hopped:  # "... represented VCU, which was founded when?"
             hop += HOP_BONUS / 2
         objects = _objects(verb, f, shape.subjects) if verb else []
-        focus_at = [m.start() for m in re.finditer(r"[\w'-]+", f.text) if stem(m.group().lower()) in focus]
         for cand, start, end in _candidates(shape.kind, f, want) + objects:
             c_words = [w for w in words(cand) if w not in STOPWORDS]
             if (
@@ -603,100 +559,63 @@ def _scored(
                 continue  # the question's own names are not its answer
             if cand.lower() in titles and titles[cand.lower()] != f.url:
                 continue  # another page's subject is a hop on the way, not the answer
-            stating.setdefault(cand.lower(), set()).add(f.url)
             near = content_terms(f.text[max(0, start - 60) : start] + " " + f.text[end : end + 40])
             local = len(near & focus) + 0.5 * len(near & q_terms)
-            subject = shape.kind in ("person", "entity") and title_name(f.title) == cand.lower()
-            # the page's subject, named in its lead: "Eenasul Fateh ... known as Aladin"
-            title_bonus = 1.0 if subject else 0.0
+            title_bonus = 0.0
+            if shape.kind in ("person", "entity") and title_name(f.title) == cand.lower():
+                title_bonus = (
+                    1.0  # the page's subject, named in its lead: "Eenasul Fateh ... known as Aladin"
+                )
             # the object of the question's own verb ("secured Ethiopian sovereignty") states the
             # question's relation, on whichever page: that page is the bridge's far side
             stated = (cand, start, end) in objects
             if stated:
                 title_bonus += HOP_BONUS - min(hop, 0.0)
-            classed = bool(asked_class & {stem(w) for w in words(cand)}) or bool(
-                want.counted and counts(f.text, end, want)
-            )
-            if classed:
+            if asked_class & {stem(w) for w in words(cand)} or (want.counted and counts(f.text, end, want)):
                 title_bonus += CLASS
             score = shared + 1.5 * local + title_bonus + hop - 0.02 * i
-            gap = min((abs(p - start) for p in focus_at), default=None)
-            features = {
-                "score": score / 10,
-                "shared": shared,
-                "local": local,
-                "on_path": float(on_path),
-                "anchor": float(f.url in anchors),
-                "hop": float(f.url in hopped),
-                "stated": float(stated),
-                "asked_class": float(classed),
-                "page_subject": float(subject),
-                "typed_subject": 0.0,
-                "order": i / len(facts),
-                "question_words": sum(w in q_words for w in c_words) / len(c_words),
-                "focus_near": 0.0 if gap is None else 1 / (1 + gap / 20),
-                "length": min(len(c_words), 6) / 6,
-            }
-            out.append(Candidate(score, cand, f, on_path or stated, stated, False, features))
-    # a page whose subject is of the asked type ("... is a British ... medium bomber")
-    for score, cand, f in _subjects(question, shape, facts, hopped, excluded):
-        stating.setdefault(cand.lower(), set()).add(f.url)
-        features = dict.fromkeys(("shared", "local", "stated", "asked_class", "focus_near"), 0.0) | {
-            "score": score / 10,
-            "on_path": 1.0,
-            "anchor": float(f.url in anchors),
-            "hop": float(f.url in hopped),
-            "page_subject": 1.0,
-            "typed_subject": 1.0,
-            "order": facts.index(f) / len(facts),
-            "question_words": 0.0,
-            "length": min(len(words(cand)), 6) / 6,
-        }
-        out.append(Candidate(score, cand, f, True, False, True, features))
-    for c in out:
-        c.features["pages_stating"] = min(len(stating[c.text.lower()]), 3) / 3
-    return out
-
-
-def _extract(
-    question: str, shape: QuestionShape, facts: Sequence[Evidence], excluded: Collection[str] = ()
-) -> Answer:
-    """A candidate of the asked type, not named by the question, from the facts that say most of
-    it: the one the trained span model rates highest (:mod:`modules.research.spans`), else the
-    hand-set score's best."""
-    q_words = {w for w in words(question)}
-    names = {t for s in shape.subjects for t in content_terms(s)}
-    anchors, hopped = _path(question, facts)
-    pool = _pool(shape, _scored(question, shape, facts, excluded, anchors, hopped))
-    model = spans.shipped()
-    if model is not None and pool:
-        best = pool[int(np.argmax(model.scores([c.features for c in pool])))]
-    else:
-        best = max(pool, key=lambda c: c.score, default=None)
-    if best is None:
+            key = on_path or stated
+            if key not in best_of or score > best_of[key][0]:
+                best_of[key] = (score, cand, f)
+                if stated:
+                    stated_by.add((cand, f.url))
+    # a page whose subject is of the asked type ("... is a British ... medium bomber") outranks
+    # a name in a sentence; with every word of the type stated, any other candidate
+    # a page whose subject is of the asked type ("... is a British ... medium bomber") is the
+    # answer to "which X" before any other name (a place, one that outscores the others)
+    typed = _subjects(question, shape, facts, hopped, excluded)
+    if typed and shape.kind != "place":
+        best_of = {True: max(typed, key=lambda t: t[0])}
+    for score, cand, f in typed:
+        if score > best_of.get(True, (float("-inf"),))[0]:
+            best_of[True] = (score, cand, f)
+    best = best_of.get(True)
+    if best is None or best[0] < 1.0:
+        best = best_of.get(False)
+    if best is None or best[0] < 1.0:
         return Answer("", shape.kind, missing=[f"a {shape.kind} that answers the question"])
-    cand, fact = best.text, best.fact
-    if shape.kind == "person" and _plural_head(question) and not best.typed:
+    score, cand, fact = best
+    if shape.kind == "person" and _plural_head(question) and best not in typed:
         cand = _listed(cand, fact, q_words)
     # a bridge is crossed once the answer comes from a hop's page, or from the question's own
     # page with a page it names read too, or with another page the question names (no bridge
     # to cross: "Hayden is from Canada, but where does Buck-Tick hail from?"); or the question
-    # names no page read; or the answer is a page of the asked type whose fact names a thing the
-    # question names (the adventure's page names "Tunnels & Trolls"), or the object of the
-    # question's verb
+    # names no page read
+    # or the answer is a page of the asked type whose fact names a thing the question names (the
+    # adventure's page names "Tunnels & Trolls")
     bridged = (
         not anchors
         or fact.url in hopped
         or (fact.url in anchors and (bool(hopped) or len(anchors) >= 2))
-        or (best.typed and bool(names & content_terms(plain_text(fact.text))))
+        or (best in typed and bool(names & content_terms(plain_text(fact.text))))
         or (fact.url not in anchors and _states_the_clause(question, fact))
-        or (fact.url not in anchors and best.stated)
+        or (fact.url not in anchors and (cand, fact.url) in stated_by)
     )
     return Answer(
         _as_titled(cand, facts),
         shape.kind,
         support=[fact],
-        strength=round(best.score, 3),
+        strength=round(score, 3),
         bridged=bridged,
         anchored=bool(anchors),
     )
