@@ -810,3 +810,13 @@ def test_a_date_is_no_name():
 
     facts = [ev("Acme Studio", "Acme Studio was founded on October 16, 1923, as the Roe Brothers Studio.")]
     assert "October 16" not in candidates("Under what name was Acme Studio founded?", facts)
+
+
+def test_a_number_written_in_words_is_given_in_the_unit_asked():
+    from modules.research.measures import asked, number_candidates
+
+    text = "The well is thirty-seven metres deep and 5 km from the village."
+    assert number_candidates(text, asked("How many metres deep is the well?")) == [("thirty-seven", 12, 24)]
+    assert number_candidates(text, asked("How many kilometres from the village is the well?")) == [
+        ("5", 40, 41)
+    ]

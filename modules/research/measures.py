@@ -38,8 +38,8 @@ _COUNTED = re.compile(
 )
 #: value kinds a number answer may be (a year is a date's answer, not a number's)
 _NUMBER_KINDS = ("number", "quantity", "percent", "money")
-#: a value's number, its scale included, before its unit: "1,047" of "1,047 kilometres"
-_AMOUNT = re.compile(r"^.*?\d[\d,.]*(?:[\s-]*(?:hundred|thousand|million|billion|trillion)\b)?")
+#: the unit a quantity ends with: "kilometres" of "1,047 kilometres", "metres" of "thirty metres"
+_UNIT_WORD = re.compile(r"[\s-]*[^\s\d,.-]+$")
 
 
 @dataclass(frozen=True)
@@ -95,6 +95,6 @@ def number_candidates(text: str, want: Asked = ANY_NUMBER) -> list[tuple[str, in
             continue  # a measure of the dimension asked; a count is no measure
         if want.unit is not None and abs(v.factor - want.unit) > 1e-9 * want.unit:
             continue  # "how many kilometres": a value written in miles is not stated in the unit asked
-        shown = _AMOUNT.match(v.text).group() if want.unit is not None else v.text
+        shown = (_UNIT_WORD.sub("", v.text) or v.text) if want.unit is not None else v.text
         out.append((shown.replace("\xa0", " "), v.start, v.start + len(shown)))
     return out
