@@ -929,11 +929,8 @@ def _candidates(kind: str, fact: Evidence, want: Asked = ANY_NUMBER) -> list[tup
                 skip += 1
             lead += sum(len(t) + 1 for t in tokens[:skip])
             tokens = tokens[skip:]
-        if (
-            not tokens
-            or tokens[0].isdigit()
-            or all(t in _MONTH_WORDS or t.isdigit() for t in tokens)  # "October 16" is a date
-        ):
+        # no name: a number ("1988 and the ..."), a month, or a date ("October 16")
+        if not tokens or tokens[0].isdigit() or all(t in _MONTH_WORDS or t.isdigit() for t in tokens):
             continue
         if kind == "person":
             tokens, lead = _person(tokens, lead)
