@@ -97,7 +97,9 @@ SETTLED = 4.0
 HOP_BONUS = 2.5
 NAMED = 1.0  # per word of a name of the question a sentence states (see _extract)
 OFF_PATH = 3.0  # a candidate's penalty on a page off a bridge question's path (see _path)
-CLASS = 2.0  # a candidate that says it is of the asked class: "Bass Strait" for "which strait", "742 performances" for "how many performances"
+#: a candidate that says it is of the asked class ("Bass Strait" for "which strait") or counts
+#: the asked thing ("742 performances" for "how many performances")
+CLASS = 2.0
 
 
 @dataclass(frozen=True)

@@ -68,7 +68,7 @@ def asked(question: str) -> Asked:
     for named in _UNIT_NAMED.findall(low):
         if unit := unit_of(named):
             return Asked(unit[0], unit[1])
-    if _MEASURE_ASKED.search(low):
+    if asks_measure(low):
         return Asked(next((d for d, pattern in _DIMENSIONS if pattern.search(low)), ""))
     counted = _COUNTED.search(low)
     return Asked(counted=frozenset(content_terms(counted.group(1)))) if counted else ANY_NUMBER
