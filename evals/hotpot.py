@@ -97,7 +97,14 @@ ENCYCLOPEDIA_D_QUESTIONS = Path(__file__).resolve().parent / "sets" / "research-
 #: test set only, frozen before the trained sentence picker's work on issue 38
 ENCYCLOPEDIA_E_QUESTIONS = Path(__file__).resolve().parent / "sets" / "research-encyclopedia-e-test.jsonl"
 #: the question sets: each split by index % 3 (:data:`PARTS`), or all of it a test set
-QUESTION_SETS = ("hotpot", "encyclopedia", "encyclopedia-b", "encyclopedia-c", "encyclopedia-d", "encyclopedia-e")
+QUESTION_SETS = (
+    "hotpot",
+    "encyclopedia",
+    "encyclopedia-b",
+    "encyclopedia-c",
+    "encyclopedia-d",
+    "encyclopedia-e",
+)
 _TEST_ONLY = {
     "encyclopedia-b": ENCYCLOPEDIA_B_QUESTIONS,
     "encyclopedia-c": ENCYCLOPEDIA_C_QUESTIONS,
