@@ -70,7 +70,12 @@ _ABBREVIATIONS = {
     "nov",
     "dec",
 }
-_SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*(?=\s+|$)|\n")
+_SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*(?=\s+|$)|(?<=[a-z]{2}[.!?])(?=[A-Z][a-z])|\n")
+#: abbreviations that also end sentences: one ends there when a sentence's usual first word follows
+#: ("... owned by Encyclopaedia Britannica, Inc. The 2010 version ...")
+_ENDING_ABBREVIATIONS = {"inc", "ltd", "co", "corp", "etc"}
+#: "c." and "ca." before a number read "circa" ("from c. 1046 BC")
+_CIRCA = re.compile(r"\s*\d")
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 _WORD = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
 _NEGATION = re.compile(
@@ -118,7 +123,12 @@ def _split_sentences(text: str) -> tuple[Span, ...]:
         end = m.end()
         if m.group() != "\n":
             word = re.search(r"([A-Za-z.]+)$", text[start : m.start()])
-            if word and word.group(1).lower().rstrip(".") in _ABBREVIATIONS:
+            abbreviation = word.group(1).lower().rstrip(".") if word else ""
+            if abbreviation in _ABBREVIATIONS and not (
+                abbreviation in _ENDING_ABBREVIATIONS and _sentence_start(text, end)
+            ):
+                continue
+            if m.group() == "." and abbreviation in ("c", "ca") and _CIRCA.match(text, end):
                 continue
             if m.group() == "." and _initial(text, m.start(), end):
                 continue
@@ -135,13 +145,21 @@ def _split_sentences(text: str) -> tuple[Span, ...]:
 _NAME_NEXT = re.compile(r"\s+([A-Z][a-z]+|[A-Z]\.)")
 
 
+def _sentence_start(text: str, at: int) -> bool:
+    """Whether the text after ``at`` opens with a sentence's usual first word ("The", "It")."""
+    nxt = re.match(r"\s+([A-Z][a-z]*)\b", text[at:])
+    return bool(nxt) and nxt.group(1).lower() in STOPWORDS
+
+
 def _initial(text: str, at: int, end: int) -> bool:
     """Whether the period at ``at`` ends a name's initial ("and C. Robert Cargill", "J. R. R.
-    Tolkien"): one capital letter, a word of its own, after a name, a function word or nothing,
-    and a name going on after it (a capitalised word that is not a sentence's usual first word,
-    or another initial)."""
+    Tolkien"): one capital letter, a word of its own, followed by another initial ("financier J.
+    P. Morgan"), or after a name, a function word or nothing with a name going on after it (a
+    capitalised word that is not a sentence's usual first word)."""
     if at < 1 or not text[at - 1].isupper() or (at >= 2 and text[at - 2].isalnum()):
         return False
+    if re.match(r"\s+[A-Z]\.\s", text[end:]):
+        return True
     before = re.search(r"(\S+)\s+$", text[max(0, at - 40) : at - 1])
     if before and not (before.group(1)[0].isupper() or before.group(1).lower() in STOPWORDS):
         return False  # "plan B.", "vitamin C.": a letter naming a thing, at a sentence's end

@@ -55,6 +55,23 @@ def test_a_name_initial_does_not_end_a_sentence(text, sentences):
     assert "C. Robert" not in text or spans[0].text.endswith("C. Robert Cargill.")
 
 
+@pytest.mark.parametrize(
+    "text, sentences",
+    [
+        ("It was orchestrated by financier J. P. Morgan. Then it grew.", 2),  # initials after a word
+        ("It existed from c. 1046 BC until 256 BC. It ended.", 2),  # circa
+        ("It is owned by Britannica, Inc. The 2010 version was the last.", 2),  # a suffix ends it
+        ("Acme Inc. sells tools.", 1),
+        ("He became the supreme leader.The ousting ended it.", 2),  # no space after the full stop
+        ("See example.com today. Version 2.Next is out.", 2),
+    ],
+)
+def test_sentence_ends_around_initials_circa_and_company_suffixes(text, sentences):
+    spans = split_sentences(text)
+    assert len(spans) == sentences, [s.text for s in spans]
+    assert "".join(s.text for s in spans).replace(" ", "") == text.replace(" ", "")
+
+
 def test_long_spans_split_at_whitespace():
     span = Span(5, 5 + 50, "word " * 10)
     pieces = split_long(span, 12)
