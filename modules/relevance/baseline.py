@@ -27,6 +27,7 @@ from ..embeddings import Embedder
 from ..text import STOPWORDS, Span, content_terms, split_clauses, split_sentences, stem, words
 from .anchor import anchors_of
 from .highlight import highlight
+from .picker import name_pattern, picker_for, sentence_features
 from .ranker import GAPS, READINGS, ranker_for
 from .schema import RankedResult, Reranking, ResearchPlan, SearchResultIn, SubScores
 
@@ -50,7 +51,8 @@ BEARING_FULL = 3  # bearing sentences that earn the whole of DEPTH_BEARING_W
 PLAN_BEST_W, PLAN_COVERAGE_W = 0.7, 0.3  # the best facet's cosine, the share of facets matched
 FACET_COS = 0.35  # a facet's cosine from which the passage matches it
 
-# The key sentence: query terms and meaning, and a lead sentence defines the passage's subject.
+# The key sentence without the trained picker (modules.relevance.picker): query terms and meaning,
+# and a lead sentence defines the passage's subject.
 PICK_LEXICAL_W, PICK_DENSE_W = 0.5, 0.5  # the sentence's share of query terms, its cosine to the query
 FIRST_SENTENCE_BONUS = 0.08  # added for the passage's first sentence
 LINK_BONUS = 0.1  # added for a sentence naming another result's subject: the hop of a bridge question (0.05-0.2 on dev)
@@ -109,17 +111,29 @@ _SHIPPED = object()
 
 class BaselineRelevance:
     """``ranker``: the trained ranker whose probability is direct relevance (by default the
-    shipped one when ``embedder`` is the MiniLM it was trained on); None for the hand-set blend."""
+    shipped one when ``embedder`` is the MiniLM it was trained on); None for the hand-set blend.
+    ``picker``: the trained sentence picker that chooses each result's key sentence (the shipped
+    one likewise); None for the hand-set pick."""
 
-    def __init__(self, embedder: Embedder, weights: Weights | None = None, ranker=_SHIPPED):
+    def __init__(self, embedder: Embedder, weights: Weights | None = None, ranker=_SHIPPED, picker=_SHIPPED):
         self.embedder = embedder
         self.weights = weights or Weights()
-        self.ranker = ranker_for(getattr(embedder, "name", None)) if ranker is _SHIPPED else ranker
+        model = getattr(embedder, "name", None)
+        self.ranker = ranker_for(model) if ranker is _SHIPPED else ranker
+        self.picker = picker_for(model) if picker is _SHIPPED else picker
 
     def features(self, query: str, results: Sequence[SearchResultIn]) -> np.ndarray:
         """The ranker's inputs (:data:`~modules.relevance.ranker.FEATURES`), one row per result."""
         per, *_ = self._measure(query, ResearchPlan(), results)
         return ranking_features(per)
+
+    def sentence_readings(
+        self, query: str, results: Sequence[SearchResultIn]
+    ) -> list[tuple[list[Span], np.ndarray]]:
+        """The picker's inputs: per result, its sentences and their readings
+        (:data:`~modules.relevance.picker.FEATURES`)."""
+        per, *_ = self._measure(query, ResearchPlan(), results)
+        return [(p["sentences"], p["sentence_features"]) for p in per]
 
     def __call__(self, query: str, plan: ResearchPlan, results: Sequence[SearchResultIn]) -> Reranking:
         if not results:
@@ -144,13 +158,19 @@ class BaselineRelevance:
         facets = plan.facets() or [query]
         surprises = plan.surprises + plan.assumptions
         heads = [f"{r.title}. {t[:1000]}" if r.title else t[:1000] for r, t in zip(results, texts)]
+        all_names = [subject_names(r.title) for r in results]
+        all_named = [
+            [n for n in names if re.search(r"(?<!\w)" + re.escape(n) + r"(?!\w)", query, re.IGNORECASE)]
+            for names in all_names
+        ]
+        asked_relation = _without_names(query, [n for named in all_named for n in named])
         # short and long texts in separate calls: a batch is padded to its longest text
-        vectors = self.embedder.encode([query] + facets + surprises + flat)
+        vectors = self.embedder.encode([query, asked_relation] + facets + surprises + flat)
         d_vecs = self.embedder.encode(heads)
-        q_vec = vectors[0]
-        f_vecs = vectors[1 : 1 + len(facets)]
-        s_vecs = vectors[1 + len(facets) : 1 + len(facets) + len(surprises)]
-        sent_vecs = vectors[1 + len(facets) + len(surprises) :]
+        q_vec, relation_vec = vectors[0], vectors[1]
+        f_vecs = vectors[2 : 2 + len(facets)]
+        s_vecs = vectors[2 + len(facets) : 2 + len(facets) + len(surprises)]
+        sent_vecs = vectors[2 + len(facets) + len(surprises) :]
 
         q_terms = content_terms(query)
         df = Counter(t for text in texts for t in content_terms(text))
@@ -158,6 +178,7 @@ class BaselineRelevance:
         q_weight = sum(idf.values()) or 1.0
 
         links = _link_pattern(query, results)
+        name_terms = {t for names in all_names if names for t in content_terms(names[0])}
         per: list[dict] = []
         offset = 0
         for i, (r, text) in enumerate(zip(results, texts)):
@@ -170,10 +191,7 @@ class BaselineRelevance:
             best_cos = float(sent_cos.max()) if len(sent_cos) else 0.0
             passage_cos = float(d_vecs[i] @ q_vec)
             dense = DENSE_SENTENCE_W * _cos01(best_cos) + DENSE_PASSAGE_W * _cos01(passage_cos)
-            names = subject_names(r.title)
-            named = [
-                n for n in names if re.search(r"(?<!\w)" + re.escape(n) + r"(?!\w)", query, re.IGNORECASE)
-            ]
+            names, named = all_names[i], all_named[i]
             about = about_bonus(names, named)
             direct = min(1.0, LEXICAL_W * lexical + DENSE_W * dense + about)
             # depth: how much of the passage bears on the query (several sentences, not one mention)
@@ -188,15 +206,32 @@ class BaselineRelevance:
             plan_alignment = PLAN_BEST_W * _cos01(float(facet_cos.max())) + PLAN_COVERAGE_W * float(
                 (facet_cos >= FACET_COS).mean()
             )
-            # best sentence: query terms and meaning, a lead sentence defines the passage's subject
-            lex_s = np.array([len(content_terms(s.text) & q_terms) / max(len(q_terms), 1) for s in ss])
-            linking = np.array([LINK_BONUS if _links_other(links, s.text, i) else 0.0 for s in ss])
-            pick = (
-                PICK_LEXICAL_W * lex_s
-                + PICK_DENSE_W * sent_cos
-                + np.array([FIRST_SENTENCE_BONUS if k == 0 else 0.0 for k in range(len(ss))])
-                + linking
+            # the key sentence: the trained picker's, else the hand-set pick's
+            linked = [_links_other(links, s.text, i) for s in ss]
+            asked = {n for j, ns in enumerate(all_named) if j != i for n in ns if n not in names}
+            readings = sentence_features(
+                query,
+                ss,
+                sent_cos,
+                sv @ relation_vec,
+                idf,
+                name_terms,
+                own_names=names,
+                about=about / ABOUT_BONUS,
+                links=linked,
+                asked_names=[name_pattern(n) for n in sorted(asked)],
             )
+            if self.picker is not None:
+                best = self.picker.pick(readings)
+            else:
+                lex_s = np.array([len(content_terms(s.text) & q_terms) / max(len(q_terms), 1) for s in ss])
+                pick = (
+                    PICK_LEXICAL_W * lex_s
+                    + PICK_DENSE_W * sent_cos
+                    + np.array([FIRST_SENTENCE_BONUS if k == 0 else 0.0 for k in range(len(ss))])
+                    + LINK_BONUS * np.array(linked, dtype=float)
+                )
+                best = int(pick.argmax())
             title_terms = content_terms(names[0]) if names else set()
             per.append(
                 {
@@ -204,7 +239,8 @@ class BaselineRelevance:
                     "depth": depth,
                     "plan": plan_alignment,
                     "sentences": ss,
-                    "best": int(pick.argmax()),
+                    "best": best,
+                    "sentence_features": readings,
                     "sent_cos": sent_cos,
                     "sent_vecs": sv,
                     "terms": terms,
@@ -217,7 +253,7 @@ class BaselineRelevance:
                     "about": about / ABOUT_BONUS,
                     "own_direct": direct,
                     "hop": 0.0,
-                    "links_other": float(linking.any()),
+                    "links_other": float(any(linked)),
                     "bearing": bearing_share,
                     "title_in_query": len(title_terms & q_terms) / len(title_terms) if title_terms else 0.0,
                 }
@@ -404,6 +440,14 @@ def about_bonus(names: Sequence[str], named: Sequence[str]) -> float:
     if not named:
         return 0.0
     return ABOUT_BONUS if names and names[0] in named else ABOUT_BONUS / 2
+
+
+def _without_names(query: str, names: Sequence[str]) -> str:
+    """The query less the things it names (longest first): what it asks of them."""
+    rest = query
+    for name in sorted(set(names), key=len, reverse=True):
+        rest = re.sub(r"(?<!\w)" + re.escape(name) + r"(?!\w)", " ", rest, flags=re.IGNORECASE)
+    return " ".join(rest.split()) or query
 
 
 def _link_pattern(query: str, results: Sequence[SearchResultIn]) -> list[re.Pattern | None]:
