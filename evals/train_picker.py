@@ -34,7 +34,7 @@ from evals.relevance_eval import passages, with_distractors
 from evals.train_ranker import CachingEmbedder
 from modules.mlp import forward
 from modules.relevance.anchor import normalise
-from modules.relevance.baseline import BaselineRelevance
+from modules.relevance.baseline import BaselineRelevance, hand_set_pick
 from modules.relevance.picker import EMBEDDING, FEATURES, HOME, WEIGHTS
 from modules.relevance.schema import SearchResultIn
 from modules.text import split_sentences
@@ -149,20 +149,8 @@ def hit_rate(score, groups: list[Group]) -> float:
 
 
 def hand_set_hit_rate(groups: list[Group]) -> float:
-    """The hand-set pick's rate on the same groups, from the same readings (for the card)."""
-    from modules.relevance.baseline import FIRST_SENTENCE_BONUS, LINK_BONUS, PICK_DENSE_W, PICK_LEXICAL_W
-
-    col = FEATURES.index
-
-    def hand(x):
-        return (
-            PICK_LEXICAL_W * x[:, col("terms")]
-            + PICK_DENSE_W * x[:, col("cos")]
-            + FIRST_SENTENCE_BONUS * x[:, col("first")]
-            + LINK_BONUS * x[:, col("links_other")]
-        )
-
-    return hit_rate(hand, groups)
+    """The hand-set pick's rate on the same groups, from the same readings."""
+    return hit_rate(hand_set_pick, groups)
 
 
 def leave_one_out(by_part: dict[str, list[Group]], l2: float) -> dict[str, float]:

@@ -27,6 +27,7 @@ from ..embeddings import Embedder
 from ..text import STOPWORDS, Span, content_terms, split_clauses, split_sentences, stem, words
 from .anchor import anchors_of
 from .highlight import highlight
+from .picker import FEATURES as PICKER_FEATURES
 from .picker import name_pattern, picker_for, sentence_features
 from .ranker import GAPS, READINGS, ranker_for
 from .schema import RankedResult, Reranking, ResearchPlan, SearchResultIn, SubScores
@@ -221,17 +222,7 @@ class BaselineRelevance:
                 links=linked,
                 asked_names=[name_pattern(n) for n in sorted(asked)],
             )
-            if self.picker is not None:
-                best = self.picker.pick(readings)
-            else:
-                lex_s = np.array([len(content_terms(s.text) & q_terms) / max(len(q_terms), 1) for s in ss])
-                pick = (
-                    PICK_LEXICAL_W * lex_s
-                    + PICK_DENSE_W * sent_cos
-                    + np.array([FIRST_SENTENCE_BONUS if k == 0 else 0.0 for k in range(len(ss))])
-                    + LINK_BONUS * np.array(linked, dtype=float)
-                )
-                best = int(pick.argmax())
+            best = self.picker.pick(readings) if self.picker else int(hand_set_pick(readings).argmax())
             title_terms = content_terms(names[0]) if names else set()
             per.append(
                 {
@@ -430,6 +421,19 @@ def ranking_features(per: list[dict]) -> np.ndarray:
         gaps.append(values - others)
     rank = np.argsort(np.argsort(-own[:, READINGS.index("direct")], kind="stable"), kind="stable")
     return np.column_stack([own, *gaps, 1.0 / (1.0 + rank)]).astype(np.float32)
+
+
+def hand_set_pick(readings: np.ndarray) -> np.ndarray:
+    """The key sentence's score without the trained picker, from the picker's readings of each
+    sentence: its share of query terms and its cosine, a bonus for the lead sentence and for one
+    naming another result's subject."""
+    col = PICKER_FEATURES.index
+    return (
+        PICK_LEXICAL_W * readings[:, col("terms")]
+        + PICK_DENSE_W * readings[:, col("cos")]
+        + FIRST_SENTENCE_BONUS * readings[:, col("first")]
+        + LINK_BONUS * readings[:, col("links_other")]
+    )
 
 
 def about_bonus(names: Sequence[str], named: Sequence[str]) -> float:

@@ -188,4 +188,12 @@ def picker_for(embedding_model: str | None) -> SentencePicker | None:
     return shipped_picker() if embedding_model == EMBEDDING else None
 
 
-__all__ = ["EMBEDDING", "FEATURES", "SentencePicker", "picker_for", "sentence_features", "shipped_picker"]
+__all__ = [
+    "EMBEDDING",
+    "FEATURES",
+    "SentencePicker",
+    "name_pattern",
+    "picker_for",
+    "sentence_features",
+    "shipped_picker",
+]
