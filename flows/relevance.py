@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from pydantic import BaseModel, Field
 from flows.progress import progress
 from flows.runtime import FLOW_TIMEOUT_S, FlowResult, artifact_key, begin_run, commit_run, retry_transient
 from modules import programs as program_store
+from modules.embeddings import BUNDLED
 from modules.lm import LMOption, LMSettings
 from modules.relevance import (
     RelevanceAnalyzer,
@@ -23,6 +25,7 @@ from modules.relevance import (
     output_line,
     reranking_rows,
     rerankings_frame,
+    trained_models,
 )
 from modules.store import ParquetStore, RunKind, runs_frame
 from modules.tables_io import write_jsonl
@@ -127,7 +130,7 @@ def rerank_batch(
         failed=0,
         flagged=0,
         fallback=n_fallback,
-        config_json=options.model_dump_json(),
+        config_json=json.dumps({**json.loads(options.model_dump_json()), **trained_models(BUNDLED)}),
     )
     paths = commit_run(
         RunKind.RERANK_BATCH, store, run_id, {"rerankings": rerankings_frame(table), "runs": runs}

@@ -10,6 +10,7 @@ import sys
 import time
 from datetime import UTC
 
+import polars as pl
 import pytest
 
 from flows.cli import main
@@ -58,6 +59,10 @@ def test_rerank_output_has_the_usual_file_mode(prefect_harness, tmp_path):
     umask = os.umask(0)
     os.umask(umask)
     assert stat.S_IMODE(out.stat().st_mode) == 0o666 & ~umask and json.loads(out.read_text().splitlines()[0])
+    runs = pl.read_parquet(str(tmp_path / "d" / "runs" / "**" / "*.parquet"), hive_partitioning=True)
+    assert {"ranker": "relevance-ranker-1", "picker": "sentence-picker-1"}.items() <= json.loads(
+        runs["config_json"][0]
+    ).items()  # the trained models that scored and anchored the results
 
 
 def test_a_user_error_is_one_line_not_a_traceback(tmp_path):

@@ -8,7 +8,7 @@ import pytest
 from evals.hotpot import QUESTION_SETS
 from evals.train_picker import DEV, TRAIN, scores, train
 from modules.embeddings import KeywordEmbedder, LocalEmbedder
-from modules.relevance.baseline import BaselineRelevance
+from modules.relevance.baseline import BaselineRelevance, trained_models
 from modules.relevance.picker import (
     FEATURES,
     SentencePicker,
@@ -80,6 +80,11 @@ def test_the_shipped_picker_loads_offline_and_is_used_only_with_its_embedding(pi
     assert BaselineRelevance(KeywordEmbedder()).picker is None
     assert BaselineRelevance(LocalEmbedder()).picker is picker
     assert picker.pick(np.zeros((0, len(FEATURES)), np.float32)) == 0
+    assert trained_models("local:all-MiniLM-L6-v2") == {
+        "ranker": "relevance-ranker-1",
+        "picker": picker.version,
+    }
+    assert trained_models("openai:text-embedding-3-small") == {"ranker": None, "picker": None}
 
 
 RESULTS = [

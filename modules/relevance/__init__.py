@@ -7,7 +7,7 @@ from ..facade import lazy_exports, lazy_names
 #: each module of the package and the names it offers that the package does not import itself
 _HOMES = """
     analyzer: RelevanceAnalyzer
-    baseline: Weights
+    baseline: Weights trained_models
     batch: RERANKINGS_SCHEMA load_items output_line reranking_rows rerankings_frame validate_item
     schema: RankedResult Reranking ResearchPlan SearchResultIn
 """

@@ -423,6 +423,13 @@ def ranking_features(per: list[dict]) -> np.ndarray:
     return np.column_stack([own, *gaps, 1.0 / (1.0 + rank)]).astype(np.float32)
 
 
+def trained_models(embedding_model: str | None) -> dict[str, str | None]:
+    """The versions of the trained ranker and sentence picker that score results encoded with
+    ``embedding_model`` (None: the hand-set blend or pick decides), for a run's record."""
+    ranker, picker = ranker_for(embedding_model), picker_for(embedding_model)
+    return {"ranker": ranker.version if ranker else None, "picker": picker.version if picker else None}
+
+
 def hand_set_pick(readings: np.ndarray) -> np.ndarray:
     """The key sentence's score without the trained picker, from the picker's readings of each
     sentence: its share of query terms and its cosine, a bonus for the lead sentence and for one
