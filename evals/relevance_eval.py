@@ -102,11 +102,17 @@ def dense_order(q: Question, docs: list[dict], embedder) -> list[str]:
     return [docs[i]["id"] for i in np.argsort(-(v[1:] @ v[0]), kind="stable")]
 
 
-def sentence_hits(results, q: Question) -> list[bool]:
-    """Per gold paragraph, whether its anchored sentence is one of its supporting sentences."""
+def supporting_sentences(q: Question) -> dict[str, set[str]]:
+    """Each gold paragraph's supporting sentences, normalised as anchors are compared."""
     supporting: dict[str, set[str]] = {}
     for url, sentence in q.supporting:
         supporting.setdefault(url, set()).add(normalise(sentence))
+    return supporting
+
+
+def sentence_hits(results, q: Question) -> list[bool]:
+    """Per gold paragraph, whether its anchored sentence is one of its supporting sentences."""
+    supporting = supporting_sentences(q)
     return [normalise(r.sentence) in supporting.get(r.id, set()) for r in results if r.id in q.gold_urls]
 
 

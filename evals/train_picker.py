@@ -30,7 +30,7 @@ import numpy as np
 from safetensors.numpy import save_file
 
 from evals.hotpot import Question, research_questions
-from evals.relevance_eval import passages, with_distractors
+from evals.relevance_eval import passages, supporting_sentences, with_distractors
 from evals.train_ranker import CachingEmbedder
 from modules.mlp import forward
 from modules.relevance.anchor import normalise
@@ -75,9 +75,7 @@ def groups_of(
     groups = []
     for q in questions:
         docs = passages(q)
-        supporting: dict[str, set[str]] = {}
-        for url, sentence in q.supporting:
-            supporting.setdefault(url, set()).add(normalise(sentence))
+        supporting = supporting_sentences(q)
         readings = baseline.sentence_readings(q.question, [SearchResultIn.model_validate(d) for d in docs])
         for d, (sentences, x) in zip(docs, readings):
             y = np.array([normalise(s.text) in supporting.get(d["id"], set()) for s in sentences], np.float32)

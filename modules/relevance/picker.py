@@ -8,10 +8,9 @@ sentence, which shares more words. So the pick is learned from what the baseline
 sentence (:data:`FEATURES`: its MiniLM cosine and query terms, beside the paragraph's best; the
 terms of the asked attribute, apart from the names; its place; whether it names another result's
 subject or a thing the question names; whether it holds a number or a year the question asks
-for) by a small network scoring each sentence, trained with a softmax over the sentences of a
-paragraph by ``python -m evals.train_picker`` (fixed seed; the model card is
-``picker/MODEL_CARD.md``) on the supporting sentences of the train parts of the research question
-sets; never on a dev or test part. It decides when results are encoded with the MiniLM it was
+for) by a linear score per sentence, fitted on the softmax over the sentences of a paragraph by
+``python -m evals.train_picker`` (the model card is ``picker/MODEL_CARD.md``) on the supporting
+sentences of the research question sets' train parts; never on a dev or test part. It decides when results are encoded with the MiniLM it was
 trained on; with any other embedder the hand-set pick decides.
 """
 
@@ -117,46 +116,34 @@ def sentence_features(
     for k, s in enumerate(sentences):
         terms = content_terms(s.text) & q_terms
         new = {w.lower() for w in _CAPITALISED.findall(s.text)[1:]} - q_words
-        rows.append(
-            [
-                float(sent_cos[k]),
-                0.0,
-                float(attribute_cos[k]),
-                0.0,
-                len(terms) / max(len(q_terms), 1),
-                sum(idf[t] for t in terms) / total,
-                0.0,
-                sum(idf[t] for t in terms & attribute_terms) / attribute_total,
-                0.0,
-                float(k == 0),
-                k / (n - 1) if n > 1 else 0.0,
-                float(links[k]),
-                float(_names_in(asked_names, s.text)),
-                float(_names_in(own, s.text)),
-                float(bool(_PRONOUN.match(s.text))),
-                about,
-                0.0,
-                0.0,
-                0.0,
-                float(asks_number and bool(_NUMBER.search(s.text))),
-                float(asks_year and bool(_YEAR.search(s.text))),
-                min(1.0, len(new) / 5),
-                math.log1p(len(s.text.split())) / math.log(50),
-            ]
-        )
+        row = dict.fromkeys(FEATURES, 0.0)  # the gaps and crossings are filled in below
+        row |= {
+            "cos": float(sent_cos[k]),
+            "attribute_cos": float(attribute_cos[k]),
+            "terms": len(terms) / max(len(q_terms), 1),
+            "terms_idf": sum(idf[t] for t in terms) / total,
+            "attribute": sum(idf[t] for t in terms & attribute_terms) / attribute_total,
+            "first": float(k == 0),
+            "position": k / (n - 1) if n > 1 else 0.0,
+            "links_other": float(links[k]),
+            "names_asked": float(_names_in(asked_names, s.text)),
+            "names_own": float(_names_in(own, s.text)),
+            "pronoun": float(bool(_PRONOUN.match(s.text))),
+            "about": about,
+            "number_asked": float(asks_number and bool(_NUMBER.search(s.text))),
+            "year_asked": float(asks_year and bool(_YEAR.search(s.text))),
+            "new_names": min(1.0, len(new) / 5),
+            "length": math.log1p(len(s.text.split())) / math.log(50),
+        }
+        rows.append([row[f] for f in FEATURES])
     x = np.array(rows, dtype=np.float32).reshape(n, len(FEATURES))
+    col = FEATURES.index
     if n:
-        for name, of in (
-            ("cos_gap", "cos"),
-            ("attribute_cos_gap", "attribute_cos"),
-            ("terms_idf_gap", "terms_idf"),
-            ("attribute_gap", "attribute"),
-        ):
-            col = x[:, FEATURES.index(of)]
-            x[:, FEATURES.index(name)] = col - col.max()
-        x[:, FEATURES.index("about_first")] = about * x[:, FEATURES.index("first")]
-        x[:, FEATURES.index("about_links")] = about * x[:, FEATURES.index("links_other")]
-        x[:, FEATURES.index("unnamed_attribute")] = (1 - about) * x[:, FEATURES.index("attribute")]
+        for name in ("cos", "attribute_cos", "terms_idf", "attribute"):
+            x[:, col(f"{name}_gap")] = x[:, col(name)] - x[:, col(name)].max()
+        x[:, col("about_first")] = about * x[:, col("first")]
+        x[:, col("about_links")] = about * x[:, col("links_other")]
+        x[:, col("unnamed_attribute")] = (1 - about) * x[:, col("attribute")]
     return x
 
 
