@@ -581,8 +581,6 @@ def _extract(
                 best_of[key] = (score, cand, f)
                 if stated:
                     stated_by.add((cand, f.url))
-    # a page whose subject is of the asked type ("... is a British ... medium bomber") outranks
-    # a name in a sentence; with every word of the type stated, any other candidate
     # a page whose subject is of the asked type ("... is a British ... medium bomber") is the
     # answer to "which X" before any other name (a place, one that outscores the others)
     typed = _subjects(question, shape, facts, hopped, excluded)
