@@ -30,9 +30,10 @@ def roc_auc(labels: Sequence[int], scores: Sequence[float]) -> float:
 
 
 def mean_group_auc(groups: Sequence[Hashable], labels: Sequence[int], scores: Sequence[float]) -> float:
-    """Mean of per-group AUCs, over groups that have both labels."""
+    """Mean of per-group AUCs, over groups that have both labels (nan where none has)."""
     by: dict = defaultdict(lambda: ([], []))
     for g, y, s in zip(groups, labels, scores):
         by[g][0].append(y)
         by[g][1].append(s)
-    return mean(roc_auc(y, s) for y, s in by.values() if 0 < sum(y) < len(y))
+    aucs = [roc_auc(y, s) for y, s in by.values() if 0 < sum(y) < len(y)]
+    return mean(aucs) if aucs else float("nan")

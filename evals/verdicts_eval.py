@@ -16,11 +16,11 @@ when MiniLM cosine with a sentence or clause of the answer is >= 0.75, else miss
 
 Prints, per set and overall: 3-way claim verdict agreement, F1 per verdict, wrong facts caught
 (recall) and precision by span overlap, the mean per-question AUC of accuracy for fully correct
-vs wrong-fact answers, and the share of correct answers at good/excellent and of wrong-fact
+vs wrong-fact answers (a question: the site and the query asked), and the share of correct answers at good/excellent and of wrong-fact
 answers at fair/poor.
 
     .venv/bin/python -m evals.verdicts_eval [--split dev|train|test] [--sets sites-a,sites-b] [--errors FILE]
-        [--checker [--checker-threshold X]] [--lm MODEL --lm-base-url URL --limit N]
+        [--checker [--checker-threshold X]] [--min-flag-confidence X] [--lm MODEL --lm-base-url URL --limit N]
 """
 
 from __future__ import annotations
@@ -172,9 +172,9 @@ def report(name: str, answers: list[dict], results: list, previous: list[dict[st
     wrong = [bool(a["wrong_facts"]) for a in answers]
     idx = [i for i in range(len(answers)) if correct[i] or wrong[i]]
     scores = [r.scores.accuracy.score if r.scores.accuracy else 0.0 for r in results]
-    auc = mean_group_auc(
-        [answers[i]["question_id"] for i in idx], [int(correct[i]) for i in idx], [scores[i] for i in idx]
-    )
+    # per question asked (a set may give each answer its own id): the site and the query
+    asked = [(answers[i]["domain"], answers[i]["query"] or answers[i]["question_id"]) for i in idx]
+    auc = mean_group_auc(asked, [int(correct[i]) for i in idx], [scores[i] for i in idx])
     good = [bool(r.scores.accuracy and r.scores.accuracy.tier in ("good", "excellent")) for r in results]
     correct_good = float(np.mean([good[i] for i in idx if correct[i]])) if any(correct) else float("nan")
     wrong_low = float(np.mean([not good[i] for i in idx if wrong[i]])) if any(wrong) else float("nan")
@@ -205,6 +205,11 @@ def main() -> None:
         "--checker", action="store_true", help="weigh wrong facts by the claim checker (feedback.checker)"
     )
     parser.add_argument(
+        "--min-flag-confidence",
+        type=float,
+        help="feedback.min_flag_confidence (default: the threshold shipped with the flag-confidence model; 0 keeps every flag)",
+    )
+    parser.add_argument(
         "--errors", help="write the answers whose verdicts differ from gold to this JSONL file"
     )
     parser.add_argument(
@@ -233,6 +238,8 @@ def main() -> None:
     overrides: dict = {"feedback.checker": args.checker}
     if args.checker_threshold is not None:
         overrides["feedback.checker_threshold"] = args.checker_threshold
+    if args.min_flag_confidence is not None:
+        overrides["feedback.min_flag_confidence"] = args.min_flag_confidence
     analyzer = ResponseAnalyzer(AnalyzerConfig.load(None, overrides))
     gts = analyzer.prepare_ground_truth(pages, {a["domain"] for a in answers})
     results = list(analyzer.iter_batch(records, gts))

@@ -68,8 +68,40 @@ def test_a_run_s_wrong_facts_carry_the_model_s_probability_unless_it_is_off():
         return next(iter(analyzer.iter_batch([WRONG], gts)))
 
     raw = analysed(**{"feedback.calibrated_confidence": False}).feedback.contradictions
-    calibrated = analysed().feedback.contradictions
+    calibrated = analysed(**{"feedback.min_flag_confidence": 0.0}).feedback.contradictions
     assert [c.statement for c in raw] == [c.statement for c in calibrated] and raw
     expected = shipped_flag_confidence().calibrated(raw, WRONG.response)
     assert [c.confidence for c in calibrated] == [c.confidence for c in expected]
     assert [c.confidence for c in calibrated] != [c.confidence for c in raw]
+    # by default, the flags the shipped threshold keeps (a claim's changed price is one of them)
+    shipped = analysed().feedback.contradictions
+    assert shipped == shipped_flag_confidence().kept(raw, WRONG.response) and shipped
+
+
+def test_the_shipped_threshold_is_the_one_dev_scored_best():
+    spec = json.loads(WEIGHTS.read_text())
+    assert 0 <= spec["threshold"] < 1 and FlagConfidence().threshold == spec["threshold"]
+    dev_f = {float(t): f for t, f in spec["dev_f"].items()}
+    assert dev_f[spec["threshold"]] == max(dev_f.values())
+    assert all(f < dev_f[spec["threshold"]] for t, f in dev_f.items() if t < spec["threshold"])
+    # the trade the threshold makes elsewhere is on record: precision for caught wrong facts
+    curve = {float(t): m for t, m in spec["out_of_fold"].items()}
+    assert curve[0.9]["precision"] > curve[0.0]["precision"] and curve[0.9]["caught"] < curve[0.0]["caught"]
+
+
+def test_a_flag_below_the_threshold_is_dropped_but_an_analyst_s_is_kept():
+    model = shipped_flag_confidence()
+    flags = [flag(), flag(source="analyst", confidence=0.2)]
+    p = model.calibrated(flags, WRONG.response)[0].confidence
+    assert model.kept(flags, WRONG.response, minimum=p) == model.calibrated(flags, WRONG.response)
+    above = model.kept(flags, WRONG.response, minimum=min(p + 0.001, 1.0))
+    assert [f.source for f in above] == ["analyst"]
+
+
+def test_a_dropped_flag_s_sentence_is_neither_flagged_nor_shown_as_matching():
+    analyzer = ResponseAnalyzer(AnalyzerConfig.load(None, {"feedback.min_flag_confidence": 0.9999}))
+    gts = analyzer.prepare_ground_truth([PAGE], {"brisk.example"})
+    result = next(iter(analyzer.iter_batch([WRONG], gts)))
+    assert result.feedback.contradictions == []
+    flagged = "Brisk Pro costs $19 per month"
+    assert not any(flagged in h.response_text for h in result.feedback.highlights.highlights)

@@ -11,6 +11,7 @@ import pytest
 
 from modules import programs as program_store
 from modules.lm import LMSettings
+from modules.response.flag_confidence import shipped_flag_confidence
 from modules.response.judge import LMJudge, PageExcerpt, locate_quote
 from modules.response.schema import (
     AccuracyResult,
@@ -263,7 +264,7 @@ def test_analyze_with_lm_judges_every_answer_and_records_the_lm(tmp_path, monkey
         },  # one call per answer, none fell back
     }
     # the model that gave the wrong facts their confidence is recorded beside the checker's version
-    assert json.loads(runs["config_json"])["flag_confidence"] == "flag-confidence-1"
+    assert json.loads(runs["config_json"])["flag_confidence"] == shipped_flag_confidence().version
 
 
 @pytest.mark.slow

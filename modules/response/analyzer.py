@@ -691,13 +691,14 @@ class ResponseAnalyzer:
         # with the claim checker weighing the page findings, their confidence is its probability;
         # the calibration model was trained on the rules' figures alone
         checked = self.checker is not None and not fallback
+        doubted = wrong  # a flag below the threshold is not reported, nor its sentence shown as matching
         if (
             cfg.feedback.calibrated_confidence
             and not checked
             and wrong
             and (model := shipped_flag_confidence())
         ):
-            wrong = model.calibrated(wrong, p.text)
+            wrong = model.kept(wrong, p.text, cfg.feedback.min_flag_confidence)
         accuracy = accuracy_of(
             accuracy,
             p.claims,
@@ -714,7 +715,7 @@ class ResponseAnalyzer:
             cfg.tiers,
             p.record.citations,
         )
-        highlights, unsupported = self._highlights(p, gt, close, wrong)
+        highlights, unsupported = self._highlights(p, gt, close, doubted)
         stated = [c.position for c in completeness.claims_found] if completeness else []
         claim_fb.not_in_ground_truth = [
             u

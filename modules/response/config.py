@@ -105,6 +105,10 @@ class FeedbackConfig(_Section):
     # on the verdict sets' train splits (modules/response/flag_confidence.py); off: the fixed
     # figure of the rule that found it. With the checker on, its probability stands instead.
     calibrated_confidence: bool = True
+    # With calibrated confidences, a wrong fact below this probability is not reported (precision
+    # first: a false alarm costs a site owner more than a miss). None: the threshold shipped with
+    # the model, chosen for precision when it was trained; 0 reports every flag.
+    min_flag_confidence: float | None = Field(None, ge=0, le=1)
 
 
 class BatchConfig(_Section):

@@ -10,7 +10,10 @@ the flag (its source and kind, the rule's own confidence), how much of the flagg
 evidence states, how long the answer is and how many other flags it has (a long, listy answer
 compared sentence by sentence is where values of another variant are read as wrong).
 
-The weights ship in ``checker/flag-confidence.json`` with what they were trained and measured on.
+Below a threshold chosen for precision when the model is trained, a flag is not reported:
+on answers about sites nobody tuned for, a third or more of the rules' flags are false alarms,
+and a site owner acts on each one. The weights and the threshold ship in
+``checker/flag-confidence.json`` with what they were trained and measured on.
 """
 
 from __future__ import annotations
@@ -67,6 +70,8 @@ class FlagConfidence:
         self.scale = np.asarray(spec["scale"], dtype=float)
         self.weights = np.asarray(spec["weights"], dtype=float)
         self.bias = float(spec["bias"])
+        #: below this probability a flag is not reported (chosen for precision by the trainer)
+        self.threshold = float(spec.get("threshold", 0.0))
 
     def probabilities(self, rows: Sequence[Sequence[float]]) -> np.ndarray:
         if not len(rows):
@@ -83,6 +88,14 @@ class FlagConfidence:
             f if f.source == "analyst" else f.model_copy(update={"confidence": round(float(q), 3)})
             for f, q in zip(flags, p)
         ]
+
+    def kept(
+        self, flags: list[Contradiction], response: str, minimum: float | None = None
+    ) -> list[Contradiction]:
+        """:meth:`calibrated` ``flags`` at or above ``minimum`` (None: :attr:`threshold`); an
+        analyst's flag is always kept. The probabilities are those of all ``flags``, as trained."""
+        floor = self.threshold if minimum is None else minimum
+        return [f for f in self.calibrated(flags, response) if f.source == "analyst" or f.confidence >= floor]
 
 
 @cache
