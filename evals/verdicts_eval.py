@@ -16,8 +16,8 @@ when MiniLM cosine with a sentence or clause of the answer is >= 0.75, else miss
 
 Prints, per set and overall: 3-way claim verdict agreement, F1 per verdict, wrong facts caught
 (recall) and precision by span overlap, the mean per-question AUC of accuracy for fully correct
-vs wrong-fact answers (a question: the site and the query asked), and the share of correct answers at good/excellent and of wrong-fact
-answers at fair/poor.
+vs wrong-fact answers (a question: the site and the query asked), and the share of correct
+answers at good/excellent and of wrong-fact answers at fair/poor.
 
     .venv/bin/python -m evals.verdicts_eval [--split dev|train|test] [--sets sites-a,sites-b] [--errors FILE]
         [--checker [--checker-threshold X]] [--min-flag-confidence X] [--lm MODEL --lm-base-url URL --limit N]
