@@ -820,3 +820,29 @@ def test_a_number_written_in_words_is_given_in_the_unit_asked():
     assert number_candidates(text, asked("How many kilometres from the village is the well?")) == [
         ("5", 41, 42)
     ]
+
+
+def test_the_thing_a_question_describes_is_the_bridge_not_its_answer():
+    facts = [
+        ev("Dorlan", "Dorlan is an opera by Pavel Vesk, based on the novel Marin Tolle by a Lusian author."),
+        ev("Marin Tolle", "Marin Tolle is a novel in verse by Ada Krenn, first published in 1840."),
+    ]
+    got = answer("Who wrote the novel in verse on which the opera Dorlan is based?", facts)
+    assert got.text == "Ada Krenn"
+
+
+@pytest.mark.parametrize(
+    ("question", "described"),
+    [
+        (
+            "Which city was made the capital of the empire in which Askia founded a dynasty?",
+            {"capital", "empire", "dynasty"},
+        ),
+        ("What is the parent company of the developer of the Orbit system?", {"developer", "system"}),
+        ("Which publisher first released Achebe's debut novel in London?", {"novel"}),
+    ],
+)
+def test_a_question_describes_the_things_on_its_way(question, described):
+    from modules.research.answer import _described
+
+    assert _described(question) == described

@@ -78,7 +78,9 @@ _PERSON_NOUNS = {
     for w in "person people man woman actor actress singer songwriter writer author director producer player "
     "pilot driver composer president politician artist musician screenwriter industrialist businessman "
     "founder poet novelist painter philosopher scientist footballer athlete coach manager leader ruler "
-    "king queen emperor rapper comedian dancer journalist architect lyricist".split()
+    "king queen emperor rapper comedian dancer journalist architect lyricist prince princess duke pope "
+    "shah sultan caliph tsar pharaoh khan chemist physicist mathematician astronomer father mother son "
+    "daughter wife husband brother sister".split()
 }
 #: attribute words that name the same thing ("genera" is the plural of "genus")
 _SAME = {"genera": "genus", "genu": "genus", "documentari": "documentary", "documentary": "documentary"}
@@ -100,6 +102,9 @@ OFF_PATH = 3.0  # a candidate's penalty on a page off a bridge question's path (
 #: a candidate that says it is of the asked class ("Bass Strait" for "which strait") or counts
 #: the asked thing ("742 performances" for "how many performances")
 CLASS = 2.0
+#: a candidate that is one of the things the question describes on the way to its answer ("the
+#: novel in verse that ..." -> "Eugene Onegin", for "Who wrote ...?"): the bridge, not the answer
+BRIDGE = 3.0
 
 
 @dataclass(frozen=True)
@@ -535,6 +540,8 @@ def _extract(
     asked_class = (
         {stem(w) for w in wh_phrase(question)} - names if shape.kind in ("entity", "place") else set()
     )
+    # a person asked of a person described ("the father of the shah ...") may be one of a kind
+    described = _described(question) - asked_class - (_PERSON_NOUNS if shape.kind == "person" else set())
     # the best candidate on the question's path, and off it (considered only when none is on it)
     best_of: dict[bool, tuple[float, str, Evidence]] = {}
     stated_by: set[tuple[str, str]] = set()
@@ -575,6 +582,8 @@ def _extract(
                 title_bonus += HOP_BONUS - min(hop, 0.0)
             if asked_class & {stem(w) for w in words(cand)} or (want.counted and counts(f.text, end, want)):
                 title_bonus += CLASS
+            elif described and _is_a(cand, f.text[:start], facts) & described:
+                title_bonus -= BRIDGE
             score = shared + 1.5 * local + title_bonus + hop - 0.02 * i
             key = on_path or stated
             if key not in best_of or score > best_of[key][0]:
@@ -732,6 +741,41 @@ def wh_phrase(question: str) -> list[str]:
             break
         out.append(w)
     return out
+
+
+#: a described thing's head noun: after a determiner or a possessive, before a relative word, a
+#: preposition, a verb or the end ("the imperial dynasty during whose ...", "Achebe's debut novel in")
+_DESCRIBED = re.compile(
+    r"(?:\b(?:the|a|an|its|his|her|their|whose)|[\w.-]['’]s)\s+(?:[\w'’.-]+\s+){0,4}?([a-z][a-z-]{2,})"
+    rf"(?=\s*(?:[,?;:]|$|\s+(?:that|which|who|whom|whose|where|when|is|was|are|were|has|had|{_PREPOSITIONS}|during|after|before|[a-z]+ed)\b))"
+)
+
+
+def _described(question: str) -> set[str]:
+    """The head nouns of the things a question describes rather than names, stemmed: "Who wrote
+    the novel in verse that shares its title with the opera ...?" -> {novel, title, opera}. The
+    answer to a question about "the X that ..." is something said of the X, not the X; what "What
+    is the X of ..." asks is the X."""
+    low = plain_text(question)
+    m = re.search(
+        r"\b(?:what|which)\s+(?:is|was|are|were)\s+(?:the|a|an)\s+(?:[\w-]+\s+)?([\w-]+)\s+of\b", low, re.I
+    )
+    heads = {stem(h.group(1)) for h in _DESCRIBED.finditer(low)} - {stem(m.group(1).lower()) if m else ""}
+    return {h for h in heads if h not in STOPWORDS} - {"year", "name", "date", "number", "time"}
+
+
+def _is_a(cand: str, before: str, facts: Sequence[Evidence]) -> set[str]:
+    """What a name is said to be, stemmed: its own words ("Songhai Empire" is an empire), the head
+    of its page's "is a ..." ("Eugene Onegin is a novel in verse"), or the noun just before it
+    ("the pamphlet The Communist Manifesto", "his debut novel, Things Fall Apart")."""
+    kinds = {stem(w) for w in words(cand)}
+    defined = re.split(rf"\s{_PREPOSITIONS}\s", what_it_is(cand, facts).lower(), maxsplit=1)[0].split()
+    if defined:
+        kinds.add(stem(defined[-1]))
+    m = re.search(r"\b([a-z][a-z-]{2,}),?\s+(?:the\s+)?$", before)
+    if m:
+        kinds.add(stem(m.group(1)))
+    return kinds
 
 
 #: a sentence that says what its subject is: "... is a British ... bomber", "was one of the ..."
