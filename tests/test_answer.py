@@ -3,10 +3,11 @@ feedback read as constraints. The example sentences are from Wikipedia via Hotpo
 
 import pytest
 
-from modules.research.answer import Evidence, answer, read_question, rejected_answers
+from modules.research.answer import Evidence, answer, rejected_answers
 from modules.research.feedback import constraints_for
 from modules.research.loop import Limits
 from modules.research.memory import Memory
+from modules.research.question import read_question
 from modules.research.schema import Fact
 from tests.test_research import GOLD, QUESTION, researcher
 
@@ -832,7 +833,7 @@ def test_the_thing_a_question_describes_is_the_bridge_not_its_answer():
 
 
 @pytest.mark.parametrize(
-    ("question", "described"),
+    ("question", "heads"),
     [
         (
             "Which city was made the capital of the empire in which Askia founded a dynasty?",
@@ -842,7 +843,7 @@ def test_the_thing_a_question_describes_is_the_bridge_not_its_answer():
         ("Which publisher first released Achebe's debut novel in London?", {"novel"}),
     ],
 )
-def test_a_question_describes_the_things_on_its_way(question, described):
-    from modules.research.answer import _described
+def test_a_question_describes_the_things_on_its_way(question, heads):
+    from modules.research.question import described
 
-    assert _described(question) == described
+    assert described(question) == heads

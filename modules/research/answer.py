@@ -1,6 +1,6 @@
 """The offline answerer: a short, typed answer to a question from cited facts, or what is missing.
 
-:func:`read_question` reads what is asked: a yes/no question about one or two named things and an
+:func:`~.question.read_question` reads what is asked: a yes/no question about one or two named things and an
 attribute ("Were A and B of the same nationality?"), a choice between two options ("Who is older,
 A or B?"), or a wh-question whose answer has a type (a person, a date, a number, a place, a named
 thing). The answer comes only from the facts (sentences with their source URLs): yes/no compares
@@ -23,11 +23,25 @@ from dataclasses import dataclass, field
 
 from ..response.facts import values
 from ..text import STOPWORDS, content_terms, stem, words
-from .measures import ANY_NUMBER, Asked, asked, asks_measure, counts, number_candidates
+from .measures import ANY_NUMBER, Asked, asked, counts, number_candidates
+from .question import (
+    LEADING,
+    NAME,
+    PERSON_NOUNS,
+    PREPOSITIONS,
+    QUOTED,
+    SAME,
+    QuestionShape,
+    asked_object_verb,
+    described,
+    focus_terms,
+    names_in,
+    plural_head,
+    read_question,
+    wh_phrase,
+)
 from .titles import plain_text, title_base, title_name, title_qualifier
 
-_AUX = r"(?:are|is|was|were|did|do|does|has|have|had|can|could|will|would)"
-_YES_NO = re.compile(rf"^\s*{_AUX}\b", re.I)
 _MONTHS = (
     "January|February|March|April|May|June|July|August|September|October|November|December|"
     "Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec"
@@ -37,17 +51,6 @@ _DATE = re.compile(rf"\b(?:(?:\d{{1,2}}\s+)?(?:{_MONTHS})\.?(?:\s+\d{{1,2}})?,?\
 _SPAN = re.compile(
     rf"\b(?:from\s+|between\s+)?{_YEAR}\s*(?:–|-|to|until|till|and|through)\s*(?:{_YEAR}|present)\b", re.I
 )
-_NAME = re.compile(
-    r"(?:[A-Z][\w'’.\-]*|\d+(?:st|nd|rd|th)?)(?:\s+(?:(?:of|the|de|del|da|di|von|van|and|for|du|la|le|&)\s+)*"
-    r"(?:[A-Z][\w'’.\-]*|\d+(?:st|nd|rd|th)?))*"
-)
-QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
-_LEADING = {
-    "The", "A", "An", "He", "She", "It", "They", "In", "On", "At", "His", "Her", "Its", "This", "That",
-    "There", "These", "Those", "After", "Before", "During", "When", "While", "As", "For", "From", "With",
-    "Which", "What", "Who", "Where", "How", "Why", "Is", "Are", "Was", "Were", "Both", "And", "But", "Or",
-    "By", "Since", "Following", "According", "Although", "Today", "Currently", "Also",
-}  # fmt: skip
 _MONTH_WORDS = set(_MONTHS.split("|"))
 #: last words of a name that make it an organisation, not a place ("in Tata Consultancy Services")
 _ORGANISATIONS = {
@@ -72,23 +75,6 @@ DEMONYMS = {
 _NATIONALITY = re.compile(
     r"\b(" + "|".join(sorted({d.title() for d in DEMONYMS.values()}, key=len, reverse=True)) + r")\b"
 )
-#: head nouns of a "which X" phrase that ask for a person (stemmed: "writers" -> "writer")
-_PERSON_NOUNS = {
-    stem(w)
-    for w in "person people man woman actor actress singer songwriter writer author director producer player "
-    "pilot driver composer president politician artist musician screenwriter industrialist businessman "
-    "founder poet novelist painter philosopher scientist footballer athlete coach manager leader ruler "
-    "king queen emperor rapper comedian dancer journalist architect lyricist prince princess duke pope "
-    "shah sultan caliph tsar pharaoh khan chemist physicist mathematician astronomer father mother son "
-    "daughter wife husband brother sister".split()
-}
-#: attribute words that name the same thing ("genera" is the plural of "genus")
-_SAME = {"genera": "genus", "genu": "genus", "documentari": "documentary", "documentary": "documentary"}
-_OLDER = re.compile(r"\b(older|elder|earlier|first|oldest|earliest|longer ago)\b", re.I)
-_YOUNGER = re.compile(r"\b(younger|later|newer|youngest|latest|more recent(?:ly)?|last)\b", re.I)
-_MORE = re.compile(r"\b(more|most|larger|largest|higher|highest|bigger|greater|taller|longer)\b", re.I)
-_FEWER = re.compile(r"\b(fewer|less|least|smaller|smallest|lower|lowest|shorter)\b", re.I)
-_ORDERS = (("older", _OLDER), ("younger", _YOUNGER), ("more", _MORE), ("fewer", _FEWER))
 #: peoples one word of a question may name together: "from England" and "a British writer"
 _KIN = {"english": {"british"}, "british": {"english", "scottish", "welsh"}, "scottish": {"british"}}
 
@@ -117,17 +103,6 @@ class Evidence:
 
 
 @dataclass
-class QuestionShape:
-    """What a question asks: its kind, the named things (subjects or options) and the attribute."""
-
-    kind: str  # yes_no | choice | person | date | year | number | place | entity
-    subjects: list[str]
-    attribute: set[str]  # stemmed content words the answer must speak of
-    same: bool = False  # "the same nationality": compare values, not check membership
-    order: str = ""  # choice by date or amount: older | younger | more | fewer
-
-
-@dataclass
 class Answer:
     text: str  # the short answer, "" when the facts do not give one
     answer_type: str
@@ -151,106 +126,6 @@ class Answer:
         return self.complete and self.strength >= SETTLED and self.bridged
 
 
-def _names(text: str) -> list[str]:
-    out = []
-    for m in _NAME.finditer(text):
-        tokens = m.group().strip(" .,'’").split()
-        while tokens and tokens[0] in _LEADING:
-            tokens = tokens[1:]
-        while tokens and tokens[-1].lower() in {"of", "the", "and", "de", "for", "on", "in", "&"}:
-            tokens = tokens[:-1]
-        if tokens:
-            out.append(" ".join(tokens))
-    return out
-
-
-def _split_options(text: str) -> list[str]:
-    """ "Annie Morton or Terry Richardson" -> both; "the Manchester Terrier or the Scotch Collie" too."""
-    parts = [p.strip(" ,.?:;\"'") for p in re.split(r"\s+or\s+", text.strip(" ?"), maxsplit=1)]
-    return [re.sub(r"^(?:the|a|an)\s+", "", p, flags=re.I) for p in parts if p]
-
-
-def read_question(question: str) -> QuestionShape:
-    """The question's kind, its subjects or options, and the attribute it asks about."""
-    q = " ".join(question.split()).strip()
-    body = q.rstrip(" ?.")
-    # a choice: "Who is older, A or B?", "Which band, A or B, had more members?", "..., A or B?"
-    m = re.search(r"[,:]\s*([^,:]+?\s+or\s+[^,:?]+?)\s*(?:[,?]|$)", body + "?") or re.search(
-        r"\b(?:older|younger|elder)\s+(.+?\s+or\s+.+?)\s*$", body
-    )
-    if m and not _YES_NO.match(q):
-        options = _split_options(m.group(1))
-        rest = (body[: m.start(1)] + " " + body[m.end(1) :]).strip()
-        order = next((o for o, p in _ORDERS if p.search(rest)), "")
-        if len(options) == 2:
-            return QuestionShape("choice", options, _attribute(rest, options), order=order)
-    if _YES_NO.match(q):
-        subjects = _yes_no_subjects(body)
-        return QuestionShape(
-            "yes_no",
-            subjects,
-            _attribute(body, subjects),
-            same=bool(re.search(r"\b(same|similar|identical|share|both from the same)\b", body, re.I)),
-        )
-    low = q.lower()
-    if re.search(r"\b(?:what|which|in what|since what)\s+(?:year|decade)\b", low):
-        kind = "year"
-    elif asks_measure(low):
-        kind = "number"
-    elif re.search(r"\bwhen\b|\bwhat (?:date|years|timeframe|time|period|era|century)\b|\bhow long\b", low):
-        kind = "date"
-    elif re.search(r"\bhow (?:many|any|much|large|big|tall|long|far|old)\b|\bpopulation\b", low):
-        kind = "number"
-    elif re.search(
-        r"\bwhere\b|\bwhat (?:\w+ )?(?:city|town|country|state|county|place|region|area|village|location)\b"
-        r"|\bin what\b|\bwhich (?:\w+ )?(?:city|town|country|state|county|place)\b",
-        low,
-    ):
-        kind = "place"
-    elif (
-        re.search(r"^(?:who|whom|whose)\b|\bwho (?:is|was|were)\b|\bby whom\b|\bby who\b", low)
-        # a statement that asks with "who" alone: "... founded by an American industrialist who became ..."
-        or (re.search(r"\bwho\b", low) and not re.search(r"\b(?:what|which|when|where|how)\b", low))
-        # "Which other Mexican Formula One race car driver ...", "what other writers ...": the head noun
-        or (bool(phrase := wh_phrase(q)) and stem(words(phrase[-1])[-1]) in _PERSON_NOUNS)
-    ) or re.search(
-        r"\bwhich (?:\w+ )?(?:person|actor|actress|singer|writer|director|player|pilot|driver|author|"
-        r"composer|president|vice president|politician|man|woman|artist|musician|screenwriter)\b"
-        r"|\bwhat (?:\w+ )?(?:screenwriter|actor|actress|singer|writer|director|author|person)\b"
-        r"|\bunder which\b.*\b(?:president|minister|king|queen)\b",
-        low,
-    ):
-        kind = "person"
-    else:
-        kind = "entity"
-    subjects = _names(re.sub(r"^\s*\w+", "", q)) + QUOTED.findall(q)
-    return QuestionShape(kind, list(dict.fromkeys(s for s in subjects if s)), _attribute(body, subjects))
-
-
-def _yes_no_subjects(body: str) -> list[str]:
-    """The two things a yes/no question names: "Are A and B both ..." / "Were A and B of the same ..."."""
-    rest = re.sub(rf"^\s*{_AUX}\s+(?:both\s+)?", "", body, flags=re.I)
-    m = re.match(
-        r"(.+?)\s+and\s+(.+?),?\s+(?:both|of the same|the same|located|from|in the same|described|used|types?|"
-        r"genera|considered|part|members?|based|(?!the\b|of\b|a\b|an\b|and\b)[a-z]+)\b",
-        rest,
-    )
-    if m:
-        pair = [m.group(1), m.group(2)]
-        return [re.sub(r"^(?:the|a|an)\s+", "", p.strip(" ,"), flags=re.I) for p in pair]
-    return _names(rest)[:2]
-
-
-def _attribute(text: str, subjects: Sequence[str]) -> set[str]:
-    """The question's own words less its subjects, wh-words and auxiliaries, stemmed."""
-    rest = text
-    for s in sorted(subjects, key=len, reverse=True):
-        rest = rest.replace(s, " ")
-    drop = {"same", "both", "older", "younger", "which", "who", "what", "more", "fewer", "higher", "lower"}
-    drop |= {"typ", "type", "kind", "sort", "describ", "described", "locat", "located", "name", "consider"}
-    return {_SAME.get(t, t) for t in content_terms(rest) if t not in drop}
-
-
 # ----- evidence -----------------------------------------------------------------------------
 def _about(subject: str, facts: Sequence[Evidence]) -> list[Evidence]:
     """Facts about a named thing: from a page titled with it, or naming it (its last word for a person)."""
@@ -268,7 +143,7 @@ def _about(subject: str, facts: Sequence[Evidence]) -> list[Evidence]:
 
 
 def answer_terms(text: str) -> set[str]:
-    terms = {_SAME.get(t, t) for t in content_terms(text)}
+    terms = {SAME.get(t, t) for t in content_terms(text)}
     low = text.lower()
     for country, people in DEMONYMS.items():  # a country and its people are one attribute
         if re.search(rf"\b{re.escape(country)}\b", low):
@@ -506,7 +381,7 @@ def _count(text: str) -> int:
         text,
         re.I,
     )
-    return len(_names(listed.group(1))) if listed else 0
+    return len(names_in(listed.group(1))) if listed else 0
 
 
 def _extract(
@@ -516,7 +391,7 @@ def _extract(
     q_words = {w for w in words(question)}
     names = {t for s in shape.subjects for t in content_terms(s)}
     q_terms = content_terms(question) - names  # what the question says of its named things
-    focus = _focus_terms(question) - names
+    focus = focus_terms(question) - names
     titles = {title_name(f.title): f.url for f in facts if f.title}
     titles_of = {f.url: f.title for f in facts}
     anchors, hopped = _path(question, facts)
@@ -534,14 +409,14 @@ def _extract(
         if wh and len(anchors) >= 2 and any(p > wh.start() for p in at.values())
         else set()
     )
-    verb = _asked_object_verb(plain) if shape.kind == "entity" else ""
+    verb = asked_object_verb(plain) if shape.kind == "entity" else ""
     want = asked(question) if shape.kind == "number" else ANY_NUMBER
     # the class a "which X" question asks for, which a name may state ("Bass Strait")
     asked_class = (
         {stem(w) for w in wh_phrase(question)} - names if shape.kind in ("entity", "place") else set()
     )
     # a person asked of a person described ("the father of the shah ...") may be one of a kind
-    described = _described(question) - asked_class - (_PERSON_NOUNS if shape.kind == "person" else set())
+    bridges = described(question) - asked_class - (PERSON_NOUNS if shape.kind == "person" else set())
     # the best candidate on the question's path, and off it (considered only when none is on it)
     best_of: dict[bool, tuple[float, str, Evidence]] = {}
     stated_by: set[tuple[str, str]] = set()
@@ -582,7 +457,7 @@ def _extract(
                 title_bonus += HOP_BONUS - min(hop, 0.0)
             if asked_class & {stem(w) for w in words(cand)} or (want.counted and counts(f.text, end, want)):
                 title_bonus += CLASS
-            elif described and _is_a(cand, f.text[:start], facts) & described:
+            elif bridges and _is_a(cand, f.text[:start], facts) & bridges:
                 title_bonus -= BRIDGE
             score = shared + 1.5 * local + title_bonus + hop - 0.02 * i
             key = on_path or stated
@@ -604,7 +479,7 @@ def _extract(
     if best is None or best[0] < 1.0:
         return Answer("", shape.kind, missing=[f"a {shape.kind} that answers the question"])
     score, cand, fact = best
-    if shape.kind == "person" and _plural_head(question) and best not in typed:
+    if shape.kind == "person" and plural_head(question) and best not in typed:
         cand = _listed(cand, fact, q_words)
     # a bridge is crossed once the answer comes from a hop's page, or from the question's own
     # page with a page it names read too, or with another page the question names (no bridge
@@ -630,9 +505,6 @@ def _extract(
     )
 
 
-_PREPOSITIONS = r"(?:for|to|in|of|on|at|by|with|from|against|over)"
-
-
 def _as_titled(cand: str, facts: Sequence[Evidence]) -> str:
     """A name as a page read titles the same words in another order: "City of New York" ->
     "New York City" (the name it is known by)."""
@@ -644,32 +516,13 @@ def _as_titled(cand: str, facts: Sequence[Evidence]) -> str:
     return cand
 
 
-#: "What gas do plants release during ...": a fronted object, then the auxiliary, a short subject
-#: (no preposition in it) and the verb, at the end or before a preposition other than "of" (a noun's)
-_FRONTED_OBJECT = re.compile(
-    r"^\s*(?:what|which)\s+[\w'’-]+(?:\s+[\w'’-]+)?\s+(?:do|does|did)\s+(?:(?:the|a|an|his|her|its|their)\s+)?"
-    r"[\w'’-]+(?:\s+[\w'’-]+)?\s+([a-z]{3,})(?=\s+(?:for|to|in|on|at|by|with|from|against|over|during|after|before|when|while)\b|\s*[?.]?\s*$)"
-)
-
-
-def _asked_object_verb(question: str) -> str:
-    """The verb whose object a question asks for: with a bare "what" ("... secured what for
-    Ethiopia?" -> "secured"; "" for "what hedgehog", "in what year": a typed "what"), or fronted
-    ("What gas do plants release during photosynthesis?" -> "release")."""
-    low = question.lower()
-    m = re.search(
-        rf"\b([a-z]{{4,}})\s+what(?=\s+{_PREPOSITIONS}\b|\s*[?.]?\s*$)", low
-    ) or _FRONTED_OBJECT.match(low)
-    return m.group(1) if m and m.group(1) not in _WH_STOP else ""
-
-
 def _objects(verb: str, fact: Evidence, subjects: Sequence[str]) -> list[tuple[str, int, int]]:
     """What a sentence says the question's verb acted on, less the question's named things:
     "... and secured Ethiopian sovereignty." -> "sovereignty" for "secured what for Ethiopia?"."""
     named = {t for s in subjects for t in answer_terms(s)}
     out = []
     for m in re.finditer(
-        rf"\b{re.escape(stem(verb))}\w*\s+((?:[\w'’-]+\s+){{0,3}}?[\w'’-]+)(?=\s*[,.;:]|\s+{_PREPOSITIONS}\b|\s+(?:and|as)\b|$)",
+        rf"\b{re.escape(stem(verb))}\w*\s+((?:[\w'’-]+\s+){{0,3}}?[\w'’-]+)(?=\s*[,.;:]|\s+{PREPOSITIONS}\b|\s+(?:and|as)\b|$)",
         fact.text,
         re.I,
     ):
@@ -695,13 +548,6 @@ def _states_the_clause(question: str, fact: Evidence) -> bool:
     return len(clause) >= 3 and len(clause & content_terms(fact.text)) >= 0.75 * len(clause)
 
 
-def _plural_head(question: str) -> bool:
-    """ "what other writers ...": the question asks for several people, not one."""
-    phrase = wh_phrase(question)
-    head = phrase[-1] if phrase else ""
-    return len(head) > 3 and head.endswith("s") and not head.endswith("ss") and stem(head) != head
-
-
 def _listed(cand: str, fact: Evidence, q_words: set[str]) -> str:
     """The people a sentence lists with ``cand`` ("written by Goulding, Max Martin, Savan Kotecha
     and Ilya Salmanzadeh" -> the three the question does not name), as "A, B and C"."""
@@ -715,61 +561,12 @@ def _listed(cand: str, fact: Evidence, q_words: set[str]) -> str:
     return ", ".join(people[:-1]) + " and " + people[-1]
 
 
-_WH_STOP = {
-    "is", "was", "are", "were", "did", "does", "do", "has", "had", "have", "can", "could", "will", "would",
-    "that", "who", "which", "whose", "whom", "in", "of", "from", "by", "for", "with", "on", "at", "to", "and",
-    "as", "the", "a", "an", "also", "this", "these", "its", "his", "her", "their", "not",
-}  # fmt: skip
-
-
-def wh_phrase(question: str) -> list[str]:
-    """The words that type a "which X" answer, head noun last: "Which British first-generation
-    jet-powered medium bomber was used ..." -> [british, first-generation, jet-powered, medium,
-    bomber]; "What is the name for the adventure in ..." -> [adventure]; [] for who / when."""
-    low = plain_text(question).lower()
-    m = re.search(
-        r"\b(?:what|which)\s+(?:is|was)\s+the\s+name\s+(?:of|for)\s+(?:the|a|an)\s+(.*)", low
-    ) or re.search(r"\b(?:what|which)\s+(?!is\b|was\b|are\b|were\b|did\b|does\b|do\b)(.*)", low)
-    out: list[str] = []
-    for w in re.findall(r"[\w'’-]+|[,?;:.]", m.group(1) if m else ""):
-        if (
-            w in _WH_STOP
-            or not w[0].isalnum()
-            or (len(w) > 4 and w.endswith("ed") and "-" not in w and out)
-            or len(out) >= 7
-        ):
-            break
-        out.append(w)
-    return out
-
-
-#: a described thing's head noun: after a determiner or a possessive, before a relative word, a
-#: preposition, a verb or the end ("the imperial dynasty during whose ...", "Achebe's debut novel in")
-_DESCRIBED = re.compile(
-    r"(?:\b(?:the|a|an|its|his|her|their|whose)|[\w.-]['’]s)\s+(?:[\w'’.-]+\s+){0,4}?([a-z][a-z-]{2,})"
-    rf"(?=\s*(?:[,?;:]|$|\s+(?:that|which|who|whom|whose|where|when|is|was|are|were|has|had|{_PREPOSITIONS}|during|after|before|[a-z]+ed)\b))"
-)
-
-
-def _described(question: str) -> set[str]:
-    """The head nouns of the things a question describes rather than names, stemmed: "Who wrote
-    the novel in verse that shares its title with the opera ...?" -> {novel, title, opera}. The
-    answer to a question about "the X that ..." is something said of the X, not the X; what "What
-    is the X of ..." asks is the X."""
-    low = plain_text(question)
-    m = re.search(
-        r"\b(?:what|which)\s+(?:is|was|are|were)\s+(?:the|a|an)\s+(?:[\w-]+\s+)?([\w-]+)\s+of\b", low, re.I
-    )
-    heads = {stem(h.group(1)) for h in _DESCRIBED.finditer(low)} - {stem(m.group(1).lower()) if m else ""}
-    return {h for h in heads if h not in STOPWORDS} - {"year", "name", "date", "number", "time"}
-
-
 def _is_a(cand: str, before: str, facts: Sequence[Evidence]) -> set[str]:
     """What a name is said to be, stemmed: its own words ("Songhai Empire" is an empire), the head
     of its page's "is a ..." ("Eugene Onegin is a novel in verse"), or the noun just before it
     ("the pamphlet The Communist Manifesto", "his debut novel, Things Fall Apart")."""
     kinds = {stem(w) for w in words(cand)}
-    defined = re.split(rf"\s{_PREPOSITIONS}\s", what_it_is(cand, facts).lower(), maxsplit=1)[0].split()
+    defined = re.split(rf"\s{PREPOSITIONS}\s", what_it_is(cand, facts).lower(), maxsplit=1)[0].split()
     if defined:
         kinds.add(stem(defined[-1]))
     m = re.search(r"\b([a-z][a-z-]{2,}),?\s+(?:the\s+)?$", before)
@@ -837,7 +634,7 @@ def _subjects(
         named = len(names & content_terms(fact.text))
         # the subject as its fact writes it: "Yellowcraig, less commonly known as ..." (page "Yellowcraigs")
         stated = next(
-            (n for n in _names(fact.text)[:1] if n != subject and n.lower()[:5] == subject.lower()[:5]),
+            (n for n in names_in(fact.text)[:1] if n != subject and n.lower()[:5] == subject.lower()[:5]),
             subject,
         )
         out.append((2.0 * matched + 0.5 * rest + named + (HOP_BONUS if url in hopped else 0.0), stated, fact))
@@ -865,7 +662,7 @@ def _path(question: str, facts: Sequence[Evidence]) -> tuple[set[str], set[str]]
 
         def before(start: int) -> str:
             m = re.search(r"([A-Z][\w'’.-]*)\s$", text[:start])
-            return m.group(1) if m and m.group(1) not in _LEADING else ""
+            return m.group(1) if m and m.group(1) not in LEADING else ""
 
         return len(name) >= 3 and any(
             not before(m.start()) and not re.match(r"\s[A-Z]", text[m.end() :])
@@ -902,7 +699,7 @@ def _path(question: str, facts: Sequence[Evidence]) -> tuple[set[str], set[str]]
         if title_qualifier(t)
         and any(v != u and named(title_base(t), x) and named(title_qualifier(t), x) for v, x in said)
     }
-    relation = {t[:4] for t in content_terms(q) - content_terms(" ".join(_names(q))) if len(t) >= 4}
+    relation = {t[:4] for t in content_terms(q) - content_terms(" ".join(names_in(q))) if len(t) >= 4}
 
     def related(start: int, text: str) -> int:
         """How many of the question's words (by their first four letters: "writer", "written")
@@ -917,7 +714,7 @@ def _path(question: str, facts: Sequence[Evidence]) -> tuple[set[str], set[str]]
             return False
         at = max(related(m.start(), text) for m in re.finditer(re.escape(name), text))
         best = max(
-            (related(m.start(), text) for m in _NAME.finditer(text) if m.group()[0].isupper()), default=0
+            (related(m.start(), text) for m in NAME.finditer(text) if m.group()[0].isupper()), default=0
         )
         return at >= best
 
@@ -927,16 +724,6 @@ def _path(question: str, facts: Sequence[Evidence]) -> tuple[set[str], set[str]]
     }
     hopped = whole or {u for u, t in pages.items() if any(v != u and last_name(t, x) for v, x in said)}
     return anchors, hopped
-
-
-def _focus_terms(question: str) -> set[str]:
-    """The words next to the wh-word, which the answer's own sentence repeats around it:
-    "founded in what year" -> {found}; "headquartered" in "Where is ... headquartered?"."""
-    low = question.lower()
-    m = re.search(r"\b(?:what|which|who|whom|when|where|how)\b", low)
-    near = low[max(0, (m.start() if m else 0) - 30) : (m.end() if m else 0) + 40]
-    tail = " ".join(words(low)[-3:])
-    return content_terms(near + " " + tail) - {"year", "name", "type"}
 
 
 def _candidates(kind: str, fact: Evidence, want: Asked = ANY_NUMBER) -> list[tuple[str, int, int]]:
@@ -957,11 +744,11 @@ def _candidates(kind: str, fact: Evidence, want: Asked = ANY_NUMBER) -> list[tup
     if kind == "number":
         return number_candidates(text, want)
     quoted = [(q.start(1), q.end(1)) for q in QUOTED.finditer(text)]
-    for m in _NAME.finditer(text):
+    for m in NAME.finditer(text):
         raw = m.group()
         tokens = raw.strip(" .,'’").split()
         lead = 0
-        while tokens and tokens[0] in _LEADING:
+        while tokens and tokens[0] in LEADING:
             lead += len(tokens[0]) + 1
             tokens = tokens[1:]
         while tokens and tokens[-1].lower() in {"of", "the", "and", "de", "for", "on", "in", "&"}:

@@ -26,7 +26,8 @@ import numpy as np
 
 from ..embeddings import Embedder
 from ..text import content_terms, words
-from .answer import Answer, Evidence, candidates, read_question, wh_phrase, what_it_is
+from .answer import Answer, Evidence, candidates, what_it_is
+from .question import read_question, wh_phrase
 from .schema import Report
 
 WEIGHTS = Path(__file__).with_name("calibrator.json")

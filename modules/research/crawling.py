@@ -22,7 +22,7 @@ import re
 from typing import NamedTuple
 
 from ..text import content_terms
-from .answer import QUOTED, answer, answer_terms, read_question, rejected_answers
+from .answer import answer, answer_terms, rejected_answers
 from .baseline import (
     ENTITY,
     GENERIC_WORDS,
@@ -32,6 +32,7 @@ from .baseline import (
     question_entities,
 )
 from .memory import Memory
+from .question import QUOTED, read_question
 from .schema import Decision, Fact
 from .thread import Thread
 from .titles import is_qualified, plain_text, title_name
