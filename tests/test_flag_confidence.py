@@ -105,3 +105,15 @@ def test_a_dropped_flag_s_sentence_is_neither_flagged_nor_shown_as_matching():
     assert result.feedback.contradictions == []
     flagged = "Brisk Pro costs $19 per month"
     assert not any(flagged in h.response_text for h in result.feedback.highlights.highlights)
+
+
+def test_a_claim_whose_every_wrong_fact_was_dropped_is_missing_not_contradicted():
+    def claims(minimum: float):
+        analyzer = ResponseAnalyzer(AnalyzerConfig.load(None, {"feedback.min_flag_confidence": minimum}))
+        gts = analyzer.prepare_ground_truth([PAGE], {"brisk.example"})
+        return next(iter(analyzer.iter_batch([WRONG], gts))).feedback.claims
+
+    kept_all, dropped_all = claims(0.0), claims(0.9999)
+    assert [c.claim.text for c in kept_all.contradicted] == ["Brisk Pro costs $12 per month"]
+    assert dropped_all.contradicted == []
+    assert [m.claim.text for m in dropped_all.missing] == ["Brisk Pro costs $12 per month"]

@@ -221,6 +221,21 @@ def record_from_result(result: AnalysisResult) -> AIResponse:
     )
 
 
+def _doubted_claims(claims: ClaimFeedback, flagged: list[Contradiction], kept: list[Contradiction]) -> None:
+    """A contradicted claim whose every wrong fact fell below the confidence threshold is missing:
+    the verdict would accuse the answer of a contradiction that the report no longer shows."""
+
+    def over(a: TextPosition, b: TextPosition) -> bool:
+        return a.start < b.end and b.start < a.end
+
+    for c in list(claims.contradicted):
+        if any(over(c.position, f.position) for f in flagged) and not any(
+            over(c.position, f.position) for f in kept
+        ):
+            claims.contradicted.remove(c)
+            claims.missing.append(MissingClaim(claim=c.claim, importance=c.claim.importance))
+
+
 def _contradicted_by_pages(claims: ClaimFeedback, findings: list[PageFinding]) -> None:
     """A missing claim is contradicted where the response states, against the page, another value
     or name in place of exactly the claim's ("within 90 days" where the page and the claim say 60;
@@ -699,6 +714,7 @@ class ResponseAnalyzer:
             and (model := shipped_flag_confidence())
         ):
             wrong = model.kept(wrong, p.text, cfg.feedback.min_flag_confidence)
+            _doubted_claims(claim_fb, doubted, wrong)
         accuracy = accuracy_of(
             accuracy,
             p.claims,
