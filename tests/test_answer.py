@@ -847,3 +847,32 @@ def test_a_question_describes_the_things_on_its_way(question, heads):
     from modules.research.question import described
 
     assert described(question) == heads
+
+
+@pytest.mark.parametrize(
+    ("second", "expected"),
+    [
+        ("Telmar Systems is headquartered in Dunmore, Vessia.", "no"),
+        ("Telmar Systems is headquartered in Calvera.", "yes"),
+    ],
+)
+def test_both_x_needs_each_named_value_stated(second, expected):
+    facts = [
+        ev("Orvix", "Orvix is a software company headquartered in Calvera."),
+        ev("Telmar Systems", second),
+    ]
+    assert answer("Are Orvix and Telmar Systems both headquartered in Calvera?", facts).text == expected
+
+
+@pytest.mark.parametrize(("year", "expected"), [("1962", "no"), ("1957", "yes")])
+def test_a_decade_is_stated_by_a_year_in_it(year, expected):
+    facts = [
+        ev("Red Harbour", "Red Harbour is a 1954 Lusian drama film directed by Ada Krenn."),
+        ev("Grey Lantern", f"Grey Lantern is a {year} Lusian drama film directed by Pavel Vesk."),
+    ]
+    assert answer("Were Red Harbour and Grey Lantern both released in the 1950s?", facts).text == expected
+
+
+def test_a_name_particle_is_part_of_the_name():
+    shape = read_question("Were Christiaan Huygens and Antonie van Leeuwenhoek both Dutch?")
+    assert shape.subjects == ["Christiaan Huygens", "Antonie van Leeuwenhoek"]

@@ -283,18 +283,38 @@ def _yes_no(question: str, shape: QuestionShape, facts: Sequence[Evidence]) -> A
     if not want:
         return Answer("", "yes_no", missing=["the attribute the question asks about"])
     wanted_people = {p for p in set(DEMONYMS.values()) if p in want}
+    # the values the attribute names ("in California", "Japanese", "in the 1950s") are no word
+    # among others: a yes needs each of them stated, whatever else is
+    body = question.split(None, 1)[-1]
+    for s in subjects:
+        body = body.replace(s, " ")
+    named = want & content_terms(" ".join(re.findall(r"\b[A-Z][\w'’-]+", body)))
+    decades = re.findall(r"\b(1[0-9]{2}|20[0-9])0s\b", body)
+
+    def states(text: str) -> bool:
+        terms = answer_terms(text)
+        return named <= terms and all(re.search(rf"\b{d}[0-9]\b", text) for d in decades)
+
     support, verdicts, kinds = [], [], []
     for s in subjects:
-        fact = max(per[s], key=lambda f: len(want & answer_terms(f.text)))
-        match = len(want & answer_terms(fact.text))
+        fact = max(per[s], key=lambda f: (states(f.text), len(want & answer_terms(f.text))))
+        match = len(want & answer_terms(fact.text)) + len(decades) * states(fact.text)
         stated = {m.lower() for m in _NATIONALITY.findall(fact.text)}
         other_nation = bool(wanted_people) and bool(stated) and not (stated & wanted_people)
         support.append(fact)
         kinds.append(_category(fact.text))
         verdicts.append(
-            not other_nation and (match == len(want) or (len(want) >= 2 and match >= (len(want) + 1) // 2))
+            not other_nation
+            and states(fact.text)
+            and (match == len(want) or (len(want) >= 2 and match >= (len(want) + 1) // 2))
         )
-    if not all(verdicts) and any(verdicts) and kinds[0] and len(set(kinds)) == 1:
+    if (
+        not all(verdicts)
+        and any(verdicts)
+        and kinds[0]
+        and len(set(kinds)) == 1
+        and all(states(f.text) for f in support)
+    ):
         verdicts = [True] * len(verdicts)  # "Silene is a genus of flowering plants", "Ferocactus is a genus"
     return Answer("yes" if all(verdicts) else "no", "yes_no", support=_unique(support))
 

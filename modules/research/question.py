@@ -133,12 +133,16 @@ def read_question(question: str) -> QuestionShape:
     return QuestionShape(kind, list(dict.fromkeys(s for s in subjects if s)), _attribute(body, subjects))
 
 
+#: lower-case words inside a person's name ("Antonie van Leeuwenhoek", "Ibn Battuta")
+_PARTICLES = "van|von|de|der|den|del|della|da|di|du|la|le|bin|ibn|al|y"
+
+
 def _yes_no_subjects(body: str) -> list[str]:
     """The two things a yes/no question names: "Are A and B both ..." / "Were A and B of the same ..."."""
     rest = re.sub(rf"^\s*{_AUX}\s+(?:both\s+)?", "", body, flags=re.I)
     m = re.match(
         r"(.+?)\s+and\s+(.+?),?\s+(?:both|of the same|the same|located|from|in the same|described|used|types?|"
-        r"genera|considered|part|members?|based|(?!the\b|of\b|a\b|an\b|and\b)[a-z]+)\b",
+        r"genera|considered|part|members?|based|(?!(?:the|of|a|an|and|" + _PARTICLES + r")\b)[a-z]+)\b",
         rest,
     )
     if m:
