@@ -224,13 +224,9 @@ def record_from_result(result: AnalysisResult) -> AIResponse:
 def _doubted_claims(claims: ClaimFeedback, flagged: list[Contradiction], kept: list[Contradiction]) -> None:
     """A contradicted claim whose every wrong fact fell below the confidence threshold is missing:
     the verdict would accuse the answer of a contradiction that the report no longer shows."""
-
-    def over(a: TextPosition, b: TextPosition) -> bool:
-        return a.start < b.end and b.start < a.end
-
     for c in list(claims.contradicted):
-        if any(over(c.position, f.position) for f in flagged) and not any(
-            over(c.position, f.position) for f in kept
+        if any(c.position.overlaps(f.position) for f in flagged) and not any(
+            c.position.overlaps(f.position) for f in kept
         ):
             claims.contradicted.remove(c)
             claims.missing.append(MissingClaim(claim=c.claim, importance=c.claim.importance))

@@ -88,10 +88,6 @@ class ExcerptIndex:
 
 
 # ----- the judge ---------------------------------------------------------------------------
-def _overlaps(a: TextPosition, b: TextPosition) -> bool:
-    return a.start < b.end and b.start < a.end
-
-
 def _field(item, name: str, default=None):
     return item.get(name, default) if isinstance(item, dict) else getattr(item, name, default)
 
@@ -264,7 +260,7 @@ class LMJudge:
             not_found.append(claim)
             if verdict == "contradicted":
                 span = pos or TextPosition(start=0, end=0)
-                fact = next((f for f in facts if pos and _overlaps(f[0], pos)), None)
+                fact = next((f for f in facts if pos and f[0].overlaps(pos)), None)
                 kind = fact[1] if fact else "other"
                 contradicted.append(
                     ContradictedClaim(
@@ -294,7 +290,7 @@ class LMJudge:
                 )
         urls = {e.url for e in excerpts}
         for pos, kind, evidence, url in facts:
-            if any(_overlaps(pos, c.position) for c in wrong):
+            if any(pos.overlaps(c.position) for c in wrong):
                 continue  # one wrong fact per stretch of the answer
             if url not in urls:
                 url = next(
@@ -313,9 +309,7 @@ class LMJudge:
                 )
             )
         for c in result.feedback.contradictions:  # the offline wrong facts stand beside the LM's
-            if c.position.end > c.position.start and not any(
-                _overlaps(c.position, w.position) for w in wrong
-            ):
+            if c.position.end > c.position.start and not any(c.position.overlaps(w.position) for w in wrong):
                 wrong.append(c)
         wrong.sort(key=lambda c: c.position.start)
         n_wrong = len(wrong) + sum(c.position.end <= c.position.start for c in contradicted)
@@ -342,7 +336,7 @@ class LMJudge:
             [
                 u
                 for u in result.feedback.claims.not_in_ground_truth
-                if not any(_overlaps(u.position, f) for f in stated)
+                if not any(u.position.overlaps(f) for f in stated)
             ],
         )
         flags, status = list(result.flags), result.status
@@ -415,13 +409,13 @@ class LMJudge:
             c.position for c in offline.feedback.contradictions if c.position.end > c.position.start
         ]
         one_sided = [
-            (p, "not_flagged", "wrong") for p in lm_wrong if not any(_overlaps(p, o) for o in offline_wrong)
+            (p, "not_flagged", "wrong") for p in lm_wrong if not any(p.overlaps(o) for o in offline_wrong)
         ]
         one_sided += [
-            (p, "wrong", "not_flagged") for p in offline_wrong if not any(_overlaps(p, w) for w in lm_wrong)
+            (p, "wrong", "not_flagged") for p in offline_wrong if not any(p.overlaps(w) for w in lm_wrong)
         ]
         for pos, offline_said, lm_said in sorted(one_sided, key=lambda x: x[0].start):
-            if any(_overlaps(pos, p) for p in listed):
+            if any(pos.overlaps(p) for p in listed):
                 continue
             listed.append(pos)
             out.append(
@@ -429,7 +423,7 @@ class LMJudge:
                     wrong_fact=text[pos.start : pos.end],
                     offline=offline_said,
                     lm=lm_said,
-                    kept="wrong" if any(_overlaps(pos, w.position) for w in kept_wrong) else "not_flagged",
+                    kept="wrong" if any(pos.overlaps(w.position) for w in kept_wrong) else "not_flagged",
                 )
             )
         return out

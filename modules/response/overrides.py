@@ -215,11 +215,11 @@ def apply_overrides(
                 continue
             span = TextPosition(start=at[0], end=at[1])
             if v["verdict"] == "not_wrong":
-                wrong = [w for w in wrong if not _overlaps(w.position, span)]
+                wrong = [w for w in wrong if not w.position.overlaps(span)]
                 for claim_id, c in list(contradicted.items()):
-                    if _overlaps(c.position, span):
+                    if c.position.overlaps(span):
                         contradicted.pop(claim_id)
-            elif not any(_overlaps(w.position, span) for w in wrong):
+            elif not any(w.position.overlaps(span) for w in wrong):
                 wrong.append(
                     Contradiction(
                         statement=text[span.start : span.end],
@@ -326,18 +326,14 @@ def _flagged(result: AnalysisResult, words: str) -> bool:
     if at is None:
         return False
     span = TextPosition(start=at[0], end=at[1])
-    return any(_overlaps(w.position, span) for w in result.feedback.contradictions)
+    return any(w.position.overlaps(span) for w in result.feedback.contradictions)
 
 
 def _of_claim(wrong: Contradiction, claim: ContradictedClaim) -> bool:
     """The wrong fact a contradicted claim made (its statement, against the claim's text)."""
     return wrong.source in ("claim", "expected_answer") and (
-        wrong.evidence == claim.claim.text or _overlaps(wrong.position, claim.position)
+        wrong.evidence == claim.claim.text or wrong.position.overlaps(claim.position)
     )
-
-
-def _overlaps(a: TextPosition, b: TextPosition) -> bool:
-    return a.start < b.end and b.start < a.end
 
 
 __all__ = [

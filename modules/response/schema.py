@@ -28,6 +28,10 @@ class TextPosition(Model):
     start: int
     end: int
 
+    def overlaps(self, other: TextPosition) -> bool:
+        """The two spans share a character."""
+        return self.start < other.end and other.start < self.end
+
 
 class ExpectedClaim(Model):
     id: str
