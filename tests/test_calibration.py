@@ -6,6 +6,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from evals.train_calibrator import RETIRED, SOURCES
 from modules.research.answer import Evidence, answer
 from modules.research.calibration import (
     FEATURES,
@@ -40,6 +41,15 @@ def test_the_shipped_weights_cover_every_feature_and_say_what_they_were_trained_
     assert data["features"] == list(FEATURES) and len(data["weights"]) == len(FEATURES)
     assert data["trained_on"]["rows"] > 0 and "train" in data["trained_on"]["questions"]
     assert {"dev", "train"} <= set(data["scores"])
+    # each retired test set is scored by a calibrator fitted without it: the unseen-question figure
+    assert set(data["scores"]["left_out"]) == set(RETIRED)
+
+
+def test_the_calibrator_never_trains_on_a_frozen_test_set():
+    from evals.hotpot import QUESTION_SETS
+
+    assert set(RETIRED) <= set(QUESTION_SETS) and "encyclopedia-g" not in RETIRED  # the newest test
+    assert not set(RETIRED) & set(SOURCES)  # the two split sets give their train parts only
 
 
 def test_every_feature_is_a_number_from_0_to_1_for_any_answer(embedder):
