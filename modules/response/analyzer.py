@@ -730,12 +730,7 @@ class ResponseAnalyzer:
         highlights, unsupported = self._highlights(p, gt, close, doubted)
         stated = [c.position for c in completeness.claims_found] if completeness else []
         claim_fb.not_in_ground_truth = [
-            u
-            for u in unsupported
-            if not any(
-                f.start <= u.position.start < f.end or u.position.start <= f.start < u.position.end
-                for f in stated
-            )
+            u for u in unsupported if not any(u.position.overlaps(f) for f in stated)
         ]
         status = "ok"
         if declined:
