@@ -50,6 +50,16 @@ def duration(seconds: float) -> str:
     return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
 
 
+def spoken_duration(seconds: float) -> str:
+    """A time in a sentence, as a person says it: ``45 s`` up to 90 s, ``12 min`` up to 90
+    minutes, then ``2.5 h``. :func:`duration` is the compact form for progress lines and tables."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 90 * 60:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
 class Progress:
     """Counts per group (``""``: the one group of a loop without groups); thread-safe."""
 

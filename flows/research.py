@@ -29,7 +29,7 @@ from prefect.futures import as_completed
 from prefect.input import RunInput
 from pydantic import ConfigDict, Field, ValidationError, model_validator
 
-from flows.progress import progress
+from flows.progress import progress, spoken_duration
 from flows.runtime import (
     FLOW_TIMEOUT_S,
     TRANSIENT_ERRORS,
@@ -267,18 +267,7 @@ def review_markdown(result: ResearchRun, timeout_s: float, error: str | None = N
     return (
         f"## Review run {result.run_id}\n\n{problem}Accept the report, reject it saying what is wrong, or add "
         f"information; reject and add re-open the research as a child run. If nobody answers within "
-        f"{_duration(timeout_s)}, the run ends as `unreviewed`.\n\n{reports}"
-    )
-
-
-def _duration(seconds: float) -> str:
-    minutes = round(seconds / 60)
-    return (
-        f"{round(seconds)} s"
-        if seconds < 120
-        else f"{minutes} min"
-        if minutes < 120
-        else f"{minutes / 60:.1f} h"
+        f"{spoken_duration(timeout_s)}, the run ends as `unreviewed`.\n\n{reports}"
     )
 
 

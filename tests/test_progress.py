@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from flows.cli import main
-from flows.progress import duration, progress, show_in_terminal
+from flows.progress import duration, progress, show_in_terminal, spoken_duration
 from tests.conftest import ROOT, SAMPLES
 from tests.test_cli_output import CONTROL, SAMPLE_ARGS
 
@@ -70,6 +70,13 @@ def test_the_final_line_counts_every_item(steps):
 def test_durations_read_as_time(seconds):
     text = duration(seconds)
     assert re.fullmatch(r"\d+s|\d+m\d\ds|\d+h\d\dm", text)
+    spoken = spoken_duration(seconds)
+    assert re.fullmatch(r"\d+ s|\d+ min|\d+\.\d h", spoken)
+    assert (
+        spoken_duration(45) == "45 s"
+        and spoken_duration(600) == "10 min"
+        and spoken_duration(9000) == "2.5 h"
+    )
 
 
 @pytest.mark.slow

@@ -6,8 +6,8 @@ import argparse
 import json
 import time
 
+from ..progress import spoken_duration
 from .options import add_service_action, command
-from .output import duration
 
 
 def cmd_lm(args: argparse.Namespace) -> int:
@@ -39,8 +39,8 @@ def cmd_lm(args: argparse.Namespace) -> int:
         print(
             f"local model {local_lm.ALIAS} (Q4_K_M GGUF, {local_lm.SIZE / 1e9:.1f} GB) at {info.url} "
             f"(pid {info.pid}), {info.threads} thread{'s' * (info.threads > 1)}, "
-            f"{info.context_tokens}-token context, up {duration(time.time() - info.started)}, "
-            f"stops after {duration(info.idle_s)} without a request\n"
+            f"{info.context_tokens}-token context, up {spoken_duration(time.time() - info.started)}, "
+            f"stops after {spoken_duration(info.idle_s)} without a request\n"
             f"use it with: --lm local\n"
             f"  (or: --lm {info.lm} --lm-base-url {info.url})\n"
             f"model, state and log: {local_lm.home()}"

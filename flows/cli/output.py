@@ -68,11 +68,6 @@ def points(delta: float | None) -> str:
     return "-" if delta is None else fmt(100 * delta) + " pt"
 
 
-def duration(seconds: float) -> str:
-    """A running time or an idle limit as a person reads it: seconds up to 90, then minutes."""
-    return f"{seconds / 60:.0f} min" if seconds >= 90 else f"{seconds:.0f} s"
-
-
 def print_json(result) -> None:
     """A flow's result (its ``as_dict``) or plain data, as indented JSON."""
     data = result.as_dict() if hasattr(result, "as_dict") else result

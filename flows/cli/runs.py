@@ -7,6 +7,7 @@ import json
 import re
 from datetime import UTC, datetime, timedelta
 
+from ..progress import duration
 from .options import add_data_dir, add_json, command
 from .output import print_paths, print_result, print_table
 
@@ -44,7 +45,13 @@ def cmd_runs(args: argparse.Namespace) -> int:
         print_table(
             header + ["total", "ok", "failed", "flagged"],
             [
-                [r["run_id"], r["kind"], _minute(r["started_at"]), _duration(r["duration_s"]), r["status"]]
+                [
+                    r["run_id"],
+                    r["kind"],
+                    _minute(r["started_at"]),
+                    "-" if r["duration_s"] is None else duration(r["duration_s"]),
+                    r["status"],
+                ]
                 + [r["scope"], r["parent"], r["total"], r["succeeded"], r["failed"], r["flagged"]]
                 for r in rows
             ],
@@ -102,14 +109,6 @@ def _show_run(store, run_id: str | None) -> int:
 
 def _minute(t: datetime | None) -> str:
     return "-" if t is None else t.strftime("%Y-%m-%d %H:%M")
-
-
-def _duration(seconds: float | None) -> str:
-    if seconds is None:
-        return "-"
-    minutes, s = divmod(round(seconds), 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{s:02d}s" if minutes else f"{seconds:.1f}s"
 
 
 def since_time(text: str) -> datetime:

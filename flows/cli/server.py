@@ -6,8 +6,8 @@ import argparse
 import os
 import time
 
+from ..progress import spoken_duration
 from .options import add_service_action, command
-from .output import duration
 
 
 def cmd_server(args: argparse.Namespace) -> int:
@@ -31,7 +31,7 @@ def cmd_server(args: argparse.Namespace) -> int:
             )
         info = local_server.acquire()
         print(
-            f"local Prefect server {info.api_url} (pid {info.pid}), stops after {duration(info.idle_s)} idle"
+            f"local Prefect server {info.api_url} (pid {info.pid}), stops after {spoken_duration(info.idle_s)} idle"
         )
         return 0
     if args.action == "stop":
@@ -51,8 +51,8 @@ def cmd_server(args: argparse.Namespace) -> int:
         return 0
     idle = time.time() - (local_server.last_used() or info.started)
     print(
-        f"local Prefect server {info.api_url} (pid {info.pid}), up {duration(time.time() - info.started)}, "
-        f"last used {duration(idle)} ago, stops after {duration(info.idle_s)} idle\n"
+        f"local Prefect server {info.api_url} (pid {info.pid}), up {spoken_duration(time.time() - info.started)}, "
+        f"last used {spoken_duration(idle)} ago, stops after {spoken_duration(info.idle_s)} idle\n"
         f"state, lock and log: {local_server.state_dir()}"
     )
     return 0
