@@ -139,11 +139,10 @@ def fitted(train: dict[str, list[dict]], dev_picks: list[dict], choices=REGULARI
     """The calibrator fitted on ``train`` (each question set weighing the same: the retired sets
     are 60 questions each, the train parts 20 and 30), with the L2 strength of the lowest log loss
     on ``dev_picks``; and that strength."""
-    xs, ys, ws = [], [], []
-    for rows in train.values():
-        x, y = _matrix(rows)
-        xs.append(x), ys.append(y), ws.append(np.full(len(y), 1.0 / max(len(y), 1)))
-    x, y, w = np.concatenate(xs), np.concatenate(ys), np.concatenate(ws)
+    per_set = [_matrix(rows) for rows in train.values()]
+    x = np.concatenate([x for x, _ in per_set])
+    y = np.concatenate([y for _, y in per_set])
+    w = np.concatenate([np.full(len(y), 1.0 / max(len(y), 1)) for _, y in per_set])
     x_dev, y_dev = _matrix(dev_picks)
     fits = {c: LogisticRegression(C=c, max_iter=3000).fit(x, y, sample_weight=w / w.mean()) for c in choices}
     chosen = min(fits, key=lambda c: log_loss(y_dev, fits[c].predict_proba(x_dev)[:, 1], labels=[0, 1]))

@@ -12,8 +12,8 @@ the sentences to pick:
 
 encyclopedia-g (the fresh test) and HotpotQA's test part are never read. The picker is a linear
 score per sentence (a network of the runtime's shape overfit the 339 paragraphs of its first
-version: its held-out hits were no better), fitted on the softmax over a paragraph's sentences (the chance the pick is a
-supporting one). The card also scores each part with a picker trained on all the others (left
+version: its held-out hits were no better), fitted on the softmax over a paragraph's sentences
+(the chance the pick is a supporting one). The card also scores each part with a picker trained on all the others (left
 out), beside the hand-set pick: the figure for sets the picker never saw.
 Run: ``.venv/bin/python -m evals.train_picker`` (a few minutes on 2 cores, most of it
 MiniLM encoding).
