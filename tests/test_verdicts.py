@@ -10,18 +10,22 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from modules.response import AIResponse, StoredPage
+from modules.response.analyzer import _replaces
 from modules.response.facts import values
 from modules.response.verdicts import (
     Lexicon,
     OfflineJudge,
+    PageFinding,
     _label,
     _names,
     _negation_about,
     _states,
     _terms,
+    denied_names,
     is_negated,
+    list_heading,
 )
-from modules.text import split_sentences
+from modules.text import Span, split_sentences
 
 SAMPLES = Path(__file__).resolve().parent.parent / "datasets" / "samples"
 
@@ -603,3 +607,99 @@ def test_a_word_with_a_capital_inside_is_a_name_where_a_sentence_starts(analyzer
         ],
     )
     assert verdicts(r)["netsuite"] != "contradicted" and not r.feedback.contradictions
+
+
+LIBRARY_PAGE = (
+    "Wrenford lends e-books through Libby. We do not use BorrowBox, Hoopla or cloudLibrary, and "
+    "titles on those platforms cannot be borrowed with a Wrenford card. There is no region in "
+    "South America. The library is closed on Christmas Day and is not open on Sundays. Day passes "
+    "are sold at the desk, and there is no Day pass for the archive."
+)
+
+
+def test_the_names_a_site_mentions_only_to_deny_them():
+    """BorrowBox, Hoopla and cloudLibrary are only ever denied; Libby is affirmed; "Day" is
+    written without a denial too; the calendar's names say when, not what the site has."""
+    every = OfflineJudge.page_facts([(s.text, "https://lib.example/") for s in split_sentences(LIBRARY_PAGE)])
+    denied = denied_names(every)
+    assert {"borrowbox", "hoopla", "america", "south"} <= set(denied)
+    assert not {"libby", "day", "christma", "sunday", "wrenford"} & set(denied)
+    assert denied["borrowbox"].page.text.startswith("We do not use BorrowBox")
+
+
+@pytest.mark.parametrize(
+    "answer, flagged",
+    [
+        ("Also available: BorrowBox for audiobooks.", ["BorrowBox for audiobooks."]),
+        (
+            "You can borrow e-books with Libby, and audiobooks come through Hoopla.",
+            ["audiobooks come through Hoopla."],
+        ),
+        ("- Libby\n- BorrowBox", ["- BorrowBox"]),
+        # a denial, a word that disowns, a supposition, an unsure answer, a question: no statement
+        ("BorrowBox isn't offered.", []),
+        ("Wrenford uses Libby rather than BorrowBox.", []),
+        ("If you already use BorrowBox, you will need Libby instead.", []),
+        ("You could try BorrowBox elsewhere.", []),
+        ("I'm not sure whether BorrowBox is available.", []),
+        ("Does Wrenford use BorrowBox?", []),
+        # items under a heading that denies them; a label; another name beside it
+        ("Not available:\n- BorrowBox\n- Hoopla", []),
+        ("**BorrowBox:** see Libby.", []),
+        ("There is a region in North America.", []),
+    ],
+)
+def test_an_answer_that_affirms_a_name_the_site_denies_is_a_wrong_fact(answer, flagged):
+    judge = OfflineJudge(Lexicon(None))
+    every = OfflineJudge.page_facts([(s.text, "https://lib.example/") for s in split_sentences(LIBRARY_PAGE)])
+    denied = denied_names(every)
+    found = [
+        f
+        for s in split_sentences(answer)
+        for f in judge.against_pages(
+            s, every, every, set(), OfflineJudge.site_names(every), denied, list_heading(answer, s.start)
+        )
+        if f.detail.startswith("the page denies")
+    ]
+    assert [f.statement.text for f in found] == flagged
+    assert all(f.kind == "negation" and f.evidence.startswith("We do not use") for f in found)
+
+
+def test_a_claim_that_denies_the_name_the_answer_affirms_is_contradicted(analyzer):
+    """The claim denies what the page denies; the answer affirms it: the claim is contradicted,
+    not left missing, and the answer is poor."""
+    result = analyzer.analyze(
+        AIResponse(
+            query_id="q",
+            domain="seeds.example",
+            query="Can Hawthorn send seeds to Northern Ireland?",
+            response="Yes, Hawthorn posts seeds anywhere in the UK, Northern Ireland included.",
+            claims=[
+                {
+                    "id": "no",
+                    "text": "Hawthorn cannot send seeds to Northern Ireland",
+                    "importance": "required",
+                }
+            ],
+        ),
+        [
+            StoredPage(
+                url="https://seeds.example/delivery",
+                title="Delivery",
+                text="Because of plant health rules, we can't send seeds to Northern Ireland or the Isle of Man. "
+                "Seed parcels go by Royal Mail to England, Scotland and Wales.",
+            )
+        ],
+    )
+    assert verdicts(result) == {"no": "contradicted"}
+    assert [c.statement for c in result.feedback.contradictions] == ["Northern Ireland included."]
+    assert result.scores.accuracy.tier == "poor"
+    # the path where only the name check sees it: its finding contradicts the claim that denies
+    # the name, and no claim that affirms it or names another thing
+    statement = Span(0, 26, "Northern Ireland included.")
+    finding = PageFinding(
+        statement, "negation", "x", "u", "the page denies Northern Ireland", 0.7, ("Northern", "Ireland")
+    )
+    assert _replaces(finding, "Hawthorn cannot send seeds to Northern Ireland")
+    assert not _replaces(finding, "Hawthorn sends seeds to Northern Ireland by courier")
+    assert not _replaces(finding, "Hawthorn cannot send seeds to the Isle of Man")

@@ -77,7 +77,17 @@ from .schema import (
 )
 from .scoring import accuracy_of, claims_for, completeness_of, given_claims, is_derived
 from .tiers import tier_for
-from .verdicts import Lexicon, OfflineJudge, OfflineJudgeSettings, PageFinding, Verdict, Window
+from .verdicts import (
+    Lexicon,
+    OfflineJudge,
+    OfflineJudgeSettings,
+    PageFinding,
+    Verdict,
+    Window,
+    denied_names,
+    is_negated,
+    list_heading,
+)
 
 ANALYZER_VERSION = f"sleuth-response-analyzer/{__version__}"
 #: the page sentence that states a claim is looked for in the chunks this close to the claim
@@ -232,26 +242,24 @@ def _doubted_claims(claims: ClaimFeedback, flagged: list[Contradiction], kept: l
             claims.missing.append(MissingClaim(claim=c.claim, importance=c.claim.importance))
 
 
+def _replaces(finding: PageFinding, claim: str) -> bool:
+    """Whether the response's statement that ``finding`` holds against the page states otherwise
+    exactly what ``claim`` states (see :func:`_contradicted_by_pages`)."""
+    words = set(claim.split())
+    if finding.kind == "entity":
+        return bool(words & set(finding.replaced))
+    if finding.kind == "negation":
+        return bool(words & set(finding.replaced)) and is_negated(claim)
+    return any(finding.replaced[0].equals(w) for w in values(claim))
+
+
 def _contradicted_by_pages(claims: ClaimFeedback, findings: list[PageFinding]) -> None:
     """A missing claim is contradicted where the response states, against the page, another value
     or name in place of exactly the claim's ("within 90 days" where the page and the claim say 60;
-    "Vancouver" where they say Toronto)."""
+    "Vancouver" where they say Toronto), or affirms a name that the claim, as the page, denies
+    ("Northern Ireland included" against "cannot send seeds to Northern Ireland")."""
     for m in list(claims.missing):
-        wanted = values(m.claim.text)
-        words = set(m.claim.text.split())
-        hit = next(
-            (
-                f
-                for f in findings
-                if f.replaced
-                and (
-                    words & set(f.replaced)
-                    if f.kind == "entity"
-                    else any(f.replaced[0].equals(w) for w in wanted)
-                )
-            ),
-            None,
-        )
+        hit = next((f for f in findings if f.replaced and _replaces(f, m.claim.text)), None)
         if hit:
             claims.missing.remove(m)
             claims.contradicted.append(
@@ -883,10 +891,10 @@ class ResponseAnalyzer:
             ClaimFeedback.of(feedback_found, missing, contradicted),
         )
 
-    def _page_sentences(self, gt: GroundTruth) -> tuple[list, list, set[str]]:
+    def _page_sentences(self, gt: GroundTruth) -> tuple[list, list, set[str], dict]:
         """The pages' sentences parsed for the fact checks, per chunk; those with values (what
-        ``against_pages`` reads of the whole site); every word the site uses. Parsed once per
-        version of the pages."""
+        ``against_pages`` reads of the whole site); every word the site uses; the names it
+        mentions only to deny them. Parsed once per version of the pages."""
         if gt.version not in self._page_facts:
             facts = [
                 OfflineJudge.page_facts((x.text, c.page_url) for x in split_sentences(c.text))
@@ -894,7 +902,12 @@ class ResponseAnalyzer:
             ]
             every = [f for chunk_facts in facts for f in chunk_facts]
             valued = [f for f in every if f.values]
-            self._page_facts[gt.version] = (facts, valued, OfflineJudge.site_names(every))
+            self._page_facts[gt.version] = (
+                facts,
+                valued,
+                OfflineJudge.site_names(every),
+                denied_names(every),
+            )
         return self._page_facts[gt.version]
 
     def _stating_pages(self, gt: GroundTruth, claim: str, claim_vector, implicit: set[str]) -> list:
@@ -945,12 +958,14 @@ class ResponseAnalyzer:
         if close.sent_gt is None or not self.config.feedback.check_pages:
             return out
         implicit = implicit | OfflineJudge.keys(gt.brand_names)
-        facts, valued, known_names = self._page_sentences(gt)
+        facts, valued, known_names, denied = self._page_sentences(gt)
         for i, s in enumerate(p.sentences):
             if not s.text.strip() or len(s.text) > 600:
                 continue
             candidates = [f for j in close.top_gt[i].tolist() for f in facts[j]]
-            for f in self.judge.against_pages(s, candidates, valued, implicit, known_names):
+            for f in self.judge.against_pages(
+                s, candidates, valued, implicit, known_names, denied, list_heading(p.text, s.start)
+            ):
                 at = f.statement
                 if any(c.position.start < at.end and at.start < c.position.end for c in out):
                     continue

@@ -404,6 +404,105 @@ def _bare_item(text: str) -> bool:
     return _LIST_ITEM.match(text) is not None and _VERB.search(text) is None and _NT_VERB.search(text) is None
 
 
+#: a denial that bears on what follows it: "we do not use BorrowBox, Hoopla or cloudLibrary",
+#: "there is no Android app"; "excluding VAT" and "non-refundable" deny no thing's existence
+_DENY = re.compile(r"\b(?:not|no|never|cannot|neither|nor)\b|n['’]t\b", re.I)
+#: where a denial's reach ends: its clause ("If you haven't paid, we issue a Charge Certificate"),
+#: or an exception to it ("no Sunday service, except before Christmas")
+_DENIAL_END = re.compile(
+    r"[;.!?:()]|,\s+(?:and|but|so|while|which|we|you|it|they|this|that|the|when|if|as|because)\b|"
+    r"\s(?:but|although|though|whereas|except|unless|apart\s+from|other\s+than)\s|\s[–—]\s"
+)
+#: words that deny a link without a negation: "an independent hospital", "instead of Regus",
+#: "out of network for Meridian", a list's cross mark
+_DISOWNS = re.compile(
+    r"\b(?:independent|unaffiliated|unrelated|unconnected|separate|instead|rather\s+than|unlike|"
+    r"other\s+than|apart\s+from|except|excluding|besides|out\s+of|outside|unavailable|unsupported|"
+    r"ineligible|discontinued|no\s+longer)\b|[❌✘✗✖]",
+    re.I,
+)
+#: what a clause supposes states nothing: "if you're in Sheffield", "you could build a bridge"
+_SUPPOSES = re.compile(r"^\W*(?:if|when|whether|unless|in\s+case)\b|\b(?:could|would|might)\b", re.I)
+#: a name that labels what follows ("**HIPAA:** ..."): the statement is after it
+_LABEL_END = re.compile(r"[*_]*\s*:")
+#: a run of written names: "Harlow Vet Group", "North America", "IWG"
+_NAME_RUN = re.compile(r"\b[A-Z][A-Za-z0-9]*(?:['’]s)?(?:\s+[A-Z][A-Za-z0-9]*(?:['’]s)?)*\b")
+#: the calendar's names: when something happens, never a thing a site has or denies
+_CALENDAR = frozenset(
+    _key(w)
+    for w in """january february march april may june july august september october november december
+    monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays thursdays
+    fridays saturdays sundays christmas easter new year eve day bank holiday holidays""".split()
+)
+
+
+def _runs(text: str) -> list[tuple[int, int, frozenset[str]]]:
+    """(start, end, keys) of each run of capitalised words of ``text``."""
+    return [
+        (m.start(), m.end(), frozenset(_key(POSSESSIVE.sub("", w)) for w in m.group().split()))
+        for m in _NAME_RUN.finditer(text)
+    ]
+
+
+def _denied_keys(text: str) -> set[str]:
+    """Keys of the words a negation in ``text`` denies: from the negator to the end of its clause,
+    and, for a denied predicate of the subject ("Cash is not accepted"), the clause before it."""
+    kept = _NOT_DENIAL.sub(lambda d: " " * len(d.group()), text)
+    out: set[str] = set()
+    for m in _DENY.finditer(kept):
+        end = _DENIAL_END.search(kept, m.end())
+        out |= {k for k, _ in _terms(kept[m.end() : end.start() if end else len(kept)])}
+        if _PASSIVE.match(kept, m.end()):
+            head = re.split(r"[,;:.!?()\u2013\u2014]", kept[: m.start()])[-1]
+            out |= {k for k, _ in _terms(head)}
+    return out
+
+
+def list_heading(text: str, start: int) -> str:
+    """The line that heads the list a line of ``text`` starting at ``start`` belongs to: the
+    nearest line before it that is no list item ("" when there is none)."""
+    for line in reversed(text[:start].splitlines()):
+        if line.strip() and not _LIST_ITEM.match(line):
+            return line
+    return ""
+
+
+@dataclass(frozen=True)
+class DeniedName:
+    """A name the site mentions only to deny it, with the names written beside it there (a
+    response's "North America" is not the page's "South America") and a sentence denying it."""
+
+    runs: frozenset[str]
+    page: PageSentence
+
+
+def denied_names(every: Sequence[PageSentence]) -> dict[str, DeniedName]:
+    """The names the site mentions only to deny them (a platform, a partner, a country it says it
+    does not use, belong to or serve): every sentence of the pages with the word in it denies it.
+    By key. A word the pages use anywhere without denying it ("day", the "Day Pass"), and the
+    calendar's names, are no such name."""
+    named: set[str] = set()
+    denying: dict[str, PageSentence] = {}
+    beside: dict[str, set[str]] = {}
+    affirmed: set[str] = set()
+    for page in every:
+        named |= _names(page.text)
+        denied = _denied_keys(page.text) if page.negated else set()
+        for k, _ in page.terms:
+            if k in denied:
+                denying.setdefault(k, page)
+            else:
+                affirmed.add(k)
+        for _, _, run in _runs(page.text):
+            for k in run:
+                beside.setdefault(k, set()).update(run)
+    return {
+        k: DeniedName(frozenset(beside.get(k, {k})), page)
+        for k, page in denying.items()
+        if k in named and k not in affirmed and k not in _CALENDAR
+    }
+
+
 def other_variant(claim: str, text: str) -> bool:
     """``text`` speaks of another variant of what ``claim`` is about: a noun phrase of both with
     another word before the same noun, neither word used by the other side ("a family ticket"
@@ -594,7 +693,7 @@ class PageFinding:
     url: str
     detail: str  # what differs: "$66 (response) vs $60 per year (page)"
     confidence: float
-    replaced: tuple = ()  # what the page states instead: its value, or its names
+    replaced: tuple = ()  # what the page states instead (its value, or its names); or the names it denies
 
 
 @dataclass
@@ -1013,6 +1112,8 @@ class OfflineJudge:
         every: Sequence[PageSentence],
         implicit: set[str],
         known_names: set[str],
+        denied: dict[str, DeniedName] | None = None,
+        heading: str = "",
     ) -> list[PageFinding]:
         """Statements of ``sentence`` that the pages state otherwise.
 
@@ -1146,9 +1247,61 @@ class OfflineJudge:
                             round(min(0.9, 0.4 + f / 2), 2),
                         )
                     )
+        out += self._denied(sentence, denied or {}, implicit, [o.statement for o in out], heading)
         return out + self._unknown_names(
             sentence, candidates, implicit, known_names, [o.statement for o in out]
         )
+
+    @staticmethod
+    def _denied(
+        sentence: Span,
+        denied: dict[str, DeniedName],
+        implicit: set[str],
+        taken: Sequence[Span],
+        heading: str = "",
+    ) -> list[PageFinding]:
+        """A clause that affirms a name the site mentions only to deny it (:func:`denied_names`):
+        "BorrowBox for audiobooks" where the site says "we do not use BorrowBox". A sentence
+        that denies or disowns anything, says it is unsure, or asks, affirms nothing here; nor
+        does a list item under a heading that does ("Not accepted:"). The name is written as a
+        name, not as the first word of its sentence, and the names beside it are the page's."""
+        said = f"{heading}\n{sentence.text}" if _LIST_ITEM.match(sentence.text) else sentence.text
+        if not denied or is_negated(said) or _DISOWNS.search(said) or UNSURE.search(said) or "?" in said:
+            return []
+        names = {at for at, _ in _statement_names(sentence.text)}
+        listed = _LIST_ITEM.match(sentence.text) is not None  # an item's first word: a name too
+        hits = [
+            (sentence.start + start, k)
+            for start, end, run in _runs(sentence.text)
+            for k in run
+            if k in denied
+            and run <= denied[k].runs | implicit
+            and (listed or any(start <= n < end for n in names))
+            and not _LABEL_END.match(sentence.text, end)
+        ]
+        out = []
+        for clause in split_clauses(sentence, min_words=1) or [sentence]:
+            if any(c.start < clause.end and clause.start < c.end for c in taken):
+                continue
+            if _SUPPOSES.search(clause.text):
+                continue
+            mine = [(at, k) for at, k in hits if clause.start <= at < clause.end]
+            if mine:
+                at, k = mine[0]
+                word = _NAME_RUN.match(sentence.text, at - sentence.start).group()
+                page = denied[k].page
+                out.append(
+                    PageFinding(
+                        clause,
+                        "negation",
+                        page.text,
+                        page.url,
+                        f"the page denies {word}",
+                        0.7,
+                        tuple(word.split()),
+                    )
+                )
+        return out
 
     def _unknown_names(
         self,
