@@ -696,6 +696,16 @@ class PageFinding:
     replaced: tuple = ()  # what the page states instead (its value, or its names); or the names it denies
 
 
+@dataclass(frozen=True)
+class _ClauseView:
+    """A clause of an answer as the page checks read it (:meth:`OfflineJudge._view`)."""
+
+    names: tuple[tuple[str, str], ...]
+    values: tuple[Value, ...]
+    terms: tuple[tuple[str, str], ...]
+    own: tuple[tuple[str, str], ...]
+
+
 @dataclass
 class Verdict:
     verdict: str  # found | missing | contradicted
@@ -1105,6 +1115,74 @@ class OfflineJudge:
         """Every word of the site's pages (keys), its names included: what the site ever says."""
         return {k for page in every for k, _ in page.names} | {k for page in every for k, _ in page.terms}
 
+    def _view(self, sentence: Span, clause: Span, implicit: set[str]) -> _ClauseView:
+        """What the page checks read of a clause of ``sentence``: its own names (a list label,
+        "**Deadline:**", or a month of a date is no name), values, terms and its own fact words."""
+        in_values = [(sentence.start + v.start, sentence.start + v.end) for v in values(sentence.text)]
+        names = [
+            (k, k)
+            for at, k in dict.fromkeys(_statement_names(sentence.text))
+            if clause.start <= sentence.start + at < clause.end
+            and k not in implicit
+            and not any(a <= sentence.start + at < b for a, b in in_values)
+        ]
+        vals = tuple(values(clause.text))
+        terms = tuple(_terms(clause.text, [(v.start, v.end) for v in vals]))
+        own = tuple(
+            t
+            for t in terms
+            if not self._implied(t[0], implicit) and t[0] not in _LIGHT and t[0] not in _HEDGES
+        )
+        return _ClauseView(tuple(dict.fromkeys(names)), vals, terms, own)
+
+    def _about(
+        self,
+        view: _ClauseView,
+        page: PageSentence,
+        threshold: float,
+        implicit: set[str],
+        anchor: Value | None = None,
+    ) -> float:
+        """How much ``page`` is about the clause (its frame), 0 when it is not: the clause's names
+        are there, and most of its own words, or (``anchor``) another of its values ties them."""
+        st = self.settings
+        if view.names and self.frame(list(view.names), page.terms) < 1:
+            return 0.0  # about another plan, person or place
+        f = self.frame(view.terms, page.terms, implicit)
+        # another value of the clause that the page sentence states ties them together:
+        # "Deadline: December 15, 2025, 11:59 pm" and "close on 1 December 2025 at 11:59 pm"
+        if (
+            anchor is not None
+            and anchor.kind in _ANCHORED
+            and f >= st.anchor_frame
+            and any(
+                u is not anchor
+                and not u.bound
+                and u.kind != "number"
+                and any(u.equals(p) for p in page.values)
+                for u in view.values
+            )
+        ):
+            return f
+        if view.own and self.frame(view.own, page.terms) < st.fact_frame:
+            return 0.0
+        return f if f >= threshold else 0.0
+
+    def _page_states(
+        self, view: _ClauseView, value: Value, every: Sequence[PageSentence], implicit: set[str]
+    ) -> bool:
+        """Whether a sentence of the site about the clause states ``value`` (the site says so)."""
+        st = self.settings
+        return any(
+            any(p.equals(value) for p in page.values)
+            and (
+                self._about(view, page, st.conflict_frame, implicit)
+                or self._about(view, page, st.page_frame, implicit, value)
+            )
+            for page in every
+            if page.values
+        )
+
     def against_pages(
         self,
         sentence: Span,
@@ -1126,53 +1204,11 @@ class OfflineJudge:
         out = []
         clauses = _clauses(sentence) or [sentence]
         for clause in clauses:
-            # the clause's own names; a list label ("**Deadline:**") or a month of a date is no name
-            in_values = [(sentence.start + v.start, sentence.start + v.end) for v in values(sentence.text)]
-            names = {
-                (k, k)
-                for at, k in _statement_names(sentence.text)
-                if clause.start <= sentence.start + at < clause.end
-                and k not in implicit
-                and not any(a <= sentence.start + at < b for a, b in in_values)
-            }
-            vals = values(clause.text)
-            terms = _terms(clause.text, [(v.start, v.end) for v in vals])
-            own = [
-                t
-                for t in terms
-                if not self._implied(t[0], implicit) and t[0] not in _LIGHT and t[0] not in _HEDGES
-            ]
+            view = self._view(sentence, clause, implicit)
+            vals, terms, own = view.values, view.terms, view.own
 
-            def about(
-                page: PageSentence,
-                threshold: float,
-                anchor: Value | None = None,
-                names=names,
-                terms=terms,
-                vals=vals,
-                own=own,
-            ) -> float:  # this clause's
-                if names and self.frame(list(names), page.terms) < 1:
-                    return 0.0  # about another plan, person or place
-                f = self.frame(terms, page.terms, implicit)
-                # another value of the clause that the page sentence states ties them together:
-                # "Deadline: December 15, 2025, 11:59 pm" and "close on 1 December 2025 at 11:59 pm"
-                if (
-                    anchor is not None
-                    and anchor.kind in _ANCHORED
-                    and f >= st.anchor_frame
-                    and any(
-                        u is not anchor
-                        and not u.bound
-                        and u.kind != "number"
-                        and any(u.equals(p) for p in page.values)
-                        for u in vals
-                    )
-                ):
-                    return f
-                if own and self.frame(own, page.terms) < st.fact_frame:
-                    return 0.0
-                return f if f >= threshold else 0.0
+            def about(page: PageSentence, threshold: float, anchor: Value | None = None, view=view) -> float:
+                return self._about(view, page, threshold, implicit, anchor)
 
             for v in vals:
                 # a value bound to a name ("Saturday £60") is checked against the value the site
@@ -1193,12 +1229,7 @@ class OfflineJudge:
                         page, p = bound[0]
                         out.append(_value_finding(clause, v, page, p, 0.8))
                     continue
-                if any(
-                    any(p.equals(v) for p in page.values)
-                    and (about(page, st.conflict_frame) or about(page, st.page_frame, v))
-                    for page in every
-                    if page.values
-                ):
+                if self._page_states(view, v, every, implicit):
                     continue
                 rivals = [
                     (f, page, p)
