@@ -963,9 +963,8 @@ class ResponseAnalyzer:
             if not s.text.strip() or len(s.text) > 600:
                 continue
             candidates = [f for j in close.top_gt[i].tolist() for f in facts[j]]
-            for f in self.judge.against_pages(
-                s, candidates, valued, implicit, known_names, denied, list_heading(p.text, s.start)
-            ):
+            heading = list_heading(p.text, s.start) if denied else ""  # read only by the denied-name check
+            for f in self.judge.against_pages(s, candidates, valued, implicit, known_names, denied, heading):
                 at = f.statement
                 if any(c.position.start < at.end and at.start < c.position.end for c in out):
                     continue

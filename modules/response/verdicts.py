@@ -1295,7 +1295,8 @@ class OfflineJudge:
         "BorrowBox for audiobooks" where the site says "we do not use BorrowBox". A sentence
         that denies or disowns anything, says it is unsure, or asks, affirms nothing here; nor
         does a list item under a heading that does ("Not accepted:"). The name is written as a
-        name, not as the first word of its sentence, and the names beside it are the page's."""
+        name (not the first word of a sentence, though it may be a list item's), is no label
+        ("**HIPAA:**"), and the names beside it are the page's."""
         said = f"{heading}\n{sentence.text}" if _LIST_ITEM.match(sentence.text) else sentence.text
         if not denied or is_negated(said) or _DISOWNS.search(said) or UNSURE.search(said) or "?" in said:
             return []
