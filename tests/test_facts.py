@@ -46,6 +46,21 @@ READINGS = {
     "Scale covers up to $2 million": [("Premier $1M", "conflict")],  # a cap is an amount; "$1M" a million
     "It fully charges in 70 minutes": [("to 100% in about an hour and ten minutes", "agree")],
     "It opens from 10:00 to 17:00": [("between 10 in the morning and 5 in the afternoon", "agree")],
+    # a number that completes a name ("Band 2") names a variant: another number there is another
+    # variant, unless the rest of the claim is stated alike
+    "A Band 2 permit costs £95 for 12 months": [
+        ("| Band 3 | Over 170 g/km | £160 |", "other"),
+        ("Band 3 cars cost £160", "other"),
+        ("Band 2 costs £95 for 12 months", "agree"),
+        ("Band 2 costs £120 a year", "conflict"),
+        ("Band 3 costs £95 for 12 months", "conflict"),
+    ],
+    "Installation is free when you order Fibre 900 online": [
+        ("It's free when you order Fibre 500 online", "conflict"),
+        ("Fibre 500 costs £60 to install", "other"),
+    ],
+    "Roaming is included in Zone 1": [("Roaming is included in Zone 2", "conflict")],
+    "Children 5 and under ski free": [("Children 6 and under ski free", "conflict")],
     "The show is Salt & Steam: Herring Fleets 1850-1950": [
         ("running until 2 November 2025", "agree")  # a title's years: no values
     ],
@@ -58,6 +73,20 @@ READINGS = {
 )
 def test_values_compare_as_a_reader_would(claim, text, verdict):
     assert compare_values(claim, text)[0] == verdict
+
+
+@pytest.mark.parametrize(
+    "text, names",
+    [
+        ("| Band 2 | 101–170 g/km | £95 |", ["band", "", "", ""]),
+        ("Get Fibre 500 online", ["fibre"]),
+        ("roaming in Zone 1 and Zone 2", ["zone", "zone"]),
+        ("Children 5 and under, ages 6-12", ["", "", ""]),
+        ("Only 3 left, open Friday 7 to 9, over 170 g/km", ["", "", "", ""]),
+    ],
+)
+def test_a_number_after_a_capitalised_word_completes_its_name(text, names):
+    assert [v.names for v in values(text)] == names
 
 
 def test_values_are_typed_and_placed():

@@ -16,6 +16,7 @@ from modules.response.verdicts import (
     Lexicon,
     OfflineJudge,
     PageFinding,
+    _clauses,
     _label,
     _names,
     _negation_about,
@@ -224,6 +225,39 @@ def test_a_value_bound_to_a_name_is_checked_against_the_site_binding():
         for f in judge.against_pages(s, every, every, set(), OfflineJudge.site_names(every))
     ]
     assert wrong == ["Saturday £60", "Sunday £65.", "Premier $1M."]
+
+
+def test_a_numbered_name_is_a_variant_not_a_value():
+    """ "Band 2 (101-170 g/km)" was flagged against the page's "Band 1 (0 to 100 g/km)": its 2
+    read as a count. A band's number names the band; another band's values are no rivals, and a
+    band given another's price is still wrong."""
+    page = [
+        "Band 1 (0 to 100 g/km, including all fully electric vehicles): £45",
+        "Band 2 (101 to 170 g/km): £95",
+        "Band 3 (over 170 g/km): £160",
+    ]
+    judge = OfflineJudge(Lexicon(None))
+    every = OfflineJudge.page_facts([(s, "https://x.example/") for s in page])
+
+    def wrong(answer: str) -> list[str]:
+        return [
+            f.statement.text
+            for s in split_sentences(answer)
+            for f in judge.against_pages(s, every, every, set(), OfflineJudge.site_names(every))
+        ]
+
+    assert wrong("| Band 2 | 101–170 g/km | £95 |\n| Band 3 | Over 170 g/km | £160 |") == []
+    assert wrong("Band 3 (over 170 g/km): £95") == ["Band 3 (over 170 g/km): £95"]
+
+
+def test_a_value_too_short_for_a_clause_joins_the_clause_that_names_it():
+    """ "Band 3 (over 170 g/km): £95" split at the colon left "£95" out of every clause, so the
+    price was never checked."""
+    (sentence,) = split_sentences("Band 3 (over 170 g/km): £95, with free permits for electric cars")
+    assert [c.text for c in _clauses(sentence)] == [
+        "Band 3 (over 170 g/km): £95",
+        "with free permits for electric cars",
+    ]
 
 
 def test_a_name_written_after_a_price_names_that_price_not_the_next():

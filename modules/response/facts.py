@@ -5,7 +5,8 @@ read with what they measure (money with its currency and period, a percentage, a
 length, a year, a count) into comparable amounts: "$6/mo", "6 dollars a month" and "USD 6 per
 month" are the same value; "three" is 3; "1 TB" is 1,000 GB. :func:`compare_values` says
 whether a text states the values of a claim (``agree``), states other values of the same
-kind (``conflict``), or says nothing about them (``absent``).
+kind (``conflict``), speaks of another numbered variant of its subject ("Band 3" for a claim
+about "Band 2", ``other``), or says nothing about them (``absent``).
 """
 
 from __future__ import annotations
@@ -327,6 +328,17 @@ _PERIOD_AFTER = re.compile(
     r"(?P<word>monthly|annually|yearly|weekly|daily)\b|\s+(?P<once>one-time|one-off)\b",
     re.I,
 )
+#: the capitalised word a plain number completes into a name ("Band 2", "Zone 1", "Fibre 500");
+#: a month, a weekday or a sentence's light first word ("Over 170", "Friday 7") names nothing
+_NAMED_BY = re.compile(r"(?<![\w$£€])([A-Z][a-z]+)\s$")
+#: a number that opens a range or a threshold counts people or things ("Children 5 and under")
+_RANGE_AFTER = re.compile(r"\s*(?:[-–+]|(?:and|or)\s+(?:under|younger|over|older|up|more|less)\b|to\s+\d)")
+_NOT_NAMES = frozenset(
+    """over under up to from after before between about around only just each per all any for
+    in on at by with and or but the a an of if every some age ages aged roughly nearly almost
+    approximately another these those top first last next total both sleeps seats monday tuesday
+    wednesday thursday friday saturday sunday""".split()
+) | frozenset(_MONTHS)
 _BOUND_AFTER = re.compile(r"\s*(?:\+|or (?:more|less|above|over|under)\b|and (?:up|above|over)\b)", re.I)
 
 
@@ -345,6 +357,7 @@ class Value:
     period: str | None = None  # month | year | week | day | hour | once ("one-time"), for a price
     factor: float = 1.0  # the written unit's size in the base unit (a GB: 1e9 bytes)
     bound: bool = False  # a threshold ("over $250", "$75 or more"), not an amount
+    names: str = ""  # the name a plain number belongs to, lowercased: "band" in "Band 2"
 
     def same_kind(self, other: Value) -> bool:
         """Values that can contradict each other: the same kind and unit (a date and a year too),
@@ -535,6 +548,13 @@ def _values(text: str) -> tuple[Value, ...]:
             value = Value(*value[:3], start, end, text[start:end], *value[3:])
             if _BOUND_BEFORE.search(text, max(0, start - 16), start) or _BOUND_AFTER.match(text, end):
                 value = replace(value, bound=True)
+            elif (
+                value.kind == "number"
+                and (named := _NAMED_BY.search(text, max(0, start - 20), start))
+                and named.group(1).lower() not in _NOT_NAMES
+                and not _RANGE_AFTER.match(text, end)
+            ):
+                value = replace(value, names=named.group(1).lower())
             if (
                 value.kind == "money"
                 and value.period is None
@@ -615,13 +635,35 @@ def is_word_one(value: Value) -> bool:
 def compare_values(claim: str, text: str) -> tuple[str, list[tuple[Value, Value | None]]]:
     """``agree`` when ``text`` states every typed value of ``claim`` (however written),
     ``conflict`` when, for one of them, it states instead a value of the same kind that is none
-    of the claim's, else ``absent``; with the pairs (claim value, the text's matching or
-    conflicting value, or None)."""
+    of the claim's, ``other`` when it numbers the claim's numbered name otherwise ("Band 3" for
+    "Band 2") and its other values are not the claim's, else ``absent``; with the pairs (claim
+    value, the text's matching or conflicting value, or None).
+
+    Another number of a numbered name is a conflict only where the text states a measure of the
+    claim (a price, a size, "free") and no other value of it otherwise: "free with Fibre 500"
+    misstates "free with Fibre 900", while "Band 3 costs £160" is no misstatement of "Band 2
+    costs £95" but the price of another band."""
     wanted, stated = values(claim), values(text)
     pairs: list[tuple[Value, Value | None]] = []
     verdict = "agree"
+    variant = False
+    matched = 0  # the claim's measures (not plain numbers) that the text states
     for value in wanted:
-        match = next((v for v in stated if v.equals(value)), None)
+        match = next(
+            (
+                v
+                for v in stated
+                if v.equals(value) and not (v.names and value.names and v.names != value.names)
+            ),
+            None,
+        )
+        if value.names and match is None:
+            other = next((v for v in stated if v.names == value.names), None)
+            pairs.append((value, other))
+            variant = variant or other is not None
+            if other is None and verdict == "agree":
+                verdict = "absent"
+            continue
         # a rival: a value of the same kind that is none of the claim's ("$10 a month" does not
         # contradict "the pro plan costs $30" in a claim that also says "starter costs $10")
         rivals = [
@@ -636,9 +678,11 @@ def compare_values(claim: str, text: str) -> tuple[str, list[tuple[Value, Value 
             and not (value.kind == "date" and v.kind == "year")
             and not is_word_one(value)
             and not is_word_one(v)
+            and not v.names  # "Band 3" is a name, no rival of "up to 4 people"
         ]  # "1850-1950" is no date's rival
         if match is not None:
             pairs.append((value, match))
+            matched += value.kind != "number"  # a plain number ("170") may end another range
         elif rivals:
             pairs.append((value, rivals[0]))
             verdict = "conflict"
@@ -646,6 +690,10 @@ def compare_values(claim: str, text: str) -> tuple[str, list[tuple[Value, Value 
             pairs.append((value, None))
             if verdict == "agree":
                 verdict = "absent"
+    if variant:
+        rest = sum(not v.names for v in wanted)
+        verdict = "conflict" if not rest or (matched and verdict != "conflict") else "other"
+        pairs.sort(key=lambda p: not p[0].names)  # the misnumbered name is what is stated otherwise
     return verdict, pairs
 
 

@@ -278,7 +278,7 @@ def _clauses(sentence: Span, min_words: int = 2) -> list[Span]:
     """The sentence's clauses, none cutting through a value: "December 15, 2025" and "$1,024"
     stay whole (clauses that a value spans are joined)."""
     clauses = split_clauses(sentence, min_words=min_words)
-    if len(clauses) < 2:
+    if not clauses:
         return clauses
     vals = [(sentence.start + v.start, sentence.start + v.end) for v in values(sentence.text)]
     out: list[Span] = []
@@ -291,6 +291,16 @@ def _clauses(sentence: Span, min_words: int = 2) -> list[Span]:
             out[-1] = Span(start, c.end, sentence.text[start - sentence.start : c.end - sentence.start])
         else:
             out.append(c)
+    for vs, ve in vals:
+        # a value in a piece too short to be a clause ("Band 3 (over 170 g/km): £95") belongs
+        # to the clause before it, which names what it is the value of
+        before = [i for i, c in enumerate(out) if c.end <= vs]
+        if before and not any(c.start <= vs < c.end for c in out) and ve - vs < 40:
+            i = before[-1]
+            end = ve if i + 1 == len(out) else min(ve, out[i + 1].start)
+            if end > out[i].end:
+                start = out[i].start
+                out[i] = Span(start, end, sentence.text[start - sentence.start : end - sentence.start])
     return out if len(out) > 1 or out[0].text != sentence.text else []
 
 
@@ -507,7 +517,11 @@ def other_variant(claim: str, text: str) -> bool:
     """``text`` speaks of another variant of what ``claim`` is about: a noun phrase of both with
     another word before the same noun, neither word used by the other side ("a family ticket"
     for "a child ticket", "the Team plan" for "the Plus plan", "the return fare" for "the
-    outbound fare"). A value is compared only within the same variant."""
+    outbound fare"), or numbers the claim's numbered name otherwise and states the rest of it
+    otherwise too ("Band 3 costs £160" for "Band 2 costs £95"). A value is compared only within
+    the same variant."""
+    if compare_values(claim, text)[0] == "other":
+        return True
     mine = _modifiers(claim)
     if not mine:
         return False
@@ -518,6 +532,17 @@ def other_variant(claim: str, text: str) -> bool:
         b == d and a != c and a not in text_keys and c not in claim_keys and c not in _LIGHT
         for a, b in mine
         for c, d in theirs
+    )
+
+
+def _numbered_otherwise(mine: Sequence[Value], theirs: Sequence[Value]) -> bool:
+    """``theirs`` numbers one of the numbered names of ``mine`` otherwise, and never as
+    ``mine`` does ("Band 3" where the clause says "Band 2")."""
+    return any(
+        v.names
+        and any(p.names == v.names for p in theirs)
+        and not any(p.names == v.names and p.equals(v) for p in theirs)
+        for v in mine
     )
 
 
@@ -1148,6 +1173,8 @@ class OfflineJudge:
         st = self.settings
         if view.names and self.frame(list(view.names), page.terms) < 1:
             return 0.0  # about another plan, person or place
+        if not (anchor and anchor.names) and _numbered_otherwise(view.values, page.values):
+            return 0.0  # about another band, zone or tier ("Band 3" for "Band 2")
         f = self.frame(view.terms, page.terms, implicit)
         # another value of the clause that the page sentence states ties them together:
         # "Deadline: December 15, 2025, 11:59 pm" and "close on 1 December 2025 at 11:59 pm"
@@ -1213,7 +1240,7 @@ class OfflineJudge:
             for v in vals:
                 # a value bound to a name ("Saturday £60") is checked against the value the site
                 # binds to that name ("Saturday £65"), even when the site states £60 elsewhere
-                label = _label(sentence.text, clause.start - sentence.start + v.start)
+                label = None if v.names else _label(sentence.text, clause.start - sentence.start + v.start)
                 bound = (
                     [
                         (page, p)
@@ -1241,6 +1268,11 @@ class OfflineJudge:
                     and (p.period is None) == (v.period is None)  # "$249/mo" vs a "$0.40" overage
                     and not is_word_one(v)
                     and not is_word_one(p)
+                    # a numbered name ("Band 2") is misnumbered only where the rest is stated alike
+                    and (
+                        not (v.names or p.names)
+                        or (v.names == p.names and compare_values(clause.text, page.text)[0] == "conflict")
+                    )
                     and _counts_alike(clause.text, v, page.text, p)
                     and _plausible_misstatement(v, p)
                     and not other_variant(clause.text, page.text)
