@@ -60,6 +60,16 @@ READINGS = {
         ("Fibre 500 costs £60 to install", "other"),
     ],
     "Roaming is included in Zone 1": [("Roaming is included in Zone 2", "conflict")],
+    # what a price is charged for: another thing is another price; the people it is charged to
+    # go by many names
+    "Delivery costs £3.99 per box": [
+        ("Boxes cost £4.95 per serving", "absent"),
+        ("Delivery is £4.99 a box", "conflict"),
+    ],
+    "Cover goes up to $10,000 per person": [
+        ("up to $10,000 per traveller", "agree"),
+        ("$5,000 per traveller", "conflict"),
+    ],
     "Children 5 and under ski free": [("Children 6 and under ski free", "conflict")],
     "The show is Salt & Steam: Herring Fleets 1850-1950": [
         ("running until 2 November 2025", "agree")  # a title's years: no values

@@ -328,6 +328,16 @@ _PERIOD_AFTER = re.compile(
     r"(?P<word>monthly|annually|yearly|weekly|daily)\b|\s+(?P<once>one-time|one-off)\b",
     re.I,
 )
+#: what a price is charged for, written after it: "£3.99 per box", "€62 a night", "$8/user"
+_PER_AFTER = re.compile(r"\s*(?:per\s+|each\s+|/\s*|an?\s+)(?P<noun>[a-z]+)\b", re.I)
+#: words after "a" or "per" that are no thing a price is charged for, and the people a price is
+#: charged to, which sites and answers name with many words ("per person", "per traveller")
+_NOT_PER = frozenset(_PERIOD) | frozenset(
+    """minute min mins minutes hours days weeks months years the a an and or of in on to for from up
+    person persons people head heads traveller travellers traveler travelers adult adults user users
+    seat seats guest guests member members passenger passengers rider riders employee employees
+    student students child children customer customers participant participants""".split()
+)
 #: the capitalised word a plain number completes into a name ("Band 2", "Zone 1", "Fibre 500");
 #: a month, a weekday or a sentence's light first word ("Over 170", "Friday 7") names nothing
 _NAMED_BY = re.compile(r"(?<![\w$£€])([A-Z][a-z]+)\s$")
@@ -358,6 +368,7 @@ class Value:
     factor: float = 1.0  # the written unit's size in the base unit (a GB: 1e9 bytes)
     bound: bool = False  # a threshold ("over $250", "$75 or more"), not an amount
     names: str = ""  # the name a plain number belongs to, lowercased: "band" in "Band 2"
+    per: str = ""  # what a price is charged for, singular: "box" in "£3.99 per box"
 
     def same_kind(self, other: Value) -> bool:
         """Values that can contradict each other: the same kind and unit (a date and a year too),
@@ -366,6 +377,8 @@ class Value:
             return True
         if self.period and other.period and self.period != other.period:
             return False  # "$7.99 a month" is no rival of "$59.99 a year"
+        if self.per and other.per and self.per != other.per:
+            return False  # "£3.99 per box" is no rival of "£4.95 per serving"
         return self.kind == other.kind and _same_unit(self, other) and self.bound == other.bound
 
     def equals(self, other: Value) -> bool:
@@ -565,6 +578,12 @@ def _values(text: str) -> tuple[Value, ...]:
             ):
                 period = _PERIOD[(written.group("word") or written.group("once")).lower().split()[-1]]
                 value = replace(value, period=period, amount=value.raw * _PER_YEAR[period])
+            if (
+                value.kind == "money"
+                and (per := _PER_AFTER.match(text, end))
+                and (noun := per.group("noun").lower()) not in _NOT_PER
+            ):
+                value = replace(value, per=noun[:-1] if noun.endswith("s") and len(noun) > 3 else noun)
             found.append(value)
     return tuple(sorted(found, key=lambda v: v.start))
 
