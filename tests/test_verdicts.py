@@ -260,6 +260,27 @@ def test_a_value_too_short_for_a_clause_joins_the_clause_that_names_it():
     ]
 
 
+def test_a_value_the_site_states_of_the_name_unbound_is_no_misbinding():
+    """ "Adult: £49" was flagged against the pass list's "Adult: £115" while the membership page
+    says "An adult membership costs £49 a month"; "Saturday £60" stays wrong where the £60 is
+    Sunday's."""
+    page = [
+        "An adult membership costs £49 a month, a concession membership £42.",
+        "Ten-visit passes. Adult: £115.",
+        "Day tickets: Saturday £65, Sunday £60.",
+    ]
+    judge = OfflineJudge(Lexicon(None))
+    every = OfflineJudge.page_facts(
+        [(s.text, "https://x.example/") for p in page for s in split_sentences(p)]
+    )
+    wrong = [
+        f.statement.text
+        for s in split_sentences("Membership: - Adult: £49/month. Tickets: Saturday £60.")
+        for f in judge.against_pages(s, every, every, set(), OfflineJudge.site_names(every))
+    ]
+    assert wrong == ["Saturday £60."]
+
+
 def test_a_name_written_after_a_price_names_that_price_not_the_next():
     """In "£48 in the Stalls, £42 in the Dress Circle" the Stalls are the £48's: read as the
     £42's label, a right answer was flagged against the Stalls' £48."""

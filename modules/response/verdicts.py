@@ -535,6 +535,19 @@ def other_variant(claim: str, text: str) -> bool:
     )
 
 
+def _states_unbound(every: Sequence[PageSentence], label: str, value: Value) -> bool:
+    """A sentence of the site names ``label`` and states ``value`` bound to no other name: "An
+    adult membership costs £49 a month" states the £49 of "Adult: £49" although "Adult: £115"
+    (a pass) binds another price to the word; "Sunday £60" does not state a "Saturday £60". The
+    sentence, not the clause: a list label ("Packet Club: 4 packets for £6.50 a month") names
+    what follows its colon."""
+    return any(
+        any(p.equals(value) and to is None for p, to in zip(page.values, page.labels, strict=True))
+        and any(k == label for k, _ in page.terms)
+        for page in every
+    )
+
+
 def _numbered_otherwise(mine: Sequence[Value], theirs: Sequence[Value]) -> bool:
     """``theirs`` numbers one of the numbered names of ``mine`` otherwise, and never as
     ``mine`` does ("Band 3" where the clause says "Band 2")."""
@@ -1252,7 +1265,7 @@ class OfflineJudge:
                     else []
                 )
                 if bound:
-                    if not any(p.equals(v) for _, p in bound):
+                    if not any(p.equals(v) for _, p in bound) and not _states_unbound(every, label, v):
                         page, p = bound[0]
                         out.append(_value_finding(clause, v, page, p, 0.8))
                     continue
