@@ -338,11 +338,11 @@ _NOT_PER = frozenset(_PERIOD) | frozenset(
     seat seats guest guests member members passenger passengers rider riders employee employees
     student students child children customer customers participant participants""".split()
 )
-#: the capitalised word a plain number completes into a name ("Band 2", "Zone 1", "Fibre 500");
-#: a month, a weekday or a sentence's light first word ("Over 170", "Friday 7") names nothing
+#: the capitalised word a plain number completes into a name ("Band 2", "Zone 1", "Fibre 500")
 _NAMED_BY = re.compile(r"(?<![\w$£€])([A-Z][a-z]+)\s$")
 #: a number that opens a range or a threshold counts people or things ("Children 5 and under")
 _RANGE_AFTER = re.compile(r"\s*(?:[-–+]|(?:and|or)\s+(?:under|younger|over|older|up|more|less)\b|to\s+\d)")
+#: a month, a weekday or a sentence's light first word ("Over 170", "Friday 7") names nothing
 _NOT_NAMES = frozenset(
     """over under up to from after before between about around only just each per all any for
     in on at by with and or but the a an of if every some age ages aged roughly nearly almost

@@ -295,7 +295,7 @@ def _clauses(sentence: Span, min_words: int = 2) -> list[Span]:
         # a value in a piece too short to be a clause ("Band 3 (over 170 g/km): £95") belongs
         # to the clause before it, which names what it is the value of
         before = [i for i, c in enumerate(out) if c.end <= vs]
-        if before and not any(c.start <= vs < c.end for c in out) and ve - vs < 40:
+        if before and not any(c.start <= vs < c.end for c in out):
             i = before[-1]
             end = ve if i + 1 == len(out) else min(ve, out[i + 1].start)
             if end > out[i].end:
