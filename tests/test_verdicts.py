@@ -281,6 +281,32 @@ def test_a_value_the_site_states_of_the_name_unbound_is_no_misbinding():
     assert wrong == ["Saturday £60."]
 
 
+def test_a_value_the_site_states_for_another_variant_in_the_same_sentence_is_no_support():
+    """ "£27 for adults" was read as stated because the page's line for 45-minute lessons holds a
+    £27, the children's; the adults' price is in the clause that names them. A price right for
+    its variant, or a pair of values in one clause ("£19 / £32"), binds nothing."""
+    page = [
+        "30-minute lessons: £19 each for children under 18, £23 each for adults.",
+        "45-minute lessons: £27 each for children under 18, £32 each for adults.",
+        "Dorm beds (low / high season): mixed dorm €19 / €32, female-only dorm €23 / €36.",
+    ]
+    judge = OfflineJudge(Lexicon(None))
+    every = OfflineJudge.page_facts([(s, "https://x.example/") for s in page])
+
+    def wrong(answer: str) -> list[str]:
+        return [
+            f.detail
+            for s in split_sentences(answer)
+            for f in judge.against_pages(s, every, every, set(), OfflineJudge.site_names(every))
+        ]
+
+    assert wrong("A 30-minute lesson is £19 for under-18s and £27 for adults.") == [
+        "£27 (response) vs £23 (page)"
+    ]
+    assert wrong("45-minute lessons cost £32 for adults and £27 for children.") == []
+    assert wrong("A mixed dorm bed is €32 in high season.") == []
+
+
 def test_a_name_written_after_a_price_names_that_price_not_the_next():
     """In "£48 in the Stalls, £42 in the Dress Circle" the Stalls are the £48's: read as the
     £42's label, a right answer was flagged against the Stalls' £48."""

@@ -548,6 +548,48 @@ def _states_unbound(every: Sequence[PageSentence], label: str, value: Value) -> 
     )
 
 
+#: where the clause naming a value ends: a line, a comma or semicolon, a joining word; not a
+#: colon, which follows the name it gives ("Adult off-peak: £38 a month")
+_VARIANT_BREAK = re.compile(r"\n|[,;]\s+(?:(?:and|but)\s+)?|\s+(?:and|but|while|whereas)\s+", re.I)
+
+
+@lru_cache(maxsize=65536)
+def _value_words(text: str) -> tuple[frozenset[str] | None, ...]:
+    """Per value of ``text``, the words (keys) of the clause it is stated in ("30-minute
+    lessons: £19 each for children under 18, £23 each for adults": "adults" for £23); None for a
+    value whose clause holds another like it (a range, a pair: "£19 / £32")."""
+    vals = values(text)
+    cuts = [0, *(m.end() for m in _VARIANT_BREAK.finditer(text)), len(text)]
+    pieces = [(a, b) for a, b in zip(cuts, cuts[1:]) if a < b]
+    out: list[frozenset[str] | None] = []
+    for v in vals:
+        a, b = next(((a, b) for a, b in pieces if a <= v.start < b), (0, len(text)))
+        alone = not any(u is not v and u.same_kind(v) and a <= u.start < b for u in vals)
+        out.append(frozenset(k for k, _ in _terms(text[a:b])) if alone else None)
+    return tuple(out)
+
+
+def _bound_elsewhere(near: Sequence[str], text: str, index: int, kinds: Sequence[Value]) -> bool:
+    """The ``index``-th value of page sentence ``text`` is another variant's than the value of
+    a clause whose words around it are ``near`` (:meth:`_ClauseView.near`): the sentence states
+    other values like it in clauses of their own, and a word of ``near`` that only one of those
+    clauses has is in another's, not this one's ("£27 for adults" against "45-minute lessons:
+    £27 each for children under 18, £32 each for adults": the £27 is the children's). A verb
+    ("costs") names no variant."""
+    words = _value_words(text)
+    mine = words[index]
+    if not near or mine is None:
+        return False
+    like = [
+        w for i, w in enumerate(words) if i != index and w is not None and kinds[i].same_kind(kinds[index])
+    ]
+    clauses = (mine, *like)
+    if not like or any(not w - frozenset().union(*(o for o in clauses if o is not w)) for w in clauses):
+        return False  # clauses that are no variants of one another: each names one of its own
+    telling = {k for k in near if sum(k in w for w in clauses) == 1 and not _VERB.fullmatch(k)}
+    return not telling & mine and any(telling & w for w in like)
+
+
 def _numbered_otherwise(mine: Sequence[Value], theirs: Sequence[Value]) -> bool:
     """``theirs`` numbers one of the numbered names of ``mine`` otherwise, and never as
     ``mine`` does ("Band 3" where the clause says "Band 2")."""
@@ -742,6 +784,18 @@ class _ClauseView:
     values: tuple[Value, ...]
     terms: tuple[tuple[str, str], ...]
     own: tuple[tuple[str, str], ...]
+    text: str = ""
+
+    def near(self, value: Value) -> list[str]:
+        """The clause's own words (keys) that name what ``value`` is the value of: those between
+        the values around it ("£27 for adults and £19 for children": "adults" for £27), none
+        where the clause states another value like it (a range or a pair: no one variant)."""
+        if sum(value.same_kind(u) for u in self.values) != 1:
+            return []
+        lo = max((u.end for u in self.values if u.end <= value.start), default=0)
+        hi = min((u.start for u in self.values if u.start >= value.end), default=len(self.text))
+        around = {k for k, _ in _terms(self.text[lo:hi])}
+        return [k for k, w in self.own if k in around and len(w) > 2]
 
 
 @dataclass
@@ -1171,7 +1225,7 @@ class OfflineJudge:
             for t in terms
             if not self._implied(t[0], implicit) and t[0] not in _LIGHT and t[0] not in _HEDGES
         )
-        return _ClauseView(tuple(dict.fromkeys(names)), vals, terms, own)
+        return _ClauseView(tuple(dict.fromkeys(names)), vals, terms, own, clause.text)
 
     def _about(
         self,
@@ -1213,8 +1267,12 @@ class OfflineJudge:
     ) -> bool:
         """Whether a sentence of the site about the clause states ``value`` (the site says so)."""
         st = self.settings
+        near = view.near(value)
         return any(
-            any(p.equals(value) for p in page.values)
+            any(
+                p.equals(value) and not _bound_elsewhere(near, page.text, i, page.values)
+                for i, p in enumerate(page.values)
+            )
             and (
                 self._about(view, page, st.conflict_frame, implicit)
                 or self._about(view, page, st.page_frame, implicit, value)
@@ -1271,10 +1329,11 @@ class OfflineJudge:
                     continue
                 if self._page_states(view, v, every, implicit):
                     continue
+                near = view.near(v)
                 rivals = [
                     (f, page, p)
                     for page in candidates
-                    for p in page.values
+                    for i, p in enumerate(page.values)
                     if p.same_kind(v)
                     and {v.kind, p.kind} != {"date", "year"}
                     and not p.equals(v)
@@ -1289,6 +1348,7 @@ class OfflineJudge:
                     and _counts_alike(clause.text, v, page.text, p)
                     and _plausible_misstatement(v, p)
                     and not other_variant(clause.text, page.text)
+                    and not _bound_elsewhere(near, page.text, i, page.values)
                     and (f := about(page, st.page_frame, v))
                 ]
                 if rivals:
