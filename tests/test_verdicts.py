@@ -17,6 +17,7 @@ from modules.response.verdicts import (
     OfflineJudge,
     PageFinding,
     _clauses,
+    _key,
     _label,
     _names,
     _negation_about,
@@ -305,6 +306,12 @@ def test_a_value_the_site_states_for_another_variant_in_the_same_sentence_is_no_
     ]
     assert wrong("45-minute lessons cost £32 for adults and £27 for children.") == []
     assert wrong("A mixed dorm bed is €32 in high season.") == []
+
+
+def test_an_irregular_plural_meets_its_singular():
+    """ "with children at £9.25" names the "child single" of the fares page."""
+    assert _key("children") == _key("child") and _key("Women") == _key("woman")
+    assert _key("people") != _key("person")  # "per person" is what a price is charged for
 
 
 def test_a_name_written_after_a_price_names_that_price_not_the_next():

@@ -37,11 +37,16 @@ from ..tables_io import atomic_path
 from ..text import POSSESSIVE, STOPWORDS, Span, has_negation, split_clauses, split_sentences, stem
 from .facts import Value, compare_values, is_word_one, values
 
+#: plurals no suffix stripping meets: "children" is what "a child ticket" is for ("people" is
+#: no plural of the "person" a price is charged per)
+_IRREGULAR = {"children": "child", "women": "woman", "men": "man"}
+
 
 @lru_cache(maxsize=65536)
 def _key(word: str) -> str:
     """A word's stem, with a final "e" dropped so that "change" and "changes" meet."""
-    k = stem(word.lower())
+    word = word.lower()
+    k = stem(_IRREGULAR.get(word, word))
     if len(k) > 7 and k.endswith("able"):  # "refundable" meets "refund"
         k = k[:-4]
     return k[:-1] if len(k) > 3 and k.endswith("e") else k
