@@ -228,6 +228,17 @@ def test_a_value_bound_to_a_name_is_checked_against_the_site_binding():
     assert wrong == ["Saturday £60", "Sunday £65.", "Premier $1M."]
 
 
+def _page_findings(page: list[str], answer: str) -> list[PageFinding]:
+    """What the offline page checks find wrong in ``answer`` against a site of ``page`` sentences."""
+    judge = OfflineJudge(Lexicon(None))
+    every = OfflineJudge.page_facts([(s, "https://x.example/") for s in page])
+    return [
+        f
+        for s in split_sentences(answer)
+        for f in judge.against_pages(s, every, every, set(), OfflineJudge.site_names(every))
+    ]
+
+
 def test_a_numbered_name_is_a_variant_not_a_value():
     """ "Band 2 (101-170 g/km)" was flagged against the page's "Band 1 (0 to 100 g/km)": its 2
     read as a count. A band's number names the band; another band's values are no rivals, and a
@@ -237,15 +248,9 @@ def test_a_numbered_name_is_a_variant_not_a_value():
         "Band 2 (101 to 170 g/km): £95",
         "Band 3 (over 170 g/km): £160",
     ]
-    judge = OfflineJudge(Lexicon(None))
-    every = OfflineJudge.page_facts([(s, "https://x.example/") for s in page])
 
     def wrong(answer: str) -> list[str]:
-        return [
-            f.statement.text
-            for s in split_sentences(answer)
-            for f in judge.against_pages(s, every, every, set(), OfflineJudge.site_names(every))
-        ]
+        return [f.statement.text for f in _page_findings(page, answer)]
 
     assert wrong("| Band 2 | 101–170 g/km | £95 |\n| Band 3 | Over 170 g/km | £160 |") == []
     assert wrong("Band 3 (over 170 g/km): £95") == ["Band 3 (over 170 g/km): £95"]
@@ -291,15 +296,9 @@ def test_a_value_the_site_states_for_another_variant_in_the_same_sentence_is_no_
         "45-minute lessons: £27 each for children under 18, £32 each for adults.",
         "Dorm beds (low / high season): mixed dorm €19 / €32, female-only dorm €23 / €36.",
     ]
-    judge = OfflineJudge(Lexicon(None))
-    every = OfflineJudge.page_facts([(s, "https://x.example/") for s in page])
 
     def wrong(answer: str) -> list[str]:
-        return [
-            f.detail
-            for s in split_sentences(answer)
-            for f in judge.against_pages(s, every, every, set(), OfflineJudge.site_names(every))
-        ]
+        return [f.detail for f in _page_findings(page, answer)]
 
     assert wrong("A 30-minute lesson is £19 for under-18s and £27 for adults.") == [
         "£27 (response) vs £23 (page)"

@@ -579,8 +579,7 @@ def _bound_elsewhere(near: Sequence[str], text: str, index: int, kinds: Sequence
     a clause whose words around it are ``near`` (:meth:`_ClauseView.near`): the sentence states
     other values like it in clauses of their own, and a word of ``near`` that only one of those
     clauses has is in another's, not this one's ("£27 for adults" against "45-minute lessons:
-    £27 each for children under 18, £32 each for adults": the £27 is the children's). A verb
-    ("costs") names no variant."""
+    £27 each for children under 18, £32 each for adults": the £27 is the children's)."""
     words = _value_words(text)
     mine = words[index]
     if not near or mine is None:
@@ -591,7 +590,7 @@ def _bound_elsewhere(near: Sequence[str], text: str, index: int, kinds: Sequence
     clauses = (mine, *like)
     if not like or any(not w - frozenset().union(*(o for o in clauses if o is not w)) for w in clauses):
         return False  # clauses that are no variants of one another: each names one of its own
-    telling = {k for k in near if sum(k in w for w in clauses) == 1 and not _VERB.fullmatch(k)}
+    telling = {k for k in near if sum(k in w for w in clauses) == 1}
     return not telling & mine and any(telling & w for w in like)
 
 
@@ -794,13 +793,14 @@ class _ClauseView:
     def near(self, value: Value) -> list[str]:
         """The clause's own words (keys) that name what ``value`` is the value of: those between
         the values around it ("£27 for adults and £19 for children": "adults" for £27), none
-        where the clause states another value like it (a range or a pair: no one variant)."""
+        where the clause states another value like it (a range or a pair: no one variant). A
+        verb ("costs") names no variant."""
         if sum(value.same_kind(u) for u in self.values) != 1:
             return []
         lo = max((u.end for u in self.values if u.end <= value.start), default=0)
         hi = min((u.start for u in self.values if u.start >= value.end), default=len(self.text))
         around = {k for k, _ in _terms(self.text[lo:hi])}
-        return [k for k, w in self.own if k in around and len(w) > 2]
+        return [k for k, w in self.own if k in around and len(w) > 2 and not _VERB.fullmatch(w)]
 
 
 @dataclass
