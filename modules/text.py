@@ -299,3 +299,20 @@ def has_negation(text: str) -> bool:
 def numbers(text: str) -> set[str]:
     """Numbers as written, normalised: '$1,200.50' -> '1200.50', '8,848 m' -> '8848'."""
     return {n.replace(",", "").rstrip(".") for n in _NUMBER.findall(text)}
+
+
+#: the words that order a comparison: by time (older / younger) or by amount (more / fewer), in
+#: the order they are tried ("more recent" is younger, not more)
+_COMPARISON_ORDERS = (
+    ("older", re.compile(r"\b(older|elder|earlier|first|oldest|earliest|longer ago)\b", re.I)),
+    ("younger", re.compile(r"\b(younger|later|newer|youngest|latest|more recent(?:ly)?|last)\b", re.I)),
+    ("more", re.compile(r"\b(more|most|larger|largest|higher|highest|bigger|greater|taller|longer)\b", re.I)),
+    ("fewer", re.compile(r"\b(fewer|less|least|smaller|smallest|lower|lowest|shorter)\b", re.I)),
+)
+
+
+def comparison_order(text: str) -> str:
+    """How the words of a comparison order its options: "older" or "younger" (by date: "which came
+    first", "finished earlier"), "more" or "fewer" (by amount: "larger population", "longer"), or
+    "" where they order by neither."""
+    return next((order for order, pattern in _COMPARISON_ORDERS if pattern.search(text)), "")

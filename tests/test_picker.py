@@ -65,6 +65,30 @@ def test_readings_of_each_sentence():
     ].tolist() == [1, 0, 0]
 
 
+def test_a_choice_ordered_by_amount_asks_a_number_and_one_ordered_by_time_a_year():
+    text = "The Korvan Mountains are a range. It rose in 1901. It is 4,100 metres high."
+    col = FEATURES.index
+    longer = _readings("Which range is longer, the Korvan Mountains or the Lind Hills?", text)
+    assert longer[:, col("number_asked")].tolist() == [0, 1, 1] and longer[:, col("year_asked")].tolist() == [
+        0,
+        0,
+        0,
+    ]
+    first = _readings("Which rose first, the Korvan Mountains or the Lind Hills?", text)
+    assert first[:, col("year_asked")].tolist() == [0, 1, 0] and first[:, col("number_asked")].tolist() == [
+        0,
+        0,
+        0,
+    ]
+    # "first" with no two options to order asks for neither
+    plain = _readings("Which explorer first crossed the Korvan Mountains?", text)
+    assert plain[:, col("year_asked")].tolist() == [0, 0, 0] and plain[:, col("number_asked")].tolist() == [
+        0,
+        0,
+        0,
+    ]
+
+
 @pytest.fixture(scope="module")
 def picker() -> SentencePicker:
     p = shipped_picker()
@@ -73,7 +97,7 @@ def picker() -> SentencePicker:
 
 
 def test_the_shipped_picker_loads_offline_and_is_used_only_with_its_embedding(picker):
-    assert picker.version == "sentence-picker-2" and picker.card["features"] == list(FEATURES)
+    assert picker.version == "sentence-picker-3" and picker.card["features"] == list(FEATURES)
     assert (
         picker_for("local:all-MiniLM-L6-v2") is picker and picker_for("openai:text-embedding-3-small") is None
     )

@@ -2,7 +2,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from modules.text import Span, chunk, numbers, split_clauses, split_long, split_sentences, stem
+from modules.text import (
+    Span,
+    chunk,
+    comparison_order,
+    numbers,
+    split_clauses,
+    split_long,
+    split_sentences,
+    stem,
+)
 
 texts = st.lists(
     st.sampled_from(list("ab cd.!?\n,;:'\"e.g") + ["Dr. ", " and ", "\n\n", "8,848.86"]), max_size=120
@@ -131,3 +140,18 @@ def test_has_negation_is_its_pattern(text):
 def test_a_possessive_stems_to_its_name(word, stemmed):
     """A question's "Tallow Mobile's plan" names what an answer's "Tallow Mobile" does."""
     assert stem(word) == stemmed
+
+
+@pytest.mark.parametrize(
+    "question, order",
+    [
+        ("Which toy came first, Barbie or the Rubik's Cube?", "older"),
+        ("Which was finished earlier, the Channel Tunnel or the Akashi Kaikyo Bridge?", "older"),
+        ("Which band formed more recently, Blur or Oasis?", "younger"),  # "more recent" is time, not amount
+        ("Which city has the larger population, Gdansk or Liverpool?", "more"),
+        ("Which river is shorter, the Amur or the Yamuna?", "fewer"),
+        ("Were Scott Derrickson and Ed Wood of the same nationality?", ""),
+    ],
+)
+def test_the_words_that_order_a_comparison(question, order):
+    assert comparison_order(question) == order

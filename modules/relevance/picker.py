@@ -26,7 +26,7 @@ import numpy as np
 
 from ..embeddings import BUNDLED
 from ..mlp import SmallMLP
-from ..text import Span, content_terms
+from ..text import Span, comparison_order, content_terms
 
 HOME = Path(__file__).resolve().parent / "picker"
 WEIGHTS = HOME / "sentence-picker.safetensors"
@@ -54,8 +54,9 @@ FEATURES = (
     "about_first",  # about x first
     "about_links",  # about x links_other
     "unnamed_attribute",  # (1 - about) x attribute: the second hop states what is asked
-    "number_asked",  # the query asks how many / much / long ... and the sentence has a number
-    "year_asked",  # the query asks when / what year and the sentence has a year
+    "number_asked",  # the query asks how many / much / long, or which of two is larger, longer ...,
+    # and the sentence has a number
+    "year_asked",  # the query asks when / what year, or which of two came first, and the sentence has a year
     "new_names",  # capitalised words it has that the query lacks, / 5, at most 1
     "length",  # log(1 + words) / log(50)
 )
@@ -69,9 +70,22 @@ _ASKS_NUMBER = re.compile(
 _ASKS_YEAR = re.compile(
     r"\bwhen\b|\b(?:what|which|in what|in which) (?:year|decade|century|date)\b", re.IGNORECASE
 )
+#: two options offered: "..., A or B?"
+_CHOICE = re.compile(r"\w\s+or\s+\w")
 _NUMBER = re.compile(r"\d")
 _YEAR = re.compile(r"(?<!\d)(?:1[0-9]{3}|20[0-9]{2}|[1-9][0-9]{1,2}\s*(?:BC|BCE|AD|CE))(?!\d)")
 _CAPITALISED = re.compile(r"\b[A-Z][\w'’-]+")
+
+
+def _asks_number_or_year(query: str) -> tuple[bool, bool]:
+    """Whether ``query`` asks for a number, and whether for a year: asked outright ("how many",
+    "when"), or a choice between two ordered by amount ("which river is longer, A or B") or by time
+    ("which came first, A or B")."""
+    order = comparison_order(query) if _CHOICE.search(query) else ""
+    return (
+        bool(_ASKS_NUMBER.search(query)) or order in ("more", "fewer"),
+        bool(_ASKS_YEAR.search(query)) or order in ("older", "younger"),
+    )
 
 
 def _names_in(patterns: Sequence[re.Pattern], text: str) -> bool:
@@ -110,7 +124,7 @@ def sentence_features(
     attribute_terms = q_terms - name_terms
     attribute_total = sum(idf[t] for t in attribute_terms) or 1.0
     own = [name_pattern(x) for x in own_names if len(x) >= 3]
-    asks_number, asks_year = bool(_ASKS_NUMBER.search(query)), bool(_ASKS_YEAR.search(query))
+    asks_number, asks_year = _asks_number_or_year(query)
     q_words = {w.lower() for w in _CAPITALISED.findall(query)}
     rows = []
     for k, s in enumerate(sentences):

@@ -10,7 +10,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..text import STOPWORDS, content_terms, stem, words
+from ..text import STOPWORDS, comparison_order, content_terms, stem, words
 from .measures import asks_measure
 from .titles import plain_text
 
@@ -39,11 +39,6 @@ PERSON_NOUNS = {
 }
 #: attribute words that name the same thing ("genera" is the plural of "genus")
 SAME = {"genera": "genus", "genu": "genus", "documentari": "documentary", "documentary": "documentary"}
-_OLDER = re.compile(r"\b(older|elder|earlier|first|oldest|earliest|longer ago)\b", re.I)
-_YOUNGER = re.compile(r"\b(younger|later|newer|youngest|latest|more recent(?:ly)?|last)\b", re.I)
-_MORE = re.compile(r"\b(more|most|larger|largest|higher|highest|bigger|greater|taller|longer)\b", re.I)
-_FEWER = re.compile(r"\b(fewer|less|least|smaller|smallest|lower|lowest|shorter)\b", re.I)
-_ORDERS = (("older", _OLDER), ("younger", _YOUNGER), ("more", _MORE), ("fewer", _FEWER))
 
 
 @dataclass
@@ -87,7 +82,7 @@ def read_question(question: str) -> QuestionShape:
     if m and not _YES_NO.match(q):
         options = _split_options(m.group(1))
         rest = (body[: m.start(1)] + " " + body[m.end(1) :]).strip()
-        order = next((o for o, p in _ORDERS if p.search(rest)), "")
+        order = comparison_order(rest)
         if len(options) == 2:
             return QuestionShape("choice", options, _attribute(rest, options), order=order)
     if _YES_NO.match(q):
