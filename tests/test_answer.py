@@ -338,6 +338,26 @@ def test_same_attribute_yes_and_no_each_with_both_sources():
     assert found.text == "no" and len(found.support) == 2
 
 
+def test_a_nationality_is_what_each_page_defines_its_person_as():
+    """Arno's lead mentions French (his pen name's pronunciation), Marec is French: the same
+    nationality is read from what each page says its person is, not from any people it mentions."""
+    arno = ev(
+        "Arno",
+        "Pell Arnot, known by the pen name Arno, from the French pronunciation of his initials, was a "
+        "Belgian comic strip artist.",
+    )
+    marec = ev("Jules Marec", "Jules Marec was a French sculptor.")
+    found = answer("Were Arno and Jules Marec of the same nationality?", [arno, marec])
+    assert found.text == "no" and found.support == [arno, marec]
+    # peoples outside sleuth's list, each a writer "in Russian": defined otherwise, so not the same
+    osmon = ev("Timur Osmon", "Timur Osmon was a Kyrgyz author who wrote mainly in Russian.")
+    ostrova = ev("Vera Ostrova", "Vera Ostrova is a Belarusian journalist who writes in Russian.")
+    assert answer("Were Timur Osmon and Vera Ostrova of the same nationality?", [osmon, ostrova]).text == "no"
+    # a double people shares its parts
+    vallo = ev("Rudy Vallo", "Rudy Vallo is an Irish-American actor.")
+    assert answer("Were Rudy Vallo and Ed Wood of the same nationality?", [vallo, WOOD]).text == "yes"
+
+
 def test_a_missing_part_is_named_and_becomes_the_next_search():
     found = answer(QUESTION, [DERRICKSON])
     assert not found.complete and not found.text
@@ -876,3 +896,11 @@ def test_a_decade_is_stated_by_a_year_in_it(year, expected):
 def test_a_name_particle_is_part_of_the_name():
     shape = read_question("Were Christiaan Huygens and Antonie van Leeuwenhoek both Dutch?")
     assert shape.subjects == ["Christiaan Huygens", "Antonie van Leeuwenhoek"]
+
+
+def test_the_class_words_before_a_name_are_not_the_name():
+    shape = read_question("Were the composers Anton Korvel and Felix Arne of the same nationality?")
+    assert shape.subjects == ["Anton Korvel", "Felix Arne"]
+    # a relation before a name is kept: the authors of a book are people, not the book
+    shape = read_question("Were the authors of Red Harbour and Grey Lantern of the same nationality?")
+    assert shape.subjects == ["authors of Red Harbour", "Grey Lantern"]

@@ -168,14 +168,44 @@ def _nationalities(facts: Sequence[Evidence]) -> list[tuple[str, Evidence]]:
     return out
 
 
+#: the people a defining sentence names its subject as one of: "Hergé ... was a Belgian comic strip
+#: artist", "is a Kyrgyz author", "was an Irish-American actor" (a capitalised word before a
+#: lower-case one, after "is a" / "was an" and at most two lower-case words)
+_DEFINED_PEOPLE = re.compile(
+    r"\b(?:is|was)\s+(?:an?|the)\s+(?:[a-z0-9][\w-]*\s+){0,2}?([A-Z][^\W\d_]+(?:-[A-Z][^\W\d_]+)*)\s+(?=[a-z])"
+)
+
+
+def _defined_people(subject: str, facts: Sequence[Evidence]) -> tuple[set[str], Evidence | None]:
+    """The peoples the first defining sentence of ``subject``'s own page names it as one of ("was a
+    Belgian comic strip artist" -> {"belgian"}), with that sentence; none where its page defines it
+    otherwise. A person's nationality is what the page says the person is, not every people its
+    lead mentions ("from the French pronunciation of his initials", "writes in Russian")."""
+    s = subject.lower()
+    for f in facts:
+        if not (title_name(f.title) == s or (s and s in title_name(f.title))):
+            continue
+        if m := _DEFINED_PEOPLE.search(f.text):
+            return {p.lower() for p in m.group(1).split("-")}, f
+    return set(), None
+
+
+def _same_people(a: set[str], b: set[str]) -> bool:
+    return bool(a & b) or any(_KIN.get(x, set()) & b for x in a)
+
+
 _PLACE = re.compile(
     r"\b(?:in|at|located in|based in|from|of)\s+((?:the\s+)?[A-Z][\w'’.\-]*(?:[\s,]+[A-Z][\w'’.\-]*)*)"
 )
 
 
+#: attribute words that ask for a nationality
+_NATIONAL = frozenset({"nationality", "national", "country", "citizen", "citizenship", "american", "origin"})
+
+
 def _values(attribute: set[str], facts: Sequence[Evidence]) -> list[tuple[str, Evidence]]:
     """The attribute values two things are compared on: nationalities, else places ("in Laleli")."""
-    if attribute & {"nationality", "national", "country", "citizen", "citizenship", "american", "origin"}:
+    if attribute & _NATIONAL:
         return _nationalities(facts)
     out = []
     for f in facts:
@@ -272,6 +302,10 @@ def _yes_no(question: str, shape: QuestionShape, facts: Sequence[Evidence]) -> A
             return Answer(
                 "", "yes_no", missing=[f"{s}: {what}" for s in gaps], targets=[f"{s} {what}" for s in gaps]
             )
+        defined = [_defined_people(s, per[s]) for s in subjects]
+        if shape.attribute & _NATIONAL and all(fact for _, fact in defined):
+            (a, fa), (b, fb) = defined
+            return Answer("yes" if _same_people(a, b) else "no", "yes_no", support=_unique([fa, fb]))
         a, b = (values[s] for s in subjects)
         shared = [(x, fx, fy) for x, fx in a for y, fy in b if x == y]
         if shared:

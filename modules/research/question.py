@@ -128,8 +128,16 @@ def read_question(question: str) -> QuestionShape:
     return QuestionShape(kind, list(dict.fromkeys(s for s in subjects if s)), _attribute(body, subjects))
 
 
+PREPOSITIONS = r"(?:for|to|in|of|on|at|by|with|from|against|over)"
+
+
 #: lower-case words inside a person's name ("Antonie van Leeuwenhoek", "Ibn Battuta")
 _PARTICLES = "van|von|de|der|den|del|della|da|di|du|la|le|bin|ibn|al|y"
+
+
+#: lower-case words before a name, which say what kind of thing it is ("composers", "tennis
+#: players"); not a relation to it ("the authors of Dracula" is a person, not Dracula)
+_LEADING_CLASS = re.compile(rf"^(?:(?!{PREPOSITIONS}\b)[a-z][\w-]*\s+)+(?=[A-Z])")
 
 
 def _yes_no_subjects(body: str) -> list[str]:
@@ -142,7 +150,10 @@ def _yes_no_subjects(body: str) -> list[str]:
     )
     if m:
         pair = [m.group(1), m.group(2)]
-        return [re.sub(r"^(?:the|a|an)\s+", "", p.strip(" ,"), flags=re.I) for p in pair]
+        # "the composers Anton Bruckner": the name, not the class words before it
+        return [
+            _LEADING_CLASS.sub("", re.sub(r"^(?:the|a|an)\s+", "", p.strip(" ,"), flags=re.I)) for p in pair
+        ]
     return names_in(rest)[:2]
 
 
@@ -156,7 +167,6 @@ def _attribute(text: str, subjects: Sequence[str]) -> set[str]:
     return {SAME.get(t, t) for t in content_terms(rest) if t not in drop}
 
 
-PREPOSITIONS = r"(?:for|to|in|of|on|at|by|with|from|against|over)"
 #: "What gas do plants release during ...": a fronted object, then the auxiliary, a short subject
 #: (no preposition in it) and the verb, at the end or before a preposition other than "of" (a noun's)
 _FRONTED_OBJECT = re.compile(
