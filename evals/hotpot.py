@@ -98,15 +98,13 @@ ENCYCLOPEDIA_D_QUESTIONS = Path(__file__).resolve().parent / "sets" / "research-
 ENCYCLOPEDIA_E_QUESTIONS = Path(__file__).resolve().parent / "sets" / "research-encyclopedia-e-test.jsonl"
 #: 60 more, written the same way after encyclopedia-e was run through the loop (120 articles no
 #: other set uses; the relevance ranker's synthetic training, fitted before, may hold their leads):
-#: a test set only, frozen for the next piece of work on issues 35 and 38
+#: a test set only, run once, then retired to the calibrator's and the picker's training
 ENCYCLOPEDIA_F_QUESTIONS = Path(__file__).resolve().parent / "sets" / "research-encyclopedia-f-test.jsonl"
 #: 60 more, written the same way after encyclopedia-f was run (120 articles no other set uses; the
-#: same caveat on the ranker's synthetic training): a test set only, frozen for the next piece of
-#: work on issues 35 and 38
+#: same caveat on the ranker's synthetic training): a test set only, run once (2026-12-02), spent
 ENCYCLOPEDIA_G_QUESTIONS = Path(__file__).resolve().parent / "sets" / "research-encyclopedia-g-test.jsonl"
 #: 60 more, written the same way after encyclopedia-g was run (120 articles no other set uses; the
-#: same caveat on the ranker's synthetic training): a test set only, frozen for the next piece of
-#: work on issues 35 and 38
+#: same caveat on the ranker's synthetic training): a test set only, run once (2026-12-02), spent
 ENCYCLOPEDIA_H_QUESTIONS = Path(__file__).resolve().parent / "sets" / "research-encyclopedia-h-test.jsonl"
 #: 60 more, written the same way after encyclopedia-h was run (120 articles no other set uses; the
 #: same caveat on the ranker's synthetic training): a test set only, frozen for the next piece of

@@ -10,7 +10,7 @@ the sentences to pick:
 - **dev**: the dev parts of the same two sets, on which the L2 strength is chosen (the best
   sentence hit; the strongest among ties) and the temperature fitted.
 
-encyclopedia-g and -h (frozen tests) and HotpotQA's test part are never read. The picker is a linear
+encyclopedia-g, -h and -i (frozen tests) and HotpotQA's test part are never read. The picker is a linear
 score per sentence (a network of the runtime's shape overfit the 339 paragraphs of its first
 version: its held-out hits were no better), fitted on the softmax over a paragraph's sentences
 (the chance the pick is a supporting one). The card also scores each part with a picker trained on all the others (left

@@ -127,10 +127,16 @@ class Answer:
 
 
 # ----- evidence -----------------------------------------------------------------------------
+def _on_its_page(subject: str, fact: Evidence) -> bool:
+    """Whether ``fact`` comes from a page titled with ``subject`` (lower-cased): "Ed Wood", "Ed Wood (film)"."""
+    name = title_name(fact.title)
+    return name == subject or bool(subject) and subject in name
+
+
 def _about(subject: str, facts: Sequence[Evidence]) -> list[Evidence]:
     """Facts about a named thing: from a page titled with it, or naming it (its last word for a person)."""
     s = subject.lower()
-    titled = [f for f in facts if title_name(f.title) == s or (s and s in title_name(f.title))]
+    titled = [f for f in facts if _on_its_page(s, f)]
     titled.sort(key=lambda f: f.title.strip().lower() != s)  # "Ed Wood" before "Ed Wood (film)"
     named = [f for f in facts if s in f.text.lower() and f not in titled]
     if titled or named:
@@ -183,9 +189,7 @@ def _defined_people(subject: str, facts: Sequence[Evidence]) -> tuple[set[str], 
     lead mentions ("from the French pronunciation of his initials", "writes in Russian")."""
     s = subject.lower()
     for f in facts:
-        if not (title_name(f.title) == s or (s and s in title_name(f.title))):
-            continue
-        if m := _DEFINED_PEOPLE.search(f.text):
+        if _on_its_page(s, f) and (m := _DEFINED_PEOPLE.search(f.text)):
             return {p.lower() for p in m.group(1).split("-")}, f
     return set(), None
 
