@@ -107,9 +107,12 @@ ENCYCLOPEDIA_G_QUESTIONS = Path(__file__).resolve().parent / "sets" / "research-
 #: same caveat on the ranker's synthetic training): a test set only, run once (2026-12-02), spent
 ENCYCLOPEDIA_H_QUESTIONS = Path(__file__).resolve().parent / "sets" / "research-encyclopedia-h-test.jsonl"
 #: 60 more, written the same way after encyclopedia-h was run (120 articles no other set uses; the
+#: same caveat on the ranker's synthetic training): a test set only, run once (2026-12-02), spent
+ENCYCLOPEDIA_I_QUESTIONS = Path(__file__).resolve().parent / "sets" / "research-encyclopedia-i-test.jsonl"
+#: 60 more, written the same way after encyclopedia-i was run (120 articles no other set uses; the
 #: same caveat on the ranker's synthetic training): a test set only, frozen for the next piece of
 #: work on issues 35 and 38
-ENCYCLOPEDIA_I_QUESTIONS = Path(__file__).resolve().parent / "sets" / "research-encyclopedia-i-test.jsonl"
+ENCYCLOPEDIA_J_QUESTIONS = Path(__file__).resolve().parent / "sets" / "research-encyclopedia-j-test.jsonl"
 #: the question sets: each split by index % 3 (:data:`PARTS`), or all of it a test set
 QUESTION_SETS = (
     "hotpot",
@@ -122,6 +125,7 @@ QUESTION_SETS = (
     "encyclopedia-g",
     "encyclopedia-h",
     "encyclopedia-i",
+    "encyclopedia-j",
 )
 _TEST_ONLY = {
     "encyclopedia-b": ENCYCLOPEDIA_B_QUESTIONS,
@@ -132,6 +136,7 @@ _TEST_ONLY = {
     "encyclopedia-g": ENCYCLOPEDIA_G_QUESTIONS,
     "encyclopedia-h": ENCYCLOPEDIA_H_QUESTIONS,
     "encyclopedia-i": ENCYCLOPEDIA_I_QUESTIONS,
+    "encyclopedia-j": ENCYCLOPEDIA_J_QUESTIONS,
 }
 
 

@@ -18,7 +18,7 @@ frozen: run once, at the end of a quality change; ``all`` pools them, for the re
 (:mod:`evals.hotpot`) the same way: each question's two gold leads and the eight other leads BM25
 ranks highest for the question (as HotpotQA's distractors were chosen by similarity to the
 question), with the supporting sentences as gold sentences. The rules were never tuned on these;
-``encyclopedia-b`` to ``-e`` are test sets only. Run:
+``encyclopedia-b`` to ``-j`` are test sets only. Run:
 ``.venv/bin/python -m evals.relevance_eval [--split dev] [--questions hotpot] [--limit N]``.
 """
 
@@ -126,7 +126,7 @@ def main() -> None:
     questions = research_questions(args.split, args.questions)[: args.limit]
     if not questions:
         raise SystemExit(
-            f"error: {args.questions} has no {args.split} part (encyclopedia-b to -e are test sets only)"
+            f"error: {args.questions} has no {args.split} part (encyclopedia-b to -j are test sets only)"
         )
     if args.questions != "hotpot":
         questions = with_distractors(questions)
