@@ -162,6 +162,48 @@ ANSWERS = {
         "Robert Erskine Childers",
     ),
     "older-by-whole-dates-of-one-year": ("Who is older, Ann Lee or Bo Kim?", [AUTUMN, SPRING], "Ann Lee"),
+    # which of two by a measure each page states: a length next to its words ("flows ... for",
+    # "long"), an area in any of its units, a number next to the question's own words
+    "which-of-two-is-longer-by-stated-lengths": (
+        "Which river is longer, the Acme or the Bree River?",
+        [
+            ev("Acme River", "The Acme River flows east for 1,465 kilometres (910 mi), draining two states."),
+            ev("Bree River", "The Bree River is 1,400 kilometres long and flows for 282 kilometres in Northshire."),
+        ],
+        "Acme",
+    ),
+    "which-of-two-covers-more-area-in-two-units": (
+        "Which country is larger in area, Acmeland or Breeland?",
+        [
+            ev("Acmeland", "Acmeland spans over 118,484 km2 (45,747 sq mi) and has a population of 22,224,282."),
+            ev("Breeland", "Breeland covers a territory of 110,994 square kilometres, the tenth largest in the union."),
+        ],
+        "Acmeland",
+    ),
+    "which-of-two-has-the-lower-number-the-question-names": (
+        "Which chemical element has the lower atomic number, acmeium or breeium?",
+        [
+            ev("Acmeium", "Acmeium is a chemical element; it has symbol Ac and atomic number 35."),
+            ev("Breeium", "Breeium is a chemical element; it has symbol Br and atomic number 31."),
+        ],
+        "Breeium",
+    ),
+    "no-height-from-a-distance": (
+        "Which is higher, Mount Acme or Mount Bree?",
+        [
+            ev("Mount Acme", "Mount Acme lies about 150 km north of the capital, and its highest peaks are twin."),
+            ev("Mount Bree", "Mount Bree rises to 5,895 m (19,341 ft) above sea level."),
+        ],
+        "",
+    ),
+    "an-option-as-its-page-titles-it-less-what-describes-it": (
+        "Which was formed earlier, the comedy troupe Acme Players or the rock band Bree?",
+        [
+            ev("Acme Players", "Acme Players are a comedy troupe formed in 1969."),
+            ev("Bree (band)", "Bree is a rock band formed in 1970."),
+        ],
+        "Acme Players",
+    ),
     "younger-by-whole-dates-of-one-year": ("Who is younger, Ann Lee or Bo Kim?", [AUTUMN, SPRING], "Bo Kim"),
     # bridge answers of each type come from a cited fact
     "bridge-number": (

@@ -236,6 +236,7 @@ def answer(
         found = _yes_no(question, shape, facts)
     elif shape.kind == "choice":
         found = _choice(question, shape, facts)
+        found.text = _as_its_page_titles_it(found.text, found.support)
     else:
         found = _extract(question, shape, facts, excluded)
     if found.text and found.text.lower() in excluded:
@@ -397,6 +398,10 @@ def _choice(question: str, shape: QuestionShape, facts: Sequence[Evidence]) -> A
         if len(counted) == 2 and counted[options[0]][0] != counted[options[1]][0]:
             pick = (max if shape.order == "more" else min)(counted, key=lambda o: counted[o][0])
             return Answer(pick, "choice", support=_unique([counted[o][1] for o in options]))
+        measured = _measured(question, shape, per)
+        if measured:
+            pick = (max if shape.order == "more" else min)(measured, key=lambda o: measured[o][0])
+            return Answer(pick, "choice", support=_unique([measured[o][1] for o in options]))
     scores = {}
     for o, fs in per.items():
         best = max(fs, key=lambda f: len(want & answer_terms(f.text)))
@@ -407,6 +412,72 @@ def _choice(question: str, shape: QuestionShape, facts: Sequence[Evidence]) -> A
         )
     pick = max(options, key=lambda o: scores[o][0])
     return Answer(pick, "choice", support=_unique([scores[o][1] for o in options]))
+
+
+#: what a comparison can measure: the dimension of the response analyzer's typed values and the
+#: words that ask for it ("longer", "covers more territory") and state it next to a value (an area
+#: is seldom anything else: its words are asked for, not needed next to it)
+_MEASURES = (
+    ("square metres", frozenset("area cover covers covering covered territory spans".split())),
+    ("metres", frozenset("long longer longest length flows runs running extends extending travels stretches".split())),
+    ("metres", frozenset("high higher highest tall taller tallest height elevation altitude summit above".split())),
+    ("metres", frozenset("deep deeper deepest depth".split())),
+    ("grams", frozenset("heavy heavier heaviest mass weight weighs".split())),
+)
+#: size alone ("Which moon is larger?"): an area, else a diameter
+_SIZE = frozenset("large larger largest big bigger biggest small smaller smallest size".split())
+_BY_SIZE = (_MEASURES[0], ("metres", frozenset("diameter radius across wide width".split())))
+
+
+def _measured(
+    question: str, shape: QuestionShape, per: dict[str, list[Evidence]]
+) -> dict[str, tuple[float, Evidence]]:
+    """Each option's measure of what a "which is longer / has more ..." question compares, with
+    the fact that states it, when both options have one of the same kind; else empty.
+
+    The measure is a value of the dimension the question's words ask for, stated next to one of
+    that dimension's words ("4,409 metres" after "the highest point is", not "150 km north of");
+    else a number next to one of the question's own words ("310 weeks", "atomic number 41", "a
+    population of 2.1 million"); else, for a question of size alone, an area, then a diameter. A
+    number the question itself writes ("ranked No. 1") is no measure."""
+    asked = set(words(question))
+    written = {v.amount for v in values(question)}
+    dims = [m for m in _MEASURES if m[1] & asked]
+    stated = set().union(*(m[1] for m in _MEASURES))
+    nouns = {t for t in shape.attribute if t not in _SIZE | stated}
+    tries = dims + [("", frozenset(nouns))] * bool(nouns)
+    if _SIZE & asked and not dims:
+        tries += list(_BY_SIZE)
+    for unit, near in tries:
+        near = frozenset(stem(w) for w in near)
+        needed = unit != "square metres"
+        found = {o: m for o in per if (m := _measure(per[o], unit, near, written, needed))}
+        if len(found) == 2:
+            (a, _, ka), (b, _, kb) = found.values()
+            if ka == kb and a != b:
+                return {o: (amount, fact) for o, (amount, fact, _) in found.items()}
+    return {}
+
+
+def _measure(
+    facts: Sequence[Evidence], unit: str, near: frozenset[str], written: set[float], needed: bool = True
+) -> tuple[float, Evidence, str] | None:
+    """The value in ``facts`` (of ``unit``, or any plain number or quantity where ``unit`` is
+    empty) with most of the stemmed ``near`` words among the six words before it and the eight
+    from it (its own unit's words too: "310 weeks", "1,400 kilometres (870 mi) long"), the first
+    of those (with none of them only where they are not ``needed``); its fact and kind."""
+    best = None
+    for fact in facts:
+        for v in values(fact.text):
+            if v.amount in written or v.kind in ("date", "year", "time", "money", "percent"):
+                continue
+            if unit and not (v.kind == "quantity" and v.unit == unit):
+                continue
+            context = words(fact.text[: v.start])[-6:] + words(fact.text[v.start :])[:8]
+            hits = len(near & {stem(w) for w in context})
+            if (hits or not needed) and (best is None or hits > best[0]):
+                best = (hits, (v.amount, fact, v.unit or v.kind))
+    return best[1] if best else None
 
 
 def _earliest(text: str) -> float | None:
@@ -561,6 +632,19 @@ def _extract(
         bridged=bridged,
         anchored=bool(anchors),
     )
+
+
+def _as_its_page_titles_it(option: str, support: Sequence[Evidence]) -> str:
+    """An option as the page read about it titles it, where the title is the option less the words
+    that describe it: "the island of Sakhalin" -> "Sakhalin", "the comedy troupe Monty Python" ->
+    "Monty Python"; never longer ("Millikan" stays, not "Robert Millikan")."""
+    said = {w for w in words(option) if w not in STOPWORDS}
+    for f in support:
+        title = title_name(f.title, case=True)
+        titled = {w for w in words(title) if w not in STOPWORDS}
+        if titled and titled <= said:
+            return title
+    return option
 
 
 def _as_titled(cand: str, facts: Sequence[Evidence]) -> str:

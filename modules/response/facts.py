@@ -139,6 +139,19 @@ _UNITS = {
     "mile": ("metres", 1609.344),
     "miles": ("metres", 1609.344),
     "inches": ("metres", 0.0254),
+    "km2": ("square metres", 1e6),
+    "km²": ("square metres", 1e6),
+    "sq km": ("square metres", 1e6),
+    "square kilometres": ("square metres", 1e6),
+    "square kilometers": ("square metres", 1e6),
+    "sq mi": ("square metres", 2.59e6),
+    "square miles": ("square metres", 2.59e6),
+    "m2": ("square metres", 1),
+    "m²": ("square metres", 1),
+    "square metres": ("square metres", 1),
+    "square meters": ("square metres", 1),
+    "hectares": ("square metres", 1e4),
+    "acres": ("square metres", 4046.86),
     "kg": ("grams", 1e3),
     "grams": ("grams", 1),
     "kilograms": ("grams", 1e3),
@@ -207,7 +220,7 @@ _PATTERNS = [
     (
         "skip",
         re.compile(
-            r"\b24/7\b|\[\d{1,3}\]|^\s*\d{1,2}[.)](?=\s|$)|(?<=\s)\d{1,2}\.(?=\s+[A-Z*])|(?<=[A-Za-z])-?\d[\d.]*|"
+            r"\b24/7\b|\[\d{1,3}\]|^\s*\d{1,2}[.)](?=\s|$)|(?<=\s)\d{1,2}\.(?=\s+[A-Z*])|(?<=[A-Za-z])(?<!km)(?<!\sm)-?\d[\d.]*|"
             r"\S+\.(?:example|com|org|net|io|dev|co|uk|de|fr)\S*|https?://\S+",
             re.M,
         ),
@@ -551,7 +564,7 @@ def _values(text: str) -> tuple[Value, ...]:
                 start, end = next(m.span(g) for g, v in m.groupdict().items() if g.startswith("v") and v)
             if any(start < e and s < end for s, e in taken):
                 continue
-            if kind == "skip":  # citation marks, list numbers, model names, URLs: not values
+            if kind == "skip":  # citation marks, list numbers, model names (not "km2"), URLs: not values
                 taken.append((start, end))
                 continue
             value = _typed(kind, m)
