@@ -110,8 +110,7 @@ ENCYCLOPEDIA_H_QUESTIONS = Path(__file__).resolve().parent / "sets" / "research-
 #: same caveat on the ranker's synthetic training): a test set only, run once (2026-12-02), spent
 ENCYCLOPEDIA_I_QUESTIONS = Path(__file__).resolve().parent / "sets" / "research-encyclopedia-i-test.jsonl"
 #: 60 more, written the same way after encyclopedia-i was run (120 articles no other set uses; the
-#: same caveat on the ranker's synthetic training): a test set only, frozen for the next piece of
-#: work on issues 35 and 38
+#: same caveat on the ranker's synthetic training): a test set only, run once (2026-12-03), spent
 ENCYCLOPEDIA_J_QUESTIONS = Path(__file__).resolve().parent / "sets" / "research-encyclopedia-j-test.jsonl"
 #: the question sets: each split by index % 3 (:data:`PARTS`), or all of it a test set
 QUESTION_SETS = (

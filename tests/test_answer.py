@@ -168,15 +168,24 @@ ANSWERS = {
         "Which river is longer, the Acme or the Bree River?",
         [
             ev("Acme River", "The Acme River flows east for 1,465 kilometres (910 mi), draining two states."),
-            ev("Bree River", "The Bree River is 1,400 kilometres long and flows for 282 kilometres in Northshire."),
+            ev(
+                "Bree River",
+                "The Bree River is 1,400 kilometres long and flows for 282 kilometres in Northshire.",
+            ),
         ],
         "Acme",
     ),
     "which-of-two-covers-more-area-in-two-units": (
         "Which country is larger in area, Acmeland or Breeland?",
         [
-            ev("Acmeland", "Acmeland spans over 118,484 km2 (45,747 sq mi) and has a population of 22,224,282."),
-            ev("Breeland", "Breeland covers a territory of 110,994 square kilometres, the tenth largest in the union."),
+            ev(
+                "Acmeland",
+                "Acmeland spans over 118,484 km2 (45,747 sq mi) and has a population of 22,224,282.",
+            ),
+            ev(
+                "Breeland",
+                "Breeland covers a territory of 110,994 square kilometres, the tenth largest in the union.",
+            ),
         ],
         "Acmeland",
     ),
@@ -191,7 +200,10 @@ ANSWERS = {
     "no-height-from-a-distance": (
         "Which is higher, Mount Acme or Mount Bree?",
         [
-            ev("Mount Acme", "Mount Acme lies about 150 km north of the capital, and its highest peaks are twin."),
+            ev(
+                "Mount Acme",
+                "Mount Acme lies about 150 km north of the capital, and its highest peaks are twin.",
+            ),
             ev("Mount Bree", "Mount Bree rises to 5,895 m (19,341 ft) above sea level."),
         ],
         "",

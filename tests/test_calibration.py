@@ -139,4 +139,3 @@ def test_a_candidate_the_calibrator_rates_higher_replaces_the_pick_citing_its_fa
     ranked = AnswerRanker(embedder, lambda: _only("offline_agrees", -5.0))(context)
     assert (context.found.text, ranked.text) == ("Lyon", "France")
     assert ranked.complete and ranked.support == [FACTS[2]]
-

@@ -115,7 +115,10 @@ def test_values_are_typed_and_placed():
 def test_an_area_is_one_quantity_in_any_of_its_units():
     found = [(v.unit, round(v.amount / 1e6)) for v in values("16,400 km2 (6,300 sq mi), 4,000 hectares")]
     assert found == [("square metres", 16400), ("square metres", 16317), ("square metres", 40)]
-    assert [v.text for v in values("a 1,234 km² park of 476 square miles")] == ["1,234 km²", "476 square miles"]
+    assert [v.text for v in values("a 1,234 km² park of 476 square miles")] == [
+        "1,234 km²",
+        "476 square miles",
+    ]
     assert values("GPT4 and Llama3") == []  # a model's number is still no value
 
 

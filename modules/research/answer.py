@@ -419,14 +419,23 @@ def _choice(question: str, shape: QuestionShape, facts: Sequence[Evidence]) -> A
 #: is seldom anything else: its words are asked for, not needed next to it)
 _MEASURES = (
     ("square metres", frozenset("area cover covers covering covered territory spans".split())),
-    ("metres", frozenset("long longer longest length flows runs running extends extending travels stretches".split())),
-    ("metres", frozenset("high higher highest tall taller tallest height elevation altitude summit above".split())),
+    (
+        "metres",
+        frozenset(
+            "long longer longest length flows runs running extends extending travels stretches".split()
+        ),
+    ),
+    (
+        "metres",
+        frozenset("high higher highest tall taller tallest height elevation altitude summit above".split()),
+    ),
     ("metres", frozenset("deep deeper deepest depth".split())),
     ("grams", frozenset("heavy heavier heaviest mass weight weighs".split())),
 )
 #: size alone ("Which moon is larger?"): an area, else a diameter
 _SIZE = frozenset("large larger largest big bigger biggest small smaller smallest size".split())
 _BY_SIZE = (_MEASURES[0], ("metres", frozenset("diameter radius across wide width".split())))
+_MEASURE_WORDS = frozenset().union(*(words for _, words in _MEASURES))
 
 
 def _measured(
@@ -443,8 +452,7 @@ def _measured(
     asked = set(words(question))
     written = {v.amount for v in values(question)}
     dims = [m for m in _MEASURES if m[1] & asked]
-    stated = set().union(*(m[1] for m in _MEASURES))
-    nouns = {t for t in shape.attribute if t not in _SIZE | stated}
+    nouns = {t for t in shape.attribute if t not in _SIZE | _MEASURE_WORDS}
     tries = dims + [("", frozenset(nouns))] * bool(nouns)
     if _SIZE & asked and not dims:
         tries += list(_BY_SIZE)
