@@ -6,6 +6,7 @@ import pytest
 from modules.research.answer import Evidence, answer, rejected_answers
 from modules.research.feedback import constraints_for
 from modules.research.loop import Limits
+from modules.research.measures import asked, counts, number_candidates
 from modules.research.memory import Memory
 from modules.research.question import read_question
 from modules.research.schema import Fact
@@ -51,6 +52,9 @@ WOOD_FILM = ev(
         ),
         ("Which other Mexican Formula One race car driver has held the podium?", "person"),
         ("What government position was held by the woman who portrayed Corliss Archer?", "entity"),
+        # a month or a day asks for a date, though "in which" reads as a place elsewhere
+        ("In which month and year did the siege of Oldbridge end?", "date"),
+        ("On what day was the Wend Bridge opened?", "date"),
     ],
 )
 def test_the_question_says_what_it_asks(question, kind):
@@ -654,6 +658,25 @@ def test_a_person_is_a_name_not_a_date_a_title_or_an_organisation():
     assert answer(q, [balk]).text == "Nelson Rockefeller"
 
 
+def test_a_name_is_given_without_its_possessive():
+    """ "Harold Wend's death" in the sentence is the name "Harold Wend" as an answer, of any kind."""
+    q = "After whose death did the Oldbridge Society disband?"
+    page = ev("Oldbridge Society", "The Oldbridge Society disbanded after Harold Wend's death in 1901.")
+    assert answer(q, [page]).text == "Harold Wend"
+
+
+def test_a_date_question_may_ask_for_a_century_and_an_area_question_for_its_unit():
+    q = "Until which century did the Wend confederation dominate the steppe?"
+    page = ev("Wend confederation", "The Wend confederation dominated the steppe until the 4th century AD.")
+    assert answer(q, [page]).text == "4th century AD"
+    q = "What is the area, in square kilometres, of the island of Oldbridge?"
+    page = ev("Oldbridge", "Oldbridge is an island of 1,204.5 square kilometres (465 sq mi) in the Wend Sea.")
+    assert answer(q, [page]).text == "1,204.5"
+    q = "What percentage of the Wend basin lies in Oldbridge?"
+    page = ev("Wend", "The Wend basin covers 90,000 km2, 65% of which lies in Oldbridge.")
+    assert answer(q, [page]).text == "65%"
+
+
 def test_the_answerer_reads_the_lead_of_each_page_read(embedder):
     """Memory keeps a few sentences per page; the opening sentences of every page read (its
     lead says what its subject is) reach the answerer too, so a page whose facts memory dropped
@@ -958,3 +981,47 @@ def test_the_class_words_before_a_name_are_not_the_name():
     # a relation before a name is kept: the authors of a book are people, not the book
     shape = read_question("Were the authors of Red Harbour and Grey Lantern of the same nationality?")
     assert shape.subjects == ["authors of Red Harbour", "Grey Lantern"]
+
+
+def test_a_bridge_answer_is_said_of_the_thing_the_relative_clause_reaches():
+    """ "the pope who proclaimed the Wend Crusade at the Council of Oldbridge": the crusade's page
+    is the way to the pope (another name the question gives, the council, is no rival hop); the
+    date asked is the pope's, on his page, not the crusade's date."""
+    q = "On what date did the pope who proclaimed the Wend Crusade at the Council of Oldbridge begin his pontificate?"
+    crusade = ev(
+        "Wend Crusade",
+        "Pope Harold II proclaimed the Wend Crusade at the Council of Oldbridge in November 1095.",
+    )
+    pope = ev(
+        "Pope Harold II",
+        "Pope Harold II was the head of the Catholic Church from 12 March 1088 to his death.",
+    )
+    assert answer(q, [crusade, pope]).text == "12 March 1088"
+    # with the pope's page unread, the crusade's date is all there is, and the bridge is not crossed
+    assert not answer(q, [crusade]).bridged
+
+
+def test_a_one_word_name_is_a_person_where_the_sentence_calls_it_one():
+    q = "The Wend constellation was listed by which 2nd-century astronomer?"
+    page = ev(
+        "Wend (constellation)",
+        "Wend was one of the 48 constellations listed by the 2nd-century astronomer Ptolemy.",
+    )
+    assert answer(q, [page]).text == "Ptolemy"
+    # a one-word name nothing calls a person is none: "Wend" is no astronomer
+    assert "Wend" not in {a.text for a in [answer(q, [ev("Wend", "Wend lies near Orion.")])]}
+
+
+def test_a_bracketed_number_counts_the_word_before_its_bracket():
+    want = asked("How many nominations does Harold Wend hold?")
+    text = "He holds the record for most awards won (22) and nominations (59) by an individual."
+    found = {c: counts(text, e, want, s) for c, s, e in number_candidates(text, want)}
+    assert found == {"22": False, "59": True}
+
+
+def test_an_ordinal_alone_is_no_name():
+    q = "The Wend state stretched from the White Sea to which sea in the south?"
+    page = ev(
+        "Wend state", "In the mid-11th century, the Wend state stretched from the White Sea to the Black Sea."
+    )
+    assert answer(q, [page]).text == "Black Sea"

@@ -33,6 +33,7 @@ from .question import (
     SAME,
     QuestionShape,
     asked_object_verb,
+    clause_start,
     described,
     focus_terms,
     names_in,
@@ -51,7 +52,15 @@ _DATE = re.compile(rf"\b(?:(?:\d{{1,2}}\s+)?(?:{_MONTHS})\.?(?:\s+\d{{1,2}})?,?\
 _SPAN = re.compile(
     rf"\b(?:from\s+|between\s+)?{_YEAR}\s*(?:–|-|to|until|till|and|through)\s*(?:{_YEAR}|present)\b", re.I
 )
+#: a century as a date: "the 4th century AD", "the fifth century BC"
+_CENTURY = re.compile(
+    r"\b(?:\d{1,2}(?:st|nd|rd|th)|(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
+    r"eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|"
+    r"twentieth|twenty-first))[\s-]+century(?:\s+(?:AD|BC|BCE|CE))?\b",
+    re.I,
+)
 _MONTH_WORDS = set(_MONTHS.split("|"))
+_ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)?")  # "11th" of "the mid-11th century" is no name
 #: last words of a name that make it an organisation, not a place ("in Tata Consultancy Services")
 _ORGANISATIONS = {
     "university", "college", "school", "academy", "institute", "company", "corporation", "services",
@@ -546,6 +555,12 @@ def _extract(
         if wh and len(anchors) >= 2 and any(p > wh.start() for p in at.values())
         else set()
     )
+    # "the emperor who commissioned the Red Fort": with a page past the bridge read, a page the
+    # question names only inside its relative clause is the way there, not where the answer is
+    clause = clause_start(plain)
+    inside = {u for u in anchors if clause >= 0 and plain.find(title_name(titles_of[u])) > clause}
+    if inside and hopped - inside:
+        given |= inside
     verb = asked_object_verb(plain) if shape.kind == "entity" else ""
     want = asked(question) if shape.kind == "number" else ANY_NUMBER
     # the class a "which X" question asks for, which a name may state ("Bass Strait")
@@ -592,7 +607,9 @@ def _extract(
             stated = (cand, start, end) in objects
             if stated:
                 title_bonus += HOP_BONUS - min(hop, 0.0)
-            if asked_class & {stem(w) for w in words(cand)} or (want.counted and counts(f.text, end, want)):
+            if asked_class & {stem(w) for w in words(cand)} or (
+                want.counted and counts(f.text, end, want, start)
+            ):
                 title_bonus += CLASS
             elif bridges and _is_a(cand, f.text[:start], facts) & bridges:
                 title_bonus -= BRIDGE
@@ -864,7 +881,12 @@ def _path(question: str, facts: Sequence[Evidence]) -> tuple[set[str], set[str]]
             return False
         at = max(related(m.start(), text) for m in re.finditer(re.escape(name), text))
         best = max(
-            (related(m.start(), text) for m in NAME.finditer(text) if m.group()[0].isupper()), default=0
+            (
+                related(m.start(), text)
+                for m in NAME.finditer(text)
+                if m.group()[0].isupper() and not named(m.group(), q)  # the question's own: no rival
+            ),
+            default=0,
         )
         return at >= best
 
@@ -881,7 +903,12 @@ def _candidates(kind: str, fact: Evidence, want: Asked = ANY_NUMBER) -> list[tup
     out: list[tuple[str, int, int]] = []
     if kind in ("year", "date"):
         out += (
-            [(m.group().strip(), m.start(), m.end()) for m in _SPAN.finditer(text)] if kind == "date" else []
+            [
+                (m.group().strip(), m.start(), m.end())
+                for m in (*_SPAN.finditer(text), *_CENTURY.finditer(text))
+            ]
+            if kind == "date"
+            else []
         )
         for m in _DATE.finditer(text):
             value = m.group()
@@ -903,6 +930,8 @@ def _candidates(kind: str, fact: Evidence, want: Asked = ANY_NUMBER) -> list[tup
             tokens = tokens[1:]
         while tokens and tokens[-1].lower() in {"of", "the", "and", "de", "for", "on", "in", "&"}:
             tokens = tokens[:-1]
+        if tokens and tokens[-1].endswith(("'s", "’s")):  # "Mao Zedong's": the name, not its possessive
+            tokens[-1] = tokens[-1][:-2]
         # "1988 and the North Atlantic Conference": a number joined to the name is no part of it
         while len(tokens) > 1 and tokens[0].isdigit() and tokens[1] in ("and", "the", "of", "&"):
             skip = 1
@@ -911,11 +940,19 @@ def _candidates(kind: str, fact: Evidence, want: Asked = ANY_NUMBER) -> list[tup
             lead += sum(len(t) + 1 for t in tokens[:skip])
             tokens = tokens[skip:]
         # no name: a number ("1988 and the ..."), a month, or a date ("October 16")
-        if not tokens or tokens[0].isdigit() or all(t in _MONTH_WORDS or t.isdigit() for t in tokens):
+        if (
+            not tokens
+            or tokens[0].isdigit()
+            or all(t in _MONTH_WORDS or _ORDINAL.fullmatch(t) for t in tokens)
+        ):
             continue
         if kind == "person":
             tokens, lead = _person(tokens, lead)
-            if len(tokens) < 2 or _NATIONALITY.fullmatch(tokens[0]):
+            if (
+                not tokens
+                or _NATIONALITY.fullmatch(tokens[0])
+                or (len(tokens) < 2 and not _called(text[: m.start() + lead]))
+            ):
                 continue
         if (
             kind == "place"
@@ -954,6 +991,13 @@ _ROLES = {
     "General", "Sir", "Dame", "Dr", "Dr.", "Judge", "Mayor", "Secretary", "Lord", "Lady", "Pope", "Saint",
     "Captain", "Colonel", "Admiral", "Professor", "Chancellor", "Emperor", "Bishop", "Representative",
 }  # fmt: skip
+
+
+def _called(before: str) -> bool:
+    """A one-word name is a person's where the sentence calls it one just before: "the
+    2nd-century astronomer Ptolemy", "the philosopher Aristotle" (most one-word names are not)."""
+    word = re.search(r"([A-Za-z-]+)\s+$", before)
+    return bool(word) and stem(word.group(1).lower()) in PERSON_NOUNS
 
 
 def _person(tokens: list[str], lead: int) -> tuple[list[str], int]:

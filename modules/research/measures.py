@@ -22,24 +22,27 @@ from ..text import content_terms
 _MEASURE_ASKED = re.compile(
     r"\bhow (?:long|high|deep|tall|far|wide|heavy|thick)\b(?!\s+(?:did|does|do|has|have|had|will|ago)\b)"
     r"|\bat what age\b|\b(?:what|which) (?:is|was|are|were) the (?:\w+ )?"
-    r"(?:depth|height|length|elevation|altitude|population|width|distance|weight|diameter|thickness)\b",
+    r"(?:depth|height|length|elevation|altitude|population|width|distance|weight|diameter|thickness|area)\b"
+    r"|\b(?:what|which) (?:percentage|proportion|share|fraction)\b",
 )
 #: the dimension (as the value parser names it) a measure question asks for, by its words
 _DIMENSIONS = (
     ("metres", re.compile(r"\b(?:how (?:long|high|deep|tall|far|wide|thick)|length|height|depth|elevation|"
                           r"altitude|width|distance|diameter|thickness)\b")),
     ("grams", re.compile(r"\b(?:how heavy|weight|mass)\b")),
+    ("square metres", re.compile(r"\b(?:area|surface)\b")),
 )  # fmt: skip
 #: a unit a question names as what it counts or measures in: "how many metres", "in kilometres"
-_UNIT_NAMED = re.compile(r"\b(?:how many|how much|in|number of)\s+([a-z]{3,})\b")
+_UNIT_NAMED = re.compile(r"\b(?:how many|how much|in|number of)\s+((?:square\s+|cubic\s+)?[a-z]{3,})\b")
 #: what "how many X" counts: the words up to its verb
 _COUNTED = re.compile(
     r"\bhow many\s+((?:[\w'-]+\s+){0,3}?[\w'-]+?)\s+(?:did|does|do|is|was|were|are|has|have|had|can|could|will|would)\b"
 )
 #: value kinds a number answer may be (a year is a date's answer, not a number's)
 _NUMBER_KINDS = ("number", "quantity", "percent", "money")
-#: the unit a quantity ends with: "kilometres" of "1,047 kilometres", "metres" of "thirty metres"
-_UNIT_WORD = re.compile(r"[\s-]*[^\s\d,.-]+$")
+#: the unit a quantity ends with: "kilometres" of "1,047 kilometres", "metres" of "thirty metres",
+#: "square kilometres" of "482,286 square kilometres"
+_UNIT_WORD = re.compile(r"(?:[\s-]*(?:square|cubic))?[\s-]*[^\s\d,.-]+$")
 
 
 @dataclass(frozen=True)
@@ -74,9 +77,12 @@ def asked(question: str) -> Asked:
     return Asked(counted=frozenset(content_terms(counted.group(1)))) if counted else ANY_NUMBER
 
 
-def counts(text: str, end: int, want: Asked) -> bool:
+def counts(text: str, end: int, want: Asked, start: int = -1) -> bool:
     """Whether the number ending at ``end`` in ``text`` is followed by what the question counts
-    ("742 performances" for "how many performances")."""
+    ("742 performances" for "how many performances"), or, in brackets from ``start``, follows it
+    ("nominations (59)")."""
+    if start > 0 and text[:start].rstrip().endswith("("):  # what follows the bracket is another's
+        return bool(want.counted & content_terms(" ".join(text[:start].rstrip(" (").split()[-2:])))
     return bool(want.counted & content_terms(" ".join(text[end:].split()[:4])))
 
 

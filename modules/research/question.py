@@ -35,7 +35,10 @@ PERSON_NOUNS = {
     "founder poet novelist painter philosopher scientist footballer athlete coach manager leader ruler "
     "king queen emperor rapper comedian dancer journalist architect lyricist prince princess duke pope "
     "shah sultan caliph tsar pharaoh khan chemist physicist mathematician astronomer father mother son "
-    "daughter wife husband brother sister".split()
+    "daughter wife husband brother sister historian god goddess deity saint prophet chieftain general explorer "
+    "inventor engineer sculptor playwright theologian monk priest bishop cardinal statesman soldier warrior "
+    "mystic disciple student teacher geologist biologist botanist economist psychologist linguist geographer "
+    "geometer physician surgeon naturalist".split()
 }
 #: attribute words that name the same thing ("genera" is the plural of "genus")
 SAME = {"genera": "genus", "genu": "genus", "documentari": "documentary", "documentary": "documentary"}
@@ -98,7 +101,11 @@ def read_question(question: str) -> QuestionShape:
         kind = "year"
     elif asks_measure(low):
         kind = "number"
-    elif re.search(r"\bwhen\b|\bwhat (?:date|years|timeframe|time|period|era|century)\b|\bhow long\b", low):
+    elif re.search(
+        r"\bwhen\b|\bwhat (?:date|years|timeframe|time|period|era|century)\b|\bhow long\b"
+        r"|\b(?:what|which) (?:month|day|date|century)\b",  # "in which month and year": no place
+        low,
+    ):
         kind = "date"
     elif re.search(r"\bhow (?:many|any|much|large|big|tall|long|far|old)\b|\bpopulation\b", low):
         kind = "number"
@@ -240,6 +247,22 @@ def described(question: str) -> set[str]:
     )
     heads = {stem(h.group(1)) for h in _DESCRIBED.finditer(low)} - {stem(m.group(1).lower()) if m else ""}
     return {h for h in heads if h not in STOPWORDS} - {"year", "name", "date", "number", "time"}
+
+
+#: a relative word: what follows it describes a thing by its relation to another
+_RELATIVE = re.compile(r"\b(?:who|whom|whose|which|that|where)\b")
+_WH = re.compile(r"\b(?:what|which|who|whom|whose|when|where|how)\b")
+
+
+def clause_start(question: str) -> int:
+    """Where the first relative clause after the wh-word starts in ``question`` ("In what year was
+    the Mughal emperor who commissioned the Red Fort deposed?": at "who"); -1 for none. A thing
+    named only inside it is how the question reaches what it asks about, not that thing: the
+    answer is said of the emperor, on the emperor's page, not on the Red Fort's."""
+    low = question.lower()
+    wh = _WH.search(low)
+    rel = _RELATIVE.search(low, wh.end()) if wh else None
+    return rel.start() if rel else -1
 
 
 def focus_terms(question: str) -> set[str]:
