@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from ..response.facts import values
 from ..text import STOPWORDS, content_terms, stem, words
+from .dates import MONTH_WORDS, date_candidates, earliest
 from .measures import ANY_NUMBER, Asked, asked, counts, number_candidates
 from .question import (
     LEADING,
@@ -43,23 +44,6 @@ from .question import (
 )
 from .titles import plain_text, title_base, title_name, title_qualifier
 
-_MONTHS = (
-    "January|February|March|April|May|June|July|August|September|October|November|December|"
-    "Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec"
-)
-_YEAR = r"(?:1[0-9]{3}|20[0-9]{2})"
-_DATE = re.compile(rf"\b(?:(?:\d{{1,2}}\s+)?(?:{_MONTHS})\.?(?:\s+\d{{1,2}})?,?\s+{_YEAR}|{_YEAR}s?)\b")
-_SPAN = re.compile(
-    rf"\b(?:from\s+|between\s+)?{_YEAR}\s*(?:–|-|to|until|till|and|through)\s*(?:{_YEAR}|present)\b", re.I
-)
-#: a century as a date: "the 4th century AD", "the fifth century BC"
-_CENTURY = re.compile(
-    r"\b(?:\d{1,2}(?:st|nd|rd|th)|(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
-    r"eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|"
-    r"twentieth|twenty-first))[\s-]+century(?:\s+(?:AD|BC|BCE|CE))?\b",
-    re.I,
-)
-_MONTH_WORDS = set(_MONTHS.split("|"))
 _ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)?")  # "11th" of "the mid-11th century" is no name
 #: last words of a name that make it an organisation, not a place ("in Tata Consultancy Services")
 _ORGANISATIONS = {
@@ -224,7 +208,7 @@ def _values(attribute: set[str], facts: Sequence[Evidence]) -> list[tuple[str, E
     for f in facts:
         for m in _PLACE.finditer(f.text):
             first = m.group(1).replace("the ", "").split(",")[0].strip()
-            if first and first.split()[0] not in _MONTH_WORDS:
+            if first and first.split()[0] not in MONTH_WORDS:
                 out.append((first.lower(), f))
     return out
 
@@ -387,7 +371,7 @@ def _choice(question: str, shape: QuestionShape, facts: Sequence[Evidence]) -> A
         dated = {}
         for o, fs in per.items():
             for f in fs:
-                when = _earliest(f.text)
+                when = earliest(f.text)
                 if when is not None:
                     dated[o] = (when, f)
                     break
@@ -495,18 +479,6 @@ def _measure(
             if (hits or not needed) and (best is None or hits > best[0]):
                 best = (hits, (v.amount, fact, v.unit or v.kind))
     return best[1] if best else None
-
-
-def _earliest(text: str) -> float | None:
-    """The earliest date or year a sentence states, as YYYYMMDD (a bare year counts from its
-    start), read by the response analyzer's typed values: "born August 14, 1965" is earlier
-    than "born October 8, 1970", and than a bare "1966"."""
-    days = [
-        v.amount if v.kind == "date" else v.amount * 10_000
-        for v in values(text)
-        if v.kind in ("date", "year")
-    ]
-    return min(days, default=None)
 
 
 _NUMBER_WORDS = {
@@ -902,22 +874,7 @@ def _candidates(kind: str, fact: Evidence, want: Asked = ANY_NUMBER) -> list[tup
     text = fact.text
     out: list[tuple[str, int, int]] = []
     if kind in ("year", "date"):
-        out += (
-            [
-                (m.group().strip(), m.start(), m.end())
-                for m in (*_SPAN.finditer(text), *_CENTURY.finditer(text))
-            ]
-            if kind == "date"
-            else []
-        )
-        for m in _DATE.finditer(text):
-            value = m.group()
-            if kind == "year":
-                year = re.search(_YEAR, value)
-                out.append((year.group(), m.start(), m.end()))
-            else:
-                out.append((value, m.start(), m.end()))
-        return out
+        return date_candidates(text, year_only=kind == "year")
     if kind == "number":
         return number_candidates(text, want)
     quoted = [(q.start(1), q.end(1)) for q in QUOTED.finditer(text)]
@@ -943,7 +900,7 @@ def _candidates(kind: str, fact: Evidence, want: Asked = ANY_NUMBER) -> list[tup
         if (
             not tokens
             or tokens[0].isdigit()
-            or all(t in _MONTH_WORDS or _ORDINAL.fullmatch(t) for t in tokens)
+            or all(t in MONTH_WORDS or _ORDINAL.fullmatch(t) for t in tokens)
         ):
             continue
         if kind == "person":
@@ -1016,7 +973,7 @@ def _person(tokens: list[str], lead: int) -> tuple[list[str], int]:
         or not tokens[0][0].isupper()
         or any(
             any(c.isdigit() for c in t)
-            or t in _MONTH_WORDS
+            or t in MONTH_WORDS
             or t.lower() in _ORGANISATIONS | {"of", "the", "for"}
             for t in tokens
         )
