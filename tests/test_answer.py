@@ -4,6 +4,7 @@ feedback read as constraints. The example sentences are from Wikipedia via Hotpo
 import pytest
 
 from modules.research.answer import Evidence, answer, rejected_answers
+from modules.research.dates import date_candidates, earliest
 from modules.research.feedback import constraints_for
 from modules.research.loop import Limits
 from modules.research.measures import asked, counts, number_candidates
@@ -1025,3 +1026,16 @@ def test_an_ordinal_alone_is_no_name():
         "Wend state", "In the mid-11th century, the Wend state stretched from the White Sea to the Black Sea."
     )
     assert answer(q, [page]).text == "Black Sea"
+
+
+def test_dates_are_read_as_written_and_years_alone_where_a_year_is_asked():
+    text = "Harold Wend ruled from 1512 to 1520, in the early 16th century, and died on 3 May 1521."
+    assert [c for c, _, _ in date_candidates(text)] == [
+        "from 1512 to 1520",
+        "16th century",
+        "1512",
+        "1520",
+        "3 May 1521",
+    ]
+    assert [c for c, _, _ in date_candidates(text, year_only=True)] == ["1512", "1520", "1521"]
+    assert earliest("born August 14, 1965") < earliest("born in 1966")
