@@ -197,7 +197,7 @@ def main() -> None:
         "--questions",
         choices=list(QUESTION_SETS),
         default="hotpot",
-        help="question set (default hotpot; encyclopedia-b to -k are test sets only: --split test)",
+        help="question set (default hotpot; encyclopedia-b to -l are test sets only: --split test)",
     )
     parser.add_argument("--limit", type=int, help="first N questions only")
     parser.add_argument("--max-steps", type=int, help="loop steps (default 6; 16 with --web)")

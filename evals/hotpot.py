@@ -113,9 +113,12 @@ ENCYCLOPEDIA_I_QUESTIONS = Path(__file__).resolve().parent / "sets" / "research-
 #: same caveat on the ranker's synthetic training): a test set only, run once (2026-12-03), spent
 ENCYCLOPEDIA_J_QUESTIONS = Path(__file__).resolve().parent / "sets" / "research-encyclopedia-j-test.jsonl"
 #: 60 more, written the same way after encyclopedia-j was run (120 articles no other set uses; the
+#: same caveat on the ranker's synthetic training): a test set only, run once (2026-12-03), spent
+ENCYCLOPEDIA_K_QUESTIONS = Path(__file__).resolve().parent / "sets" / "research-encyclopedia-k-test.jsonl"
+#: 60 more, written the same way after encyclopedia-k was run (120 articles no other set uses; the
 #: same caveat on the ranker's synthetic training): a test set only, frozen for the next piece of
 #: work on issues 35 and 38
-ENCYCLOPEDIA_K_QUESTIONS = Path(__file__).resolve().parent / "sets" / "research-encyclopedia-k-test.jsonl"
+ENCYCLOPEDIA_L_QUESTIONS = Path(__file__).resolve().parent / "sets" / "research-encyclopedia-l-test.jsonl"
 #: the question sets: each split by index % 3 (:data:`PARTS`), or all of it a test set
 QUESTION_SETS = (
     "hotpot",
@@ -130,6 +133,7 @@ QUESTION_SETS = (
     "encyclopedia-i",
     "encyclopedia-j",
     "encyclopedia-k",
+    "encyclopedia-l",
 )
 _TEST_ONLY = {
     "encyclopedia-b": ENCYCLOPEDIA_B_QUESTIONS,
@@ -142,6 +146,7 @@ _TEST_ONLY = {
     "encyclopedia-i": ENCYCLOPEDIA_I_QUESTIONS,
     "encyclopedia-j": ENCYCLOPEDIA_J_QUESTIONS,
     "encyclopedia-k": ENCYCLOPEDIA_K_QUESTIONS,
+    "encyclopedia-l": ENCYCLOPEDIA_L_QUESTIONS,
 }
 
 

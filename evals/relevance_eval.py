@@ -126,7 +126,7 @@ def main() -> None:
     questions = research_questions(args.split, args.questions)[: args.limit]
     if not questions:
         raise SystemExit(
-            f"error: {args.questions} has no {args.split} part (encyclopedia-b to -k are test sets only)"
+            f"error: {args.questions} has no {args.split} part (encyclopedia-b to -l are test sets only)"
         )
     if args.questions != "hotpot":
         questions = with_distractors(questions)
