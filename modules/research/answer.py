@@ -32,6 +32,7 @@ from .question import (
     PREPOSITIONS,
     QUOTED,
     SAME,
+    WH,
     QuestionShape,
     asked_object_verb,
     clause_start,
@@ -520,7 +521,7 @@ def _extract(
     )
     # "Hayden is ... from Canada, but where does Buck-Tick hail from?": a page the question names
     # before its wh-word, with another named after it, is what the question states, not asks
-    wh = re.search(r"\b(?:what|which|who|whom|whose|when|where|how)\b", plain)
+    wh = WH.search(plain)
     at = {u: plain.rfind(title_name(titles_of[u])) for u in anchors}
     given = (
         {u for u, p in at.items() if p < wh.start()}

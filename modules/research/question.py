@@ -102,8 +102,8 @@ def read_question(question: str) -> QuestionShape:
     elif asks_measure(low):
         kind = "number"
     elif re.search(
-        r"\bwhen\b|\bwhat (?:date|years|timeframe|time|period|era|century)\b|\bhow long\b"
-        r"|\b(?:what|which) (?:month|day|date|century)\b",  # "in which month and year": no place
+        r"\bwhen\b|\bwhat (?:years|timeframe|time|period|era)\b|\bhow long\b"
+        r"|\b(?:what|which) (?:date|month|day|century)\b",  # "in which month and year": no place
         low,
     ):
         kind = "date"
@@ -251,7 +251,8 @@ def described(question: str) -> set[str]:
 
 #: a relative word: what follows it describes a thing by its relation to another
 _RELATIVE = re.compile(r"\b(?:who|whom|whose|which|that|where)\b")
-_WH = re.compile(r"\b(?:what|which|who|whom|whose|when|where|how)\b")
+#: a question's wh-word
+WH = re.compile(r"\b(?:what|which|who|whom|whose|when|where|how)\b")
 
 
 def clause_start(question: str) -> int:
@@ -260,7 +261,7 @@ def clause_start(question: str) -> int:
     named only inside it is how the question reaches what it asks about, not that thing: the
     answer is said of the emperor, on the emperor's page, not on the Red Fort's."""
     low = question.lower()
-    wh = _WH.search(low)
+    wh = WH.search(low)
     rel = _RELATIVE.search(low, wh.end()) if wh else None
     return rel.start() if rel else -1
 
