@@ -116,8 +116,7 @@ ENCYCLOPEDIA_J_QUESTIONS = Path(__file__).resolve().parent / "sets" / "research-
 #: same caveat on the ranker's synthetic training): a test set only, run once (2026-12-03), spent
 ENCYCLOPEDIA_K_QUESTIONS = Path(__file__).resolve().parent / "sets" / "research-encyclopedia-k-test.jsonl"
 #: 60 more, written the same way after encyclopedia-k was run (120 articles no other set uses; the
-#: same caveat on the ranker's synthetic training): a test set only, frozen for the next piece of
-#: work on issues 35 and 38
+#: same caveat on the ranker's synthetic training): a test set only, run once (2026-12-03), spent
 ENCYCLOPEDIA_L_QUESTIONS = Path(__file__).resolve().parent / "sets" / "research-encyclopedia-l-test.jsonl"
 #: the question sets: each split by index % 3 (:data:`PARTS`), or all of it a test set
 QUESTION_SETS = (
