@@ -290,7 +290,7 @@ def main() -> None:
             for a, r in zip(answers, results):
                 ours = sleuth_verdicts(r)
                 spans = [
-                    (c.position.start, c.position.end, c.statement, c.detail)
+                    (c.position.start, c.position.end, c.statement, c.detail, c.evidence, c.confidence)
                     for c in r.feedback.contradictions
                 ]
                 if any(ours.get(k, "missing") != v for k, v in a["verdicts"].items()) or bool(spans) != bool(

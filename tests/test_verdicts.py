@@ -752,6 +752,55 @@ def test_an_answer_that_affirms_a_name_the_site_denies_is_a_wrong_fact(answer, f
     assert all(f.kind == "negation" and f.evidence.startswith("We do not use") for f in found)
 
 
+SHOP_PAGE = (
+    "We accept card and bank transfer; we do not take cash. There are no admin fees. We don't sell "
+    "pesticides, weedkillers or slug pellets. A nail clip needs no appointment on weekday mornings. "
+    "The Pearl workshop does not accept e-bikes. There is no train that goes to the island. "
+    "Monthly plans are not refunded. Opening hours are 9 to 5, Monday to Saturday."
+)
+
+
+def test_the_common_words_a_site_uses_only_as_what_it_denies():
+    """What "no" or a negated verb denies is the thing after it, up to a preposition or a
+    relative clause; the negated verb, the circumstance and the relative clause's words are not
+    denied things, nor is a word the pages also use without denying it."""
+    every = OfflineJudge.page_facts([(s.text, "https://shop.example/") for s in split_sentences(SHOP_PAGE)])
+    words = {k for k, d in denied_names(every).items() if not d.name}
+    assert {"cash", "admin", "pesticid", "weedkiller", "slug", "pellet", "train", "bik"} <= words
+    assert not {"accept", "weekday", "morning", "sell", "goe", "island", "card"} & words
+    assert "month" in words  # the subject of a denied predicate ("monthly")
+
+
+@pytest.mark.parametrize(
+    "answer, flagged",
+    [
+        ("You can pay by cash, card or bank transfer.", ["You can pay by cash"]),
+        ("There's a £25 admin fee on top.", ["There's a £25 admin fee on top."]),
+        ("- Slug pellets", ["- Slug pellets"]),
+        # denied by the answer too; a heading; an introduction; advice; a unit; a word affirmed elsewhere
+        ("Cash is not accepted.", []),
+        ("### Cash and cards", []),
+        ("Here is what the slug section covers:", []),
+        ("You'd need cash for the bus.", []),
+        ("It costs £5 per clip on weekday mornings.", []),
+        ("Card payments are welcome.", []),
+    ],
+)
+def test_an_answer_that_affirms_a_thing_the_site_denies_is_a_wrong_fact(answer, flagged):
+    judge = OfflineJudge(Lexicon(None))
+    every = OfflineJudge.page_facts([(s.text, "https://shop.example/") for s in split_sentences(SHOP_PAGE)])
+    denied = denied_names(every)
+    found = [
+        f
+        for s in split_sentences(answer)
+        for f in judge.against_pages(
+            s, every, every, set(), OfflineJudge.site_names(every), denied, list_heading(answer, s.start)
+        )
+        if f.detail.startswith("the page denies")
+    ]
+    assert [f.statement.text for f in found] == flagged
+
+
 def test_a_claim_that_denies_the_name_the_answer_affirms_is_contradicted(analyzer):
     """The claim denies what the page denies; the answer affirms it: the claim is contradicted,
     not left missing, and the answer is poor."""

@@ -703,20 +703,24 @@ class ResponseAnalyzer:
         wrong = self._wrong_facts(p, gt, close, claim_fb.contradicted, findings, implicit)
         wrong = self._checked(p, wrong, findings, claim_fb, vec, fallback)
         _contradicted_by_pages(claim_fb, findings)
-        if not wrong and not claim_fb.found and p.record.expected_answer and p.record.query and not declined:
-            otherwise = self.judge.answers_otherwise(p.record.query, p.text, p.sentences, accuracy.score)
-            if otherwise is not None:
-                _answered_otherwise(claim_fb, wrong, otherwise, p.record.expected_answer, accuracy.score)
         # with the claim checker weighing the page findings, their confidence is its probability;
         # the calibration model was trained on the rules' figures alone
         checked = self.checker is not None and not fallback
-        doubted = wrong  # a flag below the threshold is not reported, nor its sentence shown as matching
+        model = shipped_flag_confidence() if cfg.feedback.calibrated_confidence and not checked else None
+        # an answer whose only flags fall below the threshold may still answer otherwise
+        standing = model.kept(wrong, p.text, cfg.feedback.min_flag_confidence) if model and wrong else wrong
         if (
-            cfg.feedback.calibrated_confidence
-            and not checked
-            and wrong
-            and (model := shipped_flag_confidence())
+            not standing
+            and not claim_fb.found
+            and p.record.expected_answer
+            and p.record.query
+            and not declined
         ):
+            otherwise = self.judge.answers_otherwise(p.record.query, p.text, p.sentences, accuracy.score)
+            if otherwise is not None:
+                _answered_otherwise(claim_fb, wrong, otherwise, p.record.expected_answer, accuracy.score)
+        doubted = wrong  # a flag below the threshold is not reported, nor its sentence shown as matching
+        if model is not None and wrong:
             wrong = model.kept(wrong, p.text, cfg.feedback.min_flag_confidence)
             _doubted_claims(claim_fb, doubted, wrong)
         accuracy = accuracy_of(

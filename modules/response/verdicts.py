@@ -436,6 +436,12 @@ _DISOWNS = re.compile(
     r"ineligible|discontinued|no\s+longer)\b|[❌✘✗✖]",
     re.I,
 )
+#: a sentence that states nothing of the site: a heading, an introduction to a list, a
+#: supposition or advice ("you'd need a specialist")
+_STATES_NOTHING = re.compile(r"^\s*(?:#|\*\*[^*]+\*\*\s*$)|:\W*$|\b\w+['’]d\b|\b(?:should|may)\b", re.I)
+#: a word written as a value's unit or period ("$7.99/month", "30 days", "per month"); not
+#: what a price is for ("a £25 admin fee")
+_UNIT_BEFORE = re.compile(r"(?:(?:^|[^£$€\d.,])\d[\d,.]*\s*|/\s*|\bper\s+)$")
 #: what a clause supposes states nothing: "if you're in Sheffield", "you could build a bridge"
 _SUPPOSES = re.compile(r"^\W*(?:if|when|whether|unless|in\s+case)\b|\b(?:could|would|might)\b", re.I)
 #: a name that labels what follows ("**HIPAA:** ..."): the statement is after it
@@ -473,6 +479,59 @@ def _denied_keys(text: str) -> set[str]:
     return out
 
 
+#: where a denial's object ends for a common word: a preposition or condition after it ("no
+#: appointment on weekday mornings" denies the appointment, not the weekday)
+_OBJECT_END = re.compile(
+    r"\s(?:on|over|in|at|during|before|after|if|when|until|for|with|without|to|from|between|by|per|"
+    r"within|across|since|than|that|which|who|where|because|so)\s",
+    re.I,
+)
+#: negators a verb follows ("does not accept e-bikes"): the verb is what is denied of the thing,
+#: not the thing
+_VERB_NEGATOR = re.compile(r"not|never|cannot|n['’]t", re.I)
+
+
+#: where the subject of a denied predicate starts: "monthly plans are not refunded", not the
+#: "which costs $49 per attempt and" before "is not included"
+_SUBJECT_START = re.compile(
+    r"[,;:.!?()\u2013\u2014]|\b(?:and|or|but|which|that|who|costs?|is|are|was|were)\b|\d"
+)
+
+
+#: the auxiliary a denied predicate's "not" follows ("are not refunded"): not the subject
+_AUXILIARY_END = re.compile(
+    r"\s*\b(?:is|are|was|were|be|been|can|could|will|would|must|should|may)\s*$", re.I
+)
+
+
+def _denied_objects(text: str) -> dict[str, frozenset[str]]:
+    """Keys of the things a negation in ``text`` denies, narrowly: the words after a "no" or after
+    the verb a "not" negates, up to the clause's end, a preposition or a relative clause ("We
+    don't sell pesticides, weedkillers or slug pellets"; "There are no admin fees"), and the
+    subject of a denied predicate ("Cash is not accepted"). Each with the keys of the name that
+    qualifies the denial, if one does ("no integration with NetSuite" denies NetSuite's, not
+    every integration)."""
+    kept = _NOT_DENIAL.sub(lambda d: " " * len(d.group()), text)
+    out: dict[str, frozenset[str]] = {}
+    for m in _DENY.finditer(kept):
+        end = _DENIAL_END.search(kept, m.end())
+        scope = kept[m.end() : end.start() if end else len(kept)]
+        if _PASSIVE.match(kept, m.end()):
+            before = _AUXILIARY_END.sub("", kept[: m.start()])
+            for k, _ in _terms(_SUBJECT_START.split(before)[-1]):
+                out.setdefault(k, frozenset())
+            continue
+        stop = _OBJECT_END.search(scope)
+        terms = [k for k, _ in _terms(scope[: stop.start()] if stop else scope)]
+        if _VERB_NEGATOR.fullmatch(m.group()):
+            terms = terms[1:]
+        qualifier = _NAME_RUN.match(scope, stop.end()) if stop else None
+        names = frozenset(_key(w) for w in qualifier.group().split()) if qualifier else frozenset()
+        for k in terms:
+            out.setdefault(k, names)
+    return out
+
+
 def list_heading(text: str, start: int) -> str:
     """The line that heads the list a line of ``text`` starting at ``start`` belongs to: the
     nearest line before it that is no list item ("" when there is none)."""
@@ -485,37 +544,55 @@ def list_heading(text: str, start: int) -> str:
 @dataclass(frozen=True)
 class DeniedName:
     """A name the site mentions only to deny it, with the names written beside it there (a
-    response's "North America" is not the page's "South America") and a sentence denying it."""
+    response's "North America" is not the page's "South America") and a sentence denying it;
+    or, with ``name`` false, a common word the site uses only in denials ("we do not take
+    cash", "there are no admin fees")."""
 
     runs: frozenset[str]
     page: PageSentence
+    name: bool = True
+    #: a common word's denial may hold only for a name ("no integration with NetSuite")
+    qualifier: frozenset[str] = frozenset()
 
 
 def denied_names(every: Sequence[PageSentence]) -> dict[str, DeniedName]:
     """The names the site mentions only to deny them (a platform, a partner, a country it says it
     does not use, belong to or serve): every sentence of the pages with the word in it denies it.
     By key. A word the pages use anywhere without denying it ("day", the "Day Pass"), and the
-    calendar's names, are no such name."""
+    calendar's names, are no such name. A common word counts too when the pages use it only as
+    the thing a denial denies (:func:`_denied_objects`: "we do not take cash"), never as the verb
+    or the circumstance of one ("does not accept e-bikes", "no appointment on weekdays")."""
     named: set[str] = set()
     denying: dict[str, PageSentence] = {}
     beside: dict[str, set[str]] = {}
     affirmed: set[str] = set()
+    objects: dict[str, tuple[PageSentence, frozenset[str]]] = {}
     for page in every:
         named |= _names(page.text)
         denied = _denied_keys(page.text) if page.negated else set()
+        narrow = _denied_objects(page.text) if page.negated else {}
         for k, _ in page.terms:
             if k in denied:
                 denying.setdefault(k, page)
+                if k in narrow:
+                    objects.setdefault(k, (page, narrow[k]))
             else:
                 affirmed.add(k)
         for _, _, run in _runs(page.text):
             for k in run:
                 beside.setdefault(k, set()).update(run)
-    return {
+    out = {
         k: DeniedName(frozenset(beside.get(k, {k})), page)
         for k, page in denying.items()
         if k in named and k not in affirmed and k not in _CALENDAR
     }
+    # a common word the pages use only as what a denial denies: "cash", "landline", "slug pellets"
+    out |= {
+        k: DeniedName(frozenset().union(*(run for _, _, run in _runs(page.text))), page, False, qualifier)
+        for k, (page, qualifier) in objects.items()
+        if k not in out and k not in affirmed and k not in _CALENDAR and k not in _LIGHT and k not in _HEDGES
+    }
+    return out
 
 
 def other_variant(claim: str, text: str) -> bool:
@@ -1402,7 +1479,10 @@ class OfflineJudge:
         heading: str = "",
     ) -> list[PageFinding]:
         """A clause that affirms a name the site mentions only to deny it (:func:`denied_names`):
-        "BorrowBox for audiobooks" where the site says "we do not use BorrowBox". A sentence
+        "BorrowBox for audiobooks" where the site says "we do not use BorrowBox", "cash, card or
+        bank transfer" where it says "we do not take cash". A common word counts only in a
+        sentence that states something of the site (no heading, no introduction to a list, no
+        advice or supposition: "you'd need a specialist") and not as a value's unit. A sentence
         that denies or disowns anything, says it is unsure, or asks, affirms nothing here; nor
         does a list item under a heading that does ("Not accepted:"). The name is written as a
         name (not the first word of a sentence, though it may be a list item's), is no label
@@ -1417,10 +1497,28 @@ class OfflineJudge:
             for start, end, run in _runs(sentence.text)
             for k in run
             if k in denied
+            and denied[k].name
             and run <= denied[k].runs | implicit
             and (listed or any(start <= n < end for n in names))
             and not _LABEL_END.match(sentence.text, end)
         ]
+        if not _STATES_NOTHING.search(sentence.text):
+            runs = [run for _, _, run in _runs(sentence.text)]
+            said_keys = {k for k, _ in _terms(sentence.text)}
+            # a name of the answer that differs from the denial's ("North America" against the
+            # page's "no region in South America") makes it another thing
+            hits += [
+                (sentence.start + m.start(), k)
+                for m in _WORD.finditer(sentence.text)
+                if len(m.group()) >= 4
+                and (k := _key(POSSESSIVE.sub("", m.group().lower()))) in denied
+                and not denied[k].name
+                and not _LABEL_END.match(sentence.text, m.end())
+                and not _UNIT_BEFORE.search(sentence.text[: m.start()])
+                and not any(run & denied[k].runs and not run <= denied[k].runs | implicit for run in runs)
+                and (not denied[k].qualifier or denied[k].qualifier & said_keys)
+            ]
+        hits.sort()
         out = []
         for clause in split_clauses(sentence, min_words=1) or [sentence]:
             if any(c.start < clause.end and clause.start < c.end for c in taken):
@@ -1430,7 +1528,10 @@ class OfflineJudge:
             mine = [(at, k) for at, k in hits if clause.start <= at < clause.end]
             if mine:
                 at, k = mine[0]
-                word = _NAME_RUN.match(sentence.text, at - sentence.start).group()
+                word = (
+                    _NAME_RUN.match(sentence.text, at - sentence.start)
+                    or _WORD.match(sentence.text, at - sentence.start)
+                ).group()
                 page = denied[k].page
                 out.append(
                     PageFinding(
