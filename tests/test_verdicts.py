@@ -23,6 +23,7 @@ from modules.response.verdicts import (
     _negation_about,
     _states,
     _terms,
+    agencies,
     denied_names,
     is_negated,
     list_heading,
@@ -799,6 +800,67 @@ def test_an_answer_that_affirms_a_thing_the_site_denies_is_a_wrong_fact(answer, 
         if f.detail.startswith("the page denies")
     ]
     assert [f.statement.text for f in found] == flagged
+
+
+FERRY_PAGE = (
+    "Skerrylink Ferries is owned by the Dunmallow Harbour Trust and operated under contract by "
+    "Calloway Marine Ltd. Our cover is underwritten by Bramcote General Insurance plc. Skerrylink "
+    "is not part of the Gannet Group. Timetables run Monday to Saturday."
+)
+
+
+@pytest.mark.parametrize(
+    "answer, flagged",
+    [
+        ("Skerrylink is owned by Calloway Marine.", ["Skerrylink is owned by Calloway Marine."]),
+        (
+            "Skerrylink's cover is underwritten by Harlow Bay Insurance.",
+            ["Skerrylink's cover is underwritten by Harlow Bay Insurance."],
+        ),
+        # the site's own agent in that role, written with or without its company form
+        ("Skerrylink is owned by the Dunmallow Harbour Trust.", []),
+        ("Sailings are operated by Calloway Marine.", []),
+        ("Skerrylink is run by Calloway Marine Ltd.", []),
+        # another thing's owner; a question; a denial; the calendar written short
+        ("The Isle Hotel is owned by Gannet Holdings.", []),
+        ("Is Skerrylink owned by Calloway Marine?", []),
+        ("Skerrylink is not owned by Calloway Marine.", []),
+        ("Sailings run Mon to Sat.", []),
+    ],
+)
+def test_an_answer_that_names_another_owner_operator_or_underwriter_is_a_wrong_fact(answer, flagged):
+    judge = OfflineJudge(Lexicon(None))
+    every = OfflineJudge.page_facts([(s.text, "https://ferry.example/") for s in split_sentences(FERRY_PAGE)])
+    found = [
+        f
+        for s in split_sentences(answer)
+        for f in judge.against_pages(
+            s,
+            every,
+            every,
+            {"skerrylink"},
+            OfflineJudge.site_names(every),
+            denied_names(every),
+            "",
+            agencies(every),
+        )
+    ]
+    assert [f.statement.text for f in found] == flagged
+    assert {(f.kind, f.detail) for f in found} <= {
+        ("entity", "Calloway Marine (response) vs Dunmallow Harbour Trust (page)"),
+        ("entity", "Harlow Bay Insurance (response) vs Bramcote General Insurance (page)"),
+    }
+
+
+def test_the_owners_a_site_names_and_what_of():
+    """Two relations in one sentence share its subject; a denied one is no relation."""
+    every = OfflineJudge.page_facts([(s.text, "https://ferry.example/") for s in split_sentences(FERRY_PAGE)])
+    found = {(a.role, a.agent_text, tuple(sorted(a.subject))) for a in agencies(every)}
+    assert found == {
+        ("owner", "Dunmallow Harbour Trust", ("ferri", "skerrylink")),
+        ("operator", "Calloway Marine Ltd", ("ferri", "skerrylink")),
+        ("underwriter", "Bramcote General Insurance", ()),
+    }
 
 
 def test_a_claim_that_denies_the_name_the_answer_affirms_is_contradicted(analyzer):

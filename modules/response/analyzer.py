@@ -84,6 +84,7 @@ from .verdicts import (
     PageFinding,
     Verdict,
     Window,
+    agencies,
     denied_names,
     is_negated,
     list_heading,
@@ -895,10 +896,11 @@ class ResponseAnalyzer:
             ClaimFeedback.of(feedback_found, missing, contradicted),
         )
 
-    def _page_sentences(self, gt: GroundTruth) -> tuple[list, list, set[str], dict]:
+    def _page_sentences(self, gt: GroundTruth) -> tuple[list, list, set[str], dict, list]:
         """The pages' sentences parsed for the fact checks, per chunk; those with values (what
         ``against_pages`` reads of the whole site); every word the site uses; the names it
-        mentions only to deny them. Parsed once per version of the pages."""
+        mentions only to deny them; the owners, operators and underwriters it names. Parsed once per
+        version of the pages."""
         if gt.version not in self._page_facts:
             facts = [
                 OfflineJudge.page_facts((x.text, c.page_url) for x in split_sentences(c.text))
@@ -911,6 +913,7 @@ class ResponseAnalyzer:
                 valued,
                 OfflineJudge.site_names(every),
                 denied_names(every),
+                agencies(every),
             )
         return self._page_facts[gt.version]
 
@@ -962,13 +965,15 @@ class ResponseAnalyzer:
         if close.sent_gt is None or not self.config.feedback.check_pages:
             return out
         implicit = implicit | OfflineJudge.keys(gt.brand_names)
-        facts, valued, known_names, denied = self._page_sentences(gt)
+        facts, valued, known_names, denied, agents = self._page_sentences(gt)
         for i, s in enumerate(p.sentences):
             if not s.text.strip() or len(s.text) > 600:
                 continue
             candidates = [f for j in close.top_gt[i].tolist() for f in facts[j]]
             heading = list_heading(p.text, s.start) if denied else ""  # read only by the denied-name check
-            for f in self.judge.against_pages(s, candidates, valued, implicit, known_names, denied, heading):
+            for f in self.judge.against_pages(
+                s, candidates, valued, implicit, known_names, denied, heading, agents
+            ):
                 at = f.statement
                 if any(c.position.start < at.end and at.start < c.position.end for c in out):
                     continue

@@ -457,6 +457,13 @@ _CALENDAR = frozenset(
 )
 
 
+#: the calendar's short names ("Mon–Sat", "Feb 15"): the site's own days and months, written short
+_CALENDAR_SHORT = frozenset(
+    _key(w)
+    for w in "mon tue tues wed thu thur thurs fri sat sun jan feb mar apr jun jul aug sep sept oct nov dec".split()
+)
+
+
 def _runs(text: str) -> list[tuple[int, int, frozenset[str]]]:
     """(start, end, keys) of each run of capitalised words of ``text``."""
     return [
@@ -593,6 +600,65 @@ def denied_names(every: Sequence[PageSentence]) -> dict[str, DeniedName]:
         if k not in out and k not in affirmed and k not in _CALENDAR and k not in _LIGHT and k not in _HEDGES
     }
     return out
+
+
+#: a relation between names that a site states one way: who owns a thing (or whose part it is),
+#: who runs it, who underwrites it ("is owned by the Dunmallow Harbour Trust", "a subsidiary of
+#: Arclight Compute Holdings", "operated under contract by Calloway Marine Ltd")
+_AGENCY = re.compile(
+    r"\b(?:(?P<owner>owned|bought|acquired|subsidiary|part)|(?P<operator>run|operated|managed)"
+    r"|(?P<underwriter>underwritten))(?:\s+(?!by\b|of\b)[a-z]+){0,3}?\s+(?:by|of)\s+(?:the\s+)?(?=[A-Z])"
+)
+#: words that name a company's form, not which company ("Calloway Marine Ltd" is "Calloway Marine")
+_COMPANY_FORM = frozenset(_key(w) for w in "ltd limited plc inc llc co company group holdings".split())
+
+
+@dataclass(frozen=True)
+class Agency:
+    """A relation a page sentence states: ``subject`` (its name keys; empty where it is the site
+    itself, "we" or "it") has ``agent`` as its owner, operator or underwriter (``role``)."""
+
+    role: str
+    subject: frozenset[str]
+    agent: frozenset[str]
+    agent_text: str
+    page: PageSentence
+
+
+def _agencies_of(text: str) -> list[tuple[str, frozenset[str], frozenset[str], str, int, int]]:
+    """(role, subject keys, agent keys, agent, start, end) of each relation ``text`` affirms; a
+    relation after another in the same sentence shares its subject ("owned by X and operated
+    by Y"). A denied relation ("is not part of the Harlow Vet Group") is none."""
+    out = []
+    last_end, subject = 0, frozenset()
+    for m in _AGENCY.finditer(text):
+        agent = _NAME_RUN.match(text, m.end())
+        if agent is None:
+            continue
+        if _DENY.search(text[last_end : m.start()]) or _DISOWNS.search(text[last_end : m.start()]):
+            last_end = agent.end()
+            continue
+        names = frozenset(
+            _key(POSSESSIVE.sub("", w))
+            for w in _NAME_RUN.findall(text[last_end : m.start()])
+            for w in w.split()
+            if w.lower() not in STOPWORDS
+        )
+        subject = names or subject
+        keys = frozenset(_key(POSSESSIVE.sub("", w)) for w in agent.group().split()) - _COMPANY_FORM
+        if keys:
+            out.append((m.lastgroup, subject, keys, agent.group(), m.start(), agent.end()))
+        last_end = agent.end()
+    return out
+
+
+def agencies(every: Sequence[PageSentence]) -> list[Agency]:
+    """Every owner, operator and underwriter the site's pages name, with what of."""
+    return [
+        Agency(role, subject, agent, text, page)
+        for page in every
+        for role, subject, agent, text, _, _ in _agencies_of(page.text)
+    ]
 
 
 def other_variant(claim: str, text: str) -> bool:
@@ -1372,6 +1438,7 @@ class OfflineJudge:
         known_names: set[str],
         denied: dict[str, DeniedName] | None = None,
         heading: str = "",
+        agents: Sequence[Agency] = (),
     ) -> list[PageFinding]:
         """Statements of ``sentence`` that the pages state otherwise.
 
@@ -1466,6 +1533,7 @@ class OfflineJudge:
                         )
                     )
         out += self._denied(sentence, denied or {}, implicit, [o.statement for o in out], heading)
+        out += self._other_agent(sentence, agents, implicit, [o.statement for o in out])
         return out + self._unknown_names(
             sentence, candidates, implicit, known_names, [o.statement for o in out]
         )
@@ -1546,6 +1614,55 @@ class OfflineJudge:
                 )
         return out
 
+    @staticmethod
+    def _other_agent(
+        sentence: Span, agents: Sequence[Agency], implicit: set[str], taken: Sequence[Span]
+    ) -> list[PageFinding]:
+        """A clause that names an owner, operator or underwriter (:func:`agencies`) other than
+        the one the site names for the same thing: "Skerrylink is owned by Calloway Marine" where
+        the site says it "is owned by the Dunmallow Harbour Trust and operated under contract by
+        Calloway Marine Ltd". The same thing: the names before the relation meet, or both are the
+        site's own (its brand, the question's names, or none). A name the site gives that role
+        for that thing anywhere is no wrong fact."""
+        if not agents or "?" in sentence.text or UNSURE.search(sentence.text):
+            return []
+        out = []
+        for role, subject, agent, text, start, end in _agencies_of(sentence.text):
+            clause = next(
+                (
+                    c
+                    for c in split_clauses(sentence, min_words=1)
+                    if c.start <= sentence.start + start < c.end
+                ),
+                sentence,
+            )
+            if any(c.start < clause.end and clause.start < c.end for c in taken) or _SUPPOSES.search(
+                clause.text
+            ):
+                continue
+            own = subject <= implicit
+            same = [
+                a
+                for a in agents
+                if a.role == role and (a.subject & subject or (own and a.subject <= implicit))
+            ]
+            if not same or any(a.agent <= agent or agent <= a.agent for a in same):
+                continue
+            rival = same[0]
+            out.append(
+                PageFinding(
+                    clause,
+                    "entity",
+                    rival.page.text,
+                    rival.page.url,
+                    f"{text} (response) vs {rival.agent_text} (page)",
+                    0.6,
+                    tuple(rival.agent_text.split()),
+                )
+            )
+            taken = [*taken, clause]
+        return out
+
     def _unknown_names(
         self,
         sentence: Span,
@@ -1560,7 +1677,10 @@ class OfflineJudge:
         Vancouver")."""
         st = self.settings
         out = []
-        if all(k in known_names or k in implicit for _, _, k, _ in _all_name_words(sentence.text)):
+        if all(
+            k in known_names or k in implicit or k in _CALENDAR_SHORT
+            for _, _, k, _ in _all_name_words(sentence.text)
+        ):
             return out  # every name of the sentence is the site's own (or none)
         pieces = split_clauses(sentence, min_words=1) or [sentence]
         for i, piece in enumerate(pieces):
@@ -1569,7 +1689,7 @@ class OfflineJudge:
                 for k, w in _name_words(
                     sentence.text, piece.start - sentence.start, piece.end - sentence.start
                 )
-                if k not in known_names and k not in implicit
+                if k not in known_names and k not in implicit and k not in _CALENDAR_SHORT
             ]
             if not unknown:
                 continue
