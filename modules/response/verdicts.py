@@ -1627,7 +1627,7 @@ class OfflineJudge:
         if not agents or "?" in sentence.text or UNSURE.search(sentence.text):
             return []
         out = []
-        for role, subject, agent, text, start, end in _agencies_of(sentence.text):
+        for role, subject, agent, text, start, _ in _agencies_of(sentence.text):
             clause = next(
                 (
                     c
