@@ -757,7 +757,9 @@ SHOP_PAGE = (
     "We accept card and bank transfer; we do not take cash. There are no admin fees. We don't sell "
     "pesticides, weedkillers or slug pellets. A nail clip needs no appointment on weekday mornings. "
     "The Pearl workshop does not accept e-bikes. There is no train that goes to the island. "
-    "Monthly plans are not refunded. Opening hours are 9 to 5, Monday to Saturday."
+    "Monthly plans are not refunded. Opening hours are 9 to 5, Monday to Saturday. If you are not a "
+    "member, book a taster session. A block of 10 hours costs £380; there is no block price online. "
+    "Fennick Trust is a not-for-profit charity."
 )
 
 
@@ -770,6 +772,8 @@ def test_the_common_words_a_site_uses_only_as_what_it_denies():
     assert {"cash", "admin", "pesticid", "weedkiller", "slug", "pellet", "train", "bik"} <= words
     assert not {"accept", "weekday", "morning", "sell", "goe", "island", "card"} & words
     assert "month" in words  # the subject of a denied predicate ("monthly")
+    # a denial in a supposition, a word the sentence also affirms, "not-for-profit"
+    assert not {"member", "book", "taster", "session", "block", "charity"} & words
 
 
 @pytest.mark.parametrize(

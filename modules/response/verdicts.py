@@ -506,6 +506,7 @@ _SUBJECT_START = re.compile(
 
 
 #: the auxiliary a denied predicate's "not" follows ("are not refunded"): not the subject
+_NOT_FOR_PROFIT = re.compile(r"\bnot[-\s]for[-\s]profit\b", re.I)
 _AUXILIARY_END = re.compile(
     r"\s*\b(?:is|are|was|were|be|been|can|could|will|would|must|should|may)\s*$", re.I
 )
@@ -518,24 +519,36 @@ def _denied_objects(text: str) -> dict[str, frozenset[str]]:
     subject of a denied predicate ("Cash is not accepted"). Each with the keys of the name that
     qualifies the denial, if one does ("no integration with NetSuite" denies NetSuite's, not
     every integration)."""
-    kept = _NOT_DENIAL.sub(lambda d: " " * len(d.group()), text)
+    kept = _NOT_FOR_PROFIT.sub(
+        lambda d: " " * len(d.group()), _NOT_DENIAL.sub(lambda d: " " * len(d.group()), text)
+    )
     out: dict[str, frozenset[str]] = {}
+    read = []  # the stretches the denials bear on
     for m in _DENY.finditer(kept):
+        if _SUPPOSES.search(re.split(r"[;:.!?]", kept[: m.start()])[-1]):
+            continue  # "If you are not a complete beginner, book a chat" denies nothing
         end = _DENIAL_END.search(kept, m.end())
         scope = kept[m.end() : end.start() if end else len(kept)]
         if _PASSIVE.match(kept, m.end()):
             before = _AUXILIARY_END.sub("", kept[: m.start()])
-            for k, _ in _terms(_SUBJECT_START.split(before)[-1]):
+            head = _SUBJECT_START.split(before)[-1]
+            read.append((len(before) - len(head), m.end()))
+            for k, _ in _terms(head):
                 out.setdefault(k, frozenset())
             continue
         stop = _OBJECT_END.search(scope)
         terms = [k for k, _ in _terms(scope[: stop.start()] if stop else scope)]
+        read.append((m.start(), m.end() + (stop.start() if stop else len(scope))))
         if _VERB_NEGATOR.fullmatch(m.group()):
             terms = terms[1:]
         qualifier = _NAME_RUN.match(scope, stop.end()) if stop else None
         names = frozenset(_key(w) for w in qualifier.group().split()) if qualifier else frozenset()
         for k in terms:
             out.setdefault(k, names)
+    # a word the sentence also uses outside its denials: "A block of 10 hours costs £380; there
+    # is no block price for online lessons" affirms the block
+    for k, _ in _terms(kept, tuple(read)):
+        out.pop(k, None)
     return out
 
 
