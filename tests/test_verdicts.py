@@ -806,6 +806,24 @@ def test_an_answer_that_affirms_a_thing_the_site_denies_is_a_wrong_fact(answer, 
     assert [f.statement.text for f in found] == flagged
 
 
+def test_a_table_row_value_the_site_states_is_no_wrong_fact():
+    """A row is read without its column header: "£12.80" is the return fare, which the site
+    states; a value the site never states is still checked."""
+    judge = OfflineJudge(Lexicon(None))
+    page = "Adult single fare: £6.40. Adult return fare: £12.80. Child single fare: £3.20."
+    every = OfflineJudge.page_facts([(s.text, "https://ferry.example/") for s in split_sentences(page)])
+
+    def flagged(answer: str) -> list[str]:
+        return [
+            f.detail
+            for s in split_sentences(answer)
+            for f in judge.against_pages(s, every, every, set(), OfflineJudge.site_names(every))
+        ]
+
+    assert flagged("| Adult | £6.40 | £12.80 |") == []
+    assert flagged("| Adult | £6.40 | £14.20 |") == ["£14.20 (response) vs £6.40 (page)"]
+
+
 FERRY_PAGE = (
     "Skerrylink Ferries is owned by the Dunmallow Harbour Trust and operated under contract by "
     "Calloway Marine Ltd. Our cover is underwritten by Bramcote General Insurance plc. Skerrylink "

@@ -442,6 +442,8 @@ _STATES_NOTHING = re.compile(r"^\s*(?:#|\*\*[^*]+\*\*\s*$)|:\W*$|\b\w+['’]d\b|
 #: a word written as a value's unit or period ("$7.99/month", "30 days", "per month"); not
 #: what a price is for ("a £25 admin fee")
 _UNIT_BEFORE = re.compile(r"(?:(?:^|[^£$€\d.,])\d[\d,.]*\s*|/\s*|\bper\s+)$")
+#: a row of a markdown table
+_TABLE_ROW = re.compile(r"^\s*\|")
 #: what a clause supposes states nothing: "if you're in Sheffield", "you could build a bridge"
 _SUPPOSES = re.compile(r"^\W*(?:if|when|whether|unless|in\s+case)\b|\b(?:could|would|might)\b", re.I)
 #: a name that labels what follows ("**HIPAA:** ..."): the statement is after it
@@ -1462,6 +1464,10 @@ class OfflineJudge:
         statement's names are there, and most of its own words."""
         st = self.settings
         out = []
+        # a table row is read without its column header, which names each value's variant
+        # ("| Adult | £6.40 | £12.80 |": single and return): a value the site states anywhere
+        # is no wrong fact there
+        row = _TABLE_ROW.match(sentence.text) is not None
         clauses = _clauses(sentence) or [sentence]
         for clause in clauses:
             view = self._view(sentence, clause, implicit)
@@ -1471,6 +1477,8 @@ class OfflineJudge:
                 return self._about(view, page, threshold, implicit, anchor)
 
             for v in vals:
+                if row and any(p.equals(v) for page in every for p in page.values):
+                    continue
                 # a value bound to a name ("Saturday £60") is checked against the value the site
                 # binds to that name ("Saturday £65"), even when the site states £60 elsewhere
                 label = None if v.names else _label(sentence.text, clause.start - sentence.start + v.start)
