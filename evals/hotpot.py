@@ -118,6 +118,9 @@ ENCYCLOPEDIA_K_QUESTIONS = Path(__file__).resolve().parent / "sets" / "research-
 #: 60 more, written the same way after encyclopedia-k was run (120 articles no other set uses; the
 #: same caveat on the ranker's synthetic training): a test set only, run once (2026-12-03), spent
 ENCYCLOPEDIA_L_QUESTIONS = Path(__file__).resolve().parent / "sets" / "research-encyclopedia-l-test.jsonl"
+#: 60 more, written the same way after encyclopedia-l was run, from 117 articles no other set uses
+#: (the same caveat on the ranker's synthetic training): a test set only, frozen, not yet run
+ENCYCLOPEDIA_M_QUESTIONS = Path(__file__).resolve().parent / "sets" / "research-encyclopedia-m-test.jsonl"
 #: the question sets: each split by index % 3 (:data:`PARTS`), or all of it a test set
 QUESTION_SETS = (
     "hotpot",
@@ -133,6 +136,7 @@ QUESTION_SETS = (
     "encyclopedia-j",
     "encyclopedia-k",
     "encyclopedia-l",
+    "encyclopedia-m",
 )
 _TEST_ONLY = {
     "encyclopedia-b": ENCYCLOPEDIA_B_QUESTIONS,
@@ -146,6 +150,7 @@ _TEST_ONLY = {
     "encyclopedia-j": ENCYCLOPEDIA_J_QUESTIONS,
     "encyclopedia-k": ENCYCLOPEDIA_K_QUESTIONS,
     "encyclopedia-l": ENCYCLOPEDIA_L_QUESTIONS,
+    "encyclopedia-m": ENCYCLOPEDIA_M_QUESTIONS,
 }
 
 

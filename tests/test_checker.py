@@ -34,6 +34,8 @@ PAGES = [
         "Most ferry operators charge extra for bicycles.",
         "I can't confirm the current bicycle policy.",
         "I'm sorry, but I can't help with that.",
+        "## Fares and bicycles",
+        "**Supported payment methods**",
     ],
 )
 def test_sentences_that_state_nothing_about_the_site(text):
@@ -47,6 +49,8 @@ def test_sentences_that_state_nothing_about_the_site(text):
         "Gullwing Ferries charges £5 for bicycles.",
         "Most Gullwing Ferries sailings allow bicycles.",  # names the site: about the site
         "- Price: $25",  # a list item with a value is a statement, not a citation
+        "**Bicycles:** £5 each way",  # a bold label with its statement is no heading
+        "## Bicycles\nBicycles cost £5 each way.",
     ],
 )
 def test_statements_about_the_site_are_checked(text):

@@ -115,6 +115,7 @@ def test_no_lead_a_dev_or_test_question_needs_is_trained_on():
         ("encyclopedia-j", "test"),
         ("encyclopedia-k", "test"),
         ("encyclopedia-l", "test"),
+        ("encyclopedia-m", "test"),
     ):
         assert all(u in held for q in research_questions(part, source) for u in q.gold_urls)
     assert all(u in held for q in research_questions("test", "hotpot") for u, _, _ in q.paragraphs)

@@ -31,7 +31,7 @@ from ..mlp import SmallMLP
 from ..text import content_terms
 from .facts import compare_values
 from .refusal import is_refusal
-from .verdicts import UNSURE, is_negated
+from .verdicts import HEADING, UNSURE, is_negated
 
 HOME = Path(__file__).resolve().parent / "checker"
 WEIGHTS = HOME / "claim-checker.safetensors"
@@ -65,9 +65,14 @@ def is_citation(text: str) -> bool:
 
 def not_a_statement(text: str, brands: Sequence[str] = ()) -> bool:
     """A sentence that states nothing about the site: a hedge that declines ("I can't confirm
-    ..."), a refusal, a general statement about the market or a citation line; never a wrong fact."""
+    ..."), a refusal, a general statement about the market, a citation line or a heading; never a
+    wrong fact."""
     return (
-        is_citation(text) or is_general(text, brands) or is_refusal(text) or UNSURE.search(text) is not None
+        is_citation(text)
+        or is_general(text, brands)
+        or is_refusal(text)
+        or UNSURE.search(text) is not None
+        or HEADING.match(text) is not None
     )
 
 

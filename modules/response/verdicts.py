@@ -436,9 +436,11 @@ _DISOWNS = re.compile(
     r"ineligible|discontinued|no\s+longer)\b|[❌✘✗✖]",
     re.I,
 )
-#: a sentence that states nothing of the site: a heading, an introduction to a list, a
-#: supposition or advice ("you'd need a specialist")
-_STATES_NOTHING = re.compile(r"^\s*(?:#|\*\*[^*]+\*\*\s*$)|:\W*$|\b\w+['’]d\b|\b(?:should|may)\b", re.I)
+#: a sentence that states nothing of the site: an introduction to a list, a supposition or
+#: advice ("you'd need a specialist")
+_STATES_NOTHING = re.compile(r":\W*$|\b\w+['’]d\b|\b(?:should|may)\b", re.I)
+#: a heading, which states nothing: a markdown one, or a line in bold alone ("**Who can join**")
+HEADING = re.compile(r"^\s*(?:#{1,6}\s[^\n]*|\*\*[^*\n]+\*\*:?\s*)$")
 #: a word written as a value's unit or period ("$7.99/month", "30 days", "per month"); not
 #: what a price is for ("a £25 admin fee")
 _UNIT_BEFORE = re.compile(r"(?:(?:^|[^£$€\d.,])\d[\d,.]*\s*|/\s*|\bper\s+)$")
@@ -1591,7 +1593,7 @@ class OfflineJudge:
             and (listed or any(start <= n < end for n in names))
             and not _LABEL_END.match(sentence.text, end)
         ]
-        if not _STATES_NOTHING.search(sentence.text):
+        if not _STATES_NOTHING.search(sentence.text) and not HEADING.match(sentence.text):
             runs = [run for _, _, run in _runs(sentence.text)]
             said_keys = {k for k, _ in _terms(sentence.text)}
             # a name of the answer that differs from the denial's ("North America" against the
