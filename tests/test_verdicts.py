@@ -697,6 +697,28 @@ def test_a_word_with_a_capital_inside_is_a_name_where_a_sentence_starts(analyzer
     assert verdicts(r)["netsuite"] != "contradicted" and not r.feedback.contradictions
 
 
+def page_findings(page: str, answer: str, implicit: set[str] | None = None) -> list[PageFinding]:
+    """What the offline judge finds against ``page`` in each sentence of ``answer``, with every
+    site-wide reading the analyzer gives it (the names and words the site denies, its owners)."""
+    judge = OfflineJudge(Lexicon(None))
+    every = OfflineJudge.page_facts([(s.text, "https://site.example/") for s in split_sentences(page)])
+    denied, agents = denied_names(every), agencies(every)
+    return [
+        f
+        for s in split_sentences(answer)
+        for f in judge.against_pages(
+            s,
+            every,
+            every,
+            implicit or set(),
+            OfflineJudge.site_names(every),
+            denied,
+            list_heading(answer, s.start),
+            agents,
+        )
+    ]
+
+
 LIBRARY_PAGE = (
     "Wrenford lends e-books through Libby. We do not use BorrowBox, Hoopla or cloudLibrary, and "
     "titles on those platforms cannot be borrowed with a Wrenford card. There is no region in "
@@ -738,17 +760,7 @@ def test_the_names_a_site_mentions_only_to_deny_them():
     ],
 )
 def test_an_answer_that_affirms_a_name_the_site_denies_is_a_wrong_fact(answer, flagged):
-    judge = OfflineJudge(Lexicon(None))
-    every = OfflineJudge.page_facts([(s.text, "https://lib.example/") for s in split_sentences(LIBRARY_PAGE)])
-    denied = denied_names(every)
-    found = [
-        f
-        for s in split_sentences(answer)
-        for f in judge.against_pages(
-            s, every, every, set(), OfflineJudge.site_names(every), denied, list_heading(answer, s.start)
-        )
-        if f.detail.startswith("the page denies")
-    ]
+    found = [f for f in page_findings(LIBRARY_PAGE, answer) if f.detail.startswith("the page denies")]
     assert [f.statement.text for f in found] == flagged
     assert all(f.kind == "negation" and f.evidence.startswith("We do not use") for f in found)
 
@@ -792,33 +804,17 @@ def test_the_common_words_a_site_uses_only_as_what_it_denies():
     ],
 )
 def test_an_answer_that_affirms_a_thing_the_site_denies_is_a_wrong_fact(answer, flagged):
-    judge = OfflineJudge(Lexicon(None))
-    every = OfflineJudge.page_facts([(s.text, "https://shop.example/") for s in split_sentences(SHOP_PAGE)])
-    denied = denied_names(every)
-    found = [
-        f
-        for s in split_sentences(answer)
-        for f in judge.against_pages(
-            s, every, every, set(), OfflineJudge.site_names(every), denied, list_heading(answer, s.start)
-        )
-        if f.detail.startswith("the page denies")
-    ]
+    found = [f for f in page_findings(SHOP_PAGE, answer) if f.detail.startswith("the page denies")]
     assert [f.statement.text for f in found] == flagged
 
 
 def test_a_table_row_value_the_site_states_is_no_wrong_fact():
     """A row is read without its column header: "£12.80" is the return fare, which the site
     states; a value the site never states is still checked."""
-    judge = OfflineJudge(Lexicon(None))
     page = "Adult single fare: £6.40. Adult return fare: £12.80. Child single fare: £3.20."
-    every = OfflineJudge.page_facts([(s.text, "https://ferry.example/") for s in split_sentences(page)])
 
     def flagged(answer: str) -> list[str]:
-        return [
-            f.detail
-            for s in split_sentences(answer)
-            for f in judge.against_pages(s, every, every, set(), OfflineJudge.site_names(every))
-        ]
+        return [f.detail for f in page_findings(page, answer)]
 
     assert flagged("| Adult | £6.40 | £12.80 |") == []
     assert flagged("| Adult | £6.40 | £14.20 |") == ["£14.20 (response) vs £6.40 (page)"]
@@ -851,22 +847,7 @@ FERRY_PAGE = (
     ],
 )
 def test_an_answer_that_names_another_owner_operator_or_underwriter_is_a_wrong_fact(answer, flagged):
-    judge = OfflineJudge(Lexicon(None))
-    every = OfflineJudge.page_facts([(s.text, "https://ferry.example/") for s in split_sentences(FERRY_PAGE)])
-    found = [
-        f
-        for s in split_sentences(answer)
-        for f in judge.against_pages(
-            s,
-            every,
-            every,
-            {"skerrylink"},
-            OfflineJudge.site_names(every),
-            denied_names(every),
-            "",
-            agencies(every),
-        )
-    ]
+    found = page_findings(FERRY_PAGE, answer, {"skerrylink"})
     assert [f.statement.text for f in found] == flagged
     assert {(f.kind, f.detail) for f in found} <= {
         ("entity", "Calloway Marine (response) vs Dunmallow Harbour Trust (page)"),

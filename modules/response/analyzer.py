@@ -708,7 +708,8 @@ class ResponseAnalyzer:
         # the calibration model was trained on the rules' figures alone
         checked = self.checker is not None and not fallback
         model = shipped_flag_confidence() if cfg.feedback.calibrated_confidence and not checked else None
-        # an answer whose only flags fall below the threshold may still answer otherwise
+        # a flag below the threshold is not reported, nor its sentence shown as matching; an
+        # answer whose only flags fall below it may still answer otherwise
         standing = model.kept(wrong, p.text, cfg.feedback.min_flag_confidence) if model and wrong else wrong
         if (
             not standing
@@ -720,10 +721,12 @@ class ResponseAnalyzer:
             otherwise = self.judge.answers_otherwise(p.record.query, p.text, p.sentences, accuracy.score)
             if otherwise is not None:
                 _answered_otherwise(claim_fb, wrong, otherwise, p.record.expected_answer, accuracy.score)
-        doubted = wrong  # a flag below the threshold is not reported, nor its sentence shown as matching
+                if model is not None:  # the flags are weighed again, beside the new one
+                    standing = model.kept(wrong, p.text, cfg.feedback.min_flag_confidence)
+        doubted = wrong  # every flag: a sentence holding one is never shown as matching
         if model is not None and wrong:
-            wrong = model.kept(wrong, p.text, cfg.feedback.min_flag_confidence)
-            _doubted_claims(claim_fb, doubted, wrong)
+            _doubted_claims(claim_fb, doubted, standing)
+            wrong = standing
         accuracy = accuracy_of(
             accuracy,
             p.claims,

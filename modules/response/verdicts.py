@@ -505,12 +505,13 @@ _VERB_NEGATOR = re.compile(r"not|never|cannot|n['’]t", re.I)
 #: where the subject of a denied predicate starts: "monthly plans are not refunded", not the
 #: "which costs $49 per attempt and" before "is not included"
 _SUBJECT_START = re.compile(
-    r"[,;:.!?()\u2013\u2014]|\b(?:and|or|but|which|that|who|costs?|is|are|was|were)\b|\d"
+    r"[,;:.!?()\u2013\u2014]|\b(?:and|or|but|which|that|who|is|are|was|were)\b|\d"
 )
 
 
-#: the auxiliary a denied predicate's "not" follows ("are not refunded"): not the subject
+#: "a not-for-profit charity" denies nothing
 _NOT_FOR_PROFIT = re.compile(r"\bnot[-\s]for[-\s]profit\b", re.I)
+#: the auxiliary a denied predicate's "not" follows ("are not refunded"): not the subject
 _AUXILIARY_END = re.compile(
     r"\s*\b(?:is|are|was|were|be|been|can|could|will|would|must|should|may)\s*$", re.I
 )
@@ -642,8 +643,8 @@ class Agency:
     page: PageSentence
 
 
-def _agencies_of(text: str) -> list[tuple[str, frozenset[str], frozenset[str], str, int, int]]:
-    """(role, subject keys, agent keys, agent, start, end) of each relation ``text`` affirms; a
+def _agencies_of(text: str) -> list[tuple[str, frozenset[str], frozenset[str], str, int]]:
+    """(role, subject keys, agent keys, agent, start) of each relation ``text`` affirms; a
     relation after another in the same sentence shares its subject ("owned by X and operated
     by Y"). A denied relation ("is not part of the Harlow Vet Group") is none."""
     out = []
@@ -664,7 +665,7 @@ def _agencies_of(text: str) -> list[tuple[str, frozenset[str], frozenset[str], s
         subject = names or subject
         keys = frozenset(_key(POSSESSIVE.sub("", w)) for w in agent.group().split()) - _COMPANY_FORM
         if keys:
-            out.append((m.lastgroup, subject, keys, agent.group(), m.start(), agent.end()))
+            out.append((m.lastgroup, subject, keys, agent.group(), m.start()))
         last_end = agent.end()
     return out
 
@@ -674,7 +675,7 @@ def agencies(every: Sequence[PageSentence]) -> list[Agency]:
     return [
         Agency(role, subject, agent, text, page)
         for page in every
-        for role, subject, agent, text, _, _ in _agencies_of(page.text)
+        for role, subject, agent, text, _ in _agencies_of(page.text)
     ]
 
 
@@ -1650,7 +1651,7 @@ class OfflineJudge:
         if not agents or "?" in sentence.text or UNSURE.search(sentence.text):
             return []
         out = []
-        for role, subject, agent, text, start, _ in _agencies_of(sentence.text):
+        for role, subject, agent, text, start in _agencies_of(sentence.text):
             clause = next(
                 (
                     c
