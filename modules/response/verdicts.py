@@ -504,9 +504,7 @@ _VERB_NEGATOR = re.compile(r"not|never|cannot|n['’]t", re.I)
 
 #: where the subject of a denied predicate starts: "monthly plans are not refunded", not the
 #: "which costs $49 per attempt and" before "is not included"
-_SUBJECT_START = re.compile(
-    r"[,;:.!?()\u2013\u2014]|\b(?:and|or|but|which|that|who|is|are|was|were)\b|\d"
-)
+_SUBJECT_START = re.compile(r"[,;:.!?()\u2013\u2014]|\b(?:and|or|but|which|that|who|is|are|was|were)\b|\d")
 
 
 #: "a not-for-profit charity" denies nothing
