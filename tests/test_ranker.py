@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from evals.hotpot import research_questions
-from evals.train_ranker import bridges, held_out_urls
+from evals.train_ranker import RETIRED, bridges, held_out_urls, real_questions
 from modules.embeddings import KeywordEmbedder, LocalEmbedder
 from modules.relevance.baseline import BaselineRelevance, ranking_features
 from modules.relevance.ranker import FEATURES, READINGS, RelevanceRanker, ranker_for, shipped_ranker
@@ -36,7 +36,7 @@ def ranker() -> RelevanceRanker:
 
 
 def test_the_shipped_ranker_loads_offline_and_gives_probabilities(ranker):
-    assert ranker.version == "relevance-ranker-1" and ranker.card["features"] == list(FEATURES)
+    assert ranker.version == "relevance-ranker-2" and ranker.card["features"] == list(FEATURES)
     rng = np.random.default_rng(0)
     rows = ranker.mean + rng.normal(size=(20, len(FEATURES))) * ranker.scale  # as results read
     p = ranker.probabilities(rows.astype(np.float32))
@@ -120,3 +120,18 @@ def test_no_lead_a_dev_or_test_question_needs_is_trained_on():
         assert all(u in held for q in research_questions(part, source) for u in q.gold_urls)
     assert all(u in held for q in research_questions("test", "hotpot") for u, _, _ in q.paragraphs)
     assert not any(u in held for q in research_questions("train", "hotpot") for u in q.gold_urls)
+
+
+def test_the_real_questions_trained_on_are_no_dev_or_frozen_test_question():
+    by_set = real_questions()
+    trained = {q.question for qs in by_set.values() for q in qs}
+    assert list(by_set) == ["hotpot", "encyclopedia", *RETIRED]
+    assert sum(map(len, by_set.values())) == 20 + 30 + 60 * len(RETIRED) - 1  # one repeats a dev question
+    for source, part in (
+        ("hotpot", "dev"),
+        ("hotpot", "test"),
+        ("encyclopedia", "dev"),
+        ("encyclopedia-m", "test"),
+    ):
+        assert not trained & {q.question for q in research_questions(part, source)}
+    assert "encyclopedia-m" not in RETIRED

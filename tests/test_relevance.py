@@ -25,6 +25,7 @@ from modules.relevance.baseline import (
     subject_names,
 )
 from modules.relevance.highlight import highlight, strip_tags
+from modules.relevance.ranker import FEATURES
 from modules.relevance.schema import ResearchPlan, SearchResultIn, SubScores
 from modules.store import ParquetStore
 from modules.testing import FakeLM
@@ -219,6 +220,93 @@ def test_a_sentence_naming_another_result_is_the_hop_of_a_bridge_question(analyz
     assert next(r for r in named.results if r.id == "l").sentence.startswith(
         "It joined"
     )  # named: plain terms
+
+
+def _readings(analyzer, query: str, results: list[dict]) -> dict[str, dict[str, float]]:
+    """Each result's ranker readings by title, from the hand-set baseline."""
+    rows = BaselineRelevance(analyzer.embedder, ranker=None).features(
+        query, [SearchResultIn.model_validate(r) for r in results]
+    )
+    return {r["title"]: dict(zip(FEATURES, map(float, row))) for r, row in zip(results, rows)}
+
+
+def test_a_page_sharing_a_surname_competes_for_the_side_of_the_page_named_whole(analyzer):
+    """ "Kenton Richardson" shares only a surname with "Terry Richardson": both are about the one
+    thing the question names, and the page named whole is the first about it."""
+    results = [
+        {"title": "Annie Morton", "text": "Annie Morton (born October 8, 1970) is an American model."},
+        {
+            "title": "Kenton Richardson",
+            "text": "Kenton Richardson is an English footballer who plays as a defender.",
+        },
+        {
+            "title": "Terry Richardson",
+            "text": "Terrence Richardson (born 1965) is an American fashion photographer.",
+        },
+    ]
+    read = _readings(analyzer, "Who is older, Annie Morton or Terry Richardson?", results)
+    assert read["Terry Richardson"]["side_rank"] == read["Annie Morton"]["side_rank"] == 1.0
+    assert read["Kenton Richardson"]["side_rank"] == 0.5 and read["Kenton Richardson"]["about"] == 0.5
+
+
+def test_a_common_noun_is_no_part_of_a_name(analyzer):
+    """ "the arena" does not name "Dwyer Arena"; "Arena" capitalised, or the whole name in any case, does."""
+    results = [{"title": "Dwyer Arena", "text": "Dwyer Arena is an ice hockey arena in Lewiston, New York."}]
+
+    def about(query: str) -> float:
+        return _readings(analyzer, query, results)["Dwyer Arena"]["about"]
+
+    assert about("The arena where the Maineiacs played seats how many?") == 0.0
+    assert about("Who built the Arena in Lewiston?") == 0.5
+    assert about("who built dwyer arena?") == 1.0
+
+
+def test_a_name_written_in_capitals_is_still_the_hop(analyzer):
+    """A band styled "WINNER" in one page's sentence leads to the page "Winner (band)"."""
+    results = [
+        {
+            "title": "2014 S/S",
+            "text": "2014 S/S is the debut album of South Korean group WINNER. It was released in 2014.",
+        },
+        {
+            "title": "Winner (band)",
+            "text": "Winner is a South Korean boy group formed in 2013 by YG Entertainment.",
+        },
+        {"title": "Madtown", "text": "Madtown is a South Korean boy group formed by J. Tune Camp in 2014."},
+    ]
+    read = _readings(
+        analyzer, "2014 S/S is the debut album of a South Korean boy group that was formed by who?", results
+    )
+    assert read["Winner (band)"]["hop"] > 0 and read["Madtown"]["hop"] == 0
+
+
+def test_the_page_the_question_names_gives_the_second_hop_its_lead_among_better_scored_pages(analyzer):
+    """The hop starts from the page about the thing the question names, even where two pages about
+    something else score higher: "Kirton End" names Boston, the town asked of."""
+    results = [
+        {
+            "title": "Kirton End",
+            "text": "Kirton End is a hamlet in Lincolnshire. It lies 4 miles south-west from Boston.",
+        },
+        {
+            "title": "Kirton, Nottinghamshire",
+            "text": "Kirton is a village in Nottinghamshire. Its population at the 2001 census was 273.",
+        },
+        {
+            "title": "Kirton, Suffolk",
+            "text": "Kirton is a village in Suffolk. The population of the village at the 2001 census was 1,100.",
+        },
+        {
+            "title": "Boston, Lincolnshire",
+            "text": "Boston is a town and small port in Lincolnshire, on the east coast of England.",
+        },
+    ]
+    read = _readings(
+        analyzer,
+        "According to the 2001 census, what was the population of the city in which Kirton End is located?",
+        results,
+    )
+    assert read["Kirton End"]["about"] == 1.0 and read["Boston, Lincolnshire"]["hop"] > 0
 
 
 def test_plans_parse_from_text_and_structures():

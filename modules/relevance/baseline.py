@@ -160,10 +160,7 @@ class BaselineRelevance:
         surprises = plan.surprises + plan.assumptions
         heads = [f"{r.title}. {t[:1000]}" if r.title else t[:1000] for r, t in zip(results, texts)]
         all_names = [subject_names(r.title) for r in results]
-        all_named = [
-            [n for n in names if re.search(r"(?<!\w)" + re.escape(n) + r"(?!\w)", query, re.IGNORECASE)]
-            for names in all_names
-        ]
+        all_named = [_named_in(query, names) for names in all_names]
         asked_relation = _without_names(query, [n for named in all_named for n in named])
         # short and long texts in separate calls: a batch is padded to its longest text
         vectors = self.embedder.encode([query, asked_relation] + facets + surprises + flat)
@@ -250,6 +247,7 @@ class BaselineRelevance:
                 }
             )
 
+        _merge_sides(per)
         self._bridge(query, per, texts)
         for p, (novelty, surprise) in zip(per, _novelty(per, d_vecs, s_vecs)):  # the hand-set score's
             depth, unexpected = _discounted(p, novelty, surprise)
@@ -319,17 +317,25 @@ class BaselineRelevance:
 
     @staticmethod
     def _bridge(query: str, per: list[dict], texts: list[str]) -> None:
-        """A passage about an entity that the most relevant passages name (and the query does
-        not) shares their relevance: the second hop of a multi-hop question. Names are the title,
-        its part before a comma ("Brown County, Kansas") and a person's surname ("Richard Nixon"
-        -> "Nixon" as a capitalised word)."""
+        """A passage about an entity that the most relevant passages, or the page about a thing
+        the query names, name (and the query does not) shares their relevance: the second hop of
+        a multi-hop question. Names are the title, its part before a comma ("Brown County,
+        Kansas") and a person's surname ("Richard Nixon" -> "Nixon" as a capitalised word), as
+        written or in capitals."""
         q_low = query.lower()
-        top = sorted(range(len(per)), key=lambda i: -per[i]["direct"])[:2]
+        top = set(sorted(range(len(per)), key=lambda i: -per[i]["direct"])[:2])
+        for side in {p["side"] for p in per if p["side"]}:  # the first hop: the page about each named thing
+            top.add(
+                max(
+                    (i for i, p in enumerate(per) if p["side"] == side),
+                    key=lambda i: (per[i]["about"], per[i]["direct"]),
+                )
+            )
         for i, p in enumerate(per):
             names = [n for n in p["names"] if len(n) >= 3 and n.lower() not in q_low]
             if not names:
                 continue
-            pattern = re.compile(r"(?<!\w)(?:" + "|".join(re.escape(n) for n in names) + r")(?!\w)")
+            pattern = _names_pattern(names)
             best = 0.0
             for j in top:
                 if j == i:
@@ -392,20 +398,54 @@ def _discounted(p: dict, novelty: float, surprise: float) -> tuple[float, float]
     return min(1.0, depth), min(1.0, p["direct"] * (NOVELTY_W * novelty + SURPRISE_W * surprise))
 
 
+def _named_in(query: str, names: Sequence[str]) -> list[str]:
+    """Which of a result's ``names`` (:func:`subject_names`) the query names: its whole name in any
+    case, a part of it (a surname, the part before a comma) only as a name, capitalised ("Arena"
+    of "Dwyer Arena" is not named by "the arena")."""
+    return [
+        n
+        for k, n in enumerate(names)
+        if re.search(r"(?<!\w)" + re.escape(n) + r"(?!\w)", query, 0 if k else re.IGNORECASE)
+    ]
+
+
+def _merge_sides(per: list[dict]) -> None:
+    """A result whose surname alone the query names ("Kenton Richardson" for "Terry Richardson") is
+    about the longer name's side: the two compete for one place."""
+    named = {p["side"] for p in per if p["side"]}
+    for p in per:
+        if p["side"]:
+            p["side"] = max((n for n in named if _within(p["side"], n)), key=len)
+
+
 def _sides(per: list[dict]) -> None:
     """The things the query names that results are about ("Ed Wood", "Scott Derrickson"): per
     result, how many the query names (``sides``, at most 2, / 2) and its rank among the results
-    about the same thing by the hand-set score (``side_rank``: 1 for the best, 1/2 for the
-    second; 0 when it is about none). A comparison needs the best page about each side, not two
-    pages about one."""
+    about the same thing (``side_rank``: 1 for the best, 1/2 for the second; 0 when it is about
+    none). A comparison needs the best page about each side, not two pages about one. A result the
+    query names whole ranks above one it names in part, then by the hand-set score."""
     sides = {p["side"] for p in per if p["side"]}
     for p in per:
         p["sides"] = min(len(sides), 2) / 2
         p["side_rank"] = 0.0
     for side in sides:
-        about = sorted((p for p in per if p["side"] == side), key=lambda p: -p["hand_score"])
+        about = sorted((p for p in per if p["side"] == side), key=lambda p: (-p["about"], -p["hand_score"]))
         for rank, p in enumerate(about):
             p["side_rank"] = 1.0 / (1 + rank)
+
+
+def _within(part: str, name: str) -> bool:
+    """Whether ``part`` is ``name`` or a run of its whole words ("richardson" in "terry richardson")."""
+    return re.search(r"(?<!\w)" + re.escape(part) + r"(?!\w)", name) is not None
+
+
+def _names_pattern(names: Sequence[str]) -> re.Pattern:
+    """A pattern for any of ``names`` as written, or in capitals: a name styled "WINNER" is still
+    "Winner"."""
+    forms = {f for n in names for f in (n, n.upper())}
+    return re.compile(
+        r"(?<!\w)(?:" + "|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True)) + r")(?!\w)"
+    )
 
 
 def ranking_features(per: list[dict]) -> np.ndarray:
@@ -469,7 +509,7 @@ def _link_pattern(query: str, results: Sequence[SearchResultIn]) -> list[re.Patt
         names = subject_names(r.title or "")
         whole = r"(?<!\w)" + re.escape(names[0]) + r"(?!\w)" if names and len(names[0]) >= 4 else None
         named = whole is None or re.search(whole, query, re.IGNORECASE)
-        out.append(None if named else re.compile(whole))
+        out.append(None if named else _names_pattern(names[:1]))
     return out
 
 
