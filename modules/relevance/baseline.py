@@ -415,7 +415,8 @@ def _merge_sides(per: list[dict]) -> None:
     named = {p["side"] for p in per if p["side"]}
     for p in per:
         if p["side"]:
-            p["side"] = max((n for n in named if _within(p["side"], n)), key=len)
+            part = name_pattern(p["side"])  # "richardson" in "terry richardson", as whole words
+            p["side"] = max((n for n in named if part.search(n)), key=len)
 
 
 def _sides(per: list[dict]) -> None:
@@ -432,11 +433,6 @@ def _sides(per: list[dict]) -> None:
         about = sorted((p for p in per if p["side"] == side), key=lambda p: (-p["about"], -p["hand_score"]))
         for rank, p in enumerate(about):
             p["side_rank"] = 1.0 / (1 + rank)
-
-
-def _within(part: str, name: str) -> bool:
-    """Whether ``part`` is ``name`` or a run of its whole words ("richardson" in "terry richardson")."""
-    return re.search(r"(?<!\w)" + re.escape(part) + r"(?!\w)", name) is not None
 
 
 def _names_pattern(names: Sequence[str]) -> re.Pattern:
