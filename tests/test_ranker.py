@@ -11,7 +11,14 @@ from evals.hotpot import research_questions
 from evals.train_ranker import RETIRED, bridges, held_out_urls, real_questions
 from modules.embeddings import KeywordEmbedder, LocalEmbedder
 from modules.relevance.baseline import BaselineRelevance, ranking_features
-from modules.relevance.ranker import FEATURES, READINGS, RelevanceRanker, ranker_for, shipped_ranker
+from modules.relevance.ranker import (
+    FEATURES,
+    PAIR_FEATURES,
+    READINGS,
+    RelevanceRanker,
+    ranker_for,
+    shipped_ranker,
+)
 from modules.relevance.schema import ResearchPlan, SearchResultIn
 
 
@@ -36,12 +43,18 @@ def ranker() -> RelevanceRanker:
 
 
 def test_the_shipped_ranker_loads_offline_and_gives_probabilities(ranker):
-    assert ranker.version == "relevance-ranker-2" and ranker.card["features"] == list(FEATURES)
+    assert ranker.version == "relevance-ranker-3" and ranker.card["features"] == list(FEATURES)
+    assert ranker.card["pair_features"] == list(PAIR_FEATURES)
     rng = np.random.default_rng(0)
-    rows = ranker.mean + rng.normal(size=(20, len(FEATURES))) * ranker.scale  # as results read
-    p = ranker.probabilities(rows.astype(np.float32))
-    assert p.shape == (20,) and ((p >= 0) & (p <= 1)).all() and p.std() > 0.05
-    assert ranker.probabilities(np.zeros((0, len(FEATURES)))).shape == (0,)
+    rows = ranker.mean + rng.normal(size=(10, len(FEATURES))) * ranker.scale  # as results read
+    pair_mean, pair_scale = ranker.pair_params["mean"], ranker.pair_params["scale"]
+    pairs = pair_mean + rng.normal(size=(10, 10, len(PAIR_FEATURES))) * pair_scale
+    pairs = (pairs + pairs.transpose(1, 0, 2)) / 2
+    p = ranker.probabilities(rows.astype(np.float32), pairs.astype(np.float32))
+    assert p.shape == (10,) and ((p >= 0) & (p <= 1)).all() and p.std() > 0.05
+    assert p.sum() <= 2 + 1e-6  # two results needed: the pairs' softmax, summed over each one's pairs
+    with pytest.raises(ValueError, match="compares results: 1 given"):
+        ranker.probabilities(rows[:1], pairs[:1, :1])
 
 
 def test_the_ranker_is_used_only_with_the_embedding_it_was_trained_on(ranker):
@@ -74,10 +87,26 @@ def test_with_the_ranker_both_pages_of_a_bridge_question_come_first(ranker):
     items = [SearchResultIn.model_validate(r) for r in RESULTS]
     out = BaselineRelevance(LocalEmbedder())(query, ResearchPlan(), items)
     assert {r.id for r in out.results[:2]} == {"unit", "man"}
-    probs = ranker.probabilities(BaselineRelevance(LocalEmbedder(), ranker=None).features(query, items))
+    probs = ranker.probabilities(*BaselineRelevance(LocalEmbedder(), ranker=None).features(query, items))
     by_id = {r.id: r for r in out.results}
     for i, r in enumerate(RESULTS):
         assert by_id[r["id"]].subscores.directRelevance == pytest.approx(probs[i], abs=1e-3)
+
+
+def test_pair_readings_say_which_result_names_which_and_what_two_cover_together():
+    query = "Of which academy was the scientist after whom the Varnian unit of river flow is named a member?"
+    items = [SearchResultIn.model_validate(r) for r in RESULTS]
+    _, pairs = BaselineRelevance(LocalEmbedder(), ranker=None).features(query, items)
+    assert pairs.shape == (6, 6, len(PAIR_FEATURES)) and np.allclose(pairs, pairs.transpose(1, 0, 2))
+    col = {name: k for k, name in enumerate(PAIR_FEATURES)}
+    unit, man, volt, flow, academy = 0, 1, 2, 4, 5
+    assert pairs[unit, man, col["link"]] == 1.0  # "named after the hydrologist Osric Tamberlane"
+    assert pairs[unit, man, col["unnamed_link"]] == 1.0  # the query does not name him: a hop
+    assert pairs[unit, man, col["mutual_link"]] == 0.0  # his page does not name the unit
+    assert pairs[flow, unit, col["link"]] == 0.0  # "brells" is not the name "Brell" (a plural)
+    assert pairs[unit, volt, col["link"]] == 0.0 and pairs[man, academy, col["link"]] == 0.0
+    together = pairs[unit, man, col["coverage"]]
+    assert together >= pairs[unit, volt, col["coverage"]] and pairs[unit, man, col["coverage_gain"]] > 0
 
 
 def test_synthetic_bridges_link_a_sentence_to_the_page_it_names():

@@ -29,7 +29,7 @@ from .anchor import anchors_of
 from .highlight import highlight
 from .picker import FEATURES as PICKER_FEATURES
 from .picker import name_pattern, picker_for, sentence_features
-from .ranker import GAPS, READINGS, ranker_for
+from .ranker import GAPS, PAIR_FEATURES, READINGS, ranker_for
 from .schema import RankedResult, Reranking, ResearchPlan, SearchResultIn, SubScores
 
 MAX_CHARS = 20_000
@@ -64,6 +64,7 @@ NOVELTY_W, SURPRISE_W = 0.5, 0.5  # novelty against better passages, similarity 
 # The second hop (_bridge): a passage about an entity that the top passages name.
 HOP_BASE, HOP_COS_W = 0.6, 0.4  # a lead: its passage's direct relevance, by its sentence's cosine
 BRIDGE_LEAD_W, BRIDGE_OWN_W = 0.85, 0.15  # a bridged passage's direct relevance: the lead's, its own
+PART_LINK = 0.6  # a pair's link by a part of a name (a surname, the part before a comma), a whole name 1
 BRIDGE_DEPTH = 0.9  # a bridged passage's depth is at least this share of its direct relevance
 
 SENSES_COS = 0.15  # two sentences using a query term below this cosine use it in different senses
@@ -123,10 +124,11 @@ class BaselineRelevance:
         self.ranker = ranker_for(model) if ranker is _SHIPPED else ranker
         self.picker = picker_for(model) if picker is _SHIPPED else picker
 
-    def features(self, query: str, results: Sequence[SearchResultIn]) -> np.ndarray:
-        """The ranker's inputs (:data:`~modules.relevance.ranker.FEATURES`), one row per result."""
-        per, *_ = self._measure(query, ResearchPlan(), results)
-        return ranking_features(per)
+    def features(self, query: str, results: Sequence[SearchResultIn]) -> tuple[np.ndarray, np.ndarray]:
+        """The ranker's inputs: one row per result (:data:`~modules.relevance.ranker.FEATURES`)
+        and one per pair of results (n, n, :data:`~modules.relevance.ranker.PAIR_FEATURES`)."""
+        per, *_, pairs = self._measure(query, ResearchPlan(), results)
+        return ranking_features(per), pairs
 
     def sentence_readings(
         self, query: str, results: Sequence[SearchResultIn]
@@ -139,9 +141,9 @@ class BaselineRelevance:
     def __call__(self, query: str, plan: ResearchPlan, results: Sequence[SearchResultIn]) -> Reranking:
         if not results:
             return Reranking(results=[], introduction="No results to analyse.")
-        per, texts, d_vecs, s_vecs, df = self._measure(query, plan, results)
-        if self.ranker is not None:
-            for p, prob in zip(per, self.ranker.probabilities(ranking_features(per))):
+        per, texts, d_vecs, s_vecs, df, pairs = self._measure(query, plan, results)
+        if self.ranker is not None and len(per) >= 2:  # one result alone: the hand-set blend decides
+            for p, prob in zip(per, self.ranker.probabilities(ranking_features(per), pairs)):
                 p["direct"] = float(prob)
                 p["depth"] = p["direct"] * (DEPTH_BASE + DEPTH_BEARING_W * p["bearing"])
                 if p["hop"]:
@@ -151,8 +153,8 @@ class BaselineRelevance:
         return self._ranking(query, plan, results, per, texts, df)
 
     def _measure(self, query: str, plan: ResearchPlan, results: Sequence[SearchResultIn]):
-        """Each result's readings (``per``), its text, the passage and surprise vectors, and the
-        results' term counts."""
+        """Each result's readings (``per``), its text, the passage and surprise vectors, the
+        results' term counts, and the readings of each pair of results (:func:`pair_readings`)."""
         texts = [r.text[:MAX_CHARS] for r in results]
         sentences = [split_sentences(t) or [Span(0, len(t), t)] for t in texts]
         flat = [s.text for ss in sentences for s in ss]
@@ -257,7 +259,7 @@ class BaselineRelevance:
             )
             p["hand_score"] = self.weights.score(sub) / 100
         _sides(per)
-        return per, texts, d_vecs, s_vecs, df
+        return per, texts, d_vecs, s_vecs, df, pair_readings(query, per, d_vecs, idf)
 
     def _ranking(self, query, plan, results, per, texts, df) -> Reranking:
         if not plan.facets():  # no plan: alignment is not applicable (null), not relevance again
@@ -295,7 +297,8 @@ class BaselineRelevance:
                     anchor="exact",
                 )
             )
-        ranked.sort(key=lambda x: (-(x.score or 0), x.originalIndex))
+        # equal scores (the many near 0 beside a needed pair) in the order of their unrounded relevance
+        ranked.sort(key=lambda x: (-(x.score or 0), -per[x.originalIndex]["direct"], x.originalIndex))
         self._keep_each_side(ranked, per)
         return Reranking(
             results=ranked,
@@ -457,6 +460,59 @@ def ranking_features(per: list[dict]) -> np.ndarray:
         gaps.append(values - others)
     rank = np.argsort(np.argsort(-own[:, READINGS.index("direct")], kind="stable"), kind="stable")
     return np.column_stack([own, *gaps, 1.0 / (1.0 + rank)]).astype(np.float32)
+
+
+def pair_readings(query: str, per: list[dict], d_vecs: np.ndarray, idf: dict[str, float]) -> np.ndarray:
+    """The ranker's inputs for each pair of results (n, n,
+    :data:`~modules.relevance.ranker.PAIR_FEATURES`, symmetric, zero on the diagonal): whether a
+    sentence of one names the other (the hop of a bridge question: the page the query names
+    names the page that answers), whether the two are a comparison's sides or two pages about one
+    side, how much of the query's terms (``idf``-weighted) they state together, how alike their
+    passages are (``d_vecs``), and how many of the two the query names."""
+    n, q_low = len(per), query.lower()
+    q_weight = sum(idf.values()) or 1.0
+    whole, part, named = [], [], np.zeros(n)
+    for k, p in enumerate(per):
+        names = [name for name in p["names"] if len(name) >= 3]
+        whole.append(_names_pattern(names[:1]) if names else None)
+        part.append(_names_pattern(names[1:]) if len(names) > 1 else None)
+        named[k] = float(bool(names) and names[0].lower() in q_low)
+    link, link_cos = np.zeros((n, n)), np.zeros((n, n))  # [i, j]: a sentence of i names j
+    for i, p in enumerate(per):
+        for j in range(n):
+            for k, sentence in enumerate(p["sentences"] if j != i else ()):
+                if whole[j] is not None and whole[j].search(sentence.text):
+                    strength = 1.0
+                elif part[j] is not None and part[j].search(sentence.text):
+                    strength = PART_LINK
+                else:
+                    continue
+                cos = float(p["sent_cos"][k])
+                if strength > link[i, j]:
+                    link[i, j], link_cos[i, j] = strength, cos
+                elif strength == link[i, j]:
+                    link_cos[i, j] = max(link_cos[i, j], cos)
+    about = np.array([p["about"] for p in per])
+    out = np.zeros((n, n, len(PAIR_FEATURES)), np.float32)
+    for i in range(n):
+        for j in range(i + 1, n):
+            si, sj = per[i]["side"], per[j]["side"]
+            together = sum(idf[t] for t in idf.keys() & (per[i]["terms"] | per[j]["terms"])) / q_weight
+            row = (
+                max(link[i, j], link[j, i]),
+                min(link[i, j], link[j, i]),
+                max(link_cos[i, j] if link[i, j] else 0.0, link_cos[j, i] if link[j, i] else 0.0),
+                max(about[i] * link[i, j], about[j] * link[j, i]),
+                max(link[i, j] * (1 - named[j]), link[j, i] * (1 - named[i])),
+                float(si is not None and si == sj),
+                float(si is not None and sj is not None and si != sj),
+                together,
+                together - max(per[i]["lexical"], per[j]["lexical"]),
+                float(d_vecs[i] @ d_vecs[j]),
+                named[i] + named[j],
+            )
+            out[i, j] = out[j, i] = row
+    return out
 
 
 def trained_models(embedding_model: str | None) -> dict[str, str | None]:
