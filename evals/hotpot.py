@@ -122,9 +122,8 @@ ENCYCLOPEDIA_L_QUESTIONS = Path(__file__).resolve().parent / "sets" / "research-
 #: (the same caveat on the ranker's synthetic training): a test set only, run once (2026-12-03), spent
 ENCYCLOPEDIA_M_QUESTIONS = Path(__file__).resolve().parent / "sets" / "research-encyclopedia-m-test.jsonl"
 #: 60 more, written the same way after encyclopedia-m was run, from 120 articles no other set uses
-#: (relevance-ranker-2's synthetic training, fitted before, may hold their leads; relevance-ranker-3 held
-#: them out): a test set only,
-#: frozen, not yet run: the test for the next piece of research or relevance work
+#: (relevance-ranker-2's synthetic training, fitted before, may hold their leads; relevance-ranker-3
+#: held them out): a test set only, run once (2026-12-04), spent
 ENCYCLOPEDIA_N_QUESTIONS = Path(__file__).resolve().parent / "sets" / "research-encyclopedia-n-test.jsonl"
 #: the question sets: each split by index % 3 (:data:`PARTS`), or all of it a test set
 QUESTION_SETS = (
