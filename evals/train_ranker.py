@@ -55,6 +55,7 @@ from modules.relevance.ranker import (
     WEIGHTS,
     needed_probabilities,
     pair_logits,
+    split_params,
 )
 from modules.relevance.schema import SearchResultIn
 from modules.text import STOPWORDS, split_sentences
@@ -339,17 +340,10 @@ def train(
     return {**tensors(own, "", mean, scale), **tensors(pair, "pair_", pair_mean, pair_scale)}
 
 
-def _split(params: dict) -> tuple[dict, dict]:
-    return (
-        {k: v for k, v in params.items() if not k.startswith("pair_")},
-        {k.removeprefix("pair_"): v for k, v in params.items() if k.startswith("pair_")},
-    )
-
-
 def needed(params: dict, data: dict, temperature: float = 1.0) -> np.ndarray:
     """Each group's probabilities that a result is needed (0 where no result is), as the runtime
     gives them."""
-    own, pair = _split(params)
+    own, pair = split_params(params)
     out = np.zeros(data["y"].shape, np.float32)
     for g in range(len(out)):
         k = int(data["mask"][g].sum())
@@ -361,7 +355,7 @@ def needed(params: dict, data: dict, temperature: float = 1.0) -> np.ndarray:
 
 def pair_temperature(params: dict, data: dict) -> float:
     """The temperature that minimises the held-out groups' cross-entropy of their needed pair."""
-    own, pair = _split(params)
+    own, pair = split_params(params)
     logits, targets = [], []
     for g in range(len(data["y"])):
         k = int(data["mask"][g].sum())

@@ -127,8 +127,8 @@ class BaselineRelevance:
     def features(self, query: str, results: Sequence[SearchResultIn]) -> tuple[np.ndarray, np.ndarray]:
         """The ranker's inputs: one row per result (:data:`~modules.relevance.ranker.FEATURES`)
         and one per pair of results (n, n, :data:`~modules.relevance.ranker.PAIR_FEATURES`)."""
-        per, *_, pairs = self._measure(query, ResearchPlan(), results)
-        return ranking_features(per), pairs
+        per, _, d_vecs, _, _, idf = self._measure(query, ResearchPlan(), results)
+        return ranking_features(per), pair_readings(query, per, d_vecs, idf)
 
     def sentence_readings(
         self, query: str, results: Sequence[SearchResultIn]
@@ -141,8 +141,9 @@ class BaselineRelevance:
     def __call__(self, query: str, plan: ResearchPlan, results: Sequence[SearchResultIn]) -> Reranking:
         if not results:
             return Reranking(results=[], introduction="No results to analyse.")
-        per, texts, d_vecs, s_vecs, df, pairs = self._measure(query, plan, results)
+        per, texts, d_vecs, s_vecs, df, idf = self._measure(query, plan, results)
         if self.ranker is not None and len(per) >= 2:  # one result alone: the hand-set blend decides
+            pairs = pair_readings(query, per, d_vecs, idf)
             for p, prob in zip(per, self.ranker.probabilities(ranking_features(per), pairs)):
                 p["direct"] = float(prob)
                 p["depth"] = p["direct"] * (DEPTH_BASE + DEPTH_BEARING_W * p["bearing"])
@@ -154,7 +155,7 @@ class BaselineRelevance:
 
     def _measure(self, query: str, plan: ResearchPlan, results: Sequence[SearchResultIn]):
         """Each result's readings (``per``), its text, the passage and surprise vectors, the
-        results' term counts, and the readings of each pair of results (:func:`pair_readings`)."""
+        results' term counts, and the query terms' idf (what :func:`pair_readings` weighs)."""
         texts = [r.text[:MAX_CHARS] for r in results]
         sentences = [split_sentences(t) or [Span(0, len(t), t)] for t in texts]
         flat = [s.text for ss in sentences for s in ss]
@@ -259,7 +260,7 @@ class BaselineRelevance:
             )
             p["hand_score"] = self.weights.score(sub) / 100
         _sides(per)
-        return per, texts, d_vecs, s_vecs, df, pair_readings(query, per, d_vecs, idf)
+        return per, texts, d_vecs, s_vecs, df, idf
 
     def _ranking(self, query, plan, results, per, texts, df) -> Reranking:
         if not plan.facets():  # no plan: alignment is not applicable (null), not relevance again
@@ -479,8 +480,8 @@ def pair_readings(query: str, per: list[dict], d_vecs: np.ndarray, idf: dict[str
         named[k] = float(bool(names) and names[0].lower() in q_low)
     link, link_cos = np.zeros((n, n)), np.zeros((n, n))  # [i, j]: a sentence of i names j
     for i, p in enumerate(per):
-        for j in range(n):
-            for k, sentence in enumerate(p["sentences"] if j != i else ()):
+        for j in (j for j in range(n) if j != i):
+            for k, sentence in enumerate(p["sentences"]):
                 if whole[j] is not None and whole[j].search(sentence.text):
                     strength = 1.0
                 elif part[j] is not None and part[j].search(sentence.text):

@@ -79,9 +79,7 @@ class RelevanceRanker(SmallMLP):
 
     def __init__(self, path: Path = WEIGHTS):
         super().__init__(path)
-        self.pair_params = {
-            k.removeprefix("pair_"): v for k, v in self.params.items() if k.startswith("pair_")
-        }
+        self.params, self.pair_params = split_params(self.params)
         if self.n_features != len(FEATURES) or self.pair_params["w1"].shape[0] != len(PAIR_FEATURES):
             raise ValueError(
                 f"{path}: {self.n_features} + {self.pair_params['w1'].shape[0]} features, "
@@ -93,6 +91,15 @@ class RelevanceRanker(SmallMLP):
         ``features`` (n, :data:`FEATURES`) and ``pairs`` (n, n, :data:`PAIR_FEATURES`); two
         results at least."""
         return needed_probabilities(self.params, self.pair_params, features, pairs, self.temperature)
+
+
+def split_params(params: dict) -> tuple[dict, dict]:
+    """The result network's tensors and the pair network's (stored after ``pair_``, read without
+    it); the temperature stays with the result network's."""
+    return (
+        {k: v for k, v in params.items() if not k.startswith("pair_")},
+        {k.removeprefix("pair_"): v for k, v in params.items() if k.startswith("pair_")},
+    )
 
 
 def pair_logits(params: dict, pair_params: dict, features: np.ndarray, pairs: np.ndarray) -> np.ndarray:
@@ -141,4 +148,5 @@ __all__ = [
     "pair_logits",
     "ranker_for",
     "shipped_ranker",
+    "split_params",
 ]
