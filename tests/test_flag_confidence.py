@@ -4,14 +4,20 @@ same way in every run, recorded in the run, and off on request."""
 import json
 import math
 
+from modules.embeddings import LocalEmbedder
 from modules.response import AIResponse, ResponseAnalyzer, StoredPage
 from modules.response.config import AnalyzerConfig
 from modules.response.flag_confidence import (
+    COSINES,
     FEATURES,
     WEIGHTS,
     FlagConfidence,
+    FlagContext,
     flag_features,
+    flag_rows,
     shipped_flag_confidence,
+    site_sentences,
+    unit_encoder,
 )
 from modules.response.schema import Contradiction, TextPosition
 
@@ -29,6 +35,12 @@ WRONG = AIResponse(
 )
 
 
+def context(encode=None) -> FlagContext:
+    """The answer's context as the analyzer gives it (the site's sentences; MiniLM or none)."""
+    gt = ResponseAnalyzer().prepare_ground_truth([PAGE], {"brisk.example"})["brisk.example"]
+    return FlagContext(WRONG.response, WRONG.query, site_sentences(gt), encode)
+
+
 def flag(**kw) -> Contradiction:
     base = dict(
         statement="Brisk Pro costs $19 per month",
@@ -44,7 +56,9 @@ def flag(**kw) -> Contradiction:
 def test_the_shipped_model_is_a_logistic_model_over_the_named_features():
     spec = json.loads(WEIGHTS.read_text())
     assert tuple(spec["features"]) == FEATURES and spec["version"] == shipped_flag_confidence().version
-    row = flag_features(flag(), WRONG.response, 1)
+    row = flag_features(flag(), context(), 1)
+    assert len(row) == len(FEATURES)
+    row = [spec["mean"][i] if x is None else x for i, x in enumerate(row)]  # no encoder: the mean
     z = sum((x - m) / s * w for x, m, s, w in zip(row, spec["mean"], spec["scale"], spec["weights"]))
     expected = 1 / (1 + math.exp(-(z + spec["bias"])))
     assert math.isclose(float(FlagConfidence().probabilities([row])[0]), expected, rel_tol=1e-9)
@@ -55,7 +69,7 @@ def test_the_shipped_model_is_a_logistic_model_over_the_named_features():
 def test_an_analyst_s_flag_keeps_its_confidence_and_others_are_weighed_by_kind():
     model = shipped_flag_confidence()
     flags = [flag(), flag(source="analyst", confidence=1.0), flag(kind="negation", source="ground_truth")]
-    out = model.calibrated(flags, WRONG.response)
+    out = model.calibrated(flags, context())
     assert out[1].confidence == 1.0
     # the confidence depends on what the flag is: a page's negation is not a claim's changed price
     assert out[0].confidence != out[2].confidence
@@ -70,12 +84,13 @@ def test_a_run_s_wrong_facts_carry_the_model_s_probability_unless_it_is_off():
     raw = analysed(**{"feedback.calibrated_confidence": False}).feedback.contradictions
     calibrated = analysed(**{"feedback.min_flag_confidence": 0.0}).feedback.contradictions
     assert [c.statement for c in raw] == [c.statement for c in calibrated] and raw
-    expected = shipped_flag_confidence().calibrated(raw, WRONG.response)
+    ctx = context(unit_encoder(LocalEmbedder()))
+    expected = shipped_flag_confidence().calibrated(raw, ctx)
     assert [c.confidence for c in calibrated] == [c.confidence for c in expected]
     assert [c.confidence for c in calibrated] != [c.confidence for c in raw]
     # by default, the flags the shipped threshold keeps (a claim's changed price is one of them)
     shipped = analysed().feedback.contradictions
-    assert shipped == shipped_flag_confidence().kept(raw, WRONG.response) and shipped
+    assert shipped == shipped_flag_confidence().kept(raw, ctx) and shipped
 
 
 def test_the_shipped_threshold_is_the_one_dev_scored_best():
@@ -92,9 +107,10 @@ def test_the_shipped_threshold_is_the_one_dev_scored_best():
 def test_a_flag_below_the_threshold_is_dropped_but_an_analyst_s_is_kept():
     model = shipped_flag_confidence()
     flags = [flag(), flag(source="analyst", confidence=0.2)]
-    p = model.calibrated(flags, WRONG.response)[0].confidence
-    assert model.kept(flags, WRONG.response, minimum=p) == model.calibrated(flags, WRONG.response)
-    above = model.kept(flags, WRONG.response, minimum=min(p + 0.001, 1.0))
+    ctx = context()
+    p = model.calibrated(flags, ctx)[0].confidence
+    assert model.kept(flags, ctx, minimum=p) == model.calibrated(flags, ctx)
+    above = model.kept(flags, ctx, minimum=min(p + 0.001, 1.0))
     assert [f.source for f in above] == ["analyst"]
 
 
@@ -117,3 +133,54 @@ def test_a_claim_whose_every_wrong_fact_was_dropped_is_missing_not_contradicted(
     assert [c.claim.text for c in kept_all.contradicted] == ["Brisk Pro costs $12 per month"]
     assert dropped_all.contradicted == []
     assert [m.claim.text for m in dropped_all.missing] == ["Brisk Pro costs $12 per month"]
+
+
+def reading(row: list, name: str):
+    return row[FEATURES.index(name)]
+
+
+def test_a_value_the_site_states_elsewhere_with_the_statement_s_words_is_support():
+    # the answer's "$19" is the Team plan's price: another page sentence states the statement's
+    # words with no value against them; a claim's changed price has no such sentence
+    team = StoredPage(
+        url="https://brisk.example/team", domain="brisk.example", text="Brisk Team costs $19 per month."
+    )
+    gt = ResponseAnalyzer().prepare_ground_truth([PAGE, team], {"brisk.example"})["brisk.example"]
+    other = flag(statement="Brisk Team costs $19 per month")
+    supported = flag_features(other, FlagContext(WRONG.response, WRONG.query, site_sentences(gt)), 1)
+    alone = flag_features(flag(), context(), 1)
+    assert reading(supported, "site_support") == 1.0
+    assert reading(alone, "site_support") < 1.0  # "$12" conflicts with the only sentence about Pro
+
+
+def test_the_readings_of_the_statement_and_the_values():
+    row = flag_features(flag(detail="$19 per month (response) vs $12 per month (claim)"), context(), 2)
+    assert reading(row, "flags") == math.log2(3) and reading(row, "shared_value") == 0.0
+    assert reading(row, "statement_negated") == 0.0 and reading(row, "hedged") == 0.0
+    hedged = flag_features(flag(statement="- I think Brisk Pro isn't $19"), context(), 1)
+    assert (
+        reading(hedged, "hedged")
+        == reading(hedged, "list_item")
+        == reading(hedged, "statement_negated")
+        == 1.0
+    )
+    denial = flag_features(flag(kind="negation", detail='affirmed in the response: "..."'), context(), 1)
+    assert (reading(denial, "rule_affirmed"), reading(denial, "rule_negated")) == (1.0, 0.0)
+
+
+def test_without_minilm_the_cosines_take_their_training_mean():
+    model = shipped_flag_confidence()
+    row = flag_features(flag(), context(), 1)
+    assert all(reading(row, name) is None for name in COSINES)
+    filled = [model.mean[i] if x is None else x for i, x in enumerate(row)]
+    assert model.probabilities([row])[0] == model.probabilities([filled])[0]
+    minilm = flag_rows([flag()], context(unit_encoder(LocalEmbedder())))[0]
+    assert all(-1.0 <= reading(minilm, name) <= 1.0 for name in COSINES)
+    assert reading(minilm, "cosine_evidence") > 0.8  # "$19" and "$12": the same sentence otherwise
+
+
+def test_another_encoder_gives_no_cosines():
+    class Other:
+        name = "local:other"
+
+    assert unit_encoder(Other()) is None

@@ -44,7 +44,7 @@ from .checker import checker_for, not_a_statement
 from .competitors import presences
 from .config import AnalyzerConfig
 from .facts import values
-from .flag_confidence import shipped_flag_confidence
+from .flag_confidence import FlagContext, shipped_flag_confidence, site_sentences, unit_encoder
 from .groundtruth import GroundTruth, build_ground_truth, group_by_domain, pages_for
 from .refusal import is_refusal
 from .schema import (
@@ -710,7 +710,8 @@ class ResponseAnalyzer:
         model = shipped_flag_confidence() if cfg.feedback.calibrated_confidence and not checked else None
         # a flag below the threshold is not reported, nor its sentence shown as matching; an
         # answer whose only flags fall below it may still answer otherwise
-        standing = model.kept(wrong, p.text, cfg.feedback.min_flag_confidence) if model and wrong else wrong
+        context = self._flag_context(p, gt, fallback) if model is not None and wrong else None
+        standing = model.kept(wrong, context, cfg.feedback.min_flag_confidence) if context else wrong
         if (
             not standing
             and not claim_fb.found
@@ -722,7 +723,8 @@ class ResponseAnalyzer:
             if otherwise is not None:
                 _answered_otherwise(claim_fb, wrong, otherwise, p.record.expected_answer, accuracy.score)
                 if model is not None:  # the flags are weighed again, beside the new one
-                    standing = model.kept(wrong, p.text, cfg.feedback.min_flag_confidence)
+                    context = context or self._flag_context(p, gt, fallback)
+                    standing = model.kept(wrong, context, cfg.feedback.min_flag_confidence)
         doubted = wrong  # every flag: a sentence holding one is never shown as matching
         if model is not None and wrong:
             _doubted_claims(claim_fb, doubted, standing)
@@ -898,6 +900,11 @@ class ResponseAnalyzer:
             completeness_of(p.claims, found, missing, cfg),
             ClaimFeedback.of(feedback_found, missing, contradicted),
         )
+
+    def _flag_context(self, p: _Prepared, gt: GroundTruth, fallback: bool) -> FlagContext:
+        """What the flag-confidence model weighs an answer's flags against."""
+        encode = None if fallback else unit_encoder(self.embedder, **self._retry)
+        return FlagContext(p.text, p.record.query or "", site_sentences(gt), encode)
 
     def _page_sentences(self, gt: GroundTruth) -> tuple[list, list, set[str], dict, list]:
         """The pages' sentences parsed for the fact checks, per chunk; those with values (what

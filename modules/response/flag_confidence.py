@@ -1,33 +1,48 @@
 """How likely a flagged wrong fact is really wrong: a small logistic model over what the flag is,
-trained on the verdict sets' train splits and checked on dev (``evals/train_flag_confidence.py``).
+trained on the verdict sets' train splits and retired tests and checked on dev
+(``evals/train_flag_confidence.py``).
 
 The offline checks give each wrong fact a fixed confidence by the rule that found it (0.9 for a
 claim stated otherwise, 0.8 for a value a page binds otherwise, ...). Measured, those figures
 hold on the sets the rules were written on and not elsewhere: on answers about sites nobody tuned
-for, fewer than half of the flags are right. ``feedback.contradictions[].confidence`` is the
-probability this model gives instead, from features that do not name any site: which check found
-the flag (its source and kind, the rule's own confidence), how much of the flagged statement the
-evidence states, how long the answer is and how many other flags it has (a long, listy answer
-compared sentence by sentence is where values of another variant are read as wrong).
+for, a third of the flags are false alarms, mostly a value or a denial of another variant of the
+same thing (another plan, another customer, the other clause of a compound sentence).
+``feedback.contradictions[].confidence`` is the probability this model gives instead, from
+features that do not name any site (:data:`FEATURES`):
 
-Below a threshold chosen for precision when the model is trained, a flag is not reported:
-on answers about sites nobody tuned for, a third or more of the rules' flags are false alarms,
-and a site owner acts on each one. The weights and the threshold ship in
-``checker/flag-confidence.json`` with what they were trained and measured on.
+- which check found the flag (its source, kind and sub-rule, the rule's own confidence);
+- how much the statement and the evidence state of each other, in words and in MiniLM's cosine,
+  and how much of the question each states;
+- whether another sentence of the site states the statement better than the evidence does, with
+  its polarity and no value against it (a value of another variant is usually stated somewhere);
+- what the statement is: hedged, a list item or table row, negated, how long, how many values;
+  whether it shares a value with the evidence;
+- how long the answer is and how many other flags it has.
+
+Below a threshold chosen for precision when the model is trained, a flag is not reported: a site
+owner acts on each one. The weights and the threshold ship in ``checker/flag-confidence.json``
+with what they were trained and measured on. The cosines need the bundled MiniLM; with another
+encoder (or none) they take their training mean, so the other features decide.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 import numpy as np
 
-from ..text import content_terms
+from ..embeddings import BUNDLED, Embedder, EmbeddingError, encode_with_retry
+from ..text import content_terms, split_sentences
+from .facts import compare_values, values
+from .groundtruth import GroundTruth
 from .schema import Contradiction
+from .verdicts import is_negated
 
 WEIGHTS = Path(__file__).resolve().parent / "checker" / "flag-confidence.json"
 
@@ -39,21 +54,151 @@ FEATURES = (
     "evidence_cover",  # share of the statement's content words that the evidence states
     "answer_length",  # log10 of the answer's characters
     "flags",  # how many wrong facts the answer has in all (log2 of 1 + n)
+    "statement_cover",  # share of the evidence's content words that the statement states
+    "site_support",  # the best share of the statement's words another page sentence states (same polarity, no rival value)
+    "rule_affirmed",  # the sub-rule: the response affirms what the evidence denies
+    "rule_negated",  # ... the response denies what the evidence affirms
+    "rule_denied_name",  # ... the response affirms a name the site mentions only to deny it
+    "hedged",  # the statement hedges ("I think", "typically", "around")
+    "list_item",  # the statement is a list item or a table row
+    "statement_negated",  # the statement denies something
+    "statement_words",  # log2 of 1 + the statement's content words
+    "statement_values",  # log2 of 1 + the values the statement states
+    "evidence_values",  # log2 of 1 + the values the evidence states
+    "shared_value",  # the statement and the evidence state one value alike
+    "query_in_statement",  # share of the question's content words the statement states
+    "query_in_evidence",  # share of the question's content words the evidence states
+    "cosine_evidence",  # MiniLM cosine of the statement and the evidence
+    "cosine_query",  # ... of the statement and the question
+    "cosine_evidence_query",  # ... of the evidence and the question
 )
+#: the features that read MiniLM's vectors (their training mean without it)
+COSINES = ("cosine_evidence", "cosine_query", "cosine_evidence_query")
+
+_HEDGE = re.compile(
+    r"\b(?:I\s+think|I\s+believe|typically|usually|generally|seems?|probably|likely|roughly|around|about|"
+    r"approximately|may|might|could)\b",
+    re.I,
+)
+_ITEM = re.compile(r"^\s*(?:[-*•|]|\d+[.)]\s)")
 
 
-def flag_features(flag: Contradiction, response: str, n_flags: int) -> list[float]:
-    """The model's features of one wrong fact of ``response`` (which has ``n_flags`` in all)."""
-    said = content_terms(flag.statement)
-    cover = len(said & content_terms(flag.evidence)) / len(said) if said else 0.0
+@dataclass(frozen=True)
+class SiteSentence:
+    """A sentence of the site's pages as the support feature reads it."""
+
+    text: str
+    terms: frozenset[str]
+    negated: bool
+
+
+_PARSED: dict[str, tuple[SiteSentence, ...]] = {}
+
+
+def site_sentences(gt: GroundTruth) -> tuple[SiteSentence, ...]:
+    """Every sentence of a site's pages, parsed once per version of them."""
+    if gt.version not in _PARSED:
+        if len(_PARSED) >= 64:
+            _PARSED.clear()
+        _PARSED[gt.version] = tuple(
+            SiteSentence(s.text, frozenset(content_terms(s.text)), is_negated(s.text))
+            for chunk in gt.chunks
+            for s in split_sentences(chunk.text)
+        )
+    return _PARSED[gt.version]
+
+
+@dataclass(frozen=True)
+class FlagContext:
+    """What a flag is weighed against: its answer, the question, the site's sentences, and an
+    encoder of unit vectors (the bundled MiniLM; None, or None returned: the cosines take their
+    training mean)."""
+
+    response: str
+    query: str = ""
+    site: Sequence[SiteSentence] = ()
+    encode: Callable[[list[str]], np.ndarray | None] | None = None
+
+
+def unit_encoder(embedder: Embedder, **retry) -> Callable[[list[str]], np.ndarray | None] | None:
+    """``embedder``'s unit vectors, where it is the bundled MiniLM the model was trained on (None
+    for another encoder); an encoding that fails gives None (the cosines are then missing)."""
+    if embedder.name != BUNDLED:
+        return None
+
+    def encode(texts: list[str]) -> np.ndarray | None:
+        try:
+            v = encode_with_retry(embedder, texts, **retry)
+        except EmbeddingError:
+            return None
+        return v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)
+
+    return encode
+
+
+def _share(part: set[str], whole: set[str]) -> float:
+    return len(part & whole) / len(whole) if whole else 0.0
+
+
+def _site_support(statement: str, said: set[str], evidence: str, site: Sequence[SiteSentence]) -> float:
+    negated = is_negated(statement)
+    best = 0.0
+    for s in site:
+        if s.negated != negated or s.text == evidence:
+            continue
+        share = _share(said, s.terms)
+        if share > best and compare_values(s.text, statement)[0] != "conflict":
+            best = share
+    return best
+
+
+def flag_features(
+    flag: Contradiction, ctx: FlagContext, n_flags: int, vectors: dict[str, np.ndarray] | None = None
+) -> list[float | None]:
+    """The model's features of one wrong fact of ``ctx.response`` (which has ``n_flags`` in all);
+    ``vectors`` holds unit vectors of the statement, the evidence and the question (None: the
+    cosines are None, missing)."""
+    statement, evidence, detail = flag.statement, flag.evidence, flag.detail or ""
+    said, stated, asked = content_terms(statement), content_terms(evidence), content_terms(ctx.query)
+    said_values, evidence_values = values(statement), values(evidence)
+    if vectors is not None:
+        v, e, q = vectors[statement], vectors[evidence], vectors[ctx.query]
+        cosines: list[float | None] = [float(v @ e), float(v @ q), float(e @ q)]
+    else:
+        cosines = [None] * len(COSINES)
     return [
         float(flag.source in ("claim", "expected_answer")),
         *(float(flag.kind == k) for k in _KINDS),
         float(flag.confidence),
-        cover,
-        math.log10(1 + len(response)),
+        _share(said, stated),
+        math.log10(1 + len(ctx.response)),
         math.log2(1 + n_flags),
+        _share(stated, said),
+        _site_support(statement, said, evidence, ctx.site),
+        float(detail.startswith("affirmed")),
+        float(detail.startswith("negated")),
+        float(detail.startswith("the page denies")),
+        float(_HEDGE.search(statement) is not None),
+        float(_ITEM.match(statement) is not None),
+        float(is_negated(statement)),
+        math.log2(1 + len(said)),
+        math.log2(1 + len(said_values)),
+        math.log2(1 + len(evidence_values)),
+        float(any(a.equals(b) for a in said_values for b in evidence_values)),
+        _share(said, asked),
+        _share(stated, asked),
+        *cosines,
     ]
+
+
+def flag_rows(flags: Sequence[Contradiction], ctx: FlagContext) -> list[list[float | None]]:
+    """:func:`flag_features` of every flag of one answer; the texts are encoded in one batch."""
+    vectors = None
+    if ctx.encode is not None and flags:
+        texts = list(dict.fromkeys([ctx.query, *(t for f in flags for t in (f.statement, f.evidence))]))
+        encoded = ctx.encode(texts)
+        vectors = None if encoded is None else dict(zip(texts, encoded))
+    return [flag_features(f, ctx, len(flags), vectors) for f in flags]
 
 
 class FlagConfidence:
@@ -73,29 +218,31 @@ class FlagConfidence:
         #: below this probability a flag is not reported (chosen for precision by the trainer)
         self.threshold = float(spec.get("threshold", 0.0))
 
-    def probabilities(self, rows: Sequence[Sequence[float]]) -> np.ndarray:
+    def probabilities(self, rows: Sequence[Sequence[float | None]]) -> np.ndarray:
+        """The probability of each row; a missing feature (None) takes its training mean."""
         if not len(rows):
             return np.zeros(0)
-        z = ((np.asarray(rows, dtype=float) - self.mean) / self.scale) @ self.weights + self.bias
+        x = np.array([[np.nan if f is None else f for f in r] for r in rows], dtype=float)
+        x = np.where(np.isnan(x), self.mean, x)
+        z = ((x - self.mean) / self.scale) @ self.weights + self.bias
         return 1.0 / (1.0 + np.exp(-z))
 
-    def calibrated(self, flags: list[Contradiction], response: str) -> list[Contradiction]:
+    def calibrated(self, flags: list[Contradiction], ctx: FlagContext) -> list[Contradiction]:
         """``flags`` with ``confidence`` the probability that each is right; analysts' own flags
         (source ``analyst``) keep theirs."""
-        rows = [flag_features(f, response, len(flags)) for f in flags]
-        p = self.probabilities(rows)
+        p = self.probabilities(flag_rows(flags, ctx))
         return [
             f if f.source == "analyst" else f.model_copy(update={"confidence": round(float(q), 3)})
             for f, q in zip(flags, p)
         ]
 
     def kept(
-        self, flags: list[Contradiction], response: str, minimum: float | None = None
+        self, flags: list[Contradiction], ctx: FlagContext, minimum: float | None = None
     ) -> list[Contradiction]:
         """:meth:`calibrated` ``flags`` at or above ``minimum`` (None: :attr:`threshold`); an
         analyst's flag is always kept. The probabilities are those of all ``flags``, as trained."""
         floor = self.threshold if minimum is None else minimum
-        return [f for f in self.calibrated(flags, response) if f.source == "analyst" or f.confidence >= floor]
+        return [f for f in self.calibrated(flags, ctx) if f.source == "analyst" or f.confidence >= floor]
 
 
 @cache
@@ -104,4 +251,15 @@ def shipped_flag_confidence() -> FlagConfidence | None:
     return FlagConfidence() if WEIGHTS.exists() else None
 
 
-__all__ = ["FEATURES", "FlagConfidence", "flag_features", "shipped_flag_confidence"]
+__all__ = [
+    "COSINES",
+    "FEATURES",
+    "FlagConfidence",
+    "FlagContext",
+    "SiteSentence",
+    "flag_features",
+    "flag_rows",
+    "shipped_flag_confidence",
+    "site_sentences",
+    "unit_encoder",
+]
