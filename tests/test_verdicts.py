@@ -904,3 +904,28 @@ def test_a_claim_that_denies_the_name_the_answer_affirms_is_contradicted(analyze
     assert _replaces(finding, "Hawthorn cannot send seeds to Northern Ireland")
     assert not _replaces(finding, "Hawthorn sends seeds to Northern Ireland by courier")
     assert not _replaces(finding, "Hawthorn cannot send seeds to the Isle of Man")
+
+
+def test_a_label_with_a_qualifier_in_brackets_binds_its_value():
+    """ "Child (5–15): £12" against the page's "Child (5 to 15): £9.50" was read unbound, and the
+    page's "children under 12" (an age) stated the £12: a label keeps its bracketed qualifier,
+    and only a price states a price."""
+    page = [
+        "Adult single: £12.",
+        "Child (5 to 15): £9.50.",
+        "Children under 12 are not allowed on the dining train.",
+    ]
+    every = OfflineJudge.page_facts([(s, "https://x.example/") for s in page])
+    assert every[1].labels[-1] == "child"
+    assert [f.statement.text for f in _page_findings(page, "- Child (5–15): £12")] == ["- Child (5–15): £12"]
+    assert _page_findings(page, "- Child (5–15): £9.50") == []
+
+
+def test_the_unit_of_a_value_names_no_variant():
+    """ "30 minutes before closing" against "1 hour before closing" was read as another variant
+    ("minutes" before "before" as "a family ticket" for "a child ticket"): the word after a number
+    is its unit, and the value decides."""
+    page = ["Last admission is 1 hour before closing."]
+    found = _page_findings(page, "Last admission is typically 30 minutes before closing.")
+    assert [f.kind for f in found] == ["quantity"]
+    assert _page_findings(page, "Last admission is an hour before closing.") == []

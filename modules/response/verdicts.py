@@ -251,7 +251,7 @@ _NAME_WORD = re.compile(r"\b[A-Z][a-z]+(?:[A-Z][a-z]+)*\b")
 
 
 _LABEL_GAP = re.compile(
-    r"(?:[\s:=*_()|,–—-]|\b(?:is|are|costs?|runs?|at|for|of|up to|only|just|about|around|"
+    r"(?:[\s:=*_()|,–—-]|\([^()\n]{1,40}\)|\b(?:is|are|costs?|runs?|at|for|of|up to|only|just|about|around|"
     r"roughly|approximately|pays?|from|gets?|gives?|covers?|includes?|offers?|has|have|goes)\b)*$",
     re.I,
 )
@@ -398,9 +398,13 @@ def _modifiers(text: str) -> tuple[tuple[str, str], ...]:
             or before.endswith(("'s", "’s"))
             or any(not ch.isspace() and ch != "," for ch in gap)
         )
-        if opens:
+        if opens and not _AFTER_NUMBER.search(gap):  # "30 minutes before": the unit of a value
             out.append((_key(first), _key(second)))
     return tuple(out)
+
+
+#: a gap that ends in a number: the word after it is the number's unit or what it counts
+_AFTER_NUMBER = re.compile(r"\d\s*$")
 
 
 def _states(text: str) -> bool:
@@ -704,9 +708,13 @@ def _states_unbound(every: Sequence[PageSentence], label: str, value: Value) -> 
     adult membership costs £49 a month" states the £49 of "Adult: £49" although "Adult: £115"
     (a pass) binds another price to the word; "Sunday £60" does not state a "Saturday £60". The
     sentence, not the clause: a list label ("Packet Club: 4 packets for £6.50 a month") names
-    what follows its colon."""
+    what follows its colon. A value of another kind states nothing here: "children under 12" is
+    no price of £12."""
     return any(
-        any(p.equals(value) and to is None for p, to in zip(page.values, page.labels, strict=True))
+        any(
+            p.equals(value) and p.same_kind(value) and to is None
+            for p, to in zip(page.values, page.labels, strict=True)
+        )
         and any(k == label for k, _ in page.terms)
         for page in every
     )
