@@ -33,16 +33,8 @@ from sklearn.metrics import log_loss, roc_auc_score
 
 from modules.evaluation import load_verdict_rows, verdict_record
 from modules.response import ResponseAnalyzer
-from modules.response.attribution import normalize_domain
 from modules.response.config import AnalyzerConfig
-from modules.response.flag_confidence import (
-    FEATURES,
-    WEIGHTS,
-    FlagContext,
-    flag_rows,
-    site_sentences,
-    unit_encoder,
-)
+from modules.response.flag_confidence import FEATURES, WEIGHTS
 
 SETS = Path(__file__).resolve().parent / "sets"
 VERSION = "flag-confidence-4"
@@ -63,16 +55,14 @@ def flags(pattern: str) -> tuple[list[dict], dict[str, int]]:
     gts = analyzer.prepare_ground_truth(pages, {a["domain"] for a in answers})
     records = [verdict_record(a) for a in answers]
     rows, gold_per_set = [], defaultdict(int)
-    encode = unit_encoder(analyzer.embedder)
-
-    for a, result in zip(answers, analyzer.iter_batch(records, gts)):
+    analyzer.flag_rows_sink = []  # each answer's flags and their features, as the analyzer weighs them
+    for a, _ in zip(answers, analyzer.iter_batch(records, gts)):
+        gold_per_set[a["set"]] += len(a.get("wrong_facts") or [])
+    key = lambda r: (r.provider, r.query_id, r.response)  # noqa: E731  (the set, the question, the answer)
+    weighed = {key(record): (found, features) for record, found, features in analyzer.flag_rows_sink}
+    for a, record in zip(answers, records):
         gold = [(w["start"], w["end"]) for w in a.get("wrong_facts") or []]
-        gold_per_set[a["set"]] += len(gold)
-        found = result.feedback.contradictions
-        gt = gts[normalize_domain(a["domain"])]
-        features = flag_rows(
-            found, FlagContext(a["response"], a.get("query") or "", site_sentences(gt), encode)
-        )
+        found, features = weighed.get(key(record), ([], []))
         for c, x in zip(found, features):
             start, end = c.position.start, c.position.end
             rows.append(
@@ -89,9 +79,17 @@ def flags(pattern: str) -> tuple[list[dict], dict[str, int]]:
     return rows, dict(gold_per_set)
 
 
+def matrix(rows: list[dict], mean: np.ndarray | None = None) -> np.ndarray:
+    """The rows' features; a missing one (a cosine without vectors) is the column's mean, as the
+    shipped model fills it."""
+    X = np.array([[np.nan if f is None else f for f in r["x"]] for r in rows], dtype=float)
+    fill = np.nanmean(X, axis=0) if mean is None else mean
+    return np.where(np.isnan(X), fill, X)
+
+
 def fit(rows: list[dict], c: float):
     """A logistic regression on standardised features, each set weighing the same; with its scaling."""
-    X, y = np.array([r["x"] for r in rows]), np.array([r["right"] for r in rows], dtype=float)
+    X, y = matrix(rows), np.array([r["right"] for r in rows], dtype=float)
     mean, scale = X.mean(axis=0), X.std(axis=0)
     scale[scale == 0] = 1.0
     model = LogisticRegression(C=c, max_iter=2000).fit((X - mean) / scale, y, sample_weight=weights_of(rows))
@@ -100,7 +98,7 @@ def fit(rows: list[dict], c: float):
 
 def predict(fitted, rows: list[dict]) -> np.ndarray:
     model, mean, scale = fitted
-    return model.predict_proba((np.array([r["x"] for r in rows]) - mean) / scale)[:, 1]
+    return model.predict_proba((matrix(rows, mean) - mean) / scale)[:, 1]
 
 
 def kept_at(threshold: float, scored: list[tuple[float, dict]], gold: int) -> dict:

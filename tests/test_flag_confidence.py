@@ -4,7 +4,9 @@ same way in every run, recorded in the run, and off on request."""
 import json
 import math
 
-from modules.embeddings import LocalEmbedder
+import numpy as np
+
+from modules.embeddings import KeywordEmbedder, LocalEmbedder
 from modules.response import AIResponse, ResponseAnalyzer, StoredPage
 from modules.response.config import AnalyzerConfig
 from modules.response.flag_confidence import (
@@ -14,10 +16,8 @@ from modules.response.flag_confidence import (
     FlagConfidence,
     FlagContext,
     flag_features,
-    flag_rows,
     shipped_flag_confidence,
     site_sentences,
-    unit_encoder,
 )
 from modules.response.schema import Contradiction, TextPosition
 
@@ -35,10 +35,21 @@ WRONG = AIResponse(
 )
 
 
-def context(encode=None) -> FlagContext:
-    """The answer's context as the analyzer gives it (the site's sentences; MiniLM or none)."""
+def context() -> FlagContext:
+    """The answer's context as the analyzer gives it, without vectors (the site's sentences)."""
     gt = ResponseAnalyzer().prepare_ground_truth([PAGE], {"brisk.example"})["brisk.example"]
-    return FlagContext(WRONG.response, WRONG.query, site_sentences(gt), encode)
+    return FlagContext(WRONG.response, WRONG.query, site_sentences(gt))
+
+
+def weighed(embedder=None, **overrides) -> list[tuple]:
+    """The (record, flags, feature rows) the analyzer weighs for ``WRONG``, the rules' flags."""
+    analyzer = ResponseAnalyzer(
+        AnalyzerConfig.load(None, {"feedback.calibrated_confidence": False, **overrides}), embedder=embedder
+    )
+    analyzer.flag_rows_sink = []
+    gts = analyzer.prepare_ground_truth([PAGE], {"brisk.example"})
+    list(analyzer.iter_batch([WRONG], gts))
+    return analyzer.flag_rows_sink
 
 
 def flag(**kw) -> Contradiction:
@@ -84,13 +95,16 @@ def test_a_run_s_wrong_facts_carry_the_model_s_probability_unless_it_is_off():
     raw = analysed(**{"feedback.calibrated_confidence": False}).feedback.contradictions
     calibrated = analysed(**{"feedback.min_flag_confidence": 0.0}).feedback.contradictions
     assert [c.statement for c in raw] == [c.statement for c in calibrated] and raw
-    ctx = context(unit_encoder(LocalEmbedder()))
-    expected = shipped_flag_confidence().calibrated(raw, ctx)
-    assert [c.confidence for c in calibrated] == [c.confidence for c in expected]
+    ((_, flags, rows),) = weighed()  # the rows the analyzer computed for the rules' flags
+    assert flags == raw
+    expected = shipped_flag_confidence().probabilities(rows)
+    assert [c.confidence for c in calibrated] == [round(float(p), 3) for p in expected]
     assert [c.confidence for c in calibrated] != [c.confidence for c in raw]
     # by default, the flags the shipped threshold keeps (a claim's changed price is one of them)
     shipped = analysed().feedback.contradictions
-    assert shipped == shipped_flag_confidence().kept(raw, ctx) and shipped
+    threshold = shipped_flag_confidence().threshold
+    assert [c.statement for c in shipped] == [c.statement for c in calibrated if c.confidence >= threshold]
+    assert shipped
 
 
 def test_the_shipped_threshold_is_the_one_dev_scored_best():
@@ -168,19 +182,19 @@ def test_the_readings_of_the_statement_and_the_values():
     assert (reading(denial, "rule_affirmed"), reading(denial, "rule_negated")) == (1.0, 0.0)
 
 
-def test_without_minilm_the_cosines_take_their_training_mean():
+def test_the_cosines_read_the_vectors_of_the_analysis_and_without_minilm_their_training_mean():
+    ((_, flags, rows),) = weighed()
+    claim_flag = next(i for i, f in enumerate(flags) if f.source == "claim")
+    row = rows[claim_flag]
+    # the answer's sentence that holds the flag, and the claim, as MiniLM encodes them
+    sentence, claim = LocalEmbedder().encode([WRONG.response, WRONG.claims[0].text])
+    expected = float(sentence @ claim / np.linalg.norm(sentence) / np.linalg.norm(claim))
+    assert math.isclose(reading(row, "cosine_evidence"), expected, abs_tol=1e-4)
+    assert all(-1.0 <= reading(row, name) <= 1.0 for name in COSINES)
+    # another encoder's vectors are not what the model was trained on: the cosines are missing
+    ((_, _, keyword_rows),) = weighed(KeywordEmbedder())
+    assert all(reading(keyword_rows[claim_flag], name) is None for name in COSINES)
     model = shipped_flag_confidence()
-    row = flag_features(flag(), context(), 1)
-    assert all(reading(row, name) is None for name in COSINES)
-    filled = [model.mean[i] if x is None else x for i, x in enumerate(row)]
-    assert model.probabilities([row])[0] == model.probabilities([filled])[0]
-    minilm = flag_rows([flag()], context(unit_encoder(LocalEmbedder())))[0]
-    assert all(-1.0 <= reading(minilm, name) <= 1.0 for name in COSINES)
-    assert reading(minilm, "cosine_evidence") > 0.8  # "$19" and "$12": the same sentence otherwise
-
-
-def test_another_encoder_gives_no_cosines():
-    class Other:
-        name = "local:other"
-
-    assert unit_encoder(Other()) is None
+    missing = flag_features(flag(), context(), 1)
+    filled = [model.mean[i] if x is None else x for i, x in enumerate(missing)]
+    assert model.probabilities([missing])[0] == model.probabilities([filled])[0]

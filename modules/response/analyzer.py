@@ -22,6 +22,7 @@ from threadpoolctl import ThreadpoolController
 
 from .. import __version__
 from ..embeddings import (
+    BUNDLED,
     Embedder,
     EmbeddingError,
     KeywordEmbedder,
@@ -44,7 +45,7 @@ from .checker import checker_for, not_a_statement
 from .competitors import presences
 from .config import AnalyzerConfig
 from .facts import values
-from .flag_confidence import FlagContext, shipped_flag_confidence, site_sentences, unit_encoder
+from .flag_confidence import FlagContext, flag_rows, shipped_flag_confidence, site_sentences
 from .groundtruth import GroundTruth, build_ground_truth, group_by_domain, pages_for
 from .refusal import is_refusal
 from .schema import (
@@ -333,6 +334,9 @@ class ResponseAnalyzer:
         # the claim checker reads MiniLM's vectors: with another embedder the rules alone decide
         self.checker = checker_for(self.config.feedback.checker, self.embedder.name)
         self._evidence: dict[str, np.ndarray] = {}  # page sentence -> its vector, for the checker
+        #: where the flag-confidence trainer collects each answer's flags (the rules', before the
+        #: model weighs them) and their feature rows: (record, flags, rows); None: not collected
+        self.flag_rows_sink: list[tuple[AIResponse, list[Contradiction], list]] | None = None
 
     # ----- ground truth -------------------------------------------------------------------
     def prepare_ground_truth(
@@ -496,8 +500,9 @@ class ResponseAnalyzer:
                 else np.zeros((0, vectors.shape[1]), np.float32)
             )
             closeness = self._closeness([(p, gt) for _, p, gt, _ in scored], vectors, texts)
+            known = lambda text: vectors[texts[text]] if text in texts else None  # noqa: E731
             for (at, p, gt, fb), close in zip(scored, closeness):
-                results[at] = self._score(p, gt, vec, close, now, fb)
+                results[at] = self._score(p, gt, vec, close, now, fb, known)
         return results
 
     def _closeness(
@@ -692,7 +697,14 @@ class ResponseAnalyzer:
         )
 
     def _score(
-        self, p: _Prepared, gt: GroundTruth, vec, close: _Closeness, now: datetime, fallback: bool
+        self,
+        p: _Prepared,
+        gt: GroundTruth,
+        vec,
+        close: _Closeness,
+        now: datetime,
+        fallback: bool,
+        known: Callable[[str], np.ndarray | None] = lambda text: None,
     ) -> AnalysisResult:
         cfg = self.config
         flags = list(p.flags) + (["embedding_fallback"] if fallback else [])
@@ -710,8 +722,10 @@ class ResponseAnalyzer:
         model = shipped_flag_confidence() if cfg.feedback.calibrated_confidence and not checked else None
         # a flag below the threshold is not reported, nor its sentence shown as matching; an
         # answer whose only flags fall below it may still answer otherwise
-        context = self._flag_context(p, gt, fallback) if model is not None and wrong else None
-        standing = model.kept(wrong, context, cfg.feedback.min_flag_confidence) if context else wrong
+        context = self._flag_context(p, gt, known, fallback) if wrong else None
+        standing = (
+            model.kept(wrong, context, cfg.feedback.min_flag_confidence) if model and context else wrong
+        )
         if (
             not standing
             and not claim_fb.found
@@ -722,9 +736,11 @@ class ResponseAnalyzer:
             otherwise = self.judge.answers_otherwise(p.record.query, p.text, p.sentences, accuracy.score)
             if otherwise is not None:
                 _answered_otherwise(claim_fb, wrong, otherwise, p.record.expected_answer, accuracy.score)
+                context = context or self._flag_context(p, gt, known, fallback)
                 if model is not None:  # the flags are weighed again, beside the new one
-                    context = context or self._flag_context(p, gt, fallback)
                     standing = model.kept(wrong, context, cfg.feedback.min_flag_confidence)
+        if self.flag_rows_sink is not None and context is not None:
+            self.flag_rows_sink.append((p.record, list(wrong), flag_rows(wrong, context)))
         doubted = wrong  # every flag: a sentence holding one is never shown as matching
         if model is not None and wrong:
             _doubted_claims(claim_fb, doubted, standing)
@@ -901,10 +917,30 @@ class ResponseAnalyzer:
             ClaimFeedback.of(feedback_found, missing, contradicted),
         )
 
-    def _flag_context(self, p: _Prepared, gt: GroundTruth, fallback: bool) -> FlagContext:
-        """What the flag-confidence model weighs an answer's flags against."""
-        encode = None if fallback else unit_encoder(self.embedder, **self._retry)
-        return FlagContext(p.text, p.record.query or "", site_sentences(gt), encode)
+    def _flag_context(
+        self, p: _Prepared, gt: GroundTruth, known: Callable[[str], np.ndarray | None], fallback: bool
+    ) -> FlagContext:
+        """What the flag-confidence model weighs an answer's flags against. Its cosines read the
+        vectors this batch already holds, MiniLM's only (another encoder's are not what it was
+        trained on): the answer's sentence that holds the flag, the claim (or the page chunk that
+        holds the page sentence) and the question."""
+        site = site_sentences(gt)
+        if fallback or self.embedder.name != BUNDLED or gt.vectors is None:
+            return FlagContext(p.text, p.record.query or "", site)
+        chunk_of = {s.text: s.chunk for s in site}
+
+        def vectors(flag: Contradiction):
+            held = next((s for s in p.sentences if s.start <= flag.position.start < s.end), None)
+            evidence = known(flag.evidence)
+            if evidence is None and flag.evidence in chunk_of:
+                evidence = gt.vectors[chunk_of[flag.evidence]]
+            return (
+                known(held.text) if held is not None else None,
+                evidence,
+                known(p.record.query) if p.record.query else None,
+            )
+
+        return FlagContext(p.text, p.record.query or "", site, vectors)
 
     def _page_sentences(self, gt: GroundTruth) -> tuple[list, list, set[str], dict, list]:
         """The pages' sentences parsed for the fact checks, per chunk; those with values (what

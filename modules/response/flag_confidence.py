@@ -21,8 +21,10 @@ features that do not name any site (:data:`FEATURES`):
 
 Below a threshold chosen for precision when the model is trained, a flag is not reported: a site
 owner acts on each one. The weights and the threshold ship in ``checker/flag-confidence.json``
-with what they were trained and measured on. The cosines need the bundled MiniLM; with another
-encoder (or none) they take their training mean, so the other features decide.
+with what they were trained and measured on. The cosines read the MiniLM vectors the analysis
+already holds (the answer's sentences, the claims, the question, the page chunks: nothing more is
+encoded); with another encoder, or in the keyword fallback, they take their training mean, so
+the other features decide.
 """
 
 from __future__ import annotations
@@ -37,7 +39,6 @@ from pathlib import Path
 
 import numpy as np
 
-from ..embeddings import BUNDLED, Embedder, EmbeddingError, encode_with_retry
 from ..text import content_terms, split_sentences
 from .facts import compare_values, values
 from .groundtruth import GroundTruth
@@ -68,8 +69,8 @@ FEATURES = (
     "shared_value",  # the statement and the evidence state one value alike
     "query_in_statement",  # share of the question's content words the statement states
     "query_in_evidence",  # share of the question's content words the evidence states
-    "cosine_evidence",  # MiniLM cosine of the statement and the evidence
-    "cosine_query",  # ... of the statement and the question
+    "cosine_evidence",  # MiniLM cosine of the statement's sentence and the evidence (claim or page chunk)
+    "cosine_query",  # ... of the statement's sentence and the question
     "cosine_evidence_query",  # ... of the evidence and the question
 )
 #: the features that read MiniLM's vectors (their training mean without it)
@@ -90,6 +91,7 @@ class SiteSentence:
     text: str
     terms: frozenset[str]
     negated: bool
+    chunk: int  # its chunk of the site's pages (``GroundTruth.chunks``)
 
 
 _PARSED: dict[str, tuple[SiteSentence, ...]] = {}
@@ -101,39 +103,27 @@ def site_sentences(gt: GroundTruth) -> tuple[SiteSentence, ...]:
         if len(_PARSED) >= 64:
             _PARSED.clear()
         _PARSED[gt.version] = tuple(
-            SiteSentence(s.text, frozenset(content_terms(s.text)), is_negated(s.text))
-            for chunk in gt.chunks
+            SiteSentence(s.text, frozenset(content_terms(s.text)), is_negated(s.text), i)
+            for i, chunk in enumerate(gt.chunks)
             for s in split_sentences(chunk.text)
         )
     return _PARSED[gt.version]
 
 
+#: a flag's unit vectors: of the answer's sentence that holds it, of its evidence (the claim, or
+#: the page chunk that holds the page sentence) and of the question; each None where unknown
+FlagVectors = Callable[[Contradiction], tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]]
+
+
 @dataclass(frozen=True)
 class FlagContext:
-    """What a flag is weighed against: its answer, the question, the site's sentences, and an
-    encoder of unit vectors (the bundled MiniLM; None, or None returned: the cosines take their
-    training mean)."""
+    """What a flag is weighed against: its answer, the question, the site's sentences, and the
+    MiniLM vectors the analysis already holds (None: the cosines take their training mean)."""
 
     response: str
     query: str = ""
     site: Sequence[SiteSentence] = ()
-    encode: Callable[[list[str]], np.ndarray | None] | None = None
-
-
-def unit_encoder(embedder: Embedder, **retry) -> Callable[[list[str]], np.ndarray | None] | None:
-    """``embedder``'s unit vectors, where it is the bundled MiniLM the model was trained on (None
-    for another encoder); an encoding that fails gives None (the cosines are then missing)."""
-    if embedder.name != BUNDLED:
-        return None
-
-    def encode(texts: list[str]) -> np.ndarray | None:
-        try:
-            v = encode_with_retry(embedder, texts, **retry)
-        except EmbeddingError:
-            return None
-        return v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)
-
-    return encode
+    vectors: FlagVectors | None = None
 
 
 def _share(part: set[str], whole: set[str]) -> float:
@@ -152,20 +142,14 @@ def _site_support(statement: str, said: set[str], evidence: str, site: Sequence[
     return best
 
 
-def flag_features(
-    flag: Contradiction, ctx: FlagContext, n_flags: int, vectors: dict[str, np.ndarray] | None = None
-) -> list[float | None]:
+def flag_features(flag: Contradiction, ctx: FlagContext, n_flags: int) -> list[float | None]:
     """The model's features of one wrong fact of ``ctx.response`` (which has ``n_flags`` in all);
-    ``vectors`` holds unit vectors of the statement, the evidence and the question (None: the
-    cosines are None, missing)."""
+    a cosine whose vectors are unknown is None (missing)."""
     statement, evidence, detail = flag.statement, flag.evidence, flag.detail or ""
     said, stated, asked = content_terms(statement), content_terms(evidence), content_terms(ctx.query)
     said_values, evidence_values = values(statement), values(evidence)
-    if vectors is not None:
-        v, e, q = vectors[statement], vectors[evidence], vectors[ctx.query]
-        cosines: list[float | None] = [float(v @ e), float(v @ q), float(e @ q)]
-    else:
-        cosines = [None] * len(COSINES)
+    v, e, q = ctx.vectors(flag) if ctx.vectors is not None else (None, None, None)
+    cosines = [_cosine(v, e), _cosine(v, q), _cosine(e, q)]
     return [
         float(flag.source in ("claim", "expected_answer")),
         *(float(flag.kind == k) for k in _KINDS),
@@ -192,13 +176,12 @@ def flag_features(
 
 
 def flag_rows(flags: Sequence[Contradiction], ctx: FlagContext) -> list[list[float | None]]:
-    """:func:`flag_features` of every flag of one answer; the texts are encoded in one batch."""
-    vectors = None
-    if ctx.encode is not None and flags:
-        texts = list(dict.fromkeys([ctx.query, *(t for f in flags for t in (f.statement, f.evidence))]))
-        encoded = ctx.encode(texts)
-        vectors = None if encoded is None else dict(zip(texts, encoded))
-    return [flag_features(f, ctx, len(flags), vectors) for f in flags]
+    """:func:`flag_features` of every flag of one answer."""
+    return [flag_features(f, ctx, len(flags)) for f in flags]
+
+
+def _cosine(a: np.ndarray | None, b: np.ndarray | None) -> float | None:
+    return None if a is None or b is None else float(a @ b)
 
 
 class FlagConfidence:
@@ -256,10 +239,10 @@ __all__ = [
     "FEATURES",
     "FlagConfidence",
     "FlagContext",
+    "FlagVectors",
     "SiteSentence",
     "flag_features",
     "flag_rows",
     "shipped_flag_confidence",
     "site_sentences",
-    "unit_encoder",
 ]
