@@ -329,6 +329,9 @@ class ResponseAnalyzer:
         # ground-truth version -> (per chunk its parsed sentences, all of them, every word of the site)
         self._page_facts: dict[str, tuple] = {}
         self._stating: dict[tuple, list] = {}
+        # ground-truth version -> its sentences as the flag-confidence model reads them, and each
+        # sentence's chunk
+        self._flag_sites: dict[str, tuple[tuple, dict[str, int]]] = {}
         # (ground-truth version, model) -> the vectors of its distinct chunk texts, each chunk's column
         self._distinct: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
         # the claim checker reads MiniLM's vectors: with another embedder the rules alone decide
@@ -704,7 +707,7 @@ class ResponseAnalyzer:
         close: _Closeness,
         now: datetime,
         fallback: bool,
-        known: Callable[[str], np.ndarray | None] = lambda text: None,
+        known: Callable[[str], np.ndarray | None],
     ) -> AnalysisResult:
         cfg = self.config
         flags = list(p.flags) + (["embedding_fallback"] if fallback else [])
@@ -924,10 +927,12 @@ class ResponseAnalyzer:
         vectors this batch already holds, MiniLM's only (another encoder's are not what it was
         trained on): the answer's sentence that holds the flag, the claim (or the page chunk that
         holds the page sentence) and the question."""
-        site = site_sentences(gt)
+        if gt.version not in self._flag_sites:  # parsed once per version of the pages
+            site = site_sentences(gt)
+            self._flag_sites[gt.version] = (site, {s.text: s.chunk for s in site})
+        site, chunk_of = self._flag_sites[gt.version]
         if fallback or self.embedder.name != BUNDLED or gt.vectors is None:
             return FlagContext(p.text, p.record.query or "", site)
-        chunk_of = {s.text: s.chunk for s in site}
 
         def vectors(flag: Contradiction):
             held = next((s for s in p.sentences if s.start <= flag.position.start < s.end), None)

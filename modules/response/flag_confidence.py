@@ -43,7 +43,7 @@ from ..text import content_terms, split_sentences
 from .facts import compare_values, values
 from .groundtruth import GroundTruth
 from .schema import Contradiction
-from .verdicts import is_negated
+from .verdicts import LIST_ITEM, is_negated
 
 WEIGHTS = Path(__file__).resolve().parent / "checker" / "flag-confidence.json"
 
@@ -81,7 +81,6 @@ _HEDGE = re.compile(
     r"approximately|may|might|could)\b",
     re.I,
 )
-_ITEM = re.compile(r"^\s*(?:[-*•|]|\d+[.)]\s)")
 
 
 @dataclass(frozen=True)
@@ -94,20 +93,13 @@ class SiteSentence:
     chunk: int  # its chunk of the site's pages (``GroundTruth.chunks``)
 
 
-_PARSED: dict[str, tuple[SiteSentence, ...]] = {}
-
-
 def site_sentences(gt: GroundTruth) -> tuple[SiteSentence, ...]:
-    """Every sentence of a site's pages, parsed once per version of them."""
-    if gt.version not in _PARSED:
-        if len(_PARSED) >= 64:
-            _PARSED.clear()
-        _PARSED[gt.version] = tuple(
-            SiteSentence(s.text, frozenset(content_terms(s.text)), is_negated(s.text), i)
-            for i, chunk in enumerate(gt.chunks)
-            for s in split_sentences(chunk.text)
-        )
-    return _PARSED[gt.version]
+    """Every sentence of a site's pages, with its chunk (the caller keeps it per version of them)."""
+    return tuple(
+        SiteSentence(s.text, frozenset(content_terms(s.text)), is_negated(s.text), i)
+        for i, chunk in enumerate(gt.chunks)
+        for s in split_sentences(chunk.text)
+    )
 
 
 #: a flag's unit vectors: of the answer's sentence that holds it, of its evidence (the claim, or
@@ -163,7 +155,7 @@ def flag_features(flag: Contradiction, ctx: FlagContext, n_flags: int) -> list[f
         float(detail.startswith("negated")),
         float(detail.startswith("the page denies")),
         float(_HEDGE.search(statement) is not None),
-        float(_ITEM.match(statement) is not None),
+        float(LIST_ITEM.match(statement) is not None),
         float(is_negated(statement)),
         math.log2(1 + len(said)),
         math.log2(1 + len(said_values)),

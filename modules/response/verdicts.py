@@ -367,7 +367,7 @@ _VERB = re.compile(
 )
 _NT_VERB = re.compile(r"\b\w+n['’]t\b")
 #: a list item or table row: a bullet, a number, a check mark or a cell bar first
-_LIST_ITEM = re.compile(r"^\s*(?:[-*•+–—]\s|\d{1,2}[.)]\s|[|✘✗✓✔❌✅])")
+LIST_ITEM = re.compile(r"^\s*(?:[-*•+–—]\s|\d{1,2}[.)]\s|[|✘✗✓✔❌✅])")
 _DETERMINERS = frozenset("a an the our your their its each every this that per one".split())
 _PHRASE_WORD = re.compile(r"[A-Za-z][\w-]*(?:['’]s)?")
 
@@ -420,7 +420,7 @@ def _states(text: str) -> bool:
 
 def _bare_item(text: str) -> bool:
     """A list item or table row with no verb of its own: its heading, not the item, says yes or no."""
-    return _LIST_ITEM.match(text) is not None and _VERB.search(text) is None and _NT_VERB.search(text) is None
+    return LIST_ITEM.match(text) is not None and _VERB.search(text) is None and _NT_VERB.search(text) is None
 
 
 #: a denial that bears on what follows it: "we do not use BorrowBox, Hoopla or cloudLibrary",
@@ -563,7 +563,7 @@ def list_heading(text: str, start: int) -> str:
     """The line that heads the list a line of ``text`` starting at ``start`` belongs to: the
     nearest line before it that is no list item ("" when there is none)."""
     for line in reversed(text[:start].splitlines()):
-        if line.strip() and not _LIST_ITEM.match(line):
+        if line.strip() and not LIST_ITEM.match(line):
             return line
     return ""
 
@@ -1585,11 +1585,11 @@ class OfflineJudge:
         does a list item under a heading that does ("Not accepted:"). The name is written as a
         name (not the first word of a sentence, though it may be a list item's), is no label
         ("**HIPAA:**"), and the names beside it are the page's."""
-        said = f"{heading}\n{sentence.text}" if _LIST_ITEM.match(sentence.text) else sentence.text
+        said = f"{heading}\n{sentence.text}" if LIST_ITEM.match(sentence.text) else sentence.text
         if not denied or is_negated(said) or _DISOWNS.search(said) or UNSURE.search(said) or "?" in said:
             return []
         names = {at for at, _ in _statement_names(sentence.text)}
-        listed = _LIST_ITEM.match(sentence.text) is not None  # an item's first word: a name too
+        listed = LIST_ITEM.match(sentence.text) is not None  # an item's first word: a name too
         hits = [
             (sentence.start + start, k)
             for start, end, run in _runs(sentence.text)
