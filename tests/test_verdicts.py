@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from modules.response import AIResponse, StoredPage
 from modules.response.analyzer import _replaces
 from modules.response.facts import values
+from modules.response.scope import day_names, day_sets, listed_names, scopes
 from modules.response.verdicts import (
     Lexicon,
     OfflineJudge,
@@ -929,3 +930,111 @@ def test_the_unit_of_a_value_names_no_variant():
     found = _page_findings(page, "Last admission is typically 30 minutes before closing.")
     assert [f.kind for f in found] == ["quantity"]
     assert _page_findings(page, "Last admission is an hour before closing.") == []
+
+
+BIKE_PAGE = (
+    "Cogwell Cycles has three plans: Tune, Ride and Pro. Wheel truing is available only on the Pro plan. "
+    "You can add a second bike on any plan. Parts included: inner tubes, brake pads (Ride and Pro only), "
+    "and chains (Pro only). The Dunmore workshop does not repair e-bikes; e-bike repairs are available "
+    "only at Harbour Street and Millbank. Collection only on Sundays."
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "flagged"),
+    [
+        # a universal where the site restricts to names
+        ("Wheel truing is available on every plan.", ["Wheel truing is available on every plan."]),
+        ("Chains are included on all three plans.", ["Chains are included on all three plans."]),
+        # a restriction where the site says any; to fewer names than the site's
+        (
+            "A second bike can be added on the Pro plan only.",
+            ["A second bike can be added on the Pro plan only."],
+        ),
+        ("Brake pads are included (Pro only).", ["Brake pads are included (Pro only)."]),
+        # a list naming a place the restriction leaves out
+        (
+            "E-bike repairs are available at Harbour Street and Dunmore.",
+            ["E-bike repairs are available at Harbour Street and Dunmore"],
+        ),
+        # the site's own scope, in other words; another part than the restricted one; a denial
+        ("Wheel truing is only available on Pro.", []),
+        ("Inner tubes are included on all three plans.", []),
+        ("E-bike repairs are available at Harbour Street and Millbank.", []),
+        ("Wheel truing is not available on every plan.", []),
+        ("You can add a second bike on every plan.", []),
+        # a restriction of manner, not to names; a universal over no kind of thing
+        ("Sundays are collection only.", []),
+        ("You can cancel at any time.", []),
+    ],
+)
+def test_an_answer_that_widens_or_narrows_what_the_site_restricts_is_a_wrong_fact(answer, flagged):
+    found = [f for f in page_findings(BIKE_PAGE, answer, {"cogwell"}) if f.kind == "scope"]
+    assert [f.statement.text for f in found] == flagged
+
+
+def test_the_scopes_a_text_states():
+    """Restrictions to names, before or after them, with their kind of thing; universals."""
+    got = scopes("Truing is only available on the Pro plan, and wax at the Leith and Ayr branches only.")
+    assert [(s.kind, set(s.names), s.noun) for s in got] == [
+        ("only", {"pro"}, "plan"),
+        ("only", {"leith", "ayr"}, "branch"),
+    ]
+    assert [
+        (s.kind, s.noun) for s in scopes("Delivery is free on all three plans and at any Brightwell branch.")
+    ] == [
+        ("all", "plan"),
+        ("all", "branch"),
+    ]
+    # a manner, a capital that only starts the sentence, a time: no scope
+    assert scopes("Collection only. By appointment only, at any time.") == ()
+    assert [set(s.names) for s in listed_names("Open at Alberta, Sellwood and the Pearl.")] == [
+        {"alberta", "sellwood", "pearl"}
+    ]
+
+
+THEATRE_PAGE = (
+    "Matinee performances (Thursday and Saturday, 2:30pm) cost £30. Evening performances run "
+    "Tuesday to Saturday at 7:30pm. The box office is open Monday to Friday, 10am to 6pm. "
+    "Saturday: 10am to 2pm. It is closed on Sundays. Tours run daily at 11am."
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "flagged"),
+    [
+        (
+            "Matinees are on Wednesdays and Saturdays at 2:30pm.",
+            ["Matinees are on Wednesdays and Saturdays at 2:30pm."],
+        ),
+        (
+            "Evening shows run Monday to Saturday at 7:30pm.",
+            ["Evening shows run Monday to Saturday at 7:30pm."],
+        ),
+        ("The box office is open seven days a week.", ["The box office is open seven days a week."]),
+        # the site's days, its bare schedule line included; a day not said open; tours every day
+        ("Matinees are on Thursdays and Saturdays at 2:30pm.", []),
+        ("The box office is open Monday to Saturday.", []),
+        ("The box office is closed on Sundays and Mondays.", []),
+        ("Tours run every day at 11am.", []),
+    ],
+)
+def test_an_answer_that_gives_other_days_than_the_site_is_a_wrong_fact(answer, flagged):
+    found = [f for f in page_findings(THEATRE_PAGE, answer) if f.kind == "scope"]
+    assert [f.statement.text for f in found] == flagged
+
+
+def test_the_days_a_text_names():
+    """Ranges (wrapping the week), lists, parts of the week and every day; capitalised only."""
+    assert [
+        (sorted(d.days), d.several) for d in day_sets("Fri–Mon, weekends and Wednesdays or Thursdays")
+    ] == [
+        ([0, 4, 5, 6], True),
+        ([5, 6], True),
+        ([2, 3], True),
+    ]
+    assert [sorted(d.days) for d in day_sets("Open seven days a week; the sun sets early.")] == [
+        list(range(7))
+    ]
+    assert day_names(frozenset({1, 2, 3, 4, 5})) == "Tuesday to Saturday"
+    assert day_names(frozenset({0, 2, 4})) == "Monday, Wednesday and Friday"

@@ -76,6 +76,7 @@ from .schema import (
     UnmatchedSegment,
     UnsupportedStatement,
 )
+from .scope import day_sets, scopes
 from .scoring import accuracy_of, claims_for, completeness_of, given_claims, is_derived
 from .tiers import tier_for
 from .verdicts import (
@@ -947,11 +948,12 @@ class ResponseAnalyzer:
 
         return FlagContext(p.text, p.record.query or "", site, vectors)
 
-    def _page_sentences(self, gt: GroundTruth) -> tuple[list, list, set[str], dict, list]:
+    def _page_sentences(self, gt: GroundTruth) -> tuple[list, list, set[str], dict, list, list]:
         """The pages' sentences parsed for the fact checks, per chunk; those with values (what
         ``against_pages`` reads of the whole site); every word the site uses; the names it
-        mentions only to deny them; the owners, operators and underwriters it names. Parsed once per
-        version of the pages."""
+        mentions only to deny them; the owners, operators and underwriters it names; the
+        sentences that restrict something to names, say it holds for any or name days of the
+        week (the scope and day checks read them all). Parsed once per version of the pages."""
         if gt.version not in self._page_facts:
             facts = [
                 OfflineJudge.page_facts((x.text, c.page_url) for x in split_sentences(c.text))
@@ -965,6 +967,7 @@ class ResponseAnalyzer:
                 OfflineJudge.site_names(every),
                 denied_names(every),
                 agencies(every),
+                [f for f in every if scopes(f.text) or day_sets(f.text)],
             )
         return self._page_facts[gt.version]
 
@@ -1016,14 +1019,14 @@ class ResponseAnalyzer:
         if close.sent_gt is None or not self.config.feedback.check_pages:
             return out
         implicit = implicit | OfflineJudge.keys(gt.brand_names)
-        facts, valued, known_names, denied, agents = self._page_sentences(gt)
+        facts, valued, known_names, denied, agents, scoped = self._page_sentences(gt)
         for i, s in enumerate(p.sentences):
             if not s.text.strip() or len(s.text) > 600:
                 continue
             candidates = [f for j in close.top_gt[i].tolist() for f in facts[j]]
             heading = list_heading(p.text, s.start) if denied else ""  # read only by the denied-name check
             for f in self.judge.against_pages(
-                s, candidates, valued, implicit, known_names, denied, heading, agents
+                s, candidates, valued, implicit, known_names, denied, heading, agents, scoped
             ):
                 at = f.statement
                 if any(c.position.start < at.end and at.start < c.position.end for c in out):

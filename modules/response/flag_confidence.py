@@ -47,7 +47,7 @@ from .verdicts import LIST_ITEM, is_negated
 
 WEIGHTS = Path(__file__).resolve().parent / "checker" / "flag-confidence.json"
 
-_KINDS = ("money", "quantity", "number", "date", "entity", "negation")
+_KINDS = ("money", "quantity", "number", "date", "entity", "negation", "scope")
 FEATURES = (
     "from_claim",  # a claim or the expected answer states it otherwise (else a page sentence)
     *(f"kind_{k}" for k in _KINDS),  # what differs ("other" is none of these)

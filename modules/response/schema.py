@@ -205,7 +205,9 @@ class Contradiction(Model):
 
     statement: str
     position: TextPosition
-    kind: Literal["number", "date", "money", "quantity", "entity", "negation", "other"]
+    #: scope: whom, what, where or when it holds for ("on every plan" where a page says "only on
+    #: Enterprise"; "seven days a week" where it says "Monday to Saturday")
+    kind: Literal["number", "date", "money", "quantity", "entity", "negation", "scope", "other"]
     evidence: str  # the conflicting text: the claim, or the page's sentence
     source: Literal["expected_answer", "claim", "ground_truth", "analyst"]
     page_url: str | None = None

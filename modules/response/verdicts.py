@@ -36,6 +36,7 @@ from ..embeddings import Embedder
 from ..tables_io import atomic_path
 from ..text import POSSESSIVE, STOPWORDS, Span, has_negation, split_clauses, split_sentences, stem
 from .facts import Value, compare_values, is_word_one, values
+from .scope import around, day_names, day_sets, days_open, listed_names, scope_conflict, scopes
 
 #: plurals no suffix stripping meets: "children" is what "a child ticket" is for ("people" is
 #: no plural of the "person" a price is charged per)
@@ -939,7 +940,7 @@ class PageFinding:
     """A statement of the response that the site's pages state otherwise."""
 
     statement: Span  # the clause, in response coordinates
-    kind: str  # number | date | money | quantity | entity | negation
+    kind: str  # number | date | money | quantity | entity | negation | scope
     evidence: str  # the page sentence
     url: str
     detail: str  # what differs: "$66 (response) vs $60 per year (page)"
@@ -1002,6 +1003,15 @@ class OfflineJudgeSettings:
     entity_cosine: float = 0.6
 
 
+def _bare_schedule(text: str) -> bool:
+    """A line of a schedule with no word of its own besides days and times: "Saturday: 10am to
+    2pm", "Sun 11-3"."""
+    days = [(d.start, d.end) for d in day_sets(text)]
+    return bool(days) and not [w for _, w in _terms(text, days) if len(w) > 1 and w not in ("am", "pm")]
+
+
+#: kinds of value that, stated alike, tie a statement to a page sentence about the same thing
+_SHARED_KINDS = frozenset({"money", "quantity", "percent", "date", "time"})
 #: kinds of value whose rival a page sentence may show by stating another value of the statement
 _ANCHORED = frozenset({"money", "quantity", "date", "time"})
 
@@ -1463,6 +1473,7 @@ class OfflineJudge:
         denied: dict[str, DeniedName] | None = None,
         heading: str = "",
         agents: Sequence[Agency] = (),
+        scoped: Sequence[PageSentence] = (),
     ) -> list[PageFinding]:
         """Statements of ``sentence`` that the pages state otherwise.
 
@@ -1470,7 +1481,9 @@ class OfflineJudge:
         and one of the ``candidates`` (the page sentences most like this one) about the same thing
         states another value of its kind. A one-clause statement is wrong when the candidates
         about the same thing all state the opposite polarity. "About the same thing": the
-        statement's names are there, and most of its own words."""
+        statement's names are there, and most of its own words. A statement's scope is checked
+        against the candidates and ``scoped``, the site's sentences that state one (few, and
+        rarely among the sentences most like a statement that coordinates several things)."""
         st = self.settings
         out = []
         # a table row is read without its column header, which names each value's variant
@@ -1564,6 +1577,8 @@ class OfflineJudge:
                     )
         out += self._denied(sentence, denied or {}, implicit, [o.statement for o in out], heading)
         out += self._other_agent(sentence, agents, implicit, [o.statement for o in out])
+        out += self._scoped(sentence, [*candidates, *scoped], implicit, [o.statement for o in out])
+        out += self._other_days(sentence, [*candidates, *scoped], implicit, [o.statement for o in out])
         return out + self._unknown_names(
             sentence, candidates, implicit, known_names, [o.statement for o in out]
         )
@@ -1692,6 +1707,204 @@ class OfflineJudge:
             )
             taken = [*taken, clause]
         return out
+
+    def _scoped(
+        self,
+        sentence: Span,
+        candidates: Sequence[PageSentence],
+        implicit: set[str],
+        taken: Sequence[Span],
+    ) -> list[PageFinding]:
+        """A statement that widens what a page sentence about the same thing restricts to names,
+        or restricts what the page says holds for any (:mod:`.scope`): "SSO is included on every
+        plan" where the page says "Single sign-on is only available on Enterprise". "About the
+        same thing": the page's stretch around its restriction states most of the statement's
+        words besides the scope itself."""
+        text = sentence.text
+
+        def affirmed(at: int) -> bool:
+            return not is_negated(text[slice(*around(text, at, False))])
+
+        mine = [s for s in (*scopes(text), *listed_names(text)) if affirmed(s.start)]
+        if not mine:
+            return []
+        skip = [(s.start, s.end) for s in mine]
+        for page in candidates:
+            theirs = scopes(page.text)
+            for scope in theirs:
+                a, b = around(page.text, scope.start, len(theirs) == 1)
+                stretch = page.text[a:b]
+                if is_negated(stretch):
+                    continue
+                hit = scope_conflict(mine, scope, stretch)
+                if hit is None:
+                    continue
+                stated, detail = hit
+                clause = self._spanned(sentence, stated.start, stated.end)
+                page_skip = [(scope.start - a, scope.end - a)]
+                if not any(
+                    self._same_subject(
+                        unit,
+                        [(x - start, y - start) for x, y in skip],
+                        stretch,
+                        page_skip,
+                        implicit,
+                        len(theirs) > 1,
+                    )
+                    # the sentence too, unless it states another scope than this clause's
+                    for unit, start in ((clause.text, clause.start - sentence.start), (text, 0))[
+                        : 1 if sum(s.kind != "list" for s in mine) > 1 else 2
+                    ]
+                ):
+                    continue
+                if any(c.start < clause.end and clause.start < c.end for c in taken):
+                    return []
+                return [PageFinding(clause, "scope", page.text, page.url, detail, 0.6)]
+        return []
+
+    def _other_days(
+        self,
+        sentence: Span,
+        candidates: Sequence[PageSentence],
+        implicit: set[str],
+        taken: Sequence[Span],
+    ) -> list[PageFinding]:
+        """A statement that something is on days the site does not give it: "Installations are
+        available seven days a week" where the page says "Monday to Saturday", "Matinees are on
+        Wednesdays and Saturdays" where it says "Thursday and Saturday". The days the site gives
+        are those of every sentence about the same thing that says when it is (not when it is
+        closed), with the bare schedule lines of their pages ("Sunday: 11am to 3pm")."""
+        out: list[PageFinding] = []
+        text = sentence.text
+        named = day_sets(text)
+        for days in named:
+            if not days.several:
+                continue
+            clause = self._spanned(sentence, days.start, days.end)
+            local = clause.text
+            if is_negated(local) or not days_open(local):
+                continue
+            if any(
+                c.start < clause.end and clause.start < c.end for c in (*taken, *(o.statement for o in out))
+            ):
+                continue
+            # the clauses that name the days, or the sentence ("..., 8am to 6pm" ties it to the page's)
+            skip = [(d.start, d.end) for d in named]
+            units = [
+                (
+                    local,
+                    [(a - clause.start + sentence.start, b - clause.start + sentence.start) for a, b in skip],
+                )
+            ]
+            if local != text:
+                units.append((text, skip))
+            about = [
+                page
+                for page in dict.fromkeys(candidates)
+                if (theirs := day_sets(page.text))
+                and not page.negated
+                and days_open(page.text)
+                and any(
+                    self._same_subject(
+                        unit, unit_skip, page.text, [(d.start, d.end) for d in theirs], implicit
+                    )
+                    for unit, unit_skip in units
+                )
+            ]
+            # a time stated alike ties a schedule to the page's closer than words do
+            timed = [
+                page
+                for page in about
+                if any(
+                    u.equals(p)
+                    for u in values(text)
+                    if u.kind == "time"
+                    for p in page.values
+                    if p.kind == "time"
+                )
+            ]
+            about = timed or about
+            if not about:
+                continue
+            urls = {page.url for page in about}
+            given = frozenset().union(
+                *(d.days for page in about for d in day_sets(page.text)),
+                *(
+                    d.days
+                    for page in candidates
+                    if page.url in urls and days_open(page.text) and _bare_schedule(page.text)
+                    for d in day_sets(page.text)
+                ),
+            )
+            if days.days - given:
+                out.append(
+                    PageFinding(
+                        clause,
+                        "scope",
+                        about[0].text,
+                        about[0].url,
+                        f"{day_names(days.days)} (response) vs {day_names(given)} (page)",
+                        0.6,
+                    )
+                )
+        return out
+
+    @staticmethod
+    def _spanned(sentence: Span, start: int, end: int) -> Span:
+        """The clauses of ``sentence`` that its text from ``start`` to ``end`` spans, joined
+        ("at Harbour Street and Dunmore" is cut at its "and")."""
+        at, to = sentence.start + start, sentence.start + end
+        spanned = [c for c in _clauses(sentence) if c.start < to and at < c.end] or [sentence]
+        first, last = min(spanned[0].start, at), max(spanned[-1].end, to)
+        return Span(first, last, sentence.text[first - sentence.start : last - sentence.start])
+
+    def _same_subject(
+        self,
+        text: str,
+        skip: Sequence[tuple[int, int]],
+        page_text: str,
+        page_skip: Sequence[tuple[int, int]],
+        implicit: set[str],
+        listed: bool = False,
+    ) -> bool:
+        """Whether a statement and a page stretch, each without its scope (``skip``), are about
+        the same thing: the page states most of the statement's words; or the statement states
+        the page stretch's, two at least ("Use your own router — only allowed on Fibre 500" / "You
+        can use your own router on any plan", where the question asks about routers), one where
+        the stretch is an item of a list of scopes ("chains (Ride and Pro only)"); or they share
+        a value ("0% over 12 months on any system" / "0% finance over 12 months is available
+        only on ...")."""
+        st = self.settings
+        # a letter alone is no word of a subject ("p.m." is read as "p" and "m")
+        terms = [t for t in _terms(text, skip) if len(t[1]) > 1]
+        page_terms = [t for t in _terms(page_text, page_skip) if len(t[1]) > 1]
+        own = [
+            t
+            for t in terms
+            if not self._implied(t[0], implicit) and t[0] not in _LIGHT and t[0] not in _HEDGES
+        ]
+        if (
+            own
+            and self.frame(own, page_terms) >= st.fact_frame
+            and self.frame(terms, page_terms, implicit) >= st.page_frame
+        ):
+            return True
+        heavy = [t for t in page_terms if t[0] not in _LIGHT]
+        if (
+            heavy
+            and len(set(page_terms)) >= (1 if listed else 2)
+            and self.frame(page_terms, terms) >= st.found_frame
+        ):
+            return True
+        if own and not self._stated(own, page_terms):
+            return False
+        return any(
+            u.equals(p)
+            for u in values(text)
+            if u.kind in _SHARED_KINDS
+            for p in values(page_text)
+            if p.kind in _SHARED_KINDS
+        )
 
     def _unknown_names(
         self,

@@ -1,0 +1,265 @@
+"""Who or what a statement holds for, where it names it: "only on the Scale plan", "at the Easton
+and Linden branches only", "on any plan", "at every branch".
+
+Assistants widen and narrow scope without changing a value or adding a negation: "SSO is
+available on every plan" where the site says "Single sign-on is only available on Enterprise";
+"only allowed on Fibre 500 and Fibre 900" where it says "You can use your own router on any
+plan"; "Alberta and the Pearl" where it says "available only at Alberta and Sellwood". The
+value, negation and name checks see nothing there. A :class:`Scope` is the restriction a text
+states (``only``: to these names) or its universal (``all``: any, every or all of a kind of
+thing), and :func:`scope_conflict` says where two of them, in sentences about the same thing,
+cannot both hold. Only named restrictions count: "by appointment only" and "collection only"
+restrict a manner, not to whom or where.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ..text import STOPWORDS
+
+#: a word of a name: capitalised; after it, a number or a unit with a capital too ("Fibre 500",
+#: "Home 4.3 kW"); a name starts with a capital ("12+" is an age, not a name)
+_CAPITAL_WORD = r"[A-Z][\w&'+-]*"
+_NAME_WORD = rf"(?:{_CAPITAL_WORD}|\d[\d,]*(?:\.\d+)?|[a-z]{{1,3}}[A-Z]\w*)"
+_NAME = rf"(?:the\s+)?{_CAPITAL_WORD}(?:\s+{_NAME_WORD})*"
+_SEPARATOR = r"(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|&)\s+)"
+_LIST = rf"(?P<names>{_NAME}(?:{_SEPARATOR}{_NAME})*)"
+_NOUN = r"(?:\s+(?P<noun>[a-z]{3,}))?"
+_PREPOSITION = r"(?:on|at|for|in|with|to|from|through|via|under)"
+#: "only on the Scale plan", "available only at Alberta and Sellwood", "exclusive to Pro"
+_ONLY_BEFORE = re.compile(
+    rf"\b(?:only\s+(?:(?:available|offered|sold|open|allowed|included)\s+)?{_PREPOSITION}|exclusive\s+to)\s+{_LIST}{_NOUN}"
+)
+#: "at the Easton Main Street and Linden branches only", "(Ride and Pro only)", "Pro plan only"
+_ONLY_AFTER = re.compile(
+    rf"(?:\b{_PREPOSITION}\s+|[(:—–,]\s*|\s-\s+|\*\*\s*){_LIST}{_NOUN}\s+only\b(?!\s+(?:if|when|after|before|for|to|on|at|in|with|by)\b)"
+)
+#: "on any plan", "at every branch", "on all three plans", "for any Brightwell branch"
+_ALL = re.compile(
+    rf"\b{_PREPOSITION}\s+(?:any|every|all(?:\s+of)?(?:\s+(?:the|our|its|their))?(?:\s+(?:two|three|four|five|six|\d))?)"
+    rf"\s+(?:{_CAPITAL_WORD}\s+)*(?P<noun>[a-z]{{3,}})\b"
+)
+#: words after a list that are no noun of it ("only at Alberta and Sellwood on weekdays")
+_NOT_NOUNS = STOPWORDS | frozenset(
+    "only also too are is was were can cannot will would may must has have had and or but not "
+    "which who that this these those from with".split()
+)
+#: what a universal ranges over that no name restricts: "at any time", "for any reason"
+_NOT_KINDS = frozenset(
+    "time times reason reasons point moment stage way kind sort type amount questions question "
+    "other others one more additional extra cost charge fee fees".split()
+)
+
+
+def singular(noun: str) -> str:
+    """A kind of thing without its plural: "branches" -> "branch", "plans" -> "plan"."""
+    if noun.endswith(("ches", "shes", "sses", "xes")):
+        return noun[:-2]
+    if noun.endswith("ies") and len(noun) > 4:
+        return noun[:-3] + "y"
+    if noun.endswith("s") and not noun.endswith("ss"):
+        return noun[:-1]
+    return noun
+
+
+def _name_keys(names: str) -> frozenset[str]:
+    """The names of a list, each lowercased without its article: "the Easton Main Street and
+    Linden" -> {"easton main street", "linden"}."""
+    parts = re.split(_SEPARATOR, names)
+    keys = (re.sub(r"^the\s+", "", p.strip(), flags=re.I).lower() for p in parts if p.strip())
+    # the days of the week are when, not who or where (:func:`day_sets` reads them)
+    return frozenset(k for k in keys if not re.fullmatch(_DAY, k, re.I))
+
+
+@dataclass(frozen=True)
+class Scope:
+    """A restriction to named things (``only``) or a universal over a kind of thing (``all``)."""
+
+    kind: str  # only | all | list (names listed, no restriction said)
+    names: frozenset[str]  # for only: the names it is restricted to, lowercased
+    noun: str  # the kind of thing, singular ("plan", "branch"); "" where the text does not say
+    start: int
+    end: int
+
+
+def _noun(m: re.Match) -> str:
+    noun = m.group("noun") or ""
+    return "" if noun in _NOT_NOUNS else singular(noun)
+
+
+@lru_cache(maxsize=65536)
+def scopes(text: str) -> tuple[Scope, ...]:
+    """The named restrictions and universals that ``text`` states, in order."""
+    out: list[Scope] = []
+    for pattern in (_ONLY_BEFORE, _ONLY_AFTER):
+        for m in pattern.finditer(text):
+            start, listed = m.start("names"), m.group("names")
+            if not re.search(r"\s(?:and|or|&)\s", listed) and "," in listed:
+                # no list without "and" or "or": "Junior Summer Course, July only" is restricted to July
+                start += listed.rindex(",") + 1
+                listed = listed[listed.rindex(",") + 1 :]
+            names = _name_keys(listed)
+            if names and not any(s.start < m.end() and m.start() < s.end for s in out):
+                out.append(Scope("only", names, _noun(m), start, m.end()))
+    for m in _ALL.finditer(text):
+        noun = singular(m.group("noun"))
+        if noun not in _NOT_KINDS and m.group("noun") not in _NOT_NOUNS:
+            out.append(Scope("all", frozenset(), noun, m.start(), m.end()))
+    return tuple(sorted(out, key=lambda s: s.start))
+
+
+@lru_cache(maxsize=65536)
+def listed_names(text: str) -> tuple[Scope, ...]:
+    """The lists of two or more names that ``text`` states ("the Growth and Scale plans",
+    "Alberta and the Pearl"), as scopes of kind ``list``."""
+    out = []
+    for m in re.finditer(rf"(?<![\w-]){_LIST}", text):
+        names = _name_keys(m.group("names"))
+        # a list ends in "and" or "or": "your RV, Grove City" is two clauses
+        if len(names) >= 2 and re.search(r"\s(?:and|or|&)\s", m.group("names")):
+            out.append(Scope("list", names, "", m.start(), m.end()))
+    return tuple(out)
+
+
+def around(text: str, at: int, alone: bool) -> tuple[int, int]:
+    """The stretch of ``text`` that what stands at ``at`` is said of: up to the semicolons
+    around it, or where the text states more than one scope (``alone`` false), up to the commas
+    too ("inner tubes, brake pads (Ride and Pro only), chains ...")."""
+    marks = ";" if alone else ";,"
+    start = max(text.rfind(c, 0, at) for c in marks) + 1
+    ends = [i for c in marks if (i := text.find(c, at)) >= 0]
+    return start, min(ends) if ends else len(text)
+
+
+def names_in(names: frozenset[str], text: str) -> frozenset[str]:
+    """Those of ``names`` that ``text`` states."""
+    low = text.lower()
+    return frozenset(n for n in names if re.search(rf"(?<!\w){re.escape(n)}(?!\w)", low))
+
+
+def _same_kind(a: str, b: str) -> bool:
+    return not a or not b or a == b
+
+
+def scope_conflict(stated: Sequence[Scope], page: Scope, page_text: str) -> tuple[Scope, str] | None:
+    """The first of a statement's scopes (``stated``: its restrictions, universals and lists of
+    names) that cannot hold with a page sentence's scope (``page``, in ``page_text``), both about
+    the same thing, and what differs; None where all can:
+
+    - a universal where the page restricts it to names: "on any system" / "only on the Home 4.3 kW
+      and Plus 6 kW systems";
+    - a restriction where the page states the universal: "only on Fibre 500" / "on any plan";
+    - a restriction to other names than the page's: "Pro plan only" / "(Ride and Pro only)";
+    - a list naming one of the page's restricted names and one the page does not name: "Alberta
+      and the Pearl" / "only at Alberta and Sellwood".
+    """
+    only = _joined(page.names)
+    for mine in stated:
+        if not _same_kind(mine.noun, page.noun):
+            continue
+        if mine.kind == "all" and page.kind == "only":
+            return mine, f"any {mine.noun} (response) vs only {only} (page)"
+        if mine.kind == "only" and page.kind == "all":
+            return mine, f"only {_joined(mine.names)} (response) vs any {page.noun} (page)"
+        if mine.kind == page.kind == "only" and mine.names != page.names and mine.names & page.names:
+            return mine, f"only {_joined(mine.names)} (response) vs only {only} (page)"
+        if (
+            mine.kind == "list"
+            and page.kind == "only"
+            and mine.names & page.names
+            and mine.names - names_in(mine.names, page_text)
+        ):
+            return mine, f"{_joined(mine.names)} (response) vs only {only} (page)"
+    return None
+
+
+def _joined(names: frozenset[str]) -> str:
+    return " and ".join(sorted(names))
+
+
+#: the days of the week, as written: "Mon", "Tues", "Thursday", "Saturdays" (capitalised: "sun"
+#: and "wed" are words)
+_DAY = r"(?:Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun)(?:day|nesday|sday|urday)?s?\b\.?"
+_DAY_INDEX = {"mon": 0, "tue": 1, "wed": 2, "thu": 3, "fri": 4, "sat": 5, "sun": 6}
+_EVERY_DAY = re.compile(r"\b(?:seven|7)\s+days\s+a\s+week\b|\b(?:every|each)\s+day\b|\bdaily\b", re.I)
+_DAY_RANGE = re.compile(rf"(?P<a>{_DAY})\s*(?:to|through|thru|until|till|-|–|—)\s*(?P<b>{_DAY})")
+_DAY_LIST = re.compile(rf"{_DAY}(?:\s*(?:,|and|&|or)\s*{_DAY})+")
+_ONE_DAY = re.compile(_DAY)
+_WEEK_PART = re.compile(r"\b(?P<part>weekday|weekend)s?\b", re.I)
+#: a statement about when something is not: "closed on Sundays", "except Mondays"
+_NOT_OPEN = re.compile(r"\b(?:closed|shut|except|excluding|other than|apart from)\b", re.I)
+
+
+def _day(word: str) -> int:
+    return _DAY_INDEX[word[:3].lower()]
+
+
+@dataclass(frozen=True)
+class Days:
+    """Days of the week a text names, and where: "Monday to Saturday", "Wednesdays and
+    Saturdays", "seven days a week", "weekends"."""
+
+    days: frozenset[int]  # 0 Monday .. 6 Sunday
+    start: int
+    end: int
+    several: bool  # a range, a list, every day or a part of the week (not one day named)
+
+
+@lru_cache(maxsize=65536)
+def day_sets(text: str) -> tuple[Days, ...]:
+    """The days ``text`` names, each range, list or day once, in order."""
+    out: list[Days] = []
+
+    def add(days: frozenset[int], m: re.Match, several: bool) -> None:
+        if not any(d.start < m.end() and m.start() < d.end for d in out):
+            out.append(Days(days, m.start(), m.end(), several))
+
+    for m in _EVERY_DAY.finditer(text):
+        add(frozenset(range(7)), m, True)
+    for m in _DAY_RANGE.finditer(text):
+        a, b = _day(m["a"]), _day(m["b"])
+        add(frozenset((a + i) % 7 for i in range((b - a) % 7 + 1)), m, True)
+    for m in _DAY_LIST.finditer(text):
+        add(frozenset(_day(w) for w in re.findall(_DAY, m.group())), m, True)
+    for m in _WEEK_PART.finditer(text):
+        add(frozenset(range(5) if m["part"].lower() == "weekday" else (5, 6)), m, True)
+    for m in _ONE_DAY.finditer(text):
+        add(frozenset({_day(m.group())}), m, False)
+    return tuple(sorted(out, key=lambda d: d.start))
+
+
+def days_open(text: str) -> bool:
+    """Whether ``text`` can say on which days something is: not where it says when it is not
+    ("closed on Sundays", "every day except Monday")."""
+    return _NOT_OPEN.search(text) is None
+
+
+def day_names(days: frozenset[int]) -> str:
+    """``days`` written out: "Monday to Saturday", "Wednesday and Saturday", "every day"."""
+    names = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+    if len(days) == 7:
+        return "every day"
+    ordered = sorted(days)
+    if len(ordered) > 2 and ordered == list(range(ordered[0], ordered[-1] + 1)):
+        return f"{names[ordered[0]]} to {names[ordered[-1]]}"
+    written = [names[d] for d in ordered]
+    return " and ".join(written) if len(written) < 3 else ", ".join(written[:-1]) + " and " + written[-1]
+
+
+__all__ = [
+    "Days",
+    "Scope",
+    "around",
+    "day_names",
+    "day_sets",
+    "days_open",
+    "listed_names",
+    "names_in",
+    "scope_conflict",
+    "scopes",
+    "singular",
+]
