@@ -936,7 +936,8 @@ BIKE_PAGE = (
     "Cogwell Cycles has three plans: Tune, Ride and Pro. Wheel truing is available only on the Pro plan. "
     "You can add a second bike on any plan. Parts included: inner tubes, brake pads (Ride and Pro only), "
     "and chains (Pro only). The Dunmore workshop does not repair e-bikes; e-bike repairs are available "
-    "only at Harbour Street and Millbank. Collection only on Sundays."
+    "only at Harbour Street and Millbank. Collection only on Sundays. Courtesy bikes are lent on "
+    "the Pro plan only."
 )
 
 
@@ -946,6 +947,7 @@ BIKE_PAGE = (
         # a universal where the site restricts to names
         ("Wheel truing is available on every plan.", ["Wheel truing is available on every plan."]),
         ("Chains are included on all three plans.", ["Chains are included on all three plans."]),
+        ("Courtesy bikes are lent on any plan.", ["Courtesy bikes are lent on any plan."]),
         # a restriction where the site says any; to fewer names than the site's
         (
             "A second bike can be added on the Pro plan only.",
@@ -996,7 +998,8 @@ def test_the_scopes_a_text_states():
 THEATRE_PAGE = (
     "Matinee performances (Thursday and Saturday, 2:30pm) cost £30. Evening performances run "
     "Tuesday to Saturday at 7:30pm. The box office is open Monday to Friday, 10am to 6pm. "
-    "Saturday: 10am to 2pm. It is closed on Sundays. Tours run daily at 11am."
+    "Saturday: 10am to 2pm. It is closed on Sundays. Tours run daily at 11am. The café is open "
+    "Monday to Saturday, 9am to 5pm; closed on Sundays."
 )
 
 
@@ -1004,19 +1007,21 @@ THEATRE_PAGE = (
     ("answer", "flagged"),
     [
         (
-            "Matinees are on Wednesdays and Saturdays at 2:30pm.",
-            ["Matinees are on Wednesdays and Saturdays at 2:30pm."],
+            "Matinee shows are on Wednesdays and Saturdays at 2:30pm.",
+            ["Matinee shows are on Wednesdays and Saturdays at 2:30pm."],
         ),
         (
             "Evening shows run Monday to Saturday at 7:30pm.",
             ["Evening shows run Monday to Saturday at 7:30pm."],
         ),
         ("The box office is open seven days a week.", ["The box office is open seven days a week."]),
+        ("The café is open every day.", ["The café is open every day."]),
         # the site's days, its bare schedule line included; a day not said open; tours every day
         ("Matinees are on Thursdays and Saturdays at 2:30pm.", []),
         ("The box office is open Monday to Saturday.", []),
         ("The box office is closed on Sundays and Mondays.", []),
         ("Tours run every day at 11am.", []),
+        ("The café shuts at weekends.", []),
     ],
 )
 def test_an_answer_that_gives_other_days_than_the_site_is_a_wrong_fact(answer, flagged):

@@ -36,7 +36,7 @@ _ONLY_BEFORE = re.compile(
 )
 #: "at the Easton Main Street and Linden branches only", "(Ride and Pro only)", "Pro plan only"
 _ONLY_AFTER = re.compile(
-    rf"(?:\b{_PREPOSITION}\s+|[(:—–,]\s*|\s-\s+|\*\*\s*){_LIST}{_NOUN}\s+only\b(?!\s+(?:if|when|after|before|for|to|on|at|in|with|by)\b)"
+    rf"(?:\b{_PREPOSITION}\s+|[(:—–,]\s*|\s-\s+|\*\*\s*|\b(?=the\s+[A-Z])){_LIST}{_NOUN}\s+only\b(?!\s+(?:if|when|after|before|for|to|on|at|in|with|by)\b)"
 )
 #: "on any plan", "at every branch", "on all three plans", "for any Brightwell branch"
 _ALL = re.compile(
@@ -191,7 +191,9 @@ _DAY_LIST = re.compile(rf"{_DAY}(?:\s*(?:,|and|&|or)\s*{_DAY})+")
 _ONE_DAY = re.compile(_DAY)
 _WEEK_PART = re.compile(r"\b(?P<part>weekday|weekend)s?\b", re.I)
 #: a statement about when something is not: "closed on Sundays", "except Mondays"
-_NOT_OPEN = re.compile(r"\b(?:closed|shut|except|excluding|other than|apart from)\b", re.I)
+_NOT_OPEN = re.compile(
+    r"\b(?:clos(?:ed|es|ing)|shut(?:s|ting)?|except|excluding|other than|apart from)\b", re.I
+)
 
 
 def _day(word: str) -> int:
@@ -232,6 +234,17 @@ def day_sets(text: str) -> tuple[Days, ...]:
     return tuple(sorted(out, key=lambda d: d.start))
 
 
+def open_days(text: str) -> frozenset[int]:
+    """The days ``text`` says something is on: those of its stretches between semicolons that do
+    not say when it is not ("Monday to Saturday, 7am to 7pm; closed on Sunday": Monday to
+    Saturday)."""
+    out: frozenset[int] = frozenset()
+    for stretch in text.split(";"):
+        if days_open(stretch):
+            out = out.union(*(d.days for d in day_sets(stretch)))
+    return out
+
+
 def days_open(text: str) -> bool:
     """Whether ``text`` can say on which days something is: not where it says when it is not
     ("closed on Sundays", "every day except Monday")."""
@@ -257,6 +270,7 @@ __all__ = [
     "day_names",
     "day_sets",
     "days_open",
+    "open_days",
     "listed_names",
     "names_in",
     "scope_conflict",

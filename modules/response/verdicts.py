@@ -36,7 +36,7 @@ from ..embeddings import Embedder
 from ..tables_io import atomic_path
 from ..text import POSSESSIVE, STOPWORDS, Span, has_negation, split_clauses, split_sentences, stem
 from .facts import Value, compare_values, is_word_one, values
-from .scope import around, day_names, day_sets, days_open, listed_names, scope_conflict, scopes
+from .scope import around, day_names, day_sets, days_open, listed_names, open_days, scope_conflict, scopes
 
 #: plurals no suffix stripping meets: "children" is what "a child ticket" is for ("people" is
 #: no plural of the "person" a price is charged per)
@@ -1003,11 +1003,17 @@ class OfflineJudgeSettings:
     entity_cosine: float = 0.6
 
 
+def _subject_word(word: str) -> bool:
+    """Whether a word can say what a statement is about: not a letter alone nor the "am" or "pm"
+    of a time ("p.m." is read as "p" and "m", "10am" as "am")."""
+    return len(word) > 1 and word not in ("am", "pm")
+
+
 def _bare_schedule(text: str) -> bool:
     """A line of a schedule with no word of its own besides days and times: "Saturday: 10am to
     2pm", "Sun 11-3"."""
     days = [(d.start, d.end) for d in day_sets(text)]
-    return bool(days) and not [w for _, w in _terms(text, days) if len(w) > 1 and w not in ("am", "pm")]
+    return bool(days) and not [w for _, w in _terms(text, days) if _subject_word(w)]
 
 
 #: kinds of value that, stated alike, tie a statement to a page sentence about the same thing
@@ -1782,7 +1788,12 @@ class OfflineJudge:
                 continue
             clause = self._spanned(sentence, days.start, days.end)
             local = clause.text
-            if is_negated(local) or not days_open(local):
+            # the days' stretch of the sentence, too, may say when it is not ("- Sun & Mon: closed")
+            if (
+                is_negated(local)
+                or not days_open(local)
+                or not days_open(text[slice(*around(text, days.start, False))])
+            ):
                 continue
             if any(
                 c.start < clause.end and clause.start < c.end for c in (*taken, *(o.statement for o in out))
@@ -1800,10 +1811,10 @@ class OfflineJudge:
                 units.append((text, skip))
             about = [
                 page
-                for page in dict.fromkeys(candidates)
+                for page in {id(p): p for p in candidates}.values()
                 if (theirs := day_sets(page.text))
                 and not page.negated
-                and days_open(page.text)
+                and open_days(page.text)
                 and any(
                     self._same_subject(
                         unit, unit_skip, page.text, [(d.start, d.end) for d in theirs], implicit
@@ -1828,12 +1839,11 @@ class OfflineJudge:
                 continue
             urls = {page.url for page in about}
             given = frozenset().union(
-                *(d.days for page in about for d in day_sets(page.text)),
+                *(open_days(page.text) for page in about),
                 *(
-                    d.days
+                    open_days(page.text)
                     for page in candidates
-                    if page.url in urls and days_open(page.text) and _bare_schedule(page.text)
-                    for d in day_sets(page.text)
+                    if page.url in urls and _bare_schedule(page.text)
                 ),
             )
             if days.days - given:
@@ -1875,9 +1885,8 @@ class OfflineJudge:
         a value ("0% over 12 months on any system" / "0% finance over 12 months is available
         only on ...")."""
         st = self.settings
-        # a letter alone is no word of a subject ("p.m." is read as "p" and "m")
-        terms = [t for t in _terms(text, skip) if len(t[1]) > 1]
-        page_terms = [t for t in _terms(page_text, page_skip) if len(t[1]) > 1]
+        terms = [t for t in _terms(text, skip) if _subject_word(t[1])]
+        page_terms = [t for t in _terms(page_text, page_skip) if _subject_word(t[1])]
         own = [
             t
             for t in terms
@@ -1896,8 +1905,8 @@ class OfflineJudge:
             and self.frame(page_terms, terms) >= st.found_frame
         ):
             return True
-        if own and not self._stated(own, page_terms):
-            return False
+        if not page_terms or (own and not self._stated(own, page_terms)):
+            return False  # a line with no words of its own ("Saturday: 9am to 1pm") is about nothing alone
         return any(
             u.equals(p)
             for u in values(text)
