@@ -990,6 +990,12 @@ def test_the_scopes_a_text_states():
     ]
     # a manner, a capital that only starts the sentence, a time: no scope
     assert scopes("Collection only. By appointment only, at any time.") == ()
+    # a universal a relative clause restricts is none
+    assert scopes("Texts come out of your allowance on every plan that includes roaming.") == ()
+    # an "only" after a verb restricts what follows it, not the name before
+    assert [set(s.names) for s in scopes("Texts in the US are only included on Unlimited Global.")] == [
+        {"unlimited global"}
+    ]
     assert [set(s.names) for s in listed_names("Open at Alberta, Sellwood and the Pearl.")] == [
         {"alberta", "sellwood", "pearl"}
     ]

@@ -103,11 +103,15 @@ def scopes(text: str) -> tuple[Scope, ...]:
                 start += listed.rindex(",") + 1
                 listed = listed[listed.rindex(",") + 1 :]
             names = _name_keys(listed)
+            if pattern is _ONLY_AFTER and (m.group("noun") or "") in _NOT_NOUNS:
+                continue  # "texts in the US are only included on ...": the "only" is the verb's
             if names and not any(s.start < m.end() and m.start() < s.end for s in out):
                 out.append(Scope("only", names, _noun(m), start, m.end()))
     for m in _ALL.finditer(text):
         noun = singular(m.group("noun"))
-        if noun not in _NOT_KINDS and m.group("noun") not in _NOT_NOUNS:
+        # "on every plan that includes Zone 1 roaming" is restricted, not universal
+        qualified = re.match(r"\s+(?:that|which|who|where|whose|with)\b", text[m.end() :]) is not None
+        if noun not in _NOT_KINDS and m.group("noun") not in _NOT_NOUNS and not qualified:
             out.append(Scope("all", frozenset(), noun, m.start(), m.end()))
     return tuple(sorted(out, key=lambda s: s.start))
 
