@@ -55,7 +55,7 @@ _NOT_KINDS = frozenset(
 )
 
 
-def singular(noun: str) -> str:
+def _singular(noun: str) -> str:
     """A kind of thing without its plural: "branches" -> "branch", "plans" -> "plan"."""
     if noun.endswith(("ches", "shes", "sses", "xes")):
         return noun[:-2]
@@ -88,7 +88,7 @@ class Scope:
 
 def _noun(m: re.Match) -> str:
     noun = m.group("noun") or ""
-    return "" if noun in _NOT_NOUNS else singular(noun)
+    return "" if noun in _NOT_NOUNS else _singular(noun)
 
 
 @lru_cache(maxsize=65536)
@@ -108,7 +108,7 @@ def scopes(text: str) -> tuple[Scope, ...]:
             if names and not any(s.start < m.end() and m.start() < s.end for s in out):
                 out.append(Scope("only", names, _noun(m), start, m.end()))
     for m in _ALL.finditer(text):
-        noun = singular(m.group("noun"))
+        noun = _singular(m.group("noun"))
         # "on every plan that includes Zone 1 roaming" is restricted, not universal
         qualified = re.match(r"\s+(?:that|which|who|where|whose|with)\b", text[m.end() :]) is not None
         if noun not in _NOT_KINDS and m.group("noun") not in _NOT_NOUNS and not qualified:
@@ -139,7 +139,7 @@ def around(text: str, at: int, alone: bool) -> tuple[int, int]:
     return start, min(ends) if ends else len(text)
 
 
-def names_in(names: frozenset[str], text: str) -> frozenset[str]:
+def _names_in(names: frozenset[str], text: str) -> frozenset[str]:
     """Those of ``names`` that ``text`` states."""
     low = text.lower()
     return frozenset(n for n in names if re.search(rf"(?<!\w){re.escape(n)}(?!\w)", low))
@@ -175,7 +175,7 @@ def scope_conflict(stated: Sequence[Scope], page: Scope, page_text: str) -> tupl
             mine.kind == "list"
             and page.kind == "only"
             and mine.names & page.names
-            and mine.names - names_in(mine.names, page_text)
+            and mine.names - _names_in(mine.names, page_text)
         ):
             return mine, f"{_joined(mine.names)} (response) vs only {only} (page)"
     return None
@@ -276,8 +276,6 @@ __all__ = [
     "days_open",
     "open_days",
     "listed_names",
-    "names_in",
     "scope_conflict",
     "scopes",
-    "singular",
 ]

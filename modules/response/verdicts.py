@@ -1395,6 +1395,14 @@ class OfflineJudge:
         """Every word of the site's pages (keys), its names included: what the site ever says."""
         return {k for page in every for k, _ in page.names} | {k for page in every for k, _ in page.terms}
 
+    def _own(self, terms: Sequence[tuple[str, str]], implicit: set[str]) -> tuple[tuple[str, str], ...]:
+        """A statement's own fact words: not the question's or the brand's, no light word, no hedge."""
+        return tuple(
+            t
+            for t in terms
+            if not self._implied(t[0], implicit) and t[0] not in _LIGHT and t[0] not in _HEDGES
+        )
+
     def _view(self, sentence: Span, clause: Span, implicit: set[str]) -> _ClauseView:
         """What the page checks read of a clause of ``sentence``: its own names (a list label,
         "**Deadline:**", or a month of a date is no name), values, terms and its own fact words."""
@@ -1408,12 +1416,7 @@ class OfflineJudge:
         ]
         vals = tuple(values(clause.text))
         terms = tuple(_terms(clause.text, [(v.start, v.end) for v in vals]))
-        own = tuple(
-            t
-            for t in terms
-            if not self._implied(t[0], implicit) and t[0] not in _LIGHT and t[0] not in _HEDGES
-        )
-        return _ClauseView(tuple(dict.fromkeys(names)), vals, terms, own, clause.text)
+        return _ClauseView(tuple(dict.fromkeys(names)), vals, terms, self._own(terms, implicit), clause.text)
 
     def _about(
         self,
@@ -1583,8 +1586,10 @@ class OfflineJudge:
                     )
         out += self._denied(sentence, denied or {}, implicit, [o.statement for o in out], heading)
         out += self._other_agent(sentence, agents, implicit, [o.statement for o in out])
-        out += self._scoped(sentence, [*candidates, *scoped], implicit, [o.statement for o in out])
-        out += self._other_days(sentence, [*candidates, *scoped], implicit, [o.statement for o in out])
+        if scoped:  # the closest sentences and the site's scoped ones, each once
+            scoped = list({id(p): p for p in (*candidates, *scoped)}.values())
+        out += self._scoped(sentence, scoped or candidates, implicit, [o.statement for o in out])
+        out += self._other_days(sentence, scoped or candidates, implicit, [o.statement for o in out])
         return out + self._unknown_names(
             sentence, candidates, implicit, known_names, [o.statement for o in out]
         )
@@ -1747,20 +1752,20 @@ class OfflineJudge:
                     continue
                 stated, detail = hit
                 clause = self._spanned(sentence, stated.start, stated.end)
-                page_skip = [(scope.start - a, scope.end - a)]
+                # the clause, and the sentence unless it states another scope than this clause's
+                units = [(clause.text, clause.start - sentence.start)]
+                if sum(s.kind != "list" for s in mine) < 2:
+                    units.append((text, 0))
                 if not any(
                     self._same_subject(
                         unit,
                         [(x - start, y - start) for x, y in skip],
                         stretch,
-                        page_skip,
+                        [(scope.start - a, scope.end - a)],
                         implicit,
                         len(theirs) > 1,
                     )
-                    # the sentence too, unless it states another scope than this clause's
-                    for unit, start in ((clause.text, clause.start - sentence.start), (text, 0))[
-                        : 1 if sum(s.kind != "list" for s in mine) > 1 else 2
-                    ]
+                    for unit, start in units
                 ):
                     continue
                 if any(c.start < clause.end and clause.start < c.end for c in taken):
@@ -1811,7 +1816,7 @@ class OfflineJudge:
                 units.append((text, skip))
             about = [
                 page
-                for page in {id(p): p for p in candidates}.values()
+                for page in candidates
                 if (theirs := day_sets(page.text))
                 and not page.negated
                 and open_days(page.text)
@@ -1887,11 +1892,7 @@ class OfflineJudge:
         st = self.settings
         terms = [t for t in _terms(text, skip) if _subject_word(t[1])]
         page_terms = [t for t in _terms(page_text, page_skip) if _subject_word(t[1])]
-        own = [
-            t
-            for t in terms
-            if not self._implied(t[0], implicit) and t[0] not in _LIGHT and t[0] not in _HEDGES
-        ]
+        own = self._own(terms, implicit)
         if (
             own
             and self.frame(own, page_terms) >= st.fact_frame
