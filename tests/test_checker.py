@@ -32,6 +32,9 @@ PAGES = [
         "Sources: Gullwing Ferries fares page",
         "https://ferry.example/fares",
         "Most ferry operators charge extra for bicycles.",
+        "A lot of island ferries discount returns.",
+        "UK ferry operators typically charge £5 for bicycles.",
+        "Island ferries in the UK usually carry bicycles free.",
         "I can't confirm the current bicycle policy.",
         "I'm sorry, but I can't help with that.",
         "## Fares and bicycles",
@@ -48,6 +51,7 @@ def test_sentences_that_state_nothing_about_the_site(text):
         "An adult ticket costs £16.",
         "Gullwing Ferries charges £5 for bicycles.",
         "Most Gullwing Ferries sailings allow bicycles.",  # names the site: about the site
+        "UK residents pay £14.",  # no market in general without "typically", "range" or the like
         "- Price: $25",  # a list item with a value is a statement, not a citation
         "**Bicycles:** £5 each way",  # a bold label with its statement is no heading
         "## Bicycles\nBicycles cost £5 each way.",

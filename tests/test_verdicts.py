@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from modules.response import AIResponse, StoredPage
 from modules.response.analyzer import _replaces
 from modules.response.facts import values
-from modules.response.scope import day_names, day_sets, listed_names, scopes
+from modules.response.scope import day_names, day_sets, exclusions, listed_names, scopes
 from modules.response.verdicts import (
     Lexicon,
     OfflineJudge,
@@ -28,6 +28,7 @@ from modules.response.verdicts import (
     denied_names,
     is_negated,
     list_heading,
+    opposite_polarity,
 )
 from modules.text import Span, split_sentences
 
@@ -1001,6 +1002,85 @@ def test_the_scopes_a_text_states():
     ]
 
 
+DISCOUNT_PAGE = (
+    "Members get 10% off in the shop. The member discount does not apply to books, gifts or café "
+    "purchases. Emergency access is not available on Personal. The Personal plan costs $3. There is a £50 excess on HomeCare Plus and no excess on "
+    "HomeCare Boiler. This does not apply to Business, where the allowance is 32 kg."
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "flagged"),
+    [
+        ("The member discount covers everything, books included.", ["books included."]),
+        ("Emergency access is included on all plans, including Personal.", ["including Personal."]),
+        # the site's exclusion in other words; another thing named; said of no subject ("This")
+        ("The member discount doesn't cover books or gifts.", []),
+        ("Members get 10% off everything except books.", []),
+        ("There's no open studio on Personal, and the café sells books.", []),
+        ("Business passengers get 2 bags of 32 kg.", []),
+    ],
+)
+def test_an_answer_that_gives_what_the_site_excludes_is_a_wrong_fact(answer, flagged):
+    found = [f for f in page_findings(DISCOUNT_PAGE, answer) if f.kind == "scope"]
+    assert [f.statement.text for f in found] == flagged
+
+
+@pytest.mark.parametrize(
+    ("claim", "text", "opposite"),
+    [
+        ("Keywarden cannot reset your master password.", "Support can reset your master password.", True),
+        ("The café is closed on Sundays.", "The café opens on Sundays.", True),
+        ("The café is closed on Sundays.", "Note that the café doesn't open on Sundays.", False),
+        # each statement against the closest one: the one it denies
+        (
+            "Praseodymium is a chemical element; it has symbol Pr.",
+            "It is not a chemical element; it has symbol Pr.",
+            True,
+        ),
+        ("It does not accept credit cards but accepts debit cards.", "Debit cards are accepted.", False),
+        (
+            "Children aged 8 to 11 need an adult on the poolside.",
+            "They can swim without an adult in the water, but an adult must be on the poolside.",
+            False,
+        ),
+        # a relative clause, a condition, an answer's "No." are no statement of their own
+        (
+            "It is a subsidiary of Pemberton Mutual, which does not underwrite policies.",
+            "It is part of Pemberton Mutual.",
+            False,
+        ),
+        ("A follow-up is free if not all the wax was removed.", "A follow-up is free.", False),
+        ("Copperbeck covers Bristol and Bath.", "No. Copperbeck's service area is Bristol and Bath.", False),
+        # a statement with its opposite in it states and denies
+        (
+            "It is taught at the field station, not on the main campus.",
+            "It is taught at the field station.",
+            False,
+        ),
+        ("Dogs are allowed in canoes only.", "Dogs are not allowed in kayaks.", False),
+        ("The fund pays for advice rather than food.", "The fund doesn't pay for food.", False),
+    ],
+)
+def test_a_statement_is_denied_by_the_closest_statement_of_the_other_polarity(claim, text, opposite):
+    assert opposite_polarity(claim, text) is opposite
+
+
+def test_the_things_a_text_excludes():
+    """What something is said not to hold for, each thing of a list; no value, day or reason."""
+    assert [i for i, *_ in exclusions("The concession does not apply to Day Passes or pay-as-you-ride.")] == [
+        "Day Passes",
+        "pay-as-you-ride",
+    ]
+    assert [i for i, *_ in exclusions("There is no excess on HomeCare Boiler.")] == ["HomeCare Boiler"]
+    assert [i for i, *_ in exclusions("Shows are not included in admission and cost £4 per person.")] == [
+        "admission"
+    ]
+    assert exclusions("There is no open studio on Tuesdays or Saturdays.") == ()
+    assert exclusions("This does not apply to Business, where the allowance is 32 kg.") == ()
+    assert exclusions("Refunds are not available for items bought in a sale last year.") == ()
+
+
 THEATRE_PAGE = (
     "Matinee performances (Thursday and Saturday, 2:30pm) cost £30. Evening performances run "
     "Tuesday to Saturday at 7:30pm. The box office is open Monday to Friday, 10am to 6pm. "
@@ -1032,6 +1112,24 @@ THEATRE_PAGE = (
 )
 def test_an_answer_that_gives_other_days_than_the_site_is_a_wrong_fact(answer, flagged):
     found = [f for f in page_findings(THEATRE_PAGE, answer) if f.kind == "scope"]
+    assert [f.statement.text for f in found] == flagged
+
+
+SCHEDULE_PAGE = "Monday to Thursday: 8:00 am – 6:00 pm. Friday: 8:00 am – 2:00 pm. Saturday: 9am to 1pm."
+
+
+@pytest.mark.parametrize(
+    ("answer", "flagged"),
+    [
+        # a day named however written is the day the site's schedule line gives times for
+        ("We're open Mon–Fri 8am–6pm.", ["We're open Mon–Fri 8am–6pm."]),
+        ("Sat: 9am to 4:30pm.", ["9am to 4:30pm."]),
+        ("Hours: Mon–Thu 8am–6pm, Fri 8am–2pm, Sat 9am–1pm.", []),
+        ("Saturdays 9am–1pm.", []),
+    ],
+)
+def test_times_given_for_a_day_are_checked_against_that_days_times(answer, flagged):
+    found = page_findings(SCHEDULE_PAGE, answer)
     assert [f.statement.text for f in found] == flagged
 
 

@@ -76,7 +76,7 @@ from .schema import (
     UnmatchedSegment,
     UnsupportedStatement,
 )
-from .scope import day_sets, scopes
+from .scope import day_sets, exclusions, scopes
 from .scoring import accuracy_of, claims_for, completeness_of, given_claims, is_derived
 from .tiers import tier_for
 from .verdicts import (
@@ -967,7 +967,7 @@ class ResponseAnalyzer:
                 OfflineJudge.site_names(every),
                 denied_names(every),
                 agencies(every),
-                [f for f in every if scopes(f.text) or day_sets(f.text)],
+                [f for f in every if scopes(f.text) or day_sets(f.text) or exclusions(f.text)],
             )
         return self._page_facts[gt.version]
 

@@ -37,9 +37,14 @@ HOME = Path(__file__).resolve().parent / "checker"
 WEIGHTS = HOME / "claim-checker.safetensors"
 LABELS = ("supports", "contradicts", "neither")
 
-#: "Most password managers offer a free tier": a statement about the market, not the site
+#: "Most password managers offer a free tier", "A lot of island ferries discount returns", "UK
+#: practice plans range from £10 to £30", "Climbing walls in the UK typically charge £10 to £16":
+#: a statement about the market, not the site
 _GENERAL = re.compile(
-    r"^\W*(?:most|many|several|other|some)\s+(?!of\b)[a-z]|\b(?:in|across) the industry\b|\bon the market\b",
+    r"^\W*(?:most|many|several|other|some|a\s+lot\s+of|lots\s+of|plenty\s+of)\s+(?!of\b)[a-z]"
+    r"|\b(?:in|across) the industry\b|\bon the market\b"
+    r"|(?:^\W*(?-i:UK|US|British|American|European)\s+(?:[a-z]+\s+){0,2}[a-z]+s\s|\b(?:in|across) the (?-i:UK|US|USA)\b)"
+    r"[^.;]*\b(?:range|ranges|typically|usually|generally|tend to|often|on average)\b",
     re.I,
 )
 #: "[1] https://...", "Sources: pricing page": a citation line states nothing

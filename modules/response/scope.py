@@ -9,7 +9,9 @@ value, negation and name checks see nothing there. A :class:`Scope` is the restr
 states (``only``: to these names) or its universal (``all``: any, every or all of a kind of
 thing), and :func:`scope_conflict` says where two of them, in sentences about the same thing,
 cannot both hold. Only named restrictions count: "by appointment only" and "collection only"
-restrict a manner, not to whom or where.
+restrict a manner, not to whom or where. :func:`exclusions` reads the other way round: the
+things a sentence says something does not hold for ("The concession does not apply to Day
+Passes").
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from ..text import STOPWORDS
 
@@ -139,6 +142,72 @@ def around(text: str, at: int, alone: bool) -> tuple[int, int]:
     return start, min(ends) if ends else len(text)
 
 
+#: "does not apply to Day Passes or pay-as-you-ride", "is not available on Personal", "isn't
+#: included with the Basic plan", "cannot be used for group classes": what a thing is said not to
+#: hold for
+_EXCLUDED = re.compile(
+    r"\b(?:(?:does|do|is|are|will|can|was|were)\s+not|doesn['’]t|don['’]t|isn['’]t|aren['’]t|won['’]t"
+    r"|cannot|can['’]t|not)\s+(?:be\s+)?(?:apply|applies|available|included|offered|valid|used|usable"
+    r"|covered|extend|extended|eligible|allowed|permitted)\s+(?:(?:to|on|for|in|with|at|against)\s+)(?P<items>[^.;:!?()—–]+)"
+)
+#: "There is no excess on HomeCare Boiler": a named thing without something
+_NONE_ON = re.compile(rf"\bno\s+(?:[a-z][\w-]*\s+){{1,3}}?(?:on|at|for|with|in)\s+(?P<items>{_LIST})")
+#: where a list of excluded things ends: a new clause
+_ITEMS_END = re.compile(
+    r",\s*(?:so|but|which|where|because|as|since|unless|although|while|and\s+(?:the|it|we|you|they|there))\b"
+    r"|\s(?:because|unless|since|as\s+they|which|where|when|if|so\s+that)\b|\s+-\s"
+)
+#: a stated subject of an exclusion: some word besides a pronoun ("This does not apply to
+#: Business, where ..." says of what only in the sentence before)
+_SUBJECT = re.compile(r"\b(?!(?:this|that|these|those|it|they|there|which|we|you)\b)[A-Za-z]{3,}", re.I)
+_ITEM_SEPARATOR = re.compile(
+    r"\s*,\s*(?:and\s+|or\s+|nor\s+)?(?:to\s+|on\s+|for\s+|in\s+)?|\s+(?:and|or|nor)\s+(?:to\s+|on\s+|for\s+|in\s+)?"
+)
+
+
+class Excluded(NamedTuple):
+    """A thing a text says something does not hold for, where it stands, and where the denial
+    that excludes it starts ("does not apply to")."""
+
+    item: str
+    start: int
+    end: int
+    denial: int
+
+
+@lru_cache(maxsize=65536)
+def exclusions(text: str) -> tuple[Excluded, ...]:
+    """The things ``text`` says something does not hold for: "The concession does not apply to
+    Day Passes or pay-as-you-ride" -> "Day Passes", "pay-as-you-ride"; "There is no excess on
+    HomeCare Boiler" -> "HomeCare Boiler". Each a few words at most (a longer stretch is a
+    reason, not a thing), with no value or day in it, said of a subject the sentence names
+    ("This does not apply to ..." names none)."""
+    out: list[Excluded] = []
+    for pattern in (_EXCLUDED, _NONE_ON):
+        for m in pattern.finditer(text):
+            start, items = m.start("items"), m.group("items")
+            if cut := _ITEMS_END.search(items):
+                items = items[: cut.start()]
+            at = 0
+            for part in _ITEM_SEPARATOR.split(items):
+                at = items.index(part, at) if part else at
+                item = re.sub(r"^(?:the|a|an|our|your|its|their)\s+", "", part.strip(), flags=re.I)
+                if (
+                    item
+                    and not re.match(r"(?:any|all|every)\b", item, re.I)  # "not in any licence" denies all
+                    and len(item.split()) <= 4
+                    and not re.search(r"\d", item)  # "and cost £4": a value goes on, no thing does
+                    and not re.fullmatch(_DAY, item)  # days are when (:func:`day_sets`)
+                    and (pattern is _NONE_ON or _SUBJECT.search(text[: m.start()]))
+                    # "adults who are not eligible on the NHS": the relative clause's, not the sentence's
+                    and not re.search(r"\b(?:who|which|that)\s+(?:\w+\s+)?$", text[: m.start()], re.I)
+                ):
+                    begin = start + items.index(item, at)
+                    out.append(Excluded(item, begin, begin + len(item), m.start()))
+                at += len(part)
+    return tuple(out)
+
+
 def _names_in(names: frozenset[str], text: str) -> frozenset[str]:
     """Those of ``names`` that ``text`` states."""
     low = text.lower()
@@ -202,6 +271,12 @@ _NOT_OPEN = re.compile(
 
 def _day(word: str) -> int:
     return _DAY_INDEX[word[:3].lower()]
+
+
+def weekday(word: str) -> int | None:
+    """The day of the week ``word`` names, however written ("Fri", "Friday", "Fridays": 4);
+    None for any other word."""
+    return _day(word) if re.fullmatch(_DAY, word) else None
 
 
 @dataclass(frozen=True)
@@ -269,13 +344,16 @@ def day_names(days: frozenset[int]) -> str:
 
 __all__ = [
     "Days",
+    "Excluded",
     "Scope",
     "around",
     "day_names",
     "day_sets",
     "days_open",
+    "exclusions",
     "open_days",
     "listed_names",
     "scope_conflict",
     "scopes",
+    "weekday",
 ]

@@ -36,7 +36,18 @@ from ..embeddings import Embedder
 from ..tables_io import atomic_path
 from ..text import POSSESSIVE, STOPWORDS, Span, has_negation, split_clauses, split_sentences, stem
 from .facts import Value, compare_values, is_word_one, values
-from .scope import around, day_names, day_sets, days_open, listed_names, open_days, scope_conflict, scopes
+from .scope import (
+    around,
+    day_names,
+    day_sets,
+    days_open,
+    exclusions,
+    listed_names,
+    open_days,
+    scope_conflict,
+    scopes,
+    weekday,
+)
 
 #: plurals no suffix stripping meets: "children" is what "a child ticket" is for ("people" is
 #: no plural of the "person" a price is charged per)
@@ -47,6 +58,10 @@ _IRREGULAR = {"children": "child", "women": "woman", "men": "man"}
 def _key(word: str) -> str:
     """A word's stem, with a final "e" dropped so that "change" and "changes" meet."""
     word = word.lower()
+    if word.endswith("ees") or (
+        len(word) == 4 and word[-1] == "s" and word[-2] not in "aiosu" and word != "news"
+    ):
+        word = word[:-1]  # "matinees" is a "matinee", "cats" a "cat" (the stemmer spares four letters)
     k = stem(_IRREGULAR.get(word, word))
     if len(k) > 7 and k.endswith("able"):  # "refundable" meets "refund"
         k = k[:-4]
@@ -102,6 +117,7 @@ _NOT_DENIAL = re.compile(
     r"\b(?:at\s+)?no\s+(?:extra\s+|additional\s+)?(?:cost|charge)\b|"
     r"\bno\s+(?:application\s+|entry\s+|extra\s+|additional\s+|booking\s+)?fee\b|\bwithout\s+(?:a\s+)?charge\b|"
     r"\bno\s+(?:later|more)\s+than\b|\bnot\s+only\b|\bcosts?\s+nothing\b|\bfor\s+nothing\b|"
+    r"\b(?:does\s*n[o']t|doesn['’]t|won['’]t|will\s+not)\s+cost\s+(?:anything|a\s+penny|extra)\b|"
     r"\bI['’]m\s+not\s+(?:able|sure|certain|aware)\b|\bnot\s+(?:able|in\s+a\s+position)\s+to\s+(?:confirm|verify|say|find)\b|"
     r"(?:^|(?<=[.!?\n]))\W*no\s*[.,!—–-]",
     re.I,
@@ -174,6 +190,75 @@ _DENIAL_STEMS = ("non-", "exclu", "lack", "unable", "exempt")
 _CONDITION = re.compile(
     r"\b(?:not|never|n't|cannot|can't|won't|no)\b[^.;:!?]{0,60}?\b(?:until|unless|before|except)\b", re.I
 )
+
+
+#: a part of a sentence that says nothing of its main statement's polarity: a relative clause
+#: ("a subsidiary of X, which does not underwrite"), a condition ("free if not all was removed")
+_SUBORDINATE = re.compile(
+    r"(?:,\s*|\s)(?:which|who|whose|whom|if|unless|when|whenever|where|provided|as long as)\b[^,;.!?]*", re.I
+)
+#: where a sentence turns to another statement: "accepts debit cards but not credit cards", "at
+#: the field station, not on the main campus", "run from A1 to B2, with no C1 groups"; "not a
+#: chemical element; it has symbol Pr"
+_TURN = re.compile(
+    r"\s+but\s+|;|,\s*(?=not\b|never\b|no\b)|\s+and\s+(?=not\b|never\b|no\b)|\s+(?:whereas|while)\s+"
+    r"|\s+(?=with\s+no\b|without\b)|\s[—–]\s|—",
+    re.I,
+)
+#: a statement with its opposite in it: "at the field station rather than on campus", "only at X"
+#: (not "the only filmmaker", "one of only four", "second only to")
+_BOTH = re.compile(r"(?<!\bthe )(?<!\bof )\bonly\b(?!\s+to\b)|\b(?:rather than|instead of)\b", re.I)
+#: what says a thing is not open: "closed on Sundays" is "doesn't open on Sundays"
+_CLOSED = re.compile(r"\b(?:closed|closes|shut|shuts)\b", re.I)
+#: an answer's yes or no before its statement ("No. The service area is ..."): no part of it
+_ANSWER_WORD = re.compile(r"^\W*(?:yes|no)\b\W+", re.I)
+
+
+@lru_cache(maxsize=65536)
+def polar_parts(text: str) -> tuple[tuple[frozenset[str], bool | None], ...]:
+    """The statements ``text`` makes, each with its words (keys) and whether it denies (True) or
+    states (False); None for one that does both ("only at X", "X rather than Y"). Relative
+    clauses and conditions are no statement of their own ("a subsidiary of X, which does not
+    underwrite", "free if not all was removed"), nor an answer's "No." before it; "closed"
+    denies that something is open."""
+    text = _SUBORDINATE.sub(" ", _ANSWER_WORD.sub("", text))
+    out = []
+    for part in _TURN.split(text):
+        if not part or not part.strip(" ,.()"):
+            continue
+        said = None if _BOTH.search(part) else is_negated(part) or _CLOSED.search(part) is not None
+        out.append((frozenset(k for k, _ in _terms(part)), said))
+    return tuple(out)
+
+
+def opposite_polarity(claim: str, text: str) -> bool:
+    """Whether ``text`` denies what ``claim`` states or states what it denies: a statement of
+    each, the closest to each other by their words, of opposite polarity (with one statement a
+    side, those two; else sharing half their words). "Debit cards are accepted" is not the
+    opposite of "does not accept credit cards but accepts debit cards"."""
+    mine, theirs = polar_parts(claim), polar_parts(text)
+    if not mine or not theirs:
+        return False
+
+    def overlap(a: frozenset[str], b: frozenset[str]) -> float:
+        return len(a & b) / min(len(a), len(b)) if a and b else 0.0
+
+    def best(part: frozenset[str], among: tuple[tuple[frozenset[str], bool | None], ...]) -> int:
+        return max(range(len(among)), key=lambda i: overlap(part, among[i][0]))
+
+    alone = len(mine) == len(theirs) == 1
+    for i, (words, said) in enumerate(mine):
+        j = best(words, theirs)
+        other_words, other_said = theirs[j]
+        if (
+            best(other_words, mine) == i
+            and said is not None
+            and other_said is not None
+            and said != other_said
+            and (alone or overlap(words, other_words) >= 0.5)
+        ):
+            return True
+    return False
 
 
 @lru_cache(maxsize=65536)
@@ -277,7 +362,12 @@ def _label(text: str, start: int) -> str | None:
     m = _LABEL_WORD.search(head[: gap.start()] if gap else head)
     if m is None or _VALUE_BEFORE_LABEL.search(head[: m.start()]):
         return None  # "£48 in the Stalls, £42 ...": the name belongs to the price before it
+    if (day := weekday(m.group(1))) is not None:  # "Mon–Fri 8am" and "Friday: 8am" name one day
+        return _WEEKDAYS[day]
     return _key(m.group(1))
+
+
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
 
 def _clauses(sentence: Span, min_words: int = 2) -> list[Span]:
@@ -431,7 +521,7 @@ _DENY = re.compile(r"\b(?:not|no|never|cannot|neither|nor)\b|n['’]t\b", re.I)
 #: or an exception to it ("no Sunday service, except before Christmas")
 _DENIAL_END = re.compile(
     r"[;.!?:()]|,\s+(?:and|but|so|while|which|we|you|it|they|this|that|the|when|if|as|because)\b|"
-    r"\s(?:but|although|though|whereas|except|unless|apart\s+from|other\s+than)\s|\s[–—]\s"
+    r"\s(?:but|although|though|whereas|except|unless|apart\s+from|other\s+than|(?:as|so)\s+long\s+as)\s|\s[–—]\s"
 )
 #: words that deny a link without a negation: "an independent hospital", "instead of Regus",
 #: "out of network for Meridian", a list's cross mark
@@ -704,6 +794,14 @@ def other_variant(claim: str, text: str) -> bool:
     )
 
 
+def _days_apart(text: str, other: str) -> bool:
+    """Both texts name days of the week and no day in common: their times and prices are of
+    other days ("9am to 1pm on Saturdays" is no rival of "8am to 6pm Monday to Thursday")."""
+    mine = frozenset().union(*(d.days for d in day_sets(text)))
+    theirs = frozenset().union(*(d.days for d in day_sets(other)))
+    return bool(mine) and bool(theirs) and not mine & theirs
+
+
 def _states_unbound(every: Sequence[PageSentence], label: str, value: Value) -> bool:
     """A sentence of the site names ``label`` and states ``value`` bound to no other name: "An
     adult membership costs £49 a month" states the £49 of "Adult: £49" although "Adult: £115"
@@ -907,6 +1005,13 @@ class Lexicon:
         memo[word] = best
         self._memoised += 1
         return best
+
+
+#: words that take what follows out of a statement: "every plan except Personal"
+_EXCEPTING = re.compile(
+    r"\b(?:except|excluding|exclusive of|apart from|other than|but not|besides|not|rather than|instead of)\b",
+    re.I,
+)
 
 
 @dataclass(frozen=True)
@@ -1177,7 +1282,7 @@ class OfflineJudge:
         for win, cos in zip(windows, cosines):
             frame = self.frame(terms, win.terms, implicit)
             verdict, pairs = compare_values(claim, win.span.text)
-            opposite = win.negated != negated and not UNSURE.search(win.span.text)
+            opposite = opposite_polarity(claim, win.span.text) and not UNSURE.search(win.span.text)
             same_polarity = win.negated == negated
             if negated and same_polarity and not _negation_about(win.span.text, terms):
                 same_polarity = False  # "can't measure blood pressure" does not state "does not detect AFib"
@@ -1207,6 +1312,7 @@ class OfflineJudge:
                 and frame >= st.conflict_frame
                 and (not fact_terms or self.frame(fact_terms, win.terms) >= st.fact_frame)
                 and not other_variant(claim, win.span.text)
+                and not _days_apart(claim, win.span.text)
             ):
                 wanted, stated = next((a, b) for a, b in pairs if b is not None and not b.equals(a))
                 score = frame + 0.25 * cos - len(win.span.text) / 150  # the tightest statement
@@ -1456,7 +1562,9 @@ class OfflineJudge:
     def _page_states(
         self, view: _ClauseView, value: Value, every: Sequence[PageSentence], implicit: set[str]
     ) -> bool:
-        """Whether a sentence of the site about the clause states ``value`` (the site says so)."""
+        """Whether a sentence of the site about the clause states ``value`` (the site says so):
+        not one about another variant ("£48" for "existing patients" is not "£48 for new
+        patients")."""
         st = self.settings
         near = view.near(value)
         return any(
@@ -1464,6 +1572,7 @@ class OfflineJudge:
                 p.equals(value) and not _bound_elsewhere(near, page.text, i, page.values)
                 for i, p in enumerate(page.values)
             )
+            and not other_variant(view.text, page.text)
             and (
                 self._about(view, page, st.conflict_frame, implicit)
                 or self._about(view, page, st.page_frame, implicit, value)
@@ -1525,7 +1634,8 @@ class OfflineJudge:
                 )
                 if bound:
                     if not any(p.equals(v) for _, p in bound) and not _states_unbound(every, label, v):
-                        page, p = bound[0]
+                        # the nearest: "6pm" against Friday's "8am to 2pm" is its 2pm
+                        page, p = min(bound, key=lambda b: abs((b[1].amount or 0) - (v.amount or 0)))
                         out.append(_value_finding(clause, v, page, p, 0.8))
                     continue
                 if self._page_states(view, v, every, implicit):
@@ -1549,6 +1659,7 @@ class OfflineJudge:
                     and _counts_alike(clause.text, v, page.text, p)
                     and _plausible_misstatement(v, p)
                     and not other_variant(clause.text, page.text)
+                    and not _days_apart(clause.text, page.text)
                     and not _bound_elsewhere(near, page.text, i, page.values)
                     and (f := about(page, st.page_frame, v))
                 ]
@@ -1590,6 +1701,7 @@ class OfflineJudge:
             scoped = list({id(p): p for p in (*candidates, *scoped)}.values())
         out += self._scoped(sentence, scoped or candidates, implicit, [o.statement for o in out])
         out += self._other_days(sentence, scoped or candidates, implicit, [o.statement for o in out])
+        out += self._excluded(sentence, scoped or candidates, implicit, [o.statement for o in out])
         return out + self._unknown_names(
             sentence, candidates, implicit, known_names, [o.statement for o in out]
         )
@@ -1612,7 +1724,15 @@ class OfflineJudge:
         name (not the first word of a sentence, though it may be a list item's), is no label
         ("**HIPAA:**"), and the names beside it are the page's."""
         said = f"{heading}\n{sentence.text}" if LIST_ITEM.match(sentence.text) else sentence.text
-        if not denied or is_negated(said) or _DISOWNS.search(said) or UNSURE.search(said) or "?" in said:
+        # "there's no fee to join" denies too, though "no fee" is no denial of a fee elsewhere
+        if (
+            not denied
+            or has_negation(said)
+            or is_negated(said)
+            or _DISOWNS.search(said)
+            or UNSURE.search(said)
+            or "?" in said
+        ):
             return []
         names = {at for at, _ in _statement_names(sentence.text)}
         listed = LIST_ITEM.match(sentence.text) is not None  # an item's first word: a name too
@@ -1770,6 +1890,54 @@ class OfflineJudge:
                     continue
                 if any(c.start < clause.end and clause.start < c.end for c in taken):
                     return []
+                return [PageFinding(clause, "scope", page.text, page.url, detail, 0.6)]
+        return []
+
+    def _excluded(
+        self,
+        sentence: Span,
+        candidates: Sequence[PageSentence],
+        implicit: set[str],
+        taken: Sequence[Span],
+    ) -> list[PageFinding]:
+        """A statement that something holds for what a page sentence about the same thing says it
+        does not hold for (:func:`.scope.exclusions`): "20% off any treatment, including teeth
+        whitening" where the page says "Plan discounts do not apply to whitening"; "available on
+        all plans, including Personal" / "Emergency access is not available on Personal". The
+        statement names the excluded thing (each of its words besides the kind of thing) where it
+        denies nothing and excepts nothing."""
+        text = sentence.text
+        words = [(_key(m.group().lower().rstrip(".,")), m.start(), m.end()) for m in _WORD.finditer(text)]
+        mine = {k for k, _, _ in words}
+        for page in candidates:
+            excluded = exclusions(page.text)
+            for item, _, _, _ in excluded:
+                keys = {k for k, _ in _terms(item) if k not in _LIGHT and k not in implicit}
+                if not keys or not keys <= mine:
+                    continue
+                at = [(a, b) for k, a, b in words if k in keys]
+                first, last = min(a for a, _ in at), max(b for _, b in at)
+                if last - first > len(item) + 20:
+                    continue  # the words apart, not the thing
+                a, b = around(text, first, False)
+                whole = (
+                    max(text.rfind(";", 0, first), -1) + 1
+                )  # "There's no studio on Tuesdays, Wednesdays or ..."
+                if is_negated(text[a:b]) or is_negated(text[whole:last]) or _EXCEPTING.search(text[a:first]):
+                    continue
+                clause = self._spanned(sentence, first, last)
+                if is_negated(clause.text):
+                    continue
+                page_skip = [(e.denial, e.end) for e in excluded]  # the subject: what is excluded from what
+                units = [(clause.text, clause.start - sentence.start), (text, 0)]
+                if not any(
+                    self._same_subject(unit, [(first - at0, last - at0)], page.text, page_skip, implicit)
+                    for unit, at0 in units
+                ):
+                    continue
+                if any(c.start < clause.end and clause.start < c.end for c in taken):
+                    return []
+                detail = f"holds for {item} (response) vs not for {item} (page)"
                 return [PageFinding(clause, "scope", page.text, page.url, detail, 0.6)]
         return []
 
