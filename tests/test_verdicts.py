@@ -1044,7 +1044,13 @@ def test_an_answer_that_gives_what_the_site_excludes_is_a_wrong_fact(answer, fla
             "They can swim without an adult in the water, but an adult must be on the poolside.",
             False,
         ),
-        # a relative clause, a condition, an answer's "No." are no statement of their own
+        # a relative clause is a statement of its own; a condition, an answer's "No." are none
+        (
+            "Members of a society which are independent of it.",
+            "Members of a society which are not independent of it.",
+            True,
+        ),
+        ("No paranormal phenomena have been shown to be real.", "ESP has been shown to be real.", True),
         (
             "It is a subsidiary of Pemberton Mutual, which does not underwrite policies.",
             "It is part of Pemberton Mutual.",
@@ -1060,6 +1066,11 @@ def test_an_answer_that_gives_what_the_site_excludes_is_a_wrong_fact(answer, fla
         ),
         ("Dogs are allowed in canoes only.", "Dogs are not allowed in kayaks.", False),
         ("The fund pays for advice rather than food.", "The fund doesn't pay for food.", False),
+        (
+            "It is taught at the field station, not on the main campus.",
+            "It is taught there rather than on the main campus.",
+            False,
+        ),
     ],
 )
 def test_a_statement_is_denied_by_the_closest_statement_of_the_other_polarity(claim, text, opposite):

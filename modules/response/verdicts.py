@@ -192,10 +192,11 @@ _CONDITION = re.compile(
 )
 
 
-#: a part of a sentence that says nothing of its main statement's polarity: a relative clause
-#: ("a subsidiary of X, which does not underwrite"), a condition ("free if not all was removed")
+#: a part of a sentence that is a statement of its own: a relative clause ("a subsidiary of X,
+#: which does not underwrite"); or none, a condition ("free if not all the wax was removed")
 _SUBORDINATE = re.compile(
-    r"(?:,\s*|\s)(?:which|who|whose|whom|if|unless|when|whenever|where|provided|as long as)\b[^,;.!?]*", re.I
+    r"(?:,\s*|\s)(?:(?P<relative>which|who|whose|whom)|if|unless|when|whenever|where|provided|as long as)\b[^,;.!?]*",
+    re.I,
 )
 #: where a sentence turns to another statement: "accepts debit cards but not credit cards", "at
 #: the field station, not on the main campus", "run from A1 to B2, with no C1 groups"; "not a
@@ -205,36 +206,47 @@ _TURN = re.compile(
     r"|\s+(?=with\s+no\b|without\b)|\s[—–]\s|—",
     re.I,
 )
-#: a statement with its opposite in it: "at the field station rather than on campus", "only at X"
-#: (not "the only filmmaker", "one of only four", "second only to")
-_BOTH = re.compile(r"(?<!\bthe )(?<!\bof )\bonly\b(?!\s+to\b)|\b(?:rather than|instead of)\b", re.I)
+#: a statement with its opposite in it: "only at X" (not "the only filmmaker", "one of only
+#: four", "second only to")
+_ONLY = re.compile(r"(?<!\bthe )(?<!\bof )\bonly\b(?!\s+to\b)", re.I)
+#: "X rather than Y" states X and denies Y
+_RATHER = re.compile(r"\s+(?:rather than|instead of)\s+", re.I)
 #: what says a thing is not open: "closed on Sundays" is "doesn't open on Sundays"
 _CLOSED = re.compile(r"\b(?:closed|closes|shut|shuts)\b", re.I)
 #: an answer's yes or no before its statement ("No. The service area is ..."): no part of it
-_ANSWER_WORD = re.compile(r"^\W*(?:yes|no)\b\W+", re.I)
+_ANSWER_WORD = re.compile(r"^\W*(?:yes|no)\s*[.,;:!—–-]\W*", re.I)
 
 
 @lru_cache(maxsize=65536)
 def polar_parts(text: str) -> tuple[tuple[frozenset[str], bool | None], ...]:
     """The statements ``text`` makes, each with its words (keys) and whether it denies (True) or
-    states (False); None for one that does both ("only at X", "X rather than Y"). Relative
-    clauses and conditions are no statement of their own ("a subsidiary of X, which does not
-    underwrite", "free if not all was removed"), nor an answer's "No." before it; "closed"
-    denies that something is open."""
-    text = _SUBORDINATE.sub(" ", _ANSWER_WORD.sub("", text))
+    states (False): each side of a turn ("but", ";", ", not", "with no"), each relative clause.
+    None for a condition ("free if not all was removed"), and for every statement of a text that
+    restricts ("only at X": it states for X and denies for the rest). "X rather than Y" denies Y;
+    an answer's "No." before its statement is none of it; "closed" denies that something is
+    open."""
+    text = _RATHER.sub("; not ", _ANSWER_WORD.sub("", text))
+    restricts = _ONLY.search(text) is not None
+    pieces: list[tuple[str, bool]] = []  # (text, whether it can have a polarity)
+    at = 0
+    for m in _SUBORDINATE.finditer(text):
+        pieces += [(text[at : m.start()], True), (m.group(), m.group("relative") is not None)]
+        at = m.end()
+    pieces.append((text[at:], True))
     out = []
-    for part in _TURN.split(text):
-        if not part or not part.strip(" ,.()"):
-            continue
-        said = None if _BOTH.search(part) else is_negated(part) or _CLOSED.search(part) is not None
-        out.append((frozenset(k for k, _ in _terms(part)), said))
+    for piece, polar in pieces:
+        for part in _TURN.split(piece):
+            if not part or not part.strip(" ,.()"):
+                continue
+            said = is_negated(part) or _CLOSED.search(part) is not None
+            out.append((frozenset(k for k, _ in _terms(part)), said if polar and not restricts else None))
     return tuple(out)
 
 
 def opposite_polarity(claim: str, text: str) -> bool:
     """Whether ``text`` denies what ``claim`` states or states what it denies: a statement of
     each, the closest to each other by their words, of opposite polarity (with one statement a
-    side, those two; else sharing half their words). "Debit cards are accepted" is not the
+    side, those two; else sharing more than half their words). "Debit cards are accepted" is not the
     opposite of "does not accept credit cards but accepts debit cards"."""
     mine, theirs = polar_parts(claim), polar_parts(text)
     if not mine or not theirs:
@@ -255,7 +267,7 @@ def opposite_polarity(claim: str, text: str) -> bool:
             and said is not None
             and other_said is not None
             and said != other_said
-            and (alone or overlap(words, other_words) >= 0.5)
+            and (alone or overlap(words, other_words) > 0.5)
         ):
             return True
     return False
