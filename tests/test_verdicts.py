@@ -820,6 +820,8 @@ def test_a_table_row_value_the_site_states_is_no_wrong_fact():
 
     assert flagged("| Adult | £6.40 | £12.80 |") == []
     assert flagged("| Adult | £6.40 | £14.20 |") == ["£14.20 (response) vs £6.40 (page)"]
+    # a later column worked out from the first (a return, a total) is no rival of the first
+    assert flagged("| Child | £3.20 | £9.60 |") == []
 
 
 FERRY_PAGE = (

@@ -806,6 +806,15 @@ def other_variant(claim: str, text: str) -> bool:
     )
 
 
+def _multiple(value: Value, of: Value) -> bool:
+    """``value`` is a whole multiple (2 to 12 times) of ``of``, a value of its kind: a total or a
+    return a row works out from its price ("| Adult | £6.40 | £12.80 |", "| $160 | $480 |")."""
+    if not value.same_kind(of) or not of.amount or value.kind == "time":
+        return False
+    times = value.amount / of.amount
+    return 2 <= round(times) <= 12 and abs(times - round(times)) < 1e-6
+
+
 def _days_apart(text: str, other: str) -> bool:
     """Both texts name days of the week and no day in common: their times and prices are of
     other days ("9am to 1pm on Saturdays" is no rival of "8am to 6pm Monday to Thursday")."""
@@ -1631,6 +1640,8 @@ class OfflineJudge:
             for v in vals:
                 if row and any(p.equals(v) for page in every for p in page.values):
                     continue
+                if row and any(_multiple(v, u) for u in vals if u.start < v.start):
+                    continue  # a later column derived from an earlier one ("| Adult | £6.40 | £12.80 |": a return)
                 # a value bound to a name ("Saturday £60") is checked against the value the site
                 # binds to that name ("Saturday £65"), even when the site states £60 elsewhere
                 label = None if v.names else _label(sentence.text, clause.start - sentence.start + v.start)
