@@ -1943,9 +1943,8 @@ class OfflineJudge:
                 if last - first > len(item) + 20:
                     continue  # the words apart, not the thing
                 a, b = around(text, first, False)
-                whole = (
-                    max(text.rfind(";", 0, first), -1) + 1
-                )  # "There's no studio on Tuesdays, Wednesdays or ..."
+                # the denial may stand before the list's commas: "There's no studio on Tuesdays, Wednesdays or ..."
+                whole = max(text.rfind(";", 0, first), -1) + 1
                 if is_negated(text[a:b]) or is_negated(text[whole:last]) or _EXCEPTING.search(text[a:first]):
                     continue
                 clause = self._spanned(sentence, first, last)
