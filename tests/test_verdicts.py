@@ -864,8 +864,8 @@ def test_the_owners_a_site_names_and_what_of():
     every = OfflineJudge.page_facts([(s.text, "https://ferry.example/") for s in split_sentences(FERRY_PAGE)])
     found = {(a.role, a.agent_text, tuple(sorted(a.subject))) for a in agencies(every)}
     assert found == {
-        ("owner", "Dunmallow Harbour Trust", ("ferri", "skerrylink")),
-        ("operator", "Calloway Marine Ltd", ("ferri", "skerrylink")),
+        ("owner", "Dunmallow Harbour Trust", ("ferry", "skerrylink")),
+        ("operator", "Calloway Marine Ltd", ("ferry", "skerrylink")),
         ("underwriter", "Bramcote General Insurance", ()),
     }
 
@@ -1160,3 +1160,83 @@ def test_the_days_a_text_names():
     ]
     assert day_names(frozenset({1, 2, 3, 4, 5})) == "Tuesday to Saturday"
     assert day_names(frozenset({0, 2, 4})) == "Monday, Wednesday and Friday"
+
+
+def test_a_price_is_checked_against_the_price_of_its_whole_name():
+    """ "Puppy Starter: £79" is wrong where the site's Puppy Starter costs £89, although its
+    Kitten Starter costs £79: both names end in "Starter"."""
+    page = ["Puppy Starter costs £89.", "Kitten Starter costs £79."]
+    found = _page_findings(page, "- Puppy Starter: £79\n- Kitten Starter: £79")
+    assert [(f.statement.text, f.detail) for f in found] == [
+        ("- Puppy Starter: £79", "£79 (response) vs £89 (page)")
+    ]
+
+
+def test_a_monthly_price_meets_a_list_price_written_without_its_period():
+    """Under "prices per month" a list writes "Dedicated Desk: ..., £295": "Dedicated Desk £350 a
+    month" is wrong; a price the answer binds to no name ("about £112.85 a week on average") is not
+    checked against a list item's ("One-bedroom flat: £96.40"), nor a monthly plan against a
+    per-use fee far from it."""
+    page = ["Dedicated Desk: your own desk with a lockable pedestal, 24/7, £295."]
+    assert [f.detail for f in _page_findings(page, "Dedicated Desk £350 a month.")] == [
+        "£350 a month (response) vs £295 (page)"
+    ]
+    assert _page_findings(page, "Dedicated Desk £295 a month.") == []
+    rents = ["Average weekly rents for 2025/26: One-bedroom flat: £96.40."]
+    assert _page_findings(rents, "About £112.85 a week on average.") == []
+    overage = ["Dedicated Desk printing: £0.40 per page."]
+    assert _page_findings(overage, "Dedicated Desk £350 a month.") == []
+
+
+def test_pence_are_money():
+    """ "40p a mile" against "45p a mile"; "10 p.m." and "1080p" are no prices."""
+    assert [(v.kind, v.unit, v.raw) for v in values("We pay mileage at 45p a mile.")] == [
+        ("money", "GBP", 0.45)
+    ]
+    assert [v.kind for v in values("Open until 10 p.m. daily, streamed in 1080p.")] == ["time"]
+    found = _page_findings(["We pay mileage at 45p a mile."], "They pay mileage at 40p a mile.")
+    assert [f.detail for f in found] == ["40p (response) vs 45p (page)"]
+
+
+def test_nothing_to_pay_is_no_rival_of_a_price_after_a_free_allowance():
+    """ "the first 30 miles cost nothing" states the page's "first 30 miles included, then 24p"."""
+    page = ["Mileage: first 30 miles of each booking included, then 24p per mile."]
+    assert _page_findings(page, "The first 30 miles of every booking cost nothing.") == []
+
+
+def test_a_plural_in_ies_meets_its_singular():
+    assert (
+        _key("dailies") == _key("daily")
+        and _key("movies") == _key("movie")
+        and _key("cities") == _key("city")
+    )
+
+
+def test_a_claim_is_contradicted_by_the_list_item_its_telling_word_names(analyzer):
+    """A claim about toric lenses is contradicted where the list says "Toric dailies: £22", not at
+    the first item that shares its commoner words; a "10-day pack" is no misstated "10 hours"."""
+    result = analyzer.analyze(
+        AIResponse(
+            query_id="q",
+            domain="lens.example",
+            query="How much is the Larchmere Lens Plan?",
+            response="Larchmere Lens Plan prices (per month):\n\n- Daily disposables: £22\n- Monthly lenses: £14\n"
+            "- Toric dailies (astigmatism): £22\n\nA full day is $42; a 10-day pack is $390.",
+            claims=[
+                {"id": "toric", "text": "The Larchmere Lens Plan costs £29 a month for toric daily lenses"},
+                {"id": "day", "text": "A full day lasts up to 10 hours"},
+            ],
+        ),
+        [
+            StoredPage(
+                url="https://lens.example/plan",
+                title="Lens Plan",
+                text="The Larchmere Lens Plan costs £22 a month for daily disposables, £14 for monthly lenses "
+                "and £29 for toric daily lenses. A full day lasts up to 10 hours.",
+            )
+        ],
+    )
+    toric = result.feedback.claims.contradicted
+    assert [c.claim.id for c in toric] == ["toric"]
+    assert "Toric dailies" in toric[0].statement
+    assert not any("10-day" in c.statement for c in result.feedback.contradictions)

@@ -84,6 +84,8 @@ _CURRENCY = {
     "jpy": "JPY",
     "yen": "JPY",
 }
+#: a hundredth of a currency, written after the amount: "40p", "25 cents"
+_SUBUNITS = {"p": "GBP", "pence": "GBP", "cent": "USD", "cents": "USD", "¢": "USD"}
 _PERIOD = {
     "month": "month",
     "mo": "month",
@@ -287,6 +289,14 @@ _PATTERNS = [
             rf"\b{_AMOUNT}\s?(?P<cur>dollars?|euros?|pounds?|yen|USD|EUR|GBP|JPY)\b{_PERIOD_TAIL}", re.I
         ),
     ),
+    # pence and cents: "40p a mile", "25 cents" (not "10 p.m.", nor "1080p" video)
+    (
+        "money",
+        re.compile(
+            rf"(?<![\w.,£$€])(?P<num>\d{{1,2}}(?:\.\d)?)(?P<cur>p|\s?pence|\s?cents?|¢)\b(?!\.?\s?m\b){_PERIOD_TAIL}",
+            re.I,
+        ),
+    ),
     ("percent", re.compile(rf"\b{_AMOUNT}\s?(?:%|percent\b|per cent\b)", re.I)),
     ("quantity", re.compile(rf"\b{_AMOUNT}[\s-]?(?P<unit>{_UNIT_WORDS})\b", re.I)),
     (
@@ -316,6 +326,7 @@ _NEEDS = [
     None,
     _COUNT,
     _COUNT,
+    _DIGIT,
     _COUNT,
     _COUNT,
     _DIGIT,
@@ -637,6 +648,10 @@ def _typed(kind: str, m: re.Match) -> tuple | None:
         hours = groups["hours"].lower()
         hours = 1 if hours in ("an", "one") else _SMALL.get(hours, None) or int(hours)
         return "quantity", hours * 3600 + amount * 60, "seconds", None, None, 60
+    if kind == "money" and (cur := groups["cur"].strip().lower()) in _SUBUNITS:
+        period, currency = _period(m), _SUBUNITS[cur]
+        amount /= 100
+        return "money", amount * _PER_YEAR[period] if period else amount, currency, amount, period
     if kind == "money":
         currency = _CURRENCY.get(
             groups["cur"].strip().lower().rstrip("s")

@@ -35,7 +35,7 @@ import numpy as np
 from ..embeddings import Embedder
 from ..tables_io import atomic_path
 from ..text import POSSESSIVE, STOPWORDS, Span, has_negation, split_clauses, split_sentences, stem
-from .facts import Value, compare_values, is_word_one, values
+from .facts import FREE, Value, compare_values, is_word_one, values
 from .scope import (
     around,
     day_names,
@@ -62,6 +62,8 @@ def _key(word: str) -> str:
         len(word) == 4 and word[-1] == "s" and word[-2] not in "aiosu" and word != "news"
     ):
         word = word[:-1]  # "matinees" is a "matinee", "cats" a "cat" (the stemmer spares four letters)
+    elif len(word) > 4 and word.endswith(("ies", "ie")):
+        word = word[: -3 if word.endswith("s") else -2] + "y"  # "dailies" meet "daily", "movies" "movie"
     k = stem(_IRREGULAR.get(word, word))
     if len(k) > 7 and k.endswith("able"):  # "refundable" meets "refund"
         k = k[:-4]
@@ -377,6 +379,20 @@ def _label(text: str, start: int) -> str | None:
     if (day := weekday(m.group(1))) is not None:  # "Mon–Fri 8am" and "Friday: 8am" name one day
         return _WEEKDAYS[day]
     return _key(m.group(1))
+
+
+#: the whole name before a value's label: "Puppy Starter" of "Puppy Starter: £79"
+_LABEL_NAME = re.compile(r"\b((?:[A-Z][a-zA-Z]+\s+){0,2}[A-Z][a-zA-Z]+)$")
+
+
+def _label_name(text: str, start: int) -> frozenset[str]:
+    """The keys of the whole name a value is bound to ("Puppy Starter: £79": puppy, starter),
+    whose last word is its :func:`_label`: a site's "Kitten Starter costs £79" binds its price to
+    another name ending in the same word."""
+    head = text[max(0, start - 60) : start]
+    gap = _LABEL_GAP.search(head)
+    m = _LABEL_NAME.search(head[: gap.start()] if gap else head)
+    return frozenset(_key(w) for w in m.group(1).split() if w.lower() not in STOPWORDS) if m else frozenset()
 
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -912,6 +928,23 @@ def _counted(text: str, value: Value) -> str | None:
     return None if word in STOPWORDS or word in _LIGHT else stem(word)
 
 
+#: a page sentence that states something free beside its price ("first 30 miles included, then
+#: 24p per mile", "free for members, £5 otherwise")
+_FREE_PART = re.compile(r"\b(?:included|free|no charge|no cost|nothing)\b", re.I)
+
+
+def _periods_alike(value: Value, page: Value) -> bool:
+    """Prices both with a period or both without; or one without it whose amount as written is
+    close to the other's: a list under "prices per month" ("Dedicated Desk: £295") against "£350
+    a month". Not "$249/mo" against a "$0.40" overage."""
+    if (value.period is None) == (page.period is None):
+        return True
+    if value.kind != "money" or page.kind != "money":
+        return False
+    mine, theirs = (v.raw if v.raw is not None else v.amount for v in (value, page))
+    return bool(mine and theirs) and max(mine, theirs) / min(mine, theirs) < 3
+
+
 def _plausible_misstatement(stated: Value, page: Value) -> bool:
     """A misstated value keeps the unit it is written in, or at least its order of size: a
     "45-minute" lesson is no misstatement of a "4-week" block but a length of another thing,
@@ -919,7 +952,7 @@ def _plausible_misstatement(stated: Value, page: Value) -> bool:
     if stated.factor == page.factor or not stated.amount or not page.amount:
         return True
     ratio = max(abs(stated.amount), abs(page.amount)) / min(abs(stated.amount), abs(page.amount))
-    return ratio < 10
+    return ratio <= 10  # "1 TB" may misstate "100 GB"
 
 
 def _counts_alike(text: str, value: Value, page_text: str, rival: Value) -> bool:
@@ -1300,9 +1333,23 @@ class OfflineJudge:
         # states none of it is about the subject, not the claim ("it is the best note app" says
         # nothing of working offline)
         predicate = [t for t in terms if t[0] not in own_names]
+        # each of the claim's own words weighs by how few windows state it: the word that tells
+        # one list item from the others ("toric") outweighs those they share ("daily", "lenses")
+        rarity = {
+            k: 1.0 / n for k, _ in fact_terms if (n := sum(any(k == t for t, _ in w.terms) for w in windows))
+        }
+
+        def telling(win: Window) -> float:
+            keys = {t for t, _ in win.terms}
+            return sum(w for k, w in rarity.items() if k in keys) / sum(rarity.values()) if rarity else 0.0
+
         for win, cos in zip(windows, cosines):
             frame = self.frame(terms, win.terms, implicit)
             verdict, pairs = compare_values(claim, win.span.text)
+            if verdict == "conflict" and not any(
+                b is not None and not b.equals(a) and _plausible_misstatement(a, b) for a, b in pairs
+            ):
+                verdict = "other"  # "10 hours" is no misstatement of a "10-day pack": another thing
             opposite = opposite_polarity(claim, win.span.text) and not UNSURE.search(win.span.text)
             same_polarity = win.negated == negated
             if negated and same_polarity and not _negation_about(win.span.text, terms):
@@ -1335,8 +1382,14 @@ class OfflineJudge:
                 and not other_variant(claim, win.span.text)
                 and not _days_apart(claim, win.span.text)
             ):
-                wanted, stated = next((a, b) for a, b in pairs if b is not None and not b.equals(a))
-                score = frame + 0.25 * cos - len(win.span.text) / 150  # the tightest statement
+                wanted, stated = next(
+                    (a, b)
+                    for a, b in pairs
+                    if b is not None and not b.equals(a) and _plausible_misstatement(a, b)
+                )
+                # the window stating most of the claim's telling words, then the tightest: of a
+                # list's items, "Toric dailies: £22" for a claim about toric lenses, not the first
+                score = frame + telling(win) + 0.25 * cos - len(win.span.text) / 150
                 if against is None or score > against.support:
                     against = Verdict(
                         "contradicted",
@@ -1644,13 +1697,16 @@ class OfflineJudge:
                     continue  # a later column derived from an earlier one ("| Adult | £6.40 | £12.80 |": a return)
                 # a value bound to a name ("Saturday £60") is checked against the value the site
                 # binds to that name ("Saturday £65"), even when the site states £60 elsewhere
-                label = None if v.names else _label(sentence.text, clause.start - sentence.start + v.start)
+                at = clause.start - sentence.start + v.start
+                label = None if v.names else _label(sentence.text, at)
+                # "Puppy Starter: £79" against the Puppy Starter's price, not the Kitten Starter's
+                name = _label_name(sentence.text, at) if label and label not in _WEEKDAYS else frozenset()
                 bound = (
                     [
                         (page, p)
                         for page in every
                         for p, bound_to in zip(page.values, page.labels, strict=True)
-                        if bound_to == label and p.same_kind(v)
+                        if bound_to == label and p.same_kind(v) and name <= {k for k, _ in page.terms}
                     ]
                     if label
                     else []
@@ -1671,7 +1727,7 @@ class OfflineJudge:
                     if p.same_kind(v)
                     and {v.kind, p.kind} != {"date", "year"}
                     and not p.equals(v)
-                    and (p.period is None) == (v.period is None)  # "$249/mo" vs a "$0.40" overage
+                    and _periods_alike(v, p)
                     and not is_word_one(v)
                     and not is_word_one(p)
                     # a numbered name ("Band 2") is misnumbered only where the rest is stated alike
@@ -1684,10 +1740,21 @@ class OfflineJudge:
                     and not other_variant(clause.text, page.text)
                     and not _days_apart(clause.text, page.text)
                     and not _bound_elsewhere(near, page.text, i, page.values)
+                    # "first 30 miles included, then 24p per mile": the page's free part is it
+                    and not (v.unit == FREE and _FREE_PART.search(page.text))
                     and (f := about(page, st.page_frame, v))
+                    # a price with a period against one without: only a price the clause binds
+                    # to a name ("Dedicated Desk £350 a month"), on a sentence wholly about it that
+                    # names it too (a list under "prices per month": "Dedicated Desk: ... £295")
+                    and (
+                        (p.period is None) == (v.period is None)
+                        or (f >= 1.0 and label is not None and any(k == label for k, _ in page.terms))
+                    )
                 ]
-                if rivals:
-                    f, page, p = max(rivals, key=lambda r: r[0])
+                if rivals:  # the closest; of equals, one written with a period as the clause is
+                    f, page, p = max(
+                        rivals, key=lambda r: (r[0], (r[2].period is None) == (v.period is None))
+                    )
                     out.append(_value_finding(clause, v, page, p, round(min(0.95, 0.5 + f / 2), 2)))
             neg = is_negated(clause.text) if not vals and own else None
             if neg is False and _bare_item(clause.text):
