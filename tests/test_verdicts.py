@@ -819,7 +819,7 @@ def test_a_table_row_value_the_site_states_is_no_wrong_fact():
         return [f.detail for f in page_findings(page, answer)]
 
     assert flagged("| Adult | £6.40 | £12.80 |") == []
-    assert flagged("| Adult | £6.40 | £14.20 |") == ["£14.20 (response) vs £6.40 (page)"]
+    assert flagged("| Adult | £6.40 | £14.20 |") == ["£14.20 (response) vs £12.80 (page)"]  # the nearest
     # a later column worked out from the first (a return, a total) is no rival of the first
     assert flagged("| Child | £3.20 | £9.60 |") == []
 
@@ -1240,3 +1240,53 @@ def test_a_claim_is_contradicted_by_the_list_item_its_telling_word_names(analyze
     assert [c.claim.id for c in toric] == ["toric"]
     assert "Toric dailies" in toric[0].statement
     assert not any("10-day" in c.statement for c in result.feedback.contradictions)
+
+
+def test_a_day_of_the_year_is_a_value_without_its_year():
+    """ "30 September" is a day, equal to "30 September 2025"; "25 and 26 December" names days,
+    not a count of 25."""
+    day, dated = values("Applications close on 30 September.")[0], values("30 September 2025")[0]
+    assert (day.kind, day.text) == ("day", "30 September") and day.equals(dated)
+    assert [(v.kind, v.text) for v in values("Both sites close on 25 and 26 December and 1 January.")] == [
+        ("day", "26 December"),
+        ("day", "1 January"),
+    ]
+    found = _page_findings(
+        ["Applications open on 1 July and close on 31 August."], "Applications close on 30 September."
+    )
+    assert [f.detail for f in found] == ["30 September (response) vs 31 August (page)"]
+
+
+def test_a_number_counting_another_thing_does_not_state_the_answer_s():
+    """ "Our three classes of cruisers" does not state "up to 3 dogs"; "up to 3 children" states
+    "three kids", and "up to 15 items" "15 books"."""
+    page = [
+        "Holiday cruisers: our three classes of cruisers sleep 2 to 8.",
+        "Up to 2 dogs are allowed on every holiday cruiser.",
+    ]
+    assert [f.detail for f in _page_findings(page, "Holiday cruisers take up to 3 dogs.")] == [
+        "3 (response) vs 2 (page)"
+    ]
+    judge = OfflineJudge(Lexicon(None))
+    assert judge._counts_like(
+        "15 books", values("15 books")[0], "up to 15 items", values("up to 15 items")[0]
+    )
+
+
+def test_a_hedge_that_leads_a_statement_in_is_not_its_subject():
+    """ "As far as I know you can pause for up to 6 months" is about pausing."""
+    page = ["You can pause your subscription for up to 3 months at a time."]
+    found = _page_findings(page, "As far as I know you can pause your subscription for up to 6 months.")
+    assert [f.detail for f in found] == ["6 months (response) vs 3 months (page)"]
+
+
+def test_a_short_line_is_read_against_every_page_sentence_that_states_all_of_it():
+    """ "- Founded in 2011" is like few page sentences; the site's "founded in 2009" is found all the
+    same (only where every word of the line is there)."""
+    judge = OfflineJudge(Lexicon(None))
+    every = OfflineJudge.page_facts(
+        [(s, "https://x.example/") for s in ["The choir was founded in 2009.", "We sing in 4 parts."]]
+    )
+    line = split_sentences("- Founded in 2011")[0]
+    found = judge.against_pages(line, every[1:], every, set(), set())
+    assert [f.detail for f in found] == ["in 2011 (response) vs in 2009 (page)"]

@@ -227,6 +227,14 @@ _PATTERNS = [
             re.M,
         ),
     ),
+    # the first day of "25 and 26 December": a day whose month is written once, after the last
+    (
+        "skip",
+        re.compile(
+            r"\b\d{1,2}(?:st|nd|rd|th)?(?=(?:\s*(?:,|and|or|to|-|–)\s*\d{1,2}(?:st|nd|rd|th)?)+\s+(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b)",
+            re.I,
+        ),
+    ),
     # a span of years in a title ("Herring Fleets 1850–1950"): no date; "(1762–1763)" stays two years
     ("skip", re.compile(r"\b[A-Z][a-z]+\s1[0-9]{3}\s?[–-]\s?(?:1[0-9]{3}|20[0-9]{2})\b")),
     (
@@ -260,6 +268,16 @@ _PATTERNS = [
         ),
     ),
     ("date", re.compile(r"\b(?P<year>\d{4})-(?P<monthn>\d{2})-(?P<day>\d{2})\b")),
+    # a day of the year without its year: "30 September", "1st of March", "March 1" (with a year,
+    # a date above)
+    (
+        "day",
+        re.compile(
+            r"\b(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month>january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b|"
+            r"\b(?P<month2>january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?\s+(?P<day2>\d{1,2})(?:st|nd|rd|th)?\b(?![\d:.,]\d)",
+            re.I,
+        ),
+    ),
     # a price of nothing, in any currency ("free of charge" is £0, not a £5 fee); the value is the
     # word "free", "nothing" or "no" alone, so "application fee" stays a word of the statement
     (
@@ -319,7 +337,9 @@ _NEEDS = [
     None,
     _DIGIT,
     _DIGIT,
+    _DIGIT,
     _COUNT,
+    _DIGIT,
     _DIGIT,
     _DIGIT,
     _DIGIT,
@@ -381,7 +401,7 @@ class Value:
     """One typed value as it appears in a text: ``kind`` and ``unit`` say what it measures, and
     ``amount`` is in the unit's base (bytes, metres, a currency per year for a price with a period)."""
 
-    kind: str  # money (free: 0 in any currency) | percent | quantity | date | year | time | number
+    kind: str  # money (free: 0 in any currency) | percent | quantity | date | year | day | time | number
     amount: float  # in the unit's base; a price with a period: per year
     unit: str  # currency, dimension (bytes, metres, ...), "%", "" for plain numbers and dates
     start: int
@@ -399,6 +419,8 @@ class Value:
         both amounts or both thresholds ("$75 or more" is no rival of a $7.95 fee)."""
         if self.kind in ("date", "year") and other.kind in ("date", "year"):
             return True
+        if {self.kind, other.kind} == {"date", "day"}:  # "7 April" and "14 March 2025"
+            return True
         if self.period and other.period and self.period != other.period:
             return False  # "$7.99 a month" is no rival of "$59.99 a year"
         if self.per and other.per and self.per != other.per:
@@ -409,6 +431,9 @@ class Value:
         """The same value, however written: "$6/mo" and "6 dollars a month", "3" and "three
         devices", "1 TB" and "1,000 GB", "2021" and "March 5, 2021"."""
         kinds = {self.kind, other.kind}
+        if kinds == {"date", "day"}:  # "14 March" is "14 March 2025"
+            date, day = (self, other) if self.kind == "date" else (other, self)
+            return int(date.amount) % 10000 == int(day.amount)
         if kinds <= {"date", "year"}:
             if kinds == {"date"}:
                 return self.amount == other.amount
@@ -637,6 +662,10 @@ def _typed(kind: str, m: re.Match) -> tuple | None:
         if not (1 <= month <= 12 and 1 <= day <= 31):
             return None
         return "date", float(year * 10000 + month * 100 + day), ""
+    if kind == "day":  # month and day: "30 September" is 930
+        month = _MONTHS[(groups.get("month") or groups.get("month2")).lower().rstrip(".")[:3]]
+        day = int(groups.get("day") or groups.get("day2"))
+        return ("day", float(month * 100 + day), "") if 1 <= day <= 31 else None
     if kind == "year":
         return "year", float(groups.get("year") or groups.get("year2")), ""
     if kind == "free":

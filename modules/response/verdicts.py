@@ -131,6 +131,13 @@ UNSURE = re.compile(
     r"\bI['’]m\s+not\s+(?:able|sure|certain|aware)\b|\bnot\s+(?:able|in\s+a\s+position)\s+to\s+(?:confirm|verify|say|find)\b",
     re.I,
 )
+#: a hedge that leads a statement in: none of its words is the statement's ("As far as I know
+#: you can pause for up to 6 months" is about pausing, not knowing)
+_HEDGE_LEAD = re.compile(
+    r"\b(?:as\s+far\s+as\s+(?:I|we)\s+(?:know|can\s+tell|recall)|(?:I|we)\s+(?:believe|think|recall)|"
+    r"it\s+(?:seems|looks\s+like)|if\s+I\s+(?:remember|recall)\s+(?:correctly|rightly))\b",
+    re.I,
+)
 #: words of hedging and attribution: never the other fact of an answer
 _HEDGES = frozenset(
     _key(w)
@@ -918,6 +925,10 @@ def _names(text: str) -> frozenset[str]:
 _COUNTED = re.compile(r"[\s-]*([A-Za-z][A-Za-z-]*)")
 
 
+#: count words that count anything: "up to 15 items at a time" counts "15 books"
+_ANY_THING = frozenset(stem(w) for w in ("items", "things", "pieces", "units", "ones"))
+
+
 def _counted(text: str, value: Value) -> str | None:
     """What a plain number counts: the word after it, stemmed ("10 e-books" -> "e-book"; "27
     Quay Road" -> "quay"), None when a light word or nothing follows ("up to 15 at a time")."""
@@ -1176,9 +1187,9 @@ def _bare_schedule(text: str) -> bool:
 
 
 #: kinds of value that, stated alike, tie a statement to a page sentence about the same thing
-_SHARED_KINDS = frozenset({"money", "quantity", "percent", "date", "time"})
+_SHARED_KINDS = frozenset({"money", "quantity", "percent", "date", "day", "time"})
 #: kinds of value whose rival a page sentence may show by stating another value of the statement
-_ANCHORED = frozenset({"money", "quantity", "date", "time"})
+_ANCHORED = frozenset({"money", "quantity", "date", "day", "time"})
 
 _VALUE_KIND = {
     "money": "money",
@@ -1186,6 +1197,7 @@ _VALUE_KIND = {
     "quantity": "quantity",
     "date": "date",
     "year": "date",
+    "day": "date",
     "number": "number",
 }
 
@@ -1596,6 +1608,9 @@ class OfflineJudge:
         ]
         vals = tuple(values(clause.text))
         terms = tuple(_terms(clause.text, [(v.start, v.end) for v in vals]))
+        if hedge := [m.span() for m in _HEDGE_LEAD.finditer(clause.text)]:
+            said = tuple(_terms(clause.text, [(v.start, v.end) for v in vals] + hedge))
+            terms = said if len(said) >= 2 else terms  # "I believe it's £45 extra" says too little
         return _ClauseView(tuple(dict.fromkeys(names)), vals, terms, self._own(terms, implicit), clause.text)
 
     def _about(
@@ -1633,6 +1648,21 @@ class OfflineJudge:
             return 0.0
         return f if f >= threshold else 0.0
 
+    def _counts_like(self, text: str, value: Value, page_text: str, page_value: Value) -> bool:
+        """:func:`_counts_alike`, or the two count words that mean the same ("3 children" and
+        "three kids")."""
+        if _counts_alike(text, value, page_text, page_value):
+            return True
+        mine, theirs = _counted(text, value), _counted(page_text, page_value)
+        if {mine, theirs} & _ANY_THING:
+            return True  # "up to 15 items" counts the books
+        # "15 centrepieces" and "up to 15 table centrepieces"; "two per pitch" and "2 dogs per pitch"
+        if mine in {
+            stem(w.lower()) for w in _WORD.findall(page_text[page_value.end : page_value.end + 50])[:5]
+        }:
+            return True
+        return self.lexicon.closest(mine, (theirs,)) >= self.settings.word_similarity
+
     def _page_states(
         self, view: _ClauseView, value: Value, every: Sequence[PageSentence], implicit: set[str]
     ) -> bool:
@@ -1643,7 +1673,9 @@ class OfflineJudge:
         near = view.near(value)
         return any(
             any(
-                p.equals(value) and not _bound_elsewhere(near, page.text, i, page.values)
+                p.equals(value)
+                and not _bound_elsewhere(near, page.text, i, page.values)
+                and self._counts_like(view.text, value, page.text, p)  # "three classes" is no "3 dogs"
                 for i, p in enumerate(page.values)
             )
             and not other_variant(view.text, page.text)
@@ -1720,40 +1752,66 @@ class OfflineJudge:
                 if self._page_states(view, v, every, implicit):
                     continue
                 near = view.near(v)
-                rivals = [
-                    (f, page, p)
-                    for page in candidates
-                    for i, p in enumerate(page.values)
-                    if p.same_kind(v)
-                    and {v.kind, p.kind} != {"date", "year"}
-                    and not p.equals(v)
-                    and _periods_alike(v, p)
-                    and not is_word_one(v)
-                    and not is_word_one(p)
-                    # a numbered name ("Band 2") is misnumbered only where the rest is stated alike
-                    and (
-                        not (v.names or p.names)
-                        or (v.names == p.names and compare_values(clause.text, page.text)[0] == "conflict")
-                    )
-                    and _counts_alike(clause.text, v, page.text, p)
-                    and _plausible_misstatement(v, p)
-                    and not other_variant(clause.text, page.text)
-                    and not _days_apart(clause.text, page.text)
-                    and not _bound_elsewhere(near, page.text, i, page.values)
-                    # "first 30 miles included, then 24p per mile": the page's free part is it
-                    and not (v.unit == FREE and _FREE_PART.search(page.text))
-                    and (f := about(page, st.page_frame, v))
-                    # a price with a period against one without: only a price the clause binds
-                    # to a name ("Dedicated Desk £350 a month"), on a sentence wholly about it that
-                    # names it too (a list under "prices per month": "Dedicated Desk: ... £295")
-                    and (
-                        (p.period is None) == (v.period is None)
-                        or (f >= 1.0 and label is not None and any(k == label for k, _ in page.terms))
-                    )
-                ]
-                if rivals:  # the closest; of equals, one written with a period as the clause is
+
+                def rivals_in(pages, frame, v=v, near=near, label=label, clause=clause, about=about):
+                    return [
+                        (f, page, p)
+                        for page in pages
+                        for i, p in enumerate(page.values)
+                        if p.same_kind(v)
+                        and {v.kind, p.kind} != {"date", "year"}
+                        and not p.equals(v)
+                        and _periods_alike(v, p)
+                        and not is_word_one(v)
+                        and not is_word_one(p)
+                        # a numbered name ("Band 2") is misnumbered only where the rest is stated alike
+                        and (
+                            not (v.names or p.names)
+                            or (
+                                v.names == p.names and compare_values(clause.text, page.text)[0] == "conflict"
+                            )
+                        )
+                        and _counts_alike(clause.text, v, page.text, p)
+                        and _plausible_misstatement(v, p)
+                        and not other_variant(clause.text, page.text)
+                        and not _days_apart(clause.text, page.text)
+                        and not _bound_elsewhere(near, page.text, i, page.values)
+                        # "first 30 miles included, then 24p per mile": the page's free part is it
+                        and not (v.unit == FREE and _FREE_PART.search(page.text))
+                        and (f := about(page, frame, v))
+                        # a price with a period against one without: only a price the clause binds
+                        # to a name ("Dedicated Desk £350 a month"), on a sentence wholly about it
+                        # that names it too (a list under "prices per month": "Dedicated Desk: £295")
+                        and (
+                            (p.period is None) == (v.period is None)
+                            or (f >= 1.0 and label is not None and any(k == label for k, _ in page.terms))
+                        )
+                    ]
+
+                rivals = rivals_in(candidates, st.page_frame)
+                if not rivals and (len(own) >= 2 or v.kind in ("year", "date", "day")):
+                    # a short line ("- Founded in 2011") is like few page sentences: the site's
+                    # others that state all of it are read too
+                    near_ids = {id(page) for page in candidates}
+                    rivals = [
+                        r
+                        for r in rivals_in([page for page in every if id(page) not in near_ids], 1.0)
+                        # a plain number of a sentence further off: only one counting the same; no
+                        # "free" (of what, a sentence further off need not say)
+                        if (
+                            v.kind != "number"
+                            or _counted(clause.text, v) == _counted(r[1].text, r[2]) is not None
+                        )
+                        and FREE not in (v.unit, r[2].unit)
+                    ]
+                if rivals:  # the closest; of equals, one written with a period as the clause is, the nearest
                     f, page, p = max(
-                        rivals, key=lambda r: (r[0], (r[2].period is None) == (v.period is None))
+                        rivals,
+                        key=lambda r: (
+                            r[0],
+                            (r[2].period is None) == (v.period is None),
+                            -abs((r[2].amount or 0) - (v.amount or 0)),
+                        ),
                     )
                     out.append(_value_finding(clause, v, page, p, round(min(0.95, 0.5 + f / 2), 2)))
             neg = is_negated(clause.text) if not vals and own else None
