@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from modules.response import AIResponse, StoredPage
+from modules.response import AIResponse, AnalyzerConfig, ResponseAnalyzer, StoredPage
 from modules.response.analyzer import _replaces
 from modules.response.facts import values
 from modules.response.scope import day_names, day_sets, exclusions, listed_names, scopes
@@ -1290,3 +1290,32 @@ def test_a_short_line_is_read_against_every_page_sentence_that_states_all_of_it(
     line = split_sentences("- Founded in 2011")[0]
     found = judge.against_pages(line, every[1:], every, set(), set())
     assert [f.detail for f in found] == ["in 2011 (response) vs in 2009 (page)"]
+
+
+def test_a_line_led_by_a_site_name_is_about_it_in_every_clause():
+    """In "Ancoats: Mon–Fri 10am–10pm, weekends 9am–6pm" the weekend hours are Ancoats', although
+    the other centre opens 9am to 6pm at weekends (the rules' flag, every one reported)."""
+    analyzer = ResponseAnalyzer(AnalyzerConfig.load(None, {"feedback.min_flag_confidence": 0}))
+    text = (
+        "Opening hours\nAncoats: weekdays 10am to 10pm; weekends 9am to 8pm.\n"
+        "Stockport: weekdays 12pm to 10pm; weekends 9am to 6pm.\n"
+        "Stockport has 2 car parks. The café is at Ancoats only. Day passes cost £12. Both have 40 lockers."
+    )
+    result = analyzer.analyze(
+        AIResponse(
+            query_id="q",
+            domain="walls.example",
+            query="When is Gritstone Ancoats open?",
+            response="Ancoats: weekdays 10am–10pm, weekends 9am–6pm.",
+        ),
+        [StoredPage(url="https://walls.example/hours", title="Hours", text=text)],
+    )
+    assert [c.detail for c in result.feedback.contradictions] == ["6pm. (response) vs 8pm. (page)"]
+
+
+def test_daily_means_every_day():
+    page = ["Both facilities have gate access every day from 6am to 10pm."]
+    assert [f.detail for f in _page_findings(page, "Gates open 7am–9pm daily.")] == [
+        "7am (response) vs 6am (page)",
+        "9pm (response) vs 10pm. (page)",
+    ]

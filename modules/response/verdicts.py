@@ -85,6 +85,8 @@ _SYNONYMS = [
     "cost price priced pay charge fee costs prices",
     "annual annually yearly year",
     "monthly month",
+    "daily day",
+    "weekly week",
     "edit change modification update",
     "reconnect online connection",
     "sync synchron synced",
@@ -1118,6 +1120,10 @@ class PageFinding:
     replaced: tuple = ()  # what the page states instead (its value, or its names); or the names it denies
 
 
+#: the name a line is led by: "Ancoats:", "**Grove City:**", "- Old Exchange:"
+_LEAD_LABEL = re.compile(r"^[\s*_#>|•–—-]*([A-Z][\w'’&.-]*(?:\s+[A-Z][\w'’&.-]*){0,3})\s*\**\s*:")
+
+
 @dataclass(frozen=True)
 class _ClauseView:
     """A clause of an answer as the page checks read it (:meth:`OfflineJudge._view`)."""
@@ -1715,8 +1721,21 @@ class OfflineJudge:
         # is no wrong fact there
         row = _TABLE_ROW.match(sentence.text) is not None
         clauses = _clauses(sentence) or [sentence]
+        # a line led by a name the site gives one of its things ("Ancoats: Mon–Fri 10am–10pm,
+        # weekends 9am–6pm") is about it in every clause: "weekends 9am–6pm" is Ancoats', not the
+        # other centre's. Not a name most of the site's sentences carry (the brand's)
+        lead = _LEAD_LABEL.match(sentence.text)
+        lead_names: tuple[tuple[str, str], ...] = ()
+        if lead and every:
+            named = {n for page in (*candidates, *every) for n, _ in page.names}
+            keys = {_key(w) for w in lead.group(1).split()} & named  # "Ancoats", not "Price"
+            carried = {k: sum(any(k == t for t, _ in page.terms) for page in every) for k in keys}
+            lead_names = tuple((k, k) for k, n in carried.items() if 0 < n <= len(every) / 3)
         for clause in clauses:
             view = self._view(sentence, clause, implicit)
+            if lead_names and clause.start - sentence.start >= lead.end():
+                names = view.names + tuple(n for n in lead_names if n not in view.names)
+                view = _ClauseView(names, view.values, view.terms, view.own, view.text)
             vals, terms, own = view.values, view.terms, view.own
 
             def about(page: PageSentence, threshold: float, anchor: Value | None = None, view=view) -> float:
