@@ -210,6 +210,8 @@ _MONTHS = {
     )
 }
 _MONTHS.update({m[:3]: i for m, i in list(_MONTHS.items())})
+#: a month however written in a day of the year ("30 September", "Sept. 5")
+_MONTH_WORDS = "|".join([*_MONTHS, "sept"])
 
 _NUM = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
 _AMOUNT = (
@@ -231,7 +233,7 @@ _PATTERNS = [
     (
         "skip",
         re.compile(
-            r"\b\d{1,2}(?:st|nd|rd|th)?(?=(?:\s*(?:,|and|or|to|-|–)\s*\d{1,2}(?:st|nd|rd|th)?)+\s+(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b)",
+            rf"\b\d{{1,2}}(?:st|nd|rd|th)?(?=(?:\s*(?:,|and|or|to|-|–)\s*\d{{1,2}}(?:st|nd|rd|th)?)+\s+(?:{_MONTH_WORDS})\b)",
             re.I,
         ),
     ),
@@ -273,8 +275,8 @@ _PATTERNS = [
     (
         "day",
         re.compile(
-            r"\b(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month>january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b|"
-            r"\b(?P<month2>january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?\s+(?P<day2>\d{1,2})(?:st|nd|rd|th)?\b(?![\d:.,]\d)",
+            rf"\b(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month>{_MONTH_WORDS})\b|"
+            rf"\b(?P<month2>{_MONTH_WORDS})\.?\s+(?P<day2>\d{{1,2}})(?:st|nd|rd|th)?\b(?![\d:.,]\d)",
             re.I,
         ),
     ),
