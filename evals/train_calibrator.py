@@ -1,29 +1,32 @@
 """Train the research report's answer calibrator (``modules/research/calibrator.json``).
 
-Runs the offline research loop (``--max-steps 6`` on the HotpotQA + encyclopedia corpus, as
-``evals.bench_research``) with a neutral calibrator, so no answer is withheld, on the **train**
-questions of both question sets and on the retired test sets (:data:`RETIRED`: written as frozen
-tests, run once, then given to training when a newer set took their place). Each report's short
-answer gives a row of its calibration features (:mod:`modules.research.calibration`) and whether
-it is right (token F1 >= 0.8 with the gold answer), and as many rows again come from the other
+Reads the research runs of :mod:`evals.research_runs` (the offline loop, ``--max-steps 6`` on the
+HotpotQA + encyclopedia corpus as ``evals.bench_research``, with a neutral calibrator so no answer
+is withheld, on the **train** questions of both question sets, the retired test sets
+(:data:`~evals.research_runs.RETIRED`) and the **dev** questions; ``--contexts FILE`` writes or
+reads them). Each report's short answer (the answer ranker's pick, :mod:`modules.research.ranking`)
+gives a row of its calibration features (:mod:`modules.research.calibration`) and whether it is
+right (token F1 >= 0.8 with the gold answer), and as many rows again come from the other
 candidates the facts give (a model's answer, when it is not the answerer's, looks like one of
-them); a logistic regression is fitted, each question set weighing the same. Then the same on
-the **dev** questions, scored with the fitted weights and reported per set: how many short
-answers are kept (confidence >= 0.5), how many trusted (>= 0.8) and how many of those are right,
-the expected calibration error, and F1 with withheld answers scored 0; and each retired set
-scored by a calibrator fitted without it (``left_out``), the figure for questions it never saw.
-The test questions of the two sets and the newest test set are not read. The thresholds (0.5,
-0.8) are fixed by what they mean, not fitted.
+them); a logistic regression is fitted, each question set weighing the same. A training set's
+ranker shares come from a ranker fitted without that set, as an unseen question's would. Then the
+same on the **dev** questions (the shipped ranker), scored with the fitted weights and reported
+per set: how many short answers are kept (confidence >= 0.5), how many trusted (>= 0.8) and how
+many of those are right, the expected calibration error, and F1 with withheld answers scored 0;
+and each retired set scored by a calibrator fitted without it (``left_out``), the figure for
+questions it never saw. The test questions of the two sets and the newest test set are not read.
+The thresholds (0.5, 0.8) are fixed by what they mean, not fitted.
 
-Run: ``.venv/bin/python -m evals.train_calibrator [--dry-run] [--rows FILE] [--from-rows FILE]``
-(about 30 minutes, the loop runs; seconds from rows written before).
+Run: ``.venv/bin/python -m evals.train_calibrator [--contexts FILE] [--dry-run] [--rows FILE]
+[--from-rows FILE]`` (about 15 minutes when the loop runs; a few minutes from kept contexts;
+seconds from rows written before). Train the answer ranker first (``evals.train_answer_ranker``).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -31,7 +34,10 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import log_loss
 
 from evals.bench_research import RIGHT_F1
-from evals.hotpot import research_questions, write_corpus
+from evals.research_runs import RETIRED, context_of, research_contexts
+from evals.train_answer_ranker import fit as fit_ranker
+from evals.train_answer_ranker import groups as ranker_groups
+from modules.embeddings import LocalEmbedder
 from modules.evaluation.nodes import answer_scores
 from modules.research.answer import candidates
 from modules.research.calibration import (
@@ -40,65 +46,52 @@ from modules.research.calibration import (
     TRUSTED,
     WEIGHTS,
     WITHHELD_BELOW,
+    AnswerRanker,
     Calibrator,
     answer_features,
 )
-from modules.research.session import ResearchOptions, build_researcher
+from modules.research.ranking import WEIGHTS as RANKER_WEIGHTS
+from modules.research.ranking import AnswerRankerWeights, shipped_ranker
 
-SOURCES = ("hotpot", "encyclopedia")
-#: frozen test sets that were run once and reported, then retired to training (a newer set is the
-#: test): their questions are train rows like the train parts'
-RETIRED = (
-    "encyclopedia-b",
-    "encyclopedia-c",
-    "encyclopedia-d",
-    "encyclopedia-e",
-    "encyclopedia-f",
-    "encyclopedia-g",
-    "encyclopedia-h",
-    "encyclopedia-i",
-    "encyclopedia-j",
-    "encyclopedia-k",
-)
 #: inverse L2 strengths tried; the one with the lowest log loss on the dev questions' short
 #: answers is kept (the weights are fitted on train only)
 REGULARISATION_C = (0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
 
 
-def gather(researcher, part: str, sources: tuple[str, ...] = SOURCES) -> dict[str, list[dict]]:
-    """Per question set, one row per question: the report's short answer (the answerer's pick)
-    with its features and score, and the other candidates the facts give (``candidates``), each
-    with its own: the negatives a model's answer resembles when it is not the answerer's."""
-    out = {}
-    for source in sources:
-        rows = []
-        for q in research_questions(part, source):
-            result = researcher.run(q.question)
-            context = result.assessment.context
-            proposed = result.proposed_answer
-            others = [
-                c
-                for c in candidates(q.question, context.facts, limit=CANDIDATES + 1)
-                if c.lower() != proposed.lower()
-            ]
-            rows.append(
-                {
-                    "qid": q.qid,
-                    "short_answer": proposed,
-                    "gold": q.answer,
-                    "f1": _f1(q.answer, proposed),
-                    "features": result.assessment.features,
-                    "candidates": [
-                        {
-                            "answer": c,
-                            "f1": _f1(q.answer, c),
-                            "features": answer_features(c, context, researcher.embedder),
-                        }
-                        for c in others[:CANDIDATES]
-                    ],
-                }
-            )
-        out[source] = rows
+def gather(
+    runs: list[dict], embedder, ranker_for: Callable[[str], AnswerRankerWeights]
+) -> dict[str, list[dict]]:
+    """Per question set, one row per run: the report's short answer (the answer ranker's pick
+    among the candidates, as the Report baseline gives it) with its features and score, and the
+    other candidates the facts give (``candidates``), each with its own: the negatives a model's
+    answer resembles when it is not the answerer's. A set's ranker is ``ranker_for(set)``."""
+    out: dict[str, list[dict]] = {}
+    for run in runs:
+        context, ranker = context_of(run), ranker_for(run["set"])
+        found = AnswerRanker(embedder, lambda r=ranker: r)(context)
+        proposed = found.text if found.complete else ""
+        others = [
+            c
+            for c in candidates(run["question"], context.facts, limit=CANDIDATES + 1)
+            if c.lower() != proposed.lower()
+        ]
+        out.setdefault(run["set"], []).append(
+            {
+                "qid": run["qid"],
+                "short_answer": proposed,
+                "gold": run["gold"],
+                "f1": _f1(run["gold"], proposed),
+                "features": answer_features(proposed, context, embedder, ranker),
+                "candidates": [
+                    {
+                        "answer": c,
+                        "f1": _f1(run["gold"], c),
+                        "features": answer_features(c, context, embedder, ranker),
+                    }
+                    for c in others[:CANDIDATES]
+                ],
+            }
+        )
     return out
 
 
@@ -164,6 +157,9 @@ def fitted(train: dict[str, list[dict]], dev_picks: list[dict], choices=REGULARI
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dry-run", action="store_true", help="print the weights and the scores only")
+    parser.add_argument(
+        "--contexts", metavar="FILE", type=Path, help="research runs' contexts (read or written)"
+    )
     parser.add_argument("--rows", metavar="FILE", help="also write the train and dev rows as JSON")
     parser.add_argument(
         "--from-rows", metavar="FILE", help="fit on the rows a --rows run wrote (no loop runs)"
@@ -174,11 +170,18 @@ def main() -> None:
         data = json.loads(Path(args.from_rows).read_text())
         train, dev = data["train"], data["dev"]
     else:
-        corpus = write_corpus(Path(tempfile.mkdtemp(prefix="sleuth-calibrator-")))
-        researcher = build_researcher(ResearchOptions(corpus=str(corpus), max_steps=6, max_seconds=600))
-        researcher.calibrator = Calibrator(tuple(0.0 for _ in FEATURES), 0.0)  # withholds nothing
-        train = {**gather(researcher, "train"), **gather(researcher, "test", RETIRED)}
-        dev = gather(researcher, "dev")
+        runs, embedder = research_contexts(args.contexts), LocalEmbedder()
+        shipped = shipped_ranker()
+        # a training set's answers are ranked by a ranker fitted without it (as an unseen
+        # question's are); dev's by the shipped ranker
+        all_groups = ranker_groups([r for r in runs if r["part"] != "dev"], embedder)
+        l2 = json.loads(RANKER_WEIGHTS.read_text())["trained_on"]["l2"]
+        left_out = {
+            s: AnswerRankerWeights(tuple(fit_ranker([g for g in all_groups if g["set"] != s], l2)))
+            for s in {r["set"] for r in runs if r["part"] != "dev"}
+        }
+        train = gather([r for r in runs if r["part"] != "dev"], embedder, left_out.__getitem__)
+        dev = gather([r for r in runs if r["part"] == "dev"], embedder, lambda _: shipped)
     dev_picks = [{**r, "candidates": []} for rows in dev.values() for r in rows]
     calibrator, chosen = fitted(train, dev_picks)
     # each retired set scored by a calibrator fitted without it: the figure for questions it never saw

@@ -52,6 +52,7 @@ from modules.research import (
     report_markdown,
     research_frame,
     seeds_from_run,
+    shipped_ranker,
     thread_rows,
 )
 from modules.store import ParquetStore, RunKind, new_run_id, runs_frame, validate_run_id
@@ -223,6 +224,7 @@ def _research(
         config_json=json.dumps(
             {
                 **options.model_dump(mode="json"),
+                "answer_ranker": shipped_ranker().version,
                 "lm_calls": {
                     "answered": sum(r["lm_answered"] for r in reports),
                     "fell_back": sum(r["lm_fallbacks"] for r in reports),

@@ -91,6 +91,8 @@ def test_baseline_flow_writes_the_contract_tables(baseline_run):
     assert result.reports[0]["answer"] == report["answer"]
     runs = store.read("runs", "r-base").row(0, named=True)
     assert runs["flow"] == "research" and runs["total"] == 1
+    # the run records which trained answer ranker chose its short answers
+    assert json.loads(runs["config_json"])["answer_ranker"].startswith("answer-ranker-")
 
 
 @pytest.mark.parametrize("mode", ["good", "malformed", "refusal", "slow"])

@@ -14,6 +14,7 @@ _HOMES = """
     feedback: ThreadSeed VERDICTS constraints_for seeds_from_run
     loop: ResearchResult Researcher
     memory: Memory
+    ranking: shipped_ranker
     render: report_markdown report_text
     session: ResearchOptions SEARCH_CHOICES build_researcher
     tables: FEEDBACK_SCHEMA MEMORY_SCHEMA REPORTS_SCHEMA RESEARCH_TABLES SOURCES_SCHEMA STEPS_SCHEMA fact_row facts_from_rows failed_report_row research_frame thread_rows

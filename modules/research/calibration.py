@@ -19,15 +19,14 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
-
-import numpy as np
 
 from ..embeddings import Embedder
 from ..text import content_terms, words
-from .answer import Answer, Evidence, candidates, what_it_is
-from .question import read_question, wh_phrase
+from .answer import Answer, Evidence
+from .question import plural_head, read_question
+from .ranking import AnswerRankerWeights, candidate_features, norm, shipped_ranker, states, type_fits
 from .schema import Report
 
 WEIGHTS = Path(__file__).with_name("calibrator.json")
@@ -56,17 +55,7 @@ FEATURES = (
     "answer_words",  # the answer's length (long spans are seldom exactly right), 0-1
     "local_relation",  # share of the question's words next to the answer where a fact states it
     "hop_page",  # a fact stating it is on a page reached through another page, not named by the question
-)
-_KIND_PHRASE = {"person": "a person", "place": "a place", "entity": "a thing", "date": "a date"}
-_DATE_LIKE = re.compile(
-    r"\b(?:1[0-9]{3}|20[0-9]{2})s?\b|\b(?:january|february|march|april|may|june|july|august|"
-    r"september|october|november|december)\b|\bcentury\b",
-    re.I,
-)
-_NUMBER_LIKE = re.compile(
-    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|"
-    r"forty|fifty|hundred|thousand|million|billion)\b",
-    re.I,
+    "ranker_share",  # its share of the answer ranker's softmax over the candidates the facts give
 )
 
 
@@ -114,61 +103,70 @@ def shipped() -> Calibrator:
 
 
 class AnswerRanker:
-    """The likeliest short answer: the answerer's pick, or another candidate the facts give
-    that the calibrator rates higher (a yes/no or a choice is the answerer's alone)."""
+    """The likeliest short answer of a wh-question: the candidate the facts give that the answer
+    ranker (:mod:`.ranking`) gives the largest share, the answerer's pick among them (a yes/no or
+    a choice is the answerer's alone)."""
 
-    def __init__(self, embedder: Embedder, calibrator: Callable[[], Calibrator] = shipped):
-        self.embedder, self.calibrator = embedder, calibrator
+    def __init__(self, embedder: Embedder, weights: Callable[[], AnswerRankerWeights] = shipped_ranker):
+        self.embedder, self.weights = embedder, weights
 
     def __call__(self, context: AnswerContext) -> Answer:
         found = context.found
-        if not found.complete or found.answer_type in ("yes_no", "choice"):
+        if found.answer_type in ("yes_no", "choice") or (
+            found.answer_type == "person" and plural_head(context.question)
+        ):
+            return found  # a choice, or several people ("what other writers"): no single candidate
+        ranked = ranked_candidates(context, self.embedder, self.weights())
+        if not ranked:
             return found
-        model = self.calibrator()
-        others = [
-            c
-            for c in candidates(context.question, context.facts, limit=CANDIDATES + 1)
-            if _norm(c) != _norm(found.text)
-        ][:CANDIDATES]
-        rated = [
-            (model.probability(answer_features(c, context, self.embedder)), c) for c in [found.text, *others]
-        ]
-        best = max(range(len(rated)), key=lambda i: (rated[i][0], -i))  # a tie keeps the pick
-        if best == 0:
+        text = max(ranked, key=lambda c: ranked[c])
+        if found.complete and norm(text) == norm(found.text):
             return found
-        text = rated[best][1]
-        support = [f for f in context.facts if _contains(f.text, _norm(text))][:1]
+        support = [f for f in context.facts if states(f.text, norm(text))][:1]
         return Answer(text, found.answer_type, support=support, anchored=found.anchored)
 
 
-def _norm(text: str) -> str:
-    return " ".join(words(text.lower()))
+def ranked_candidates(
+    context: AnswerContext, embedder: Embedder, weights: AnswerRankerWeights
+) -> dict[str, float]:
+    """Each candidate of a wh-question's facts with its share of the ranker's softmax (empty for
+    a yes/no or a choice); computed once per context."""
+    pick = context.found.text if context.found.complete else ""
+    return dict(_ranked(context.question, tuple(context.facts), pick, embedder, weights))
 
 
-def _contains(text: str, short: str) -> bool:
-    return bool(short) and re.search(rf"(?<!\w){re.escape(short)}(?!\w)", _norm(text)) is not None
+@lru_cache(maxsize=8)
+def _ranked(
+    question: str, facts: tuple[Evidence, ...], pick: str, embedder: Embedder, weights: AnswerRankerWeights
+) -> tuple[tuple[str, float], ...]:
+    if read_question(question).kind in ("yes_no", "choice"):
+        return ()
+    rows = candidate_features(question, facts, pick, embedder)
+    return tuple(zip((c for c, _ in rows), (float(p) for p in weights.shares(rows))))
 
 
-def answer_features(short_answer: str, context: AnswerContext, embedder: Embedder) -> dict[str, float]:
+def answer_features(
+    short_answer: str, context: AnswerContext, embedder: Embedder, ranker: AnswerRankerWeights | None = None
+) -> dict[str, float]:
     """The features of ``short_answer`` (anyone's: the offline answerer's, a model's, a
-    candidate's) against ``context``."""
+    candidate's) against ``context``; its ranker share from ``ranker`` (the shipped one)."""
     question, found, facts = context.question, context.found, context.facts
     shape = read_question(question)
-    short = _norm(short_answer)
+    short = norm(short_answer)
     binary = shape.kind in ("yes_no", "choice")
-    agrees = bool(short) and found.complete and short == _norm(found.text)
+    agrees = bool(short) and found.complete and short == norm(found.text)
     if binary:
         support = found.support if agrees else []
         stating = len({f.url for f in support}) / 2
     else:
-        support = (found.support if agrees else []) + [f for f in facts if _contains(f.text, short)]
-        stating = len({f.url for f in facts if _contains(f.text, short)}) / 3
+        support = (found.support if agrees else []) + [f for f in facts if states(f.text, short)]
+        stating = len({f.url for f in facts if states(f.text, short)}) / 3
     names = [n for n in shape.subjects if n]
     q_terms = content_terms(question) - {t for n in names for t in content_terms(n)}
     overlap = max((len(content_terms(f.text) & q_terms) / max(len(q_terms), 1) for f in support), default=0.0)
     stated = " ".join(f"{f.title} {f.text}" for f in support).lower()
     named = sum(all(w in stated for w in words(n.lower())) for n in names) / max(len(names), 1)
-    stating_facts = [f for f in facts if _contains(f.text, short)] if not binary else []
+    stating_facts = [f for f in facts if states(f.text, short)] if not binary else []
     # the words around the answer: a sentence lists many names, the asked one sits by the
     # question's own words ("... was born in Lyon" for "born")
     local = max((_around(f.text, short, q_terms) for f in stating_facts), default=0.0)
@@ -181,6 +179,9 @@ def answer_features(short_answer: str, context: AnswerContext, embedder: Embedde
         and any(g.url != f.url and f.title.lower() in g.text.lower() for g in facts)
         for f in stating_facts
     )
+    ranked = ranked_candidates(context, embedder, ranker or shipped_ranker()) if short else {}
+    # a yes/no or a choice has no candidates to rank: the answerer's verdict holds the whole share
+    share = float(agrees) if binary else sum(p for c, p in ranked.items() if norm(c) == short)
     return {
         "binary": float(binary),
         "typed": float(shape.kind in ("date", "year", "number")),
@@ -191,47 +192,26 @@ def answer_features(short_answer: str, context: AnswerContext, embedder: Embedde
         "bridged": float(agrees and found.bridged),
         "anchored": float(found.anchored),
         "sources_stating": min(stating, 1.0),
-        "type_fit": type_fit(question, shape.kind, short_answer, embedder, facts) if short else 0.0,
+        "type_fit": type_fits(question, shape.kind, [short_answer], embedder, facts)[0] if short else 0.0,
         "question_overlap": round(overlap, 4),
         "names_in_support": round(named, 4) if support else 0.0,
-        "handover_agrees": float(bool(context.handover) and _norm(context.handover) == short),
+        "handover_agrees": float(bool(context.handover) and norm(context.handover) == short),
         "conflicts": float(context.conflicts),
         "answer_words": min(len(short.split()), 8) / 8,
         "local_relation": round(local, 4),
         "hop_page": float(hop),
+        "ranker_share": round(share, 4),
     }
 
 
 def _around(text: str, short: str, q_terms: set[str], width: int = 60) -> float:
     """The share of ``q_terms`` within ``width`` characters of ``short`` in ``text``."""
-    norm = _norm(text)
-    m = re.search(rf"(?<!\w){re.escape(short)}(?!\w)", norm)
+    plain = norm(text)
+    m = re.search(rf"(?<!\w){re.escape(short)}(?!\w)", plain)
     if not m or not q_terms:
         return 0.0
-    near = norm[max(0, m.start() - width) : m.start()] + " " + norm[m.end() : m.end() + width]
+    near = plain[max(0, m.start() - width) : m.start()] + " " + plain[m.end() : m.end() + width]
     return len(content_terms(near) & q_terms) / len(q_terms)
-
-
-def type_fit(
-    question: str, kind: str, short_answer: str, embedder: Embedder, facts: Sequence[Evidence] = ()
-) -> float:
-    """Whether the answer is of the asked kind: a date or a number by its form; yes / no or one
-    of the options for a binary question; else the cosine of the words that type it ("what gas"
-    -> "gas"; "who" -> "a person") with the answer, or with what its own page says it is
-    ("Volta ... was an Italian physicist" for "which learned academy")."""
-    low = short_answer.lower().strip()
-    if kind == "yes_no":
-        return float(low in ("yes", "no"))
-    if kind == "choice":
-        return float(any(_norm(o) == _norm(low) for o in read_question(question).subjects))
-    if kind in ("date", "year"):
-        return float(bool(_DATE_LIKE.search(low)))
-    if kind == "number":
-        return float(bool(_NUMBER_LIKE.search(low)))
-    phrase = " ".join(wh_phrase(question)) or _KIND_PHRASE.get(kind, "a thing")
-    texts = [phrase, short_answer] + ([described] if (described := what_it_is(short_answer, facts)) else [])
-    asked, *answers = embedder.encode(texts)
-    return round(float(np.clip(max(np.dot(asked, a) for a in answers), 0.0, 1.0)), 4)
 
 
 def qualified(report: Report, confidence: float) -> Report:

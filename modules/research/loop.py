@@ -136,7 +136,7 @@ class Researcher:
         self.program_versions: dict[str, str] = {}
         self.decide_baseline = BaselineDecision(embedder)
         self.analyze_baseline = BaselineAnalyzer(embedder)
-        self.report_baseline = BaselineReport(AnswerRanker(embedder, self.answer_calibrator))
+        self.report_baseline = BaselineReport(AnswerRanker(embedder))
 
     def run(
         self,
