@@ -30,7 +30,7 @@ from modules.evaluation.nodes import answer_scores
 from modules.research.question import read_question
 from modules.research.ranking import FEATURES, WEIGHTS, AnswerRankerWeights, candidate_features
 
-VERSION = "answer-ranker-1"
+VERSION = "answer-ranker-2"
 RIGHT = 0.8  # token F1 at which a candidate is the answer (as the calibrator's rows)
 L2 = (0.1, 0.3, 1.0, 3.0, 10.0)
 
@@ -42,8 +42,7 @@ def groups(rows: list[dict], embedder) -> list[dict]:
         if read_question(row["question"]).kind in ("yes_no", "choice"):
             continue
         context = context_of(row)
-        pick = context.found.text if context.found.complete else ""
-        listed = candidate_features(row["question"], context.facts, pick, embedder)
+        listed = candidate_features(row["question"], context.facts, context.found, embedder)
         out.append(
             {
                 "set": row["set"],

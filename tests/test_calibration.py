@@ -157,7 +157,7 @@ def test_the_answer_ranker_reads_each_candidate_the_same_way(embedder):
     """Every candidate gets every feature, from 0 to 1 but the cosines; the answerer's pick is
     marked; the asking sentence's closest fact marks the candidates it states."""
     found = answer(QUESTION, FACTS)
-    rows = candidate_features(QUESTION, FACTS, found.text, embedder)
+    rows = candidate_features(QUESTION, FACTS, found, embedder)
     by = dict(rows)
     assert "Lyon" in by and by["Lyon"]["pick"] == 1.0 and sum(x["pick"] for _, x in rows) == 1.0
     for _, x in rows:
@@ -194,3 +194,21 @@ def test_a_question_is_read_as_what_it_asks_and_what_it_describes_on_the_way():
         and described == "who portrayed Corliss Archer?"
     )
     assert question_parts("Who directed Jaws?") == ("Who directed Jaws?", "")
+
+
+def test_a_kept_research_run_reads_back_as_the_context_it_was():
+    """The trainers read the loop's runs from a file: what is written is what they rate."""
+    import dataclasses
+
+    from evals.research_runs import context_of
+
+    found = answer(QUESTION, FACTS)
+    row = {
+        "question": QUESTION,
+        "found": dataclasses.asdict(found),
+        "facts": [dataclasses.asdict(f) for f in FACTS],
+        "handover": "Lyon",
+        "conflicts": False,
+    }
+    context = context_of(json.loads(json.dumps(row)))
+    assert context == AnswerContext(QUESTION, found, FACTS, "Lyon", False)

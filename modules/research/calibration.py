@@ -19,7 +19,7 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache
 from pathlib import Path
 
 from ..embeddings import Embedder
@@ -130,19 +130,21 @@ def ranked_candidates(
     context: AnswerContext, embedder: Embedder, weights: AnswerRankerWeights
 ) -> dict[str, float]:
     """Each candidate of a wh-question's facts with its share of the ranker's softmax (empty for
-    a yes/no or a choice); computed once per context."""
-    pick = context.found.text if context.found.complete else ""
-    return dict(_ranked(context.question, tuple(context.facts), pick, embedder, weights))
+    a yes/no or a choice); computed once per context (the report and its assessment share it)."""
+    found = context.found
+    key = (context.question, tuple(context.facts), found.text, found.complete, found.strength, found.bridged)
+    key += (id(embedder), weights)
+    if key not in _RANKED:
+        rows = []
+        if read_question(context.question).kind not in ("yes_no", "choice"):
+            rows = candidate_features(context.question, context.facts, found, embedder)
+        _RANKED[key] = dict(zip((c for c, _ in rows), (float(p) for p in weights.shares(rows))))
+        while len(_RANKED) > 8:
+            _RANKED.pop(next(iter(_RANKED)))
+    return _RANKED[key]
 
 
-@lru_cache(maxsize=8)
-def _ranked(
-    question: str, facts: tuple[Evidence, ...], pick: str, embedder: Embedder, weights: AnswerRankerWeights
-) -> tuple[tuple[str, float], ...]:
-    if read_question(question).kind in ("yes_no", "choice"):
-        return ()
-    rows = candidate_features(question, facts, pick, embedder)
-    return tuple(zip((c for c, _ in rows), (float(p) for p in weights.shares(rows))))
+_RANKED: dict[tuple, dict[str, float]] = {}
 
 
 def answer_features(

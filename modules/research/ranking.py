@@ -26,7 +26,7 @@ import numpy as np
 
 from ..embeddings import Embedder
 from ..text import content_terms, stem, words
-from .answer import Evidence, candidates, what_it_is
+from .answer import Answer, Evidence, candidates, what_it_is
 from .question import clause_start, read_question, wh_phrase
 from .titles import plain_text, title_name
 
@@ -36,6 +36,8 @@ LIMIT = 40
 
 FEATURES = (
     "pick",  # the offline answerer's pick
+    "pick_strength",  # the pick's strength: how much of the question its sentence states around it (0-1)
+    "pick_bridged",  # the pick's page is past the question's bridge
     "cos_asked",  # MiniLM cosine of its best sentence with the sentence of the question that asks
     "best_sentence",  # that sentence is the closest of all the facts to the asking sentence
     "cos_described",  # the closest cosine of a sentence stating it with what the question describes
@@ -127,14 +129,15 @@ def question_parts(question: str) -> tuple[str, str]:
 
 
 def candidate_features(
-    question: str, facts: Sequence[Evidence], pick: str, embedder: Embedder
+    question: str, facts: Sequence[Evidence], pick: Answer | None, embedder: Embedder
 ) -> list[tuple[str, dict[str, float]]]:
-    """Each candidate the facts give (the answerer's ``pick`` first when the list lacks it) with
-    its :data:`FEATURES`."""
+    """Each candidate the facts give (the answerer's ``pick`` first when the list lacks it, if
+    it is complete) with its :data:`FEATURES`."""
+    chosen = pick.text if pick is not None and pick.complete else ""
     shape = read_question(question)
     listed = candidates(question, facts, limit=LIMIT)
-    if pick and all(norm(c) != norm(pick) for c in listed):
-        listed = [pick, *listed]
+    if chosen and all(norm(c) != norm(chosen) for c in listed):
+        listed = [chosen, *listed]
     if not listed or not facts:
         return []
     asked_part, described_part = question_parts(question)
@@ -164,7 +167,7 @@ def candidate_features(
         stating = [j for j, f in enumerate(facts) if states(f.text, short)]
         x = dict.fromkeys(FEATURES, 0.0)
         x.update(
-            pick=float(bool(pick) and short == norm(pick)),
+            pick=float(bool(chosen) and short == norm(chosen)),
             type_fit=fits[i],
             class_word=float(bool(head & {stem(w) for w in c_words})),
             in_question=sum(w in q_words for w in c_words) / max(len(c_words), 1),
@@ -196,6 +199,8 @@ def candidate_features(
                 sentence_start=float(0 <= at < 3),
                 cos_gap=closest - float(cos_asked[best]),
             )
+        if x["pick"] and pick is not None:
+            x.update(pick_strength=min(max(pick.strength, 0.0), 12.0) / 12, pick_bridged=float(pick.bridged))
         out.append((cand, x))
     return out
 
