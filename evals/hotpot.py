@@ -127,8 +127,13 @@ ENCYCLOPEDIA_M_QUESTIONS = Path(__file__).resolve().parent / "sets" / "research-
 ENCYCLOPEDIA_N_QUESTIONS = Path(__file__).resolve().parent / "sets" / "research-encyclopedia-n-test.jsonl"
 #: 60 more, written the same way after encyclopedia-n was run, from 120 articles no other set uses
 #: (relevance-ranker-3's synthetic training, fitted before, may hold their leads): a test set only,
-#: frozen, not yet run: the test for the next piece of research or relevance work
+#: run once (2026-12-05), spent
 ENCYCLOPEDIA_O_QUESTIONS = Path(__file__).resolve().parent / "sets" / "research-encyclopedia-o-test.jsonl"
+#: 60 more, written the same way after encyclopedia-o was run, from 120 articles no other set or
+#: HotpotQA context uses (the relevance ranker's synthetic training, fitted before, may hold their
+#: leads): a test set only, frozen, not yet run: the test for the next piece of research or
+#: relevance work
+ENCYCLOPEDIA_P_QUESTIONS = Path(__file__).resolve().parent / "sets" / "research-encyclopedia-p-test.jsonl"
 #: the question sets: each split by index % 3 (:data:`PARTS`), or all of it a test set
 QUESTION_SETS = (
     "hotpot",
@@ -147,6 +152,7 @@ QUESTION_SETS = (
     "encyclopedia-m",
     "encyclopedia-n",
     "encyclopedia-o",
+    "encyclopedia-p",
 )
 _TEST_ONLY = {
     "encyclopedia-b": ENCYCLOPEDIA_B_QUESTIONS,
@@ -163,6 +169,7 @@ _TEST_ONLY = {
     "encyclopedia-m": ENCYCLOPEDIA_M_QUESTIONS,
     "encyclopedia-n": ENCYCLOPEDIA_N_QUESTIONS,
     "encyclopedia-o": ENCYCLOPEDIA_O_QUESTIONS,
+    "encyclopedia-p": ENCYCLOPEDIA_P_QUESTIONS,
 }
 
 

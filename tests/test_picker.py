@@ -167,6 +167,7 @@ def test_the_picker_never_trains_or_chooses_on_a_frozen_test_set():
         "encyclopedia-m",
         "encyclopedia-n",
         "encyclopedia-o",
+        "encyclopedia-p",
     }
     assert frozen <= set(QUESTION_SETS) and not read & frozen
     assert ("hotpot", "test") not in TRAIN + DEV
