@@ -41,7 +41,7 @@ FEATURES = (
     "cos_asked",  # MiniLM cosine of its best sentence with the sentence of the question that asks
     "best_sentence",  # that sentence is the closest of all the facts to the asking sentence
     "cos_described",  # the closest cosine of a sentence stating it with what the question describes
-    "type_fit",  # of the asked kind (see :func:`type_fit`)
+    "type_fit",  # of the asked kind (see :func:`type_fits`)
     "class_word",  # states the head of a "which X" phrase ("European Central Bank" for "which central bank")
     "in_question",  # share of its words the question writes
     "page_title",  # it is the title of a page read
