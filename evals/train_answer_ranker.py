@@ -3,7 +3,7 @@
 Reads the research runs of :mod:`evals.research_runs` (the offline loop on the **train**
 questions of both question sets, the retired test sets and the **dev** questions: each run's
 facts and the offline answerer's pick; ``--contexts FILE`` writes them, or reads them when the
-file exists: the loop takes ~15 minutes, the fit seconds). Each wh-question (not yes/no, not a choice) whose candidates hold the gold answer
+file exists: the loop takes ~25 minutes, the fit ~4). Each wh-question (not yes/no, not a choice) whose candidates hold the gold answer
 (token F1 >= 0.8) is one training group: the candidates' :data:`~modules.research.ranking.FEATURES`
 and a softmax over them, fitted to the right ones (L2-regularised, each question set weighing
 the same). The L2 strength is chosen on dev (mean F1 of the top candidate); the report gives,
@@ -28,7 +28,7 @@ from evals.research_runs import RETIRED, SOURCES, context_of, research_contexts
 from modules.embeddings import LocalEmbedder
 from modules.evaluation.nodes import answer_scores
 from modules.research.question import read_question
-from modules.research.ranking import FEATURES, WEIGHTS, AnswerRankerWeights, candidate_features
+from modules.research.ranking import FEATURES, WEIGHTS, candidate_features
 
 VERSION = "answer-ranker-2"
 RIGHT = 0.8  # token F1 at which a candidate is the answer (as the calibrator's rows)
@@ -142,7 +142,6 @@ def main() -> None:
     if not args.dry_run:
         WEIGHTS.write_text(json.dumps(card, indent=2) + "\n")
         print(f"wrote {WEIGHTS}")
-    AnswerRankerWeights(tuple(card["weights"]), VERSION)  # the shipped form loads
 
 
 if __name__ == "__main__":

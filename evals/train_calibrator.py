@@ -18,7 +18,7 @@ questions it never saw. The test questions of the two sets and the newest test s
 The thresholds (0.5, 0.8) are fixed by what they mean, not fitted.
 
 Run: ``.venv/bin/python -m evals.train_calibrator [--contexts FILE] [--dry-run] [--rows FILE]
-[--from-rows FILE]`` (about 15 minutes when the loop runs; a few minutes from kept contexts;
+[--from-rows FILE]`` (about 35 minutes when the loop runs; ~10 from kept contexts;
 seconds from rows written before). Train the answer ranker first (``evals.train_answer_ranker``).
 """
 

@@ -19,6 +19,7 @@ from .answer import Answer, Evidence, answer, rejected_answers
 from .calibration import AnswerContext
 from .memory import Memory
 from .prompts import ANSWERED_CONFIDENCE, MEDIUM_CONFIDENCE
+from .ranking import norm
 from .schema import Analysis, Decision, Fact, Quote, Report, Source
 from .thread import Thread
 from .titles import plain_text, title_name
@@ -409,7 +410,7 @@ class BaselineReport:
         picked, named = context.found, context.handover
         found = self.ranker(context) if self.ranker else picked
         # the answerer's pick is what the research stopped on; the ranker may prefer another
-        disagree = bool(named) and picked.complete and _norm_answer(named) != _norm_answer(picked.text)
+        disagree = bool(named) and picked.complete and norm(named) != norm(picked.text)
         if disagree:
             # the facts answered one way when the research stopped and another way now (a fact
             # judged conflicting since, say): two single answers from the sources, none given
@@ -474,10 +475,6 @@ def answer_context(thread: Thread, memory: Memory) -> AnswerContext:
 
 def _conflicting(memory: Memory) -> bool:
     return any(f.status == "conflicting" for f in memory.facts)
-
-
-def _norm_answer(text: str) -> str:
-    return " ".join(words(text.lower()))
 
 
 def evidence(thread: Thread, facts: list[Fact]) -> list[Evidence]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -34,7 +35,7 @@ WEIGHTS = Path(__file__).with_name("calibrator.json")
 TRUSTED = 0.8
 #: below this a short answer is more likely wrong than right: withheld, named as a lead only
 WITHHELD_BELOW = 0.5
-#: candidates beside the answerer's pick that the ranker rates (and training learns from)
+#: candidates beside the report's answer that the calibrator's training rates as negatives
 CANDIDATES = 16
 
 FEATURES = (
@@ -134,17 +135,22 @@ def ranked_candidates(
     found = context.found
     key = (context.question, tuple(context.facts), found.text, found.complete, found.strength, found.bridged)
     key += (id(embedder), weights)
-    if key not in _RANKED:
-        rows = []
-        if read_question(context.question).kind not in ("yes_no", "choice"):
-            rows = candidate_features(context.question, context.facts, found, embedder)
-        _RANKED[key] = dict(zip((c for c, _ in rows), (float(p) for p in weights.shares(rows))))
+    with _RANKED_LOCK:
+        if key in _RANKED:
+            return _RANKED[key]
+    rows = []
+    if read_question(context.question).kind not in ("yes_no", "choice"):
+        rows = candidate_features(context.question, context.facts, found, embedder)
+    ranked = dict(zip((c for c, _ in rows), (float(p) for p in weights.shares(rows))))
+    with _RANKED_LOCK:  # research-batch threads share it: the last few contexts only
+        _RANKED[key] = ranked
         while len(_RANKED) > 8:
             _RANKED.pop(next(iter(_RANKED)))
-    return _RANKED[key]
+    return ranked
 
 
 _RANKED: dict[tuple, dict[str, float]] = {}
+_RANKED_LOCK = threading.Lock()
 
 
 def answer_features(
@@ -181,9 +187,11 @@ def answer_features(
         and any(g.url != f.url and f.title.lower() in g.text.lower() for g in facts)
         for f in stating_facts
     )
-    ranked = ranked_candidates(context, embedder, ranker or shipped_ranker()) if short else {}
-    # a yes/no or a choice has no candidates to rank: the answerer's verdict holds the whole share
-    share = float(agrees) if binary else sum(p for c, p in ranked.items() if norm(c) == short)
+    if binary:  # no candidates to rank: the answerer's verdict holds the whole share
+        share = float(agrees)
+    else:
+        ranked = ranked_candidates(context, embedder, ranker or shipped_ranker()) if short else {}
+        share = sum(p for c, p in ranked.items() if norm(c) == short)
     return {
         "binary": float(binary),
         "typed": float(shape.kind in ("date", "year", "number")),
