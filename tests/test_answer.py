@@ -4,7 +4,7 @@ feedback read as constraints. The example sentences are from Wikipedia via Hotpo
 import pytest
 
 from modules.research.answer import Evidence, answer, rejected_answers
-from modules.research.dates import date_candidates, earliest
+from modules.research.dates import asked_year, date_candidates, years
 from modules.research.feedback import constraints_for
 from modules.research.loop import Limits
 from modules.research.measures import asked, counts, number_candidates
@@ -1038,4 +1038,68 @@ def test_dates_are_read_as_written_and_years_alone_where_a_year_is_asked():
         "3 May 1521",
     ]
     assert [c for c, _, _ in date_candidates(text, year_only=True)] == ["1512", "1520", "1521"]
-    assert earliest("born August 14, 1965") < earliest("born in 1966")
+    assert [round(y) for y, _ in years("founded in the 5th century CE, rebuilt in 1252, lost in 331 BC")] == [
+        450,
+        1252,
+        -331,
+    ]
+    assert years("it is sold in 12 countries") == []  # a count, no year
+
+
+def test_the_year_compared_is_the_one_the_question_asks_about():
+    texts = [
+        "Dunmoor had 2,280 residents in 2023.",
+        "The town was established on 25 July 1536 by settlers.",
+        "Dunmoor is a town based on an 1112 legend.",
+    ]
+    # "founded" asks for the year next to "established" (the same event), not the census's
+    assert asked_year(texts, {"found"}, [True, True, True])[1] == 1
+    # no asked word near any year: another page's year says nothing; its own page's first dated
+    # sentence does (a person's birth)
+    assert asked_year(["Veld toured in 1990."], {"found"}, [False]) is None
+    assert asked_year(["Ann Veld (1950-2001) sang.", "Veld toured in 1990."], set(), [True, True])[0] == 1950
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("Which town was founded earlier, Dunmoor or Kelby?", "Kelby"),
+        ("Were Dunmoor and Kelby founded in the same century?", "no"),
+        ("Were Dunmoor and Kelby founded in the same year?", "no"),
+        ("Was Dunmoor founded before Kelby?", "no"),
+        ("Was Dunmoor or Kelby founded first?", "Kelby"),
+    ],
+)
+def test_dated_comparisons_read_the_asked_event_on_each_things_page(question, expected):
+    facts = [
+        ev("Dunmoor", "Dunmoor had 2,280 residents in 2023."),
+        ev("Dunmoor", "The town was established in 1536 by settlers from Kelby."),
+        ev("Kelby", "Kelby is a town based on an 1112 legend."),
+        ev("Kelby", "Kelby was founded in the 9th century."),
+    ]
+    assert answer(question, facts).text == expected
+
+
+def test_a_comparison_reads_each_thing_on_its_own_page():
+    # the Larkfield's page mentions the Oxbridge Ring in passing: no evidence of where the ring is
+    facts = [
+        ev(
+            "Larkfield Collider",
+            "The Larkfield Collider was built in Canada, before the Oxbridge Ring of Europe.",
+        ),
+        ev("Oxbridge Ring", "The Oxbridge Ring is the largest ring of its kind."),
+    ]
+    assert (
+        answer("Were both the Larkfield Collider and the Oxbridge Ring built in Canada?", facts).text == "no"
+    )
+    # a measure comes from the island's own page, not from a country's page that lists it
+    facts = [
+        ev(
+            "Marren",
+            "Marren comprises about 300 islands, including Tosk and Vell, with 90,000 square kilometres.",
+        ),
+        ev("Tosk", "Tosk is an island with an area of 1,200 km2."),
+        ev("Vell", "Vell is an island with an area of 2,400 km2."),
+    ]
+    assert answer("Which island is larger, Tosk or Vell?", facts).text == "Vell"
+    assert answer("Which island is larger, Tosk or Vell?", [facts[0], facts[2]]).text == ""

@@ -21,10 +21,9 @@ import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
-from ..response.facts import values
 from ..text import STOPWORDS, content_terms, stem, words
-from .dates import MONTH_WORDS, date_candidates, earliest
-from .measures import ANY_NUMBER, Asked, asked, counts, number_candidates
+from .dates import MONTH_WORDS, asked_year, date_candidates
+from .measures import ANY_NUMBER, Asked, asked, asks_size, counts, measured_pair, number_candidates
 from .question import (
     LEADING,
     NAME,
@@ -287,12 +286,23 @@ def rejected_answers(constraints: Sequence[str]) -> set[str]:
     return {m.group(1).strip().lower() for c in constraints for m in [_REJECTED.match(c)] if m}
 
 
+def _each_about(subjects: Sequence[str], facts: Sequence[Evidence]) -> dict[str, list[Evidence]]:
+    """The facts about each compared thing, none from another's own page: what the Tevatron's page
+    says in passing of the LHC is about the Tevatron (unless nothing else names it)."""
+    per = {s: _about(s, facts) for s in subjects}
+    return {
+        s: [f for f in fs if not any(_own(o, f) for o in subjects if o != s)] or fs for s, fs in per.items()
+    }
+
+
 def _yes_no(question: str, shape: QuestionShape, facts: Sequence[Evidence]) -> Answer:
     subjects = shape.subjects or []
-    per = {s: _about(s, facts) for s in subjects}
+    per = _each_about(subjects, facts)
     missing = [s for s, fs in per.items() if not fs]
     if missing or not subjects:
         return Answer("", "yes_no", missing=missing or ["the things the question names"], targets=missing)
+    if len(subjects) == 2 and (dated := _dated_verdict(question, shape, per)):
+        return dated
     if shape.same and len(subjects) == 2:
         values = {s: _values(shape.attribute, per[s]) for s in subjects}
         gaps = [s for s, v in values.items() if not v]
@@ -356,6 +366,58 @@ _COPULA = re.compile(r"\b(?:is|was|are|were)\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,3}
                      r"village|airport|building|skyscraper|company|magazine|newspaper|novel|album|song|school|university)\b")  # fmt: skip
 
 
+#: how finely "the same year", "decade" or "century" compares two years
+_GRAINS = {"year": 1, "decade": 10, "century": 100}
+
+
+def _dated_verdict(question: str, shape: QuestionShape, per: dict[str, list[Evidence]]) -> Answer | None:
+    """ "Were A and B formed in the same year (decade, century)?", "Was A published before B?":
+    the years each thing's facts state of the asked event, compared (an answer that says which
+    year is missing where one is not stated); None where the question compares no dates."""
+    grain = next((g for w, g in _GRAINS.items() if w in shape.attribute), 0) if shape.same else 0
+    # "... before (the) B": the word that orders the two stands before the second ("named after
+    # Dutch seafarers", "both discovered before 1890" compare nothing)
+    second = rf"\s+(?:the\s+)?{re.escape(shape.subjects[1])}"
+    before = re.search(rf"\b(?:before|earlier than|older than){second}", question, re.I)
+    after = re.search(rf"\b(?:after|later than|younger than|newer than){second}", question, re.I)
+    if not (grain or before or after):
+        return None
+    dated = {s: _when(s, shape, fs) for s, fs in per.items()}
+    if not all(dated.values()):
+        return Answer("", "yes_no", missing=[f"{s}: the year" for s, d in dated.items() if not d])
+    (a, fa), (b, fb) = dated.values()
+    same = a // grain == b // grain if grain else None
+    yes = same if grain else (a < b if before else a > b)
+    return Answer("yes" if yes else "no", "yes_no", support=_unique([fa, fb]))
+
+
+def _when(subject: str, shape: QuestionShape, facts: Sequence[Evidence]) -> tuple[float, Evidence] | None:
+    """The year of what ``shape`` asks about ``subject`` ("founded", "published") in its facts."""
+    found = asked_year(
+        [f.text for f in facts], shape.attribute - _ORDER_WORDS, [_own(subject, f) for f in facts]
+    )
+    return (found[0], facts[found[1]]) if found else None
+
+
+def _own(subject: str, fact: Evidence) -> bool:
+    """Whether ``fact`` is on ``subject``'s own page: titled with it, or with its end ("The
+    Nutcracker" for the question's "Tchaikovsky's ballet The Nutcracker")."""
+    name, title = subject.lower(), title_name(fact.title)
+    return (
+        _on_its_page(name, fact)
+        or bool(title)
+        and name.endswith(title)
+        and name[: -len(title)][-1:] in ("", " ")
+    )
+
+
+#: words that order or count a comparison, no event of its own
+_ORDER_WORDS = frozenset(
+    stem(w)
+    for w in "earlier first older oldest later last newer same year decade century before after".split()
+)
+
+
 def _category(text: str) -> str:
     """What a lead sentence says its subject is: "Silene is a genus of ..." -> "genus"."""
     m = _COPULA.search(text)
@@ -364,26 +426,21 @@ def _category(text: str) -> str:
 
 def _choice(question: str, shape: QuestionShape, facts: Sequence[Evidence]) -> Answer:
     options = shape.subjects
-    per = {o: _about(o, facts) for o in options}
+    per = _each_about(options, facts)
     missing = [o for o, fs in per.items() if not fs]
     if missing:
         return Answer("", "choice", missing=missing, targets=missing)
     if shape.order in ("older", "younger"):
-        dated = {}
-        for o, fs in per.items():
-            for f in fs:
-                when = earliest(f.text)
-                if when is not None:
-                    dated[o] = (when, f)
-                    break
-        if len(dated) == 2:
+        dated = {o: when for o, fs in per.items() if (when := _when(o, shape, fs))}
+        if len(dated) == 2 and dated[options[0]][0] != dated[options[1]][0]:
             pick = (min if shape.order == "older" else max)(dated, key=lambda o: dated[o][0])
             return Answer(pick, "choice", support=_unique([dated[o][1] for o in options]))
         return Answer("", "choice", missing=[f"{o}: a date" for o in options if o not in dated])
     want = shape.attribute
     if shape.order in ("more", "fewer"):
         counted = {}
-        for o, fs in per.items():
+        # a size or a measure is no count of members ("comprising 17,000 islands, including Borneo")
+        for o, fs in per.items() if not asks_size(question) else ():
             for f in fs:
                 n = _count(f.text)
                 if n:
@@ -392,7 +449,13 @@ def _choice(question: str, shape: QuestionShape, facts: Sequence[Evidence]) -> A
         if len(counted) == 2 and counted[options[0]][0] != counted[options[1]][0]:
             pick = (max if shape.order == "more" else min)(counted, key=lambda o: counted[o][0])
             return Answer(pick, "choice", support=_unique([counted[o][1] for o in options]))
-        measured = _measured(question, shape, per)
+        own = {o: [f for f in fs if _own(o, f)] for o, fs in per.items()}  # a measure from its page
+        measured = {
+            o: (amount, own[o][i])
+            for o, (amount, i) in measured_pair(
+                question, shape.attribute, {o: [f.text for f in fs] for o, fs in own.items()}
+            ).items()
+        }
         if measured:
             pick = (max if shape.order == "more" else min)(measured, key=lambda o: measured[o][0])
             return Answer(pick, "choice", support=_unique([measured[o][1] for o in options]))
@@ -406,80 +469,6 @@ def _choice(question: str, shape: QuestionShape, facts: Sequence[Evidence]) -> A
         )
     pick = max(options, key=lambda o: scores[o][0])
     return Answer(pick, "choice", support=_unique([scores[o][1] for o in options]))
-
-
-#: what a comparison can measure: the dimension of the response analyzer's typed values and the
-#: words that ask for it ("longer", "covers more territory") and state it next to a value (an area
-#: is seldom anything else: its words are asked for, not needed next to it)
-_MEASURES = (
-    ("square metres", frozenset("area cover covers covering covered territory spans".split())),
-    (
-        "metres",
-        frozenset(
-            "long longer longest length flows runs running extends extending travels stretches".split()
-        ),
-    ),
-    (
-        "metres",
-        frozenset("high higher highest tall taller tallest height elevation altitude summit above".split()),
-    ),
-    ("metres", frozenset("deep deeper deepest depth".split())),
-    ("grams", frozenset("heavy heavier heaviest mass weight weighs".split())),
-)
-#: size alone ("Which moon is larger?"): an area, else a diameter
-_SIZE = frozenset("large larger largest big bigger biggest small smaller smallest size".split())
-_BY_SIZE = (_MEASURES[0], ("metres", frozenset("diameter radius across wide width".split())))
-_MEASURE_WORDS = frozenset().union(*(words for _, words in _MEASURES))
-
-
-def _measured(
-    question: str, shape: QuestionShape, per: dict[str, list[Evidence]]
-) -> dict[str, tuple[float, Evidence]]:
-    """Each option's measure of what a "which is longer / has more ..." question compares, with
-    the fact that states it, when both options have one of the same kind; else empty.
-
-    The measure is a value of the dimension the question's words ask for, stated next to one of
-    that dimension's words ("4,409 metres" after "the highest point is", not "150 km north of");
-    else a number next to one of the question's own words ("310 weeks", "atomic number 41", "a
-    population of 2.1 million"); else, for a question of size alone, an area, then a diameter. A
-    number the question itself writes ("ranked No. 1") is no measure."""
-    asked = set(words(question))
-    written = {v.amount for v in values(question)}
-    dims = [m for m in _MEASURES if m[1] & asked]
-    nouns = {t for t in shape.attribute if t not in _SIZE | _MEASURE_WORDS}
-    tries = dims + [("", frozenset(nouns))] * bool(nouns)
-    if _SIZE & asked and not dims:
-        tries += list(_BY_SIZE)
-    for unit, near in tries:
-        near = frozenset(stem(w) for w in near)
-        needed = unit != "square metres"
-        found = {o: m for o in per if (m := _measure(per[o], unit, near, written, needed))}
-        if len(found) == 2:
-            (a, _, ka), (b, _, kb) = found.values()
-            if ka == kb and a != b:
-                return {o: (amount, fact) for o, (amount, fact, _) in found.items()}
-    return {}
-
-
-def _measure(
-    facts: Sequence[Evidence], unit: str, near: frozenset[str], written: set[float], needed: bool = True
-) -> tuple[float, Evidence, str] | None:
-    """The value in ``facts`` (of ``unit``, or any plain number or quantity where ``unit`` is
-    empty) with most of the stemmed ``near`` words among the six words before it and the eight
-    from it (its own unit's words too: "310 weeks", "1,400 kilometres (870 mi) long"), the first
-    of those (with none of them only where they are not ``needed``); its fact and kind."""
-    best = None
-    for fact in facts:
-        for v in values(fact.text):
-            if v.amount in written or v.kind in ("date", "year", "time", "money", "percent"):
-                continue
-            if unit and not (v.kind == "quantity" and v.unit == unit):
-                continue
-            context = words(fact.text[: v.start])[-6:] + words(fact.text[v.start :])[:8]
-            hits = len(near & {stem(w) for w in context})
-            if (hits or not needed) and (best is None or hits > best[0]):
-                best = (hits, (v.amount, fact, v.unit or v.kind))
-    return best[1] if best else None
 
 
 _NUMBER_WORDS = {

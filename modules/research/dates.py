@@ -1,14 +1,18 @@
-"""Dates as short answers: the dates, years, spans and centuries a sentence states, and the
-earliest of them. A "when" question is answered with a date as written ("12 March 1088", "from
-1512 to 1520", "the 4th century AD"), an "in what year" one with its year alone. How early a date
-is comes from the response analyzer's typed-value parser (:func:`modules.response.facts.values`),
-the one reader of dates in sleuth; the date counterpart of :mod:`.measures`."""
+"""Dates as short answers: the dates, years, spans and centuries a sentence states, and the year
+of the event a comparison asks about. A "when" question is answered with a date as written ("12
+March 1088", "from 1512 to 1520", "the 4th century AD"), an "in what year" one with its year
+alone; "Which was founded earlier?" compares the years each thing's sentences give its founding.
+Dates and years are read by the response analyzer's typed-value parser
+(:func:`modules.response.facts.values`), the one reader of dates in sleuth; the date counterpart
+of :mod:`.measures`."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from ..response.facts import values
+from ..text import stem, words
 
 _MONTHS = (
     "January|February|March|April|May|June|July|August|September|October|November|December|"
@@ -41,13 +45,64 @@ def date_candidates(text: str, year_only: bool = False) -> list[tuple[str, int, 
     return spans + [(m.group(), m.start(), m.end()) for m in _DATE.finditer(text)]
 
 
-def earliest(text: str) -> float | None:
-    """The earliest date or year a sentence states, as YYYYMMDD (a bare year counts from its
-    start): "born August 14, 1965" is earlier than "born October 8, 1970", and than a bare
-    "1966"."""
-    days = [
-        v.amount if v.kind == "date" else v.amount * 10_000
+#: a year as a comparison reads it: "5th century CE", "the 1740s", "331 BC", "in 970", a year
+_ERA_YEAR = re.compile(
+    r"\b(?:(?P<century>\d{1,2})(?:st|nd|rd|th)[\s-]+century|(?P<decade>1[0-9]{2}0|20[0-9]0)s"
+    r"|(?P<before>\d{1,4})\s+(?:BC|BCE)|(?:AD\s+|(?<=\bin )|(?<=\bof ))(?P<plain>[1-9]\d{1,2})(?!\s+[a-z]+s\b))"
+    r"(?P<era>\s+(?:AD|BC|BCE|CE))?\b"
+)
+#: event words that ask for the same date as one another ("established" is asked, "founded" or
+#: "foundation" states it), as written: "found" is also what a census did
+_EVENTS = tuple(
+    frozenset(group.split())
+    for group in (
+        "founded founding foundation established establishment formed formation created creation "
+        "launched opened started began begun inaugurated incorporated",
+        "finished completed completion ended closed",
+        "released release published publication premiered premiere appeared performed issued debuted aired",
+    )
+)
+_EVENT_STEMS = tuple(frozenset(stem(w) for w in group) for group in _EVENTS)
+
+
+def years(text: str) -> list[tuple[float, int]]:
+    """The years ``text`` states, each with where it starts: dates and years as the typed-value
+    parser reads them (a date as its year plus a fraction), centuries and decades at their middle,
+    years before Christ below zero, a bare "in 970"."""
+    out = [
+        (v.amount // 10_000 + (v.amount % 10_000) / 1300 if v.kind == "date" else v.amount, v.start)
         for v in values(text)
         if v.kind in ("date", "year")
     ]
-    return min(days, default=None)
+    for m in _ERA_YEAR.finditer(text):
+        bc = m.group("before") is not None or (m.group("era") or "").strip() in ("BC", "BCE")
+        if m.group("century"):
+            year = (int(m.group("century")) - 1) * 100 + 50
+        else:
+            year = int(m.group("decade") or m.group("before") or m.group("plain")) + 5 * bool(
+                m.group("decade")
+            )
+        out.append((-year if bc else float(year), m.start()))
+    return sorted(out, key=lambda y: y[1])
+
+
+def asked_year(texts: Sequence[str], asked: set[str], own: Sequence[bool]) -> tuple[float, int] | None:
+    """The year of the event ``asked`` (stemmed question words: "founded", "published") in one
+    thing's sentences ``texts``, with the index of the sentence stating it: the year with most
+    asked words (or words of the same event: "established" for "founded") among the six before
+    it and the eight from it, on the thing's ``own`` page before another's. A year with none of
+    them counts only on its own page (the earliest of its first dated sentence: a person's
+    birth). None when no sentence states one."""
+    events = set().union(*(group for group, stems in zip(_EVENTS, _EVENT_STEMS) if stems & asked))
+    rest = set(asked).difference(*_EVENT_STEMS)
+    best = None
+    for index, (text, on_its_page) in enumerate(zip(texts, own)):
+        for year, start in years(text):
+            context = words(text[:start])[-6:] + words(text[start:])[:8]
+            hits = sum(w in events or stem(w) in rest for w in set(context))
+            if not hits and not on_its_page:
+                continue
+            key = (hits, on_its_page, -index, -year if not hits else 0)
+            if best is None or key > best[0]:
+                best = (key, year, index)
+    return (best[1], best[2]) if best else None

@@ -5,17 +5,19 @@ A measure question asks for a dimension ("how long is the river": a length) and 
 its unit ("1,047 kilometres"); a question that names the unit ("how many metres below sea level",
 "how long, in kilometres") is answered in that unit, with the number alone, as the question
 already says what it counts. A count ("how many inhabitants") is any number, its scale kept
-("25 million"). Values are read by the response analyzer's typed-value parser
+("25 million"). A comparison ("Which river is longer?") reads each option's measure of the asked
+dimension from its own sentences (:func:`measured_pair`). Values are read by the response analyzer's typed-value parser
 (:func:`modules.response.facts.values`), the one reader of numbers and units in sleuth.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..response.facts import is_word_one, unit_of, values
-from ..text import content_terms
+from ..text import content_terms, stem, words
 
 #: a question that asks for a measure or a count, not a time: "how long is the river", "at what
 #: age", "what is the maximum depth of ..." ("how long did it reign" asks for a time)
@@ -104,3 +106,83 @@ def number_candidates(text: str, want: Asked = ANY_NUMBER) -> list[tuple[str, in
         shown = (_UNIT_WORD.sub("", v.text) or v.text) if want.unit is not None else v.text
         out.append((shown.replace("\xa0", " "), v.start, v.start + len(shown)))
     return out
+
+
+#: what a comparison can measure: the dimension of the response analyzer's typed values and the
+#: words that ask for it ("longer", "covers more territory") and state it next to a value (an area
+#: is seldom anything else: its words are asked for, not needed next to it)
+_MEASURES = (
+    ("square metres", frozenset("area cover covers covering covered territory spans".split())),
+    (
+        "metres",
+        frozenset(
+            "long longer longest length flows runs running extends extending travels stretches".split()
+        ),
+    ),
+    (
+        "metres",
+        frozenset("high higher highest tall taller tallest height elevation altitude summit above".split()),
+    ),
+    ("metres", frozenset("deep deeper deepest depth".split())),
+    ("grams", frozenset("heavy heavier heaviest mass weight weighs".split())),
+)
+#: size alone ("Which moon is larger?"): an area, else a diameter
+_SIZE = frozenset("large larger largest big bigger biggest small smaller smallest size".split())
+_BY_SIZE = (_MEASURES[0], ("metres", frozenset("diameter radius across wide width".split())))
+_MEASURE_WORDS = frozenset().union(*(words for _, words in _MEASURES))
+
+
+def measured_pair(
+    question: str, attribute: set[str], per: dict[str, list[str]]
+) -> dict[str, tuple[float, int]]:
+    """Each option's measure of what a "which is longer / has more ..." question compares (its
+    ``attribute``: stemmed words) in the option's sentences ``per`` option, with the index of the
+    sentence that states it, when both options have one of the same kind; else empty.
+
+    The measure is a value of the dimension the question's words ask for, stated next to one of
+    that dimension's words ("4,409 metres" after "the highest point is", not "150 km north of");
+    else a number next to one of the question's own words ("310 weeks", "atomic number 41", "a
+    population of 2.1 million"); else, for a question of size alone, an area, then a diameter. A
+    number the question itself writes ("ranked No. 1") is no measure."""
+    asked = set(words(question))
+    written = {v.amount for v in values(question)}
+    dims = [m for m in _MEASURES if m[1] & asked]
+    nouns = {t for t in attribute if t not in _SIZE | _MEASURE_WORDS}
+    tries = dims + [("", frozenset(nouns))] * bool(nouns)
+    if _SIZE & asked and not dims:
+        tries += list(_BY_SIZE)
+    for unit, near in tries:
+        near = frozenset(stem(w) for w in near)
+        needed = unit != "square metres"
+        found = {o: m for o, texts in per.items() if (m := _measure(texts, unit, near, written, needed))}
+        if len(found) == 2:
+            (a, _, ka), (b, _, kb) = found.values()
+            if ka == kb and a != b:
+                return {o: (amount, index) for o, (amount, index, _) in found.items()}
+    return {}
+
+
+def _measure(
+    texts: Sequence[str], unit: str, near: frozenset[str], written: set[float], needed: bool = True
+) -> tuple[float, int, str] | None:
+    """The value in ``texts`` (of ``unit``, or any plain number or quantity where ``unit`` is
+    empty) with most of the stemmed ``near`` words among the six words before it and the eight
+    from it (its own unit's words too: "310 weeks", "1,400 kilometres (870 mi) long"), the first
+    of those (with none of them only where they are not ``needed``); its sentence's index and kind."""
+    best = None
+    for index, text in enumerate(texts):
+        for v in values(text):
+            if v.amount in written or v.kind in ("date", "year", "time", "money", "percent"):
+                continue
+            if unit and not (v.kind == "quantity" and v.unit == unit):
+                continue
+            context = words(text[: v.start])[-6:] + words(text[v.start :])[:8]
+            hits = len(near & {stem(w) for w in context})
+            if (hits or not needed) and (best is None or hits > best[0]):
+                best = (hits, (v.amount, index, v.unit or v.kind))
+    return best[1] if best else None
+
+
+def asks_size(question: str) -> bool:
+    """Whether a comparison asks for a size or a measure ("larger", "longer"), not a count."""
+    return bool((_SIZE | _MEASURE_WORDS) & set(words(question)))

@@ -90,6 +90,11 @@ def read_question(question: str) -> QuestionShape:
             return QuestionShape("choice", options, _attribute(rest, options), order=order)
     if _YES_NO.match(q):
         subjects = _yes_no_subjects(body)
+        joined = len(subjects) == 2 and re.search(
+            rf"{re.escape(subjects[0])}\s+or\s+(?:the\s+)?{re.escape(subjects[1])}", body
+        )
+        if joined and (order := comparison_order(body[joined.end() :])):  # "Was A or B established first?"
+            return QuestionShape("choice", subjects, _attribute(body, subjects), order=order)
         return QuestionShape(
             "yes_no",
             subjects,
