@@ -1068,6 +1068,7 @@ def test_the_year_compared_is_the_one_the_question_asks_about():
         ("Were Dunmoor and Kelby founded in the same year?", "no"),
         ("Was Dunmoor founded before Kelby?", "no"),
         ("Was Dunmoor or Kelby founded first?", "Kelby"),
+        ("Were Dunmoor and Kelby both founded in the 16th century?", "no"),
     ],
 )
 def test_dated_comparisons_read_the_asked_event_on_each_things_page(question, expected):
@@ -1078,6 +1079,20 @@ def test_dated_comparisons_read_the_asked_event_on_each_things_page(question, ex
         ev("Kelby", "Kelby was founded in the 9th century."),
     ]
     assert answer(question, facts).text == expected
+
+
+def test_the_same_named_class_is_read_after_the_asked_word_on_each_things_own_page():
+    facts = [
+        ev("Quillberry", "The quillberry is a shrub in the family Rosaceae, grown for its fruit."),
+        ev("Marsh fern", "The marsh fern is a member of the fern family (Thelypteridaceae)."),
+        ev("Dewberry", "The dewberry is a bramble in the rose family, Rosaceae."),
+    ]
+    assert read_question("Do the quillberry and the dewberry belong to the same plant family?").subjects == [
+        "quillberry",
+        "dewberry",
+    ]
+    assert answer("Do the quillberry and the dewberry belong to the same plant family?", facts).text == "yes"
+    assert answer("Do the quillberry and the marsh fern belong to the same plant family?", facts).text == "no"
 
 
 def test_a_comparison_reads_each_thing_on_its_own_page():

@@ -200,11 +200,21 @@ _PLACE = re.compile(
 _NATIONAL = frozenset({"nationality", "national", "country", "citizen", "citizenship", "american", "origin"})
 
 
-def _values(attribute: set[str], facts: Sequence[Evidence]) -> list[tuple[str, Evidence]]:
-    """The attribute values two things are compared on: nationalities, else places ("in Laleli")."""
+def _values(subject: str, attribute: set[str], facts: Sequence[Evidence]) -> list[tuple[str, Evidence]]:
+    """The attribute values two things are compared on: nationalities; else the name the thing's
+    own page writes after the asked word ("family Moraceae", "family (Arecaceae)" for "the same
+    plant family"); else places ("in Laleli")."""
     if attribute & _NATIONAL:
         return _nationalities(facts)
-    out = []
+    own = [f for f in facts if _own(subject, f)]
+    asked = "|".join(re.escape(t) for t in sorted(attribute, key=len, reverse=True))
+    out = [
+        (m.group(1).lower(), f)
+        for f in own
+        for m in re.finditer(rf"\b(?:{asked})\w*\s*[,(]?\s*([A-Z][\w-]+)", f.text)
+    ]
+    if out or not asked:
+        return out
     for f in facts:
         for m in _PLACE.finditer(f.text):
             first = m.group(1).replace("the ", "").split(",")[0].strip()
@@ -304,7 +314,7 @@ def _yes_no(question: str, shape: QuestionShape, facts: Sequence[Evidence]) -> A
     if len(subjects) == 2 and (dated := _dated_verdict(question, shape, per)):
         return dated
     if shape.same and len(subjects) == 2:
-        values = {s: _values(shape.attribute, per[s]) for s in subjects}
+        values = {s: _values(s, shape.attribute, per[s]) for s in subjects}
         gaps = [s for s, v in values.items() if not v]
         if gaps:
             what = " ".join(sorted(shape.attribute)) or "the compared attribute"
@@ -380,15 +390,28 @@ def _dated_verdict(question: str, shape: QuestionShape, per: dict[str, list[Evid
     second = rf"\s+(?:the\s+)?{re.escape(shape.subjects[1])}"
     before = re.search(rf"\b(?:before|earlier than|older than){second}", question, re.I)
     after = re.search(rf"\b(?:after|later than|younger than|newer than){second}", question, re.I)
-    if not (grain or before or after):
+    period = None if grain or before or after else _period(question)
+    if not (grain or before or after or period):
         return None
     dated = {s: _when(s, shape, fs) for s, fs in per.items()}
     if not all(dated.values()):
         return Answer("", "yes_no", missing=[f"{s}: the year" for s, d in dated.items() if not d])
     (a, fa), (b, fb) = dated.values()
-    same = a // grain == b // grain if grain else None
-    yes = same if grain else (a < b if before else a > b)
+    if period:  # "Were A and B both founded in the 19th century?"
+        yes = all(period[0] <= y < period[1] for y in (a, b))
+    else:
+        yes = a // grain == b // grain if grain else (a < b if before else a > b)
     return Answer("yes" if yes else "no", "yes_no", support=_unique([fa, fb]))
+
+
+def _period(question: str) -> tuple[float, float] | None:
+    """The years a question's "in the 19th century" or "in the 1860s" spans, first year in, last
+    out; None where it names none."""
+    if m := re.search(r"\b(\d{1,2})(?:st|nd|rd|th) century\b", question):
+        return (int(m.group(1)) - 1) * 100, int(m.group(1)) * 100
+    if m := re.search(r"\b(1\d\d0|20\d0)s\b", question):
+        return int(m.group(1)), int(m.group(1)) + 10
+    return None
 
 
 def _when(subject: str, shape: QuestionShape, facts: Sequence[Evidence]) -> tuple[float, Evidence] | None:

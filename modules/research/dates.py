@@ -45,10 +45,10 @@ def date_candidates(text: str, year_only: bool = False) -> list[tuple[str, int, 
     return spans + [(m.group(), m.start(), m.end()) for m in _DATE.finditer(text)]
 
 
-#: a year as a comparison reads it: "5th century CE", "the 1740s", "331 BC", "in 970", a year
+#: a year as a comparison reads it: "5th century CE", "the 1740s", "331 BC", "c. 1190", "in 970"
 _ERA_YEAR = re.compile(
     r"\b(?:(?P<century>\d{1,2})(?:st|nd|rd|th)[\s-]+century|(?P<decade>1[0-9]{2}0|20[0-9]0)s"
-    r"|(?P<before>\d{1,4})\s+(?:BC|BCE)|(?:AD\s+|(?<=\bin )|(?<=\bof ))(?P<plain>[1-9]\d{1,2})(?!\s+[a-z]+s\b))"
+    r"|(?P<before>\d{1,4})\s+(?:BC|BCE)|(?:\bc\.|\bcirca)\s*(?P<circa>\d{3,4})|(?:AD\s+|(?<=\bin )|(?<=\bof ))(?P<plain>[1-9]\d{1,2})(?!\s+[a-z]+s\b))"
     r"(?P<era>\s+(?:AD|BC|BCE|CE))?\b"
 )
 #: event words that ask for the same date as one another ("established" is asked, "founded" or
@@ -79,9 +79,9 @@ def years(text: str) -> list[tuple[float, int]]:
         if m.group("century"):
             year = (int(m.group("century")) - 1) * 100 + 50
         else:
-            year = int(m.group("decade") or m.group("before") or m.group("plain")) + 5 * bool(
-                m.group("decade")
-            )
+            year = int(
+                m.group("decade") or m.group("before") or m.group("circa") or m.group("plain")
+            ) + 5 * bool(m.group("decade"))
         out.append((-year if bc else float(year), m.start()))
     return sorted(out, key=lambda y: y[1])
 
@@ -89,8 +89,9 @@ def years(text: str) -> list[tuple[float, int]]:
 def asked_year(texts: Sequence[str], asked: set[str], own: Sequence[bool]) -> tuple[float, int] | None:
     """The year of the event ``asked`` (stemmed question words: "founded", "published") in one
     thing's sentences ``texts``, with the index of the sentence stating it: the year with most
-    asked words (or words of the same event: "established" for "founded") among the six before
-    it and the eight from it, on the thing's ``own`` page before another's. A year with none of
+    asked words among the six before it and the eight from it (first the words of the asked
+    event: "established" or "founded" for "founded"; then the others: "city"), on the thing's
+    ``own`` page before another's. A year with none of
     them counts only on its own page (the earliest of its first dated sentence: a person's
     birth). None when no sentence states one."""
     events = set().union(*(group for group, stems in zip(_EVENTS, _EVENT_STEMS) if stems & asked))
@@ -99,10 +100,11 @@ def asked_year(texts: Sequence[str], asked: set[str], own: Sequence[bool]) -> tu
     for index, (text, on_its_page) in enumerate(zip(texts, own)):
         for year, start in years(text):
             context = words(text[:start])[-6:] + words(text[start:])[:8]
-            hits = sum(w in events or stem(w) in rest for w in set(context))
-            if not hits and not on_its_page:
+            said = set(context)
+            hits = (len(said & events), sum(stem(w) in rest for w in said))  # the event's words first
+            if not any(hits) and not on_its_page:
                 continue
-            key = (hits, on_its_page, -index, -year if not hits else 0)
+            key = (hits, on_its_page, -index, -year if not any(hits) else 0)
             if best is None or key > best[0]:
                 best = (key, year, index)
     return (best[1], best[2]) if best else None

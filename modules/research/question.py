@@ -156,7 +156,7 @@ def _yes_no_subjects(body: str) -> list[str]:
     """The two things a yes/no question names: "Are A and B both ..." / "Were A and B of the same ..."."""
     rest = re.sub(rf"^\s*{_AUX}\s+(?:both\s+)?", "", body, flags=re.I)
     m = re.match(
-        r"(.+?)\s+and\s+(.+?),?\s+(?:both|of the same|the same|located|from|in the same|described|used|types?|"
+        r"(.+?)\s+and\s+(?:(?:the|a|an)\s+)?(.+?),?\s+(?:both|of the same|the same|located|from|in the same|described|used|types?|"
         r"genera|considered|part|members?|based|(?!(?:the|of|a|an|and|" + _PARTICLES + r")\b)[a-z]+)\b",
         rest,
     )
