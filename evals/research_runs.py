@@ -37,6 +37,10 @@ RETIRED = (
     "encyclopedia-i",
     "encyclopedia-j",
     "encyclopedia-k",
+    "encyclopedia-l",
+    "encyclopedia-m",
+    "encyclopedia-n",
+    "encyclopedia-o",
 )
 
 

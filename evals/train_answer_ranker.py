@@ -30,7 +30,7 @@ from modules.evaluation.nodes import answer_scores
 from modules.research.question import read_question
 from modules.research.ranking import FEATURES, WEIGHTS, candidate_features
 
-VERSION = "answer-ranker-2"
+VERSION = "answer-ranker-3"
 RIGHT = 0.8  # token F1 at which a candidate is the answer (as the calibrator's rows)
 L2 = (0.1, 0.3, 1.0, 3.0, 10.0)
 
