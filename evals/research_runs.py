@@ -7,7 +7,7 @@ tests, run once, then given to training when a newer set took their place). Each
 report's short answer is checked against (:class:`~modules.research.calibration.AnswerContext`:
 the facts, the answerer's pick, the answer the research stopped on, whether memory holds
 conflicts); ``evals.train_answer_ranker`` and ``evals.train_calibrator`` both read them, so the
-loop (~25 minutes) runs once for both (``--contexts FILE`` in either writes or reads them). The
+loop (~21 minutes) runs once for both (``--contexts FILE`` in either writes or reads them). The
 test parts of the two sets and the newest test sets are never run here.
 """
 

@@ -3,7 +3,7 @@
 Reads the research runs of :mod:`evals.research_runs` (the offline loop on the **train**
 questions of both question sets, the retired test sets and the **dev** questions: each run's
 facts and the offline answerer's pick; ``--contexts FILE`` writes them, or reads them when the
-file exists: the loop takes ~25 minutes, the fit ~4). Each wh-question (not yes/no, not a choice) whose candidates hold the gold answer
+file exists: the loop takes ~21 minutes, the fit ~5). Each wh-question (not yes/no, not a choice) whose candidates hold the gold answer
 (token F1 >= 0.8) is one training group: the candidates' :data:`~modules.research.ranking.FEATURES`
 and a softmax over them, fitted to the right ones (L2-regularised, each question set weighing
 the same). The L2 strength is chosen on dev (mean F1 of the top candidate); the report gives,

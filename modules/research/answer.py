@@ -206,15 +206,13 @@ def _values(subject: str, attribute: set[str], facts: Sequence[Evidence]) -> lis
     plant family"); else places ("in Laleli")."""
     if attribute & _NATIONAL:
         return _nationalities(facts)
-    own = [f for f in facts if _own(subject, f)]
-    asked = "|".join(re.escape(t) for t in sorted(attribute, key=len, reverse=True))
-    out = [
-        (m.group(1).lower(), f)
-        for f in own
-        for m in re.finditer(rf"\b(?:{asked})\w*\s*[,(]?\s*([A-Z][\w-]+)", f.text)
-    ]
-    if out or not asked:
-        return out
+    if attribute:
+        asked = "|".join(re.escape(t) for t in sorted(attribute, key=len, reverse=True))
+        named = re.compile(rf"\b(?:{asked})\w*\s*[,(]?\s*([A-Z][\w-]+)")
+        out = [(m.group(1).lower(), f) for f in facts if _own(subject, f) for m in named.finditer(f.text)]
+        if out:
+            return out
+    out = []
     for f in facts:
         for m in _PLACE.finditer(f.text):
             first = m.group(1).replace("the ", "").split(",")[0].strip()

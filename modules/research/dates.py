@@ -91,9 +91,8 @@ def asked_year(texts: Sequence[str], asked: set[str], own: Sequence[bool]) -> tu
     thing's sentences ``texts``, with the index of the sentence stating it: the year with most
     asked words among the six before it and the eight from it (first the words of the asked
     event: "established" or "founded" for "founded"; then the others: "city"), on the thing's
-    ``own`` page before another's. A year with none of
-    them counts only on its own page (the earliest of its first dated sentence: a person's
-    birth). None when no sentence states one."""
+    ``own`` page before another's. A year with none of them counts only on its own page (the
+    earliest of its first dated sentence: a person's birth). None when no sentence states one."""
     events = set().union(*(group for group, stems in zip(_EVENTS, _EVENT_STEMS) if stems & asked))
     rest = set(asked).difference(*_EVENT_STEMS)
     best = None
