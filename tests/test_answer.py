@@ -962,6 +962,51 @@ def test_both_x_needs_each_named_value_stated(second, expected):
     assert answer("Are Orvix and Telmar Systems both headquartered in Calvera?", facts).text == expected
 
 
+@pytest.mark.parametrize(
+    ("second", "expected"),
+    [
+        ("Pell Atoll is an island country in Oceania.", ""),  # the region unsaid: neither yes nor no
+        ("Pell Atoll is an island country in the Velmar region of Oceania.", "yes"),
+        ("Pell Atoll is located in the Sorrow region of Oceania.", "no"),  # another region stated
+    ],
+)
+def test_both_x_says_no_only_where_a_fact_states_otherwise(second, expected):
+    facts = [
+        ev("Nemo Reef", "Nemo Reef is an island country in the Velmar region of Oceania."),
+        ev("Pell Atoll", second),
+    ]
+    found = answer("Are Nemo Reef and Pell Atoll both located in the Velmar region of Oceania?", facts)
+    assert found.text == expected
+    assert found.targets == (["Pell Atoll"] if not expected else [])
+
+
+@pytest.mark.parametrize(
+    ("second", "expected"), [("Tarn is a species of fern.", "yes"), ("Tarn is a genus of ferns.", "no")]
+)
+def test_both_x_of_a_kind_is_no_where_one_is_another_kind(second, expected):
+    facts = [ev("Orla", "Orla is a species of fern."), ev("Tarn", second)]
+    assert answer("Are Orla and Tarn both species of fern?", facts).text == expected
+
+
+@pytest.mark.parametrize(
+    ("second", "expected"),
+    [
+        ("Nine countries lie on the Velmar Peninsula, Ostia among them.", ""),  # the class alone
+        ("Ostia is a landlocked country in West Velmar.", "yes"),
+    ],
+)
+def test_both_x_needs_what_sets_them_apart_not_only_their_class(second, expected):
+    facts = [ev("Tarvia", "Tarvia is a landlocked country in Velmar."), ev("Ostia", second)]
+    assert answer("Are Tarvia and Ostia both landlocked countries?", facts).text == expected
+
+
+def test_a_name_runs_on_through_for_and_on_before_a_capital():
+    shape = read_question(
+        "Are the Velmar Fund and the Office for Trade and Co-operation headquartered in the same city?"
+    )
+    assert shape.subjects == ["Velmar Fund", "Office for Trade and Co-operation"]
+
+
 @pytest.mark.parametrize(("year", "expected"), [("1962", "no"), ("1957", "yes")])
 def test_a_decade_is_stated_by_a_year_in_it(year, expected):
     facts = [
@@ -1104,9 +1149,8 @@ def test_a_comparison_reads_each_thing_on_its_own_page():
         ),
         ev("Oxbridge Ring", "The Oxbridge Ring is the largest ring of its kind."),
     ]
-    assert (
-        answer("Were both the Larkfield Collider and the Oxbridge Ring built in Canada?", facts).text == "no"
-    )
+    found = answer("Were both the Larkfield Collider and the Oxbridge Ring built in Canada?", facts)
+    assert found.text == "" and found.targets == ["Oxbridge Ring"]
     # a measure comes from the island's own page, not from a country's page that lists it
     facts = [
         ev(

@@ -1319,3 +1319,31 @@ def test_daily_means_every_day():
         "7am (response) vs 6am (page)",
         "9pm (response) vs 10pm. (page)",
     ]
+
+
+@pytest.mark.parametrize(
+    ("answer", "flagged"),
+    [
+        ("Velo Fix is an Apple Authorised Service Provider.", True),  # the page's second statement denies it
+        ("Velo Fix is an independent repairer.", False),
+        ("Unused data rolls over to the next month.", True),
+        ("Unused data does not roll over.", False),
+    ],
+)
+def test_a_statement_the_closest_page_sentence_denies_in_one_of_its_parts_is_wrong(answer, flagged):
+    page = [
+        "Velo Fix is an independent repairer and is not an Apple Authorised Service Provider.",
+        "Unused data does not roll over on any prepaid plan.",
+        "Prepaid Plus costs £15 a month.",
+    ]
+    found = _page_findings(page, answer)
+    assert bool(found) == flagged
+    assert all(f.kind == "negation" for f in found)
+
+
+def test_a_statement_the_site_also_states_as_written_is_not_denied():
+    page = [
+        "Unused data does not roll over on the Basic plan.",
+        "Unused data rolls over to the next month on Prepaid Max.",
+    ]
+    assert _page_findings(page, "Unused data rolls over to the next month on Prepaid Max.") == []

@@ -313,8 +313,7 @@ def _yes_no(question: str, shape: QuestionShape, facts: Sequence[Evidence]) -> A
         return dated
     if shape.same and len(subjects) == 2:
         values = {s: _values(s, shape.attribute, per[s]) for s in subjects}
-        gaps = [s for s, v in values.items() if not v]
-        if gaps:
+        if gaps := [s for s, v in values.items() if not v]:
             what = " ".join(sorted(shape.attribute)) or "the compared attribute"
             return Answer(
                 "", "yes_no", missing=[f"{s}: {what}" for s in gaps], targets=[f"{s} {what}" for s in gaps]
@@ -334,8 +333,7 @@ def _yes_no(question: str, shape: QuestionShape, facts: Sequence[Evidence]) -> A
     if not want:
         return Answer("", "yes_no", missing=["the attribute the question asks about"])
     wanted_people = {p for p in set(DEMONYMS.values()) if p in want}
-    # the values the attribute names ("in California", "Japanese", "in the 1950s") are no word
-    # among others: a yes needs each of them stated, whatever else is
+    # a yes needs each value the attribute names stated ("in California", "Japanese", "in the 1950s")
     body = question.split(None, 1)[-1]
     for s in subjects:
         body = body.replace(s, " ")
@@ -346,18 +344,25 @@ def _yes_no(question: str, shape: QuestionShape, facts: Sequence[Evidence]) -> A
         terms = answer_terms(text)
         return named <= terms and all(re.search(rf"\b{d}[0-9]\b", text) for d in decades)
 
-    support, verdicts, kinds = [], [], []
+    support, verdicts, kinds, otherwise = [], [], [], []
+    asked_kind = next((k for k in _KINDS if stem(k) in want), "")  # "Are A and B both films?"
+    # "both landlocked countries": the class they are of may go unsaid, not what sets them apart
+    head = re.search(r"\b([a-z]+s)\W*$", question)
+    core = want - answer_terms(head.group(1)) if head and want - answer_terms(head.group(1)) else want
     for s in subjects:
         fact = max(per[s], key=lambda f: (states(f.text), len(want & answer_terms(f.text))))
-        match = len(want & answer_terms(fact.text)) + len(decades) * states(fact.text)
+        match = len(core & answer_terms(fact.text)) + len(decades) * states(fact.text)
         stated = {m.lower() for m in _NATIONALITY.findall(fact.text)}
         other_nation = bool(wanted_people) and bool(stated) and not (stated & wanted_people)
         support.append(fact)
-        kinds.append(_category(fact.text))
+        kinds.append(m.group(1) if (m := _COPULA.search(fact.text)) else "")  # "Silene is a genus of ..."
+        other_place = named and not states(fact.text) and want - named <= answer_terms(fact.text)
+        other_kind = asked_kind and kinds[-1] and kinds[-1] != asked_kind
+        otherwise.append(bool(other_nation or other_kind or (other_place and _PLACE.search(fact.text))))
         verdicts.append(
-            not other_nation
+            not otherwise[-1]
             and states(fact.text)
-            and (match == len(want) or (len(want) >= 2 and match >= (len(want) + 1) // 2))
+            and (match == len(core) or (len(core) >= 3 and match >= (len(core) + 1) // 2))
         )
     if (
         not all(verdicts)
@@ -367,11 +372,18 @@ def _yes_no(question: str, shape: QuestionShape, facts: Sequence[Evidence]) -> A
         and all(states(f.text) for f in support)
     ):
         verdicts = [True] * len(verdicts)  # "Silene is a genus of flowering plants", "Ferocactus is a genus"
-    return Answer("yes" if all(verdicts) else "no", "yes_no", support=_unique(support))
+    # a no needs one stated otherwise: another people, kind of thing, place of the relation ("based in Dunmore")
+    if all(verdicts) or any(otherwise):
+        return Answer("yes" if all(verdicts) else "no", "yes_no", support=_unique(support))
+    # an attribute a fact leaves unsaid is not denied: "in Micronesia" unsaid of the Marshall Islands
+    unsaid = [s for s, v in zip(subjects, verdicts, strict=True) if not v]
+    return Answer("", "yes_no", missing=[f"{s}: {' '.join(sorted(want))}" for s in unsaid], targets=unsaid)
 
 
-_COPULA = re.compile(r"\b(?:is|was|are|were)\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,3}?(genus|species|family|film|band|city|town|"
-                     r"village|airport|building|skyscraper|company|magazine|newspaper|novel|album|song|school|university)\b")  # fmt: skip
+#: the kinds of thing a lead sentence says its subject is ("Silene is a genus of ..."; ``_COPULA``)
+_KINDS = ("genus", "species", "family", "film", "band", "city", "town", "village", "airport", "building",
+          "skyscraper", "company", "magazine", "newspaper", "novel", "album", "song", "school", "university")  # fmt: skip
+_COPULA = re.compile(rf"\b(?:is|was|are|were)\s+(?:a|an|the)\s+(?:[\w-]+\s+){{0,3}}?({'|'.join(_KINDS)})\b")
 
 
 #: how finely "the same year", "decade" or "century" compares two years
@@ -437,12 +449,6 @@ _ORDER_WORDS = frozenset(
     stem(w)
     for w in "earlier first older oldest later last newer same year decade century before after".split()
 )
-
-
-def _category(text: str) -> str:
-    """What a lead sentence says its subject is: "Silene is a genus of ..." -> "genus"."""
-    m = _COPULA.search(text)
-    return m.group(1) if m else ""
 
 
 def _choice(question: str, shape: QuestionShape, facts: Sequence[Evidence]) -> Answer:

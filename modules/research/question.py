@@ -155,9 +155,13 @@ _LEADING_CLASS = re.compile(rf"^(?:(?!{PREPOSITIONS}\b)[a-z][\w-]*\s+)+(?=[A-Z])
 def _yes_no_subjects(body: str) -> list[str]:
     """The two things a yes/no question names: "Are A and B both ..." / "Were A and B of the same ..."."""
     rest = re.sub(rf"^\s*{_AUX}\s+(?:both\s+)?", "", body, flags=re.I)
+    # the second name ends at a lower-case word, not at "for" or "on" before a capital ("the
+    # Organization for Security and Co-operation in Europe")
     m = re.match(
         r"(.+?)\s+and\s+(?:(?:the|a|an)\s+)?(.+?),?\s+(?:both|of the same|the same|located|from|in the same|described|used|types?|"
-        r"genera|considered|part|members?|based|(?!(?:the|of|a|an|and|" + _PARTICLES + r")\b)[a-z]+)\b",
+        r"genera|considered|part|members?|based|(?!(?:the|of|a|an|and|"
+        + _PARTICLES
+        + r")\b|(?:for|on|upon)\s+[A-Z])[a-z]+)\b",
         rest,
     )
     if m:

@@ -1721,6 +1721,7 @@ class OfflineJudge:
         # is no wrong fact there
         row = _TABLE_ROW.match(sentence.text) is not None
         clauses = _clauses(sentence) or [sentence]
+        opposites: list[PageFinding] = []
         # a line led by a name the site gives one of its things ("Ancoats: Mon–Fri 10am–10pm,
         # weekends 9am–6pm") is about it in every clause: "weekends 9am–6pm" is Ancoats', not the
         # other centre's. Not a name most of the site's sentences carry (the brand's)
@@ -1862,6 +1863,15 @@ class OfflineJudge:
                             round(min(0.9, 0.4 + f / 2), 2),
                         )
                     )
+                    continue
+            if (
+                not vals
+                and len(own) >= 2
+                and _states(clause.text)
+                and not _bare_item(sentence.text)  # a list item says yes or no by its heading
+                and (opposite := self._opposite(clause, view, candidates, implicit))
+            ):
+                opposites.append(opposite)  # the last resort: after the checks that say more
         out += self._denied(sentence, denied or {}, implicit, [o.statement for o in out], heading)
         out += self._other_agent(sentence, agents, implicit, [o.statement for o in out])
         if scoped:  # the closest sentences and the site's scoped ones, each once
@@ -1869,9 +1879,50 @@ class OfflineJudge:
         out += self._scoped(sentence, scoped or candidates, implicit, [o.statement for o in out])
         out += self._other_days(sentence, scoped or candidates, implicit, [o.statement for o in out])
         out += self._excluded(sentence, scoped or candidates, implicit, [o.statement for o in out])
-        return out + self._unknown_names(
-            sentence, candidates, implicit, known_names, [o.statement for o in out]
-        )
+        out += self._unknown_names(sentence, candidates, implicit, known_names, [o.statement for o in out])
+        return out + [
+            o
+            for o in opposites
+            if not any(
+                o.statement.start < f.statement.end and f.statement.start < o.statement.end for f in out
+            )
+        ]
+
+    def _opposite(
+        self, clause: Span, view: _ClauseView, candidates: Sequence[PageSentence], implicit: set[str]
+    ) -> PageFinding | None:
+        """A statement that the closest page sentence about it denies in one of its parts ("Unused
+        data rolls over" against "Unused data does not roll over on any plan"; "is an Authorised
+        Provider" against "is independent and is not an Authorised Provider"): each side's
+        statements split at their turns and relative clauses (:func:`opposite_polarity`), the pair
+        the closest by their words, at least two of the clause's own words shared, the page's
+        denial bearing on the clause's words, the page sentence about the clause by its frame.
+        Only a page's denial: an answer's denial against a page's affirmation of several things
+        ("owned by X and operated by Y") too often denies what the page relates otherwise."""
+        st = self.settings
+        own = {k for k, _ in view.own}
+        for page in candidates[:3]:
+            if len(own & {k for k, _ in page.terms}) < 2 or not _states(page.text) or not page.negated:
+                continue
+            # the page's denial bears on the clause's words ("is not an Apple ... Provider" denies
+            # being one, not being "an independent repairer")
+            if not opposite_polarity(clause.text, page.text) or not _negation_about(page.text, view.terms):
+                continue
+            if (f := self._about(view, page, st.page_frame, implicit)) and not any(
+                other.text != page.text
+                and not opposite_polarity(clause.text, other.text)
+                and self._about(view, other, st.found_frame, implicit) >= f
+                for other in candidates[:3]
+            ):
+                return PageFinding(
+                    clause,
+                    "negation",
+                    page.text,
+                    page.url,
+                    "the page states the opposite",
+                    round(min(0.9, 0.4 + f / 2), 2),
+                )
+        return None
 
     @staticmethod
     def _denied(
