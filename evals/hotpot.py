@@ -135,8 +135,7 @@ ENCYCLOPEDIA_O_QUESTIONS = Path(__file__).resolve().parent / "sets" / "research-
 ENCYCLOPEDIA_P_QUESTIONS = Path(__file__).resolve().parent / "sets" / "research-encyclopedia-p-test.jsonl"
 #: 60 more, written the same way while encyclopedia-p was run (by a helper who never saw the code),
 #: from 120 articles no other set or HotpotQA context uses (the relevance ranker's synthetic
-#: training, fitted before, may hold their leads): a test set only, frozen, not yet run: the test
-#: for the next piece of research or relevance work
+#: training, fitted before, may hold their leads): a test set only, run once (2026-12-05), spent
 ENCYCLOPEDIA_Q_QUESTIONS = Path(__file__).resolve().parent / "sets" / "research-encyclopedia-q-test.jsonl"
 #: the question sets: each split by index % 3 (:data:`PARTS`), or all of it a test set
 QUESTION_SETS = (
