@@ -348,7 +348,7 @@ def _yes_no(question: str, shape: QuestionShape, facts: Sequence[Evidence]) -> A
     asked_kind = next((k for k in _KINDS if stem(k) in want), "")  # "Are A and B both films?"
     # "both landlocked countries": the class they are of may go unsaid, not what sets them apart
     head = re.search(r"\b([a-z]+s)\W*$", question)
-    core = want - answer_terms(head.group(1)) if head and want - answer_terms(head.group(1)) else want
+    core = (want - answer_terms(head.group(1)) if head else set()) or want
     for s in subjects:
         fact = max(per[s], key=lambda f: (states(f.text), len(want & answer_terms(f.text))))
         match = len(core & answer_terms(fact.text)) + len(decades) * states(fact.text)

@@ -1208,6 +1208,18 @@ _VALUE_KIND = {
 }
 
 
+def _opposite_finding(clause: Span, page: PageSentence, frame: float) -> PageFinding:
+    """A clause the page sentence states with the other polarity; surer the more it is about it."""
+    return PageFinding(
+        clause,
+        "negation",
+        page.text,
+        page.url,
+        "the page states the opposite",
+        round(min(0.9, 0.4 + frame / 2), 2),
+    )
+
+
 def _value_finding(
     clause: Span, stated: Value, page: PageSentence, instead: Value, confidence: float
 ) -> PageFinding:
@@ -1853,16 +1865,7 @@ class OfflineJudge:
                 ]
                 if close and not any(page.negated == neg for _, page in close):
                     f, page = max(close, key=lambda c: c[0])
-                    out.append(
-                        PageFinding(
-                            clause,
-                            "negation",
-                            page.text,
-                            page.url,
-                            "the page states the opposite",
-                            round(min(0.9, 0.4 + f / 2), 2),
-                        )
-                    )
+                    out.append(_opposite_finding(clause, page, f))
                     continue
             if (
                 not vals
@@ -1914,14 +1917,7 @@ class OfflineJudge:
                 and self._about(view, other, st.found_frame, implicit) >= f
                 for other in candidates[:3]
             ):
-                return PageFinding(
-                    clause,
-                    "negation",
-                    page.text,
-                    page.url,
-                    "the page states the opposite",
-                    round(min(0.9, 0.4 + f / 2), 2),
-                )
+                return _opposite_finding(clause, page, f)
         return None
 
     @staticmethod
