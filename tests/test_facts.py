@@ -60,6 +60,14 @@ READINGS = {
         ("Fibre 500 costs £60 to install", "other"),
     ],
     "Roaming is included in Zone 1": [("Roaming is included in Zone 2", "conflict")],
+    # every value otherwise, one of them a size or a count: the price of another variant; a date
+    # and a fee both otherwise are two misstatements
+    "A 60-minute lesson costs £40 at the studio": [
+        ("A 30-minute lesson is £22 at the studio", "other"),
+        ("A 60-minute lesson is £45 at the studio", "conflict"),
+    ],
+    "The Lighthouse Keeper costs €92 for a team of 4 players": [("from €60 for two players", "other")],
+    "Names can be changed up to 1 July for a £5 fee": [("up to 1 June for a £10 fee", "conflict")],
     # what a price is charged for: another thing is another price; the people it is charged to
     # go by many names
     "Delivery costs £3.99 per box": [

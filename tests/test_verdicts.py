@@ -146,6 +146,37 @@ def test_negations_that_deny_nothing():
     assert _negation_about("Pulsewise has not paused its Fitbit integration", terms)
 
 
+def test_a_relation_denied_in_other_words_is_a_denial(analyzer):
+    """ "independent of X" and "a separate business from X" state what "not part of X" states; "not
+    independent of X" affirms it."""
+    assert is_negated("It's independent of the council's music service.")
+    assert is_negated("It's a separate outfit from the boat hire firm in Falmouth.")
+    assert not is_negated("Organisations which are not independent of the government.")
+    assert not is_negated("ScreenMend is an independent repairer.")  # no relation denied
+    page = ("https://cadence.example/about", "Cadence is not part of Brindley Music Service.")
+    domain = "cadence.example"
+    gt = analyzer.prepare_ground_truth([StoredPage(url=page[0], title="About", text=page[1])], [domain])[
+        domain
+    ]
+    claim = {
+        "id": "owner",
+        "text": "Cadence is not part of Brindley Music Service.",
+        "importance": "required",
+    }
+    for response, verdict in (
+        ("Cadence is independent of the council's Brindley Music Service.", "found"),
+        ("Cadence is part of the council's Brindley Music Service.", "contradicted"),
+    ):
+        r = analyzer.analyze(
+            AIResponse(
+                query_id="q", domain=domain, query="Who runs Cadence?", response=response, claims=[claim]
+            ),
+            gt,
+        )
+        assert verdicts(r) == {"owner": verdict}, response
+        assert bool(r.feedback.contradictions) == (verdict == "contradicted"), response
+
+
 def test_citations_list_numbers_and_model_names_are_not_values():
     assert values("Basalt lists the BX-1000 at 1,024 Wh [1].")[0].text == "1,024 Wh"
     assert len(values("Basalt lists the BX-1000 at 1,024 Wh [1].")) == 1

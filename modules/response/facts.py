@@ -714,7 +714,9 @@ def compare_values(claim: str, text: str) -> tuple[str, list[tuple[Value, Value 
     """``agree`` when ``text`` states every typed value of ``claim`` (however written),
     ``conflict`` when, for one of them, it states instead a value of the same kind that is none
     of the claim's, ``other`` when it numbers the claim's numbered name otherwise ("Band 3" for
-    "Band 2") and its other values are not the claim's, else ``absent``; with the pairs (claim
+    "Band 2") and its other values are not the claim's, or states every one of the claim's values
+    otherwise in two kinds or more, one a count or a size (the size and the price of another
+    lesson), else ``absent``; with the pairs (claim
     value, the text's matching or conflicting value, or None).
 
     Another number of a numbered name is a conflict only where the text states a measure of the
@@ -768,6 +770,17 @@ def compare_values(claim: str, text: str) -> tuple[str, list[tuple[Value, Value 
             pairs.append((value, None))
             if verdict == "agree":
                 verdict = "absent"
+    if (
+        verdict == "conflict"
+        and len({v.kind for v in wanted}) >= 2
+        and any(v.kind in ("number", "quantity") for v in wanted)
+        and all(b is not None and not b.equals(a) for a, b in pairs)
+    ):
+        # every value otherwise, in two kinds or more, one a count or a size (what names a
+        # variant): another variant ("A 30-minute lesson is £22" is the price of another lesson
+        # than "A 60-minute lesson costs £40"), not a misstatement of each; a date and a fee
+        # both otherwise ("up to 1 June for a £10 fee") are two misstatements
+        return "other", pairs
     if variant:
         rest = sum(not v.names for v in wanted)
         verdict = "conflict" if not rest or (matched and verdict != "conflict") else "other"

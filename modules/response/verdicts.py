@@ -150,7 +150,8 @@ _HEDGES = frozenset(
 
 
 _NEGATOR = re.compile(
-    r"\b(?:not|no|never|cannot|without|non-|exclud(?:e|es|ed|ing)|exclusions?|lack(?:s|ing)?|unable)\b|n['’]t\b",
+    r"\b(?:not|no|never|cannot|without|non-|exclud(?:e|es|ed|ing)|exclusions?|lack(?:s|ing)?|unable|"
+    r"independent(?:ly)?\s+(?:of|from)|separate\s+(?:\w+\s+)?from|unrelated|unconnected|unaffiliated)\b|n['’]t\b",
     re.I,
 )
 
@@ -190,12 +191,27 @@ _PASSIVE = re.compile(
 
 _DENIAL_WORDS = re.compile(
     r"\bnon-[a-z]+|\bexclud(?:e|es|ed|ing)\b|\bexclusions?\b|\black(?:s|ing)?\b|\bunable\b|"
-    r"\bexempt(?:ed|s)?\b",
+    r"\bexempt(?:ed|s)?\b|"
+    # a relation denied in other words: "independent of X", "a separate business from X" state
+    # what "not part of X" states
+    r"\bindependent(?:ly)?\s+(?:of|from)\b|\bseparate\s+(?:\w+\s+)?from\b|"
+    r"\b(?:unrelated|unconnected|unaffiliated)\b",
     re.I,
 )
 
 
-_DENIAL_STEMS = ("non-", "exclu", "lack", "unable", "exempt")
+_DENIAL_STEMS = (
+    "non-",
+    "exclu",
+    "lack",
+    "unable",
+    "exempt",
+    "independent",
+    "separate",
+    "unrelated",
+    "unconnected",
+    "unaffiliated",
+)
 #: a denial that sets a condition: "you can't rent an SUV until you're 25" states what "requires
 #: drivers to be 25" states, so it contradicts no affirmed requirement
 _CONDITION = re.compile(
@@ -287,12 +303,19 @@ def opposite_polarity(claim: str, text: str) -> bool:
 @lru_cache(maxsize=65536)
 def is_negated(text: str) -> bool:
     """Whether ``text`` denies something (not "I don't know", not "at no cost"); "non-refundable",
-    "excludes" and "lacks" deny too. Most texts have no negation at all: that is checked first
+    "excludes" and "lacks" deny too, and so does a relation denied in other words ("independent of
+    X"). Most texts have no negation at all: that is checked first
     (taking out the non-denials only removes negations, never makes one)."""
     if not has_negation(text) and (text.isascii() and not any(d in text.lower() for d in _DENIAL_STEMS)):
         return False
-    kept = _NOT_DENIAL.sub(" ", text)
+    kept = _UNDENIED_RELATION.sub(" ", _NOT_DENIAL.sub(" ", text))
     return has_negation(kept) or _DENIAL_WORDS.search(kept) is not None
+
+
+#: a denied relation denied again affirms it: "not independent of the government"
+_UNDENIED_RELATION = re.compile(
+    r"\b(?:not|never)\s+(?:\w+\s+)?(?:independent|separate|unrelated|unconnected|unaffiliated)\b", re.I
+)
 
 
 #: a capitalised word that does not start the text or a sentence; the capital is matched first and
