@@ -43,7 +43,7 @@ from ..text import content_terms, split_sentences
 from .facts import compare_values, values
 from .groundtruth import GroundTruth
 from .schema import Contradiction
-from .verdicts import LIST_ITEM, is_negated
+from .verdicts import LIST_ITEM, OPPOSITE_DETAIL, is_negated
 
 WEIGHTS = Path(__file__).resolve().parent / "checker" / "flag-confidence.json"
 
@@ -60,6 +60,7 @@ FEATURES = (
     "rule_affirmed",  # the sub-rule: the response affirms what the evidence denies
     "rule_negated",  # ... the response denies what the evidence affirms
     "rule_denied_name",  # ... the response affirms a name the site mentions only to deny it
+    "rule_opposite",  # ... the closest page sentence denies what the response states (the last resort)
     "hedged",  # the statement hedges ("I think", "typically", "around")
     "list_item",  # the statement is a list item or a table row
     "statement_negated",  # the statement denies something
@@ -154,6 +155,7 @@ def flag_features(flag: Contradiction, ctx: FlagContext, n_flags: int) -> list[f
         float(detail.startswith("affirmed")),
         float(detail.startswith("negated")),
         float(detail.startswith("the page denies")),
+        float(detail == OPPOSITE_DETAIL),
         float(_HEDGE.search(statement) is not None),
         float(LIST_ITEM.match(statement) is not None),
         float(is_negated(statement)),

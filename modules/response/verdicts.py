@@ -1231,6 +1231,10 @@ _VALUE_KIND = {
 }
 
 
+#: the detail of a statement a page sentence states with the other polarity
+OPPOSITE_DETAIL = "the page states the opposite"
+
+
 def _opposite_finding(clause: Span, page: PageSentence, frame: float) -> PageFinding:
     """A clause the page sentence states with the other polarity; surer the more it is about it."""
     return PageFinding(
@@ -1238,7 +1242,7 @@ def _opposite_finding(clause: Span, page: PageSentence, frame: float) -> PageFin
         "negation",
         page.text,
         page.url,
-        "the page states the opposite",
+        OPPOSITE_DETAIL,
         round(min(0.9, 0.4 + frame / 2), 2),
     )
 
