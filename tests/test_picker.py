@@ -170,6 +170,7 @@ def test_the_picker_never_trains_or_chooses_on_a_frozen_test_set():
         "encyclopedia-p",
         "encyclopedia-q",
         "encyclopedia-r",
+        "encyclopedia-s",
     }
     assert frozen <= set(QUESTION_SETS) and not read & frozen
     assert ("hotpot", "test") not in TRAIN + DEV
