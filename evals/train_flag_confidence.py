@@ -11,8 +11,8 @@ the lowest log loss on the **dev** answers' flags.
 
 The threshold is chosen for precision on dev: the one with the best F0.5 (precision weighing
 twice recall; recall against every gold wrong fact, flagged or not), averaged over the realistic
-dev sets (``sites-*``), each set weighing the same; 0 (every flag kept) where no threshold does
-better. Beside it, each realistic training set is scored by a model fitted on the others, for the
+dev sets (``sites-*``), each set weighing the same; of thresholds doing equally well, the highest
+(precision first); 0 (every flag kept) where no threshold does better. Beside it, each realistic training set is scored by a model fitted on the others, for the
 record. Then, per dev set, the expected calibration error and the AUC of the rules' figures and of
 the model's, and the flags kept at the threshold, are reported. The current test split is not
 read.
@@ -176,7 +176,13 @@ def main() -> None:
         t: float(np.mean([kept_at(t, per_set[n], dev_gold.get(n, 0))["f"] for n in realistic_dev]))
         for t in THRESHOLDS
     }
-    threshold = max(THRESHOLDS, key=lambda t: (round(dev_curve[t], 6), -t))
+    best_f = max(round(f, 6) for f in dev_curve.values())
+    # of equal thresholds the surest (precision first); none where keeping every flag does as well
+    threshold = (
+        0.0
+        if round(dev_curve[0.0], 6) == best_f
+        else max(t for t in THRESHOLDS if round(dev_curve[t], 6) == best_f)
+    )
     # out of fold, for the record: each realistic training set scored by a model fitted on the others
     scored = []
     for name in sorted({r["set"] for r in train if r["set"].startswith("sites-")}):

@@ -177,6 +177,32 @@ def test_a_relation_denied_in_other_words_is_a_denial(analyzer):
         assert bool(r.feedback.contradictions) == (verdict == "contradicted"), response
 
 
+def test_a_value_stated_of_another_named_thing_does_not_contradict_the_claim(analyzer):
+    """A claim's price is misstated only by a statement about the same thing: "a Samsung Galaxy
+    S23 screen is £119" names another phone than the iPhone 14 the claim prices."""
+    domain = "screenfix.example"
+    page = "ScreenFix charges £109 to replace an iPhone 14 screen."
+    gt = analyzer.prepare_ground_truth(
+        [StoredPage(url=f"https://{domain}/prices", title="Prices", text=page)], [domain]
+    )[domain]
+    claim = {"id": "price", "text": page, "importance": "required"}
+    for response, contradicted in (
+        ("For comparison, I believe a Samsung Galaxy S23 screen is £119.", False),
+        ("I believe an iPhone 14 screen is £119.", True),
+    ):
+        r = analyzer.analyze(
+            AIResponse(
+                query_id="q",
+                domain=domain,
+                query="How much does ScreenFix charge to replace an iPhone screen?",
+                response=response,
+                claims=[claim],
+            ),
+            gt,
+        )
+        assert (verdicts(r) == {"price": "contradicted"}) is contradicted, response
+
+
 def test_citations_list_numbers_and_model_names_are_not_values():
     assert values("Basalt lists the BX-1000 at 1,024 Wh [1].")[0].text == "1,024 Wh"
     assert len(values("Basalt lists the BX-1000 at 1,024 Wh [1].")) == 1

@@ -991,6 +991,19 @@ def _plausible_misstatement(stated: Value, page: Value) -> bool:
     return ratio <= 10  # "1 TB" may misstate "100 GB"
 
 
+def _names_another(text: str, pairs: Sequence[tuple[Value, Value | None]], known: set[str]) -> bool:
+    """``text`` names, in the stretch before a value it states otherwise (from the start of its
+    clause), a thing that is none of ``known`` (the claim's names and the question's) nor a day
+    or month: the subject of that value is another variant."""
+    for wanted, stated in pairs:
+        if stated is None or stated.equals(wanted) or stated.end > len(text):
+            continue
+        lead = re.split(r"[.;:!?\n|]", text[: stated.start])[-1]
+        if _names(lead) - known - _CALENDAR:
+            return True
+    return False
+
+
 def _counts_alike(text: str, value: Value, page_text: str, rival: Value) -> bool:
     """Two plain numbers are rivals only when they count the same thing, or one says not what:
     "10 e-books" is no rival of "renewed up to 3 times", nor "two spaces" of "27 Quay Road"."""
@@ -1437,6 +1450,9 @@ class OfflineJudge:
                 and frame >= st.conflict_frame
                 and (not fact_terms or self.frame(fact_terms, win.terms) >= st.fact_frame)
                 and not other_variant(claim, win.span.text)
+                # a window that names a thing of its own before its value ("a Samsung Galaxy S23
+                # screen is £119" against the iPhone 14's price) states another variant's value
+                and not _names_another(win.span.text, pairs, named | implicit)
                 and not _days_apart(claim, win.span.text)
             ):
                 wanted, stated = next(
