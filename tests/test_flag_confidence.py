@@ -202,3 +202,14 @@ def test_the_cosines_read_the_vectors_of_the_analysis_and_without_minilm_their_t
     missing = flag_features(flag(), context(), 1)
     filled = [model.mean[i] if x is None else x for i, x in enumerate(missing)]
     assert model.probabilities([missing])[0] == model.probabilities([filled])[0]
+
+
+def test_the_confidence_model_never_trains_on_the_frozen_verdict_test():
+    """sites-t is the frozen test of the next piece of verdict work: run once at its end, never
+    read by the trainer before (the retired tests it reads were each run and reported first)."""
+    from evals.train_flag_confidence import RETIRED, SETS
+
+    assert (SETS / "verdicts-sites-t-test.jsonl").exists()
+    assert "sites-t" not in RETIRED and all(
+        (SETS / f"verdicts-{name}-test.jsonl").exists() for name in RETIRED
+    )
