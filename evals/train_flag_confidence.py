@@ -12,8 +12,8 @@ the lowest log loss on the **dev** answers' flags.
 The threshold is chosen for precision on dev: the one with the best F0.5 (precision weighing
 twice recall; recall against every gold wrong fact, flagged or not), averaged over the realistic
 dev sets (``sites-*``), each set weighing the same; of thresholds doing equally well, the highest
-(precision first); 0 (every flag kept) where no threshold does better. Beside it, each realistic training set is scored by a model fitted on the others, for the
-record. Then, per dev set, the expected calibration error and the AUC of the rules' figures and of
+(precision first); 0 (every flag kept) where no threshold does better. Beside it, each realistic
+training set is scored by a model fitted on the others, for the record. Then, per dev set, the expected calibration error and the AUC of the rules' figures and of
 the model's, and the flags kept at the threshold, are reported. The current test split is not
 read.
 

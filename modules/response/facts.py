@@ -716,8 +716,8 @@ def compare_values(claim: str, text: str) -> tuple[str, list[tuple[Value, Value 
     of the claim's, ``other`` when it numbers the claim's numbered name otherwise ("Band 3" for
     "Band 2") and its other values are not the claim's, or states every one of the claim's values
     otherwise in two kinds or more, one a count or a size (the size and the price of another
-    lesson), else ``absent``; with the pairs (claim
-    value, the text's matching or conflicting value, or None).
+    lesson), else ``absent``; with the pairs (claim value, the text's matching or conflicting
+    value, or None).
 
     Another number of a numbered name is a conflict only where the text states a measure of the
     claim (a price, a size, "free") and no other value of it otherwise: "free with Fibre 500"

@@ -149,9 +149,18 @@ _HEDGES = frozenset(
 )
 
 
+#: the words that deny a relation without a "not" ("independent of X", "a separate business from
+#: X", "unrelated"): they state what "not part of X" states
+_RELATION_DENIERS = ("independent", "separate", "unrelated", "unconnected", "unaffiliated")
+_DENIED_RELATION = (
+    r"independent(?:ly)?\s+(?:of|from)|separate\s+(?:\w+\s+)?from|unrelated|unconnected|unaffiliated"
+)
+#: a denied relation denied again affirms it: "not independent of the government"
+_UNDENIED_RELATION = re.compile(rf"\b(?:not|never)\s+(?:\w+\s+)?(?:{'|'.join(_RELATION_DENIERS)})\b", re.I)
+
 _NEGATOR = re.compile(
     r"\b(?:not|no|never|cannot|without|non-|exclud(?:e|es|ed|ing)|exclusions?|lack(?:s|ing)?|unable|"
-    r"independent(?:ly)?\s+(?:of|from)|separate\s+(?:\w+\s+)?from|unrelated|unconnected|unaffiliated)\b|n['’]t\b",
+    rf"{_DENIED_RELATION})\b|n['’]t\b",
     re.I,
 )
 
@@ -191,27 +200,12 @@ _PASSIVE = re.compile(
 
 _DENIAL_WORDS = re.compile(
     r"\bnon-[a-z]+|\bexclud(?:e|es|ed|ing)\b|\bexclusions?\b|\black(?:s|ing)?\b|\bunable\b|"
-    r"\bexempt(?:ed|s)?\b|"
-    # a relation denied in other words: "independent of X", "a separate business from X" state
-    # what "not part of X" states
-    r"\bindependent(?:ly)?\s+(?:of|from)\b|\bseparate\s+(?:\w+\s+)?from\b|"
-    r"\b(?:unrelated|unconnected|unaffiliated)\b",
+    rf"\bexempt(?:ed|s)?\b|\b(?:{_DENIED_RELATION})\b",
     re.I,
 )
 
 
-_DENIAL_STEMS = (
-    "non-",
-    "exclu",
-    "lack",
-    "unable",
-    "exempt",
-    "independent",
-    "separate",
-    "unrelated",
-    "unconnected",
-    "unaffiliated",
-)
+_DENIAL_STEMS = ("non-", "exclu", "lack", "unable", "exempt", *_RELATION_DENIERS)
 #: a denial that sets a condition: "you can't rent an SUV until you're 25" states what "requires
 #: drivers to be 25" states, so it contradicts no affirmed requirement
 _CONDITION = re.compile(
@@ -310,12 +304,6 @@ def is_negated(text: str) -> bool:
         return False
     kept = _UNDENIED_RELATION.sub(" ", _NOT_DENIAL.sub(" ", text))
     return has_negation(kept) or _DENIAL_WORDS.search(kept) is not None
-
-
-#: a denied relation denied again affirms it: "not independent of the government"
-_UNDENIED_RELATION = re.compile(
-    r"\b(?:not|never)\s+(?:\w+\s+)?(?:independent|separate|unrelated|unconnected|unaffiliated)\b", re.I
-)
 
 
 #: a capitalised word that does not start the text or a sentence; the capital is matched first and
@@ -996,7 +984,7 @@ def _names_another(text: str, pairs: Sequence[tuple[Value, Value | None]], known
     clause), a thing that is none of ``known`` (the claim's names and the question's) nor a day
     or month: the subject of that value is another variant."""
     for wanted, stated in pairs:
-        if stated is None or stated.equals(wanted) or stated.end > len(text):
+        if stated is None or stated.equals(wanted):
             continue
         lead = re.split(r"[.;:!?\n|]", text[: stated.start])[-1]
         if _names(lead) - known - _CALENDAR:
