@@ -42,6 +42,7 @@ from ..text import (
 )
 from .attribution import normalize_domain, score_attribution
 from .checker import checker_for, not_a_statement
+from .claim_found import claim_features, shipped_claim_found
 from .competitors import presences
 from .config import AnalyzerConfig
 from .facts import values
@@ -341,6 +342,9 @@ class ResponseAnalyzer:
         #: where the flag-confidence trainer collects each answer's flags (the rules', before the
         #: model weighs them) and their feature rows: (record, flags, rows); None: not collected
         self.flag_rows_sink: list[tuple[AIResponse, list[Contradiction], list]] | None = None
+        #: where the claim-found trainer collects the features of each claim the checks call
+        #: missing: (record, claim id, features, whether the model is barred from it); None: not collected
+        self.claim_rows_sink: list[tuple[AIResponse, str, list[float], bool]] | None = None
 
     # ----- ground truth -------------------------------------------------------------------
     def prepare_ground_truth(
@@ -715,7 +719,7 @@ class ResponseAnalyzer:
 
         declined, implicit = is_refusal(p.text), self._implicit_terms(p)  # each read three times
         accuracy = self._accuracy(p, gt, vec, close, fallback)
-        completeness, claim_fb = self._completeness(p, gt, vec, declined, implicit)
+        completeness, claim_fb = self._completeness(p, gt, vec, declined, implicit, fallback)
         findings: list[PageFinding] = []
         wrong = self._wrong_facts(p, gt, close, claim_fb.contradicted, findings, implicit)
         wrong = self._checked(p, wrong, findings, claim_fb, vec, fallback)
@@ -867,7 +871,7 @@ class ResponseAnalyzer:
         )
 
     def _completeness(
-        self, p: _Prepared, gt: GroundTruth, vec, declined: bool, implicit: set[str]
+        self, p: _Prepared, gt: GroundTruth, vec, declined: bool, implicit: set[str], fallback: bool = False
     ) -> tuple[CompletenessResult | None, ClaimFeedback]:
         """``declined``: the answer is a refusal; ``implicit``: :meth:`_implicit_terms`. A claim
         with values the response does not state in the claim's words may be stated in the words
@@ -899,6 +903,8 @@ class ResponseAnalyzer:
             if v.verdict == "missing" and self.config.feedback.check_pages:
                 stating = self._stating_pages(gt, claim.text, KS[i], implicit)
                 v = (self.judge.restated(claim.text, p.windows, stating, implicit) if stating else None) or v
+            if v.verdict == "missing" and v.window is None and p.windows and not fallback:
+                v = self._found_by_model(p, claim, sims[i], implicit, declined) or v
             if v.verdict == "found":
                 s, sim = v.window.span, float(sims[i, p.windows.index(v.window)])
                 found.append(
@@ -920,6 +926,27 @@ class ResponseAnalyzer:
             completeness_of(p.claims, found, missing, cfg),
             ClaimFeedback.of(feedback_found, missing, contradicted),
         )
+
+    def _found_by_model(
+        self, p: _Prepared, claim, cosines: np.ndarray, implicit: set[str], declined: bool
+    ) -> Verdict | None:
+        """A claim the checks call missing that the claim-found model finds stated (the closest
+        window its evidence, the probability its support), or None. Its cosines are MiniLM's: with
+        another encoder, or in the keyword fallback, the checks' verdict stands."""
+        model = shipped_claim_found()
+        if (model is None and self.claim_rows_sink is None) or self.embedder.name != BUNDLED:
+            return None
+        read = claim_features(
+            self.judge, claim.text, claim.importance, p.text, p.windows, cosines, implicit, declined
+        )
+        probability = model.probability(read.features) if model is not None else None
+        if self.claim_rows_sink is not None:
+            self.claim_rows_sink.append((p.record, claim.id, read.features, read.barred))
+        floor = self.config.feedback.min_claim_found
+        floor = (model.threshold if model is not None else 1.0) if floor is None else floor
+        if probability is None or probability < floor or read.window is None or read.barred or floor >= 1.0:
+            return None
+        return Verdict("found", read.window, probability, read.window.span.text)
 
     def _flag_context(
         self, p: _Prepared, gt: GroundTruth, known: Callable[[str], np.ndarray | None], fallback: bool

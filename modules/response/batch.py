@@ -10,9 +10,11 @@ from datetime import UTC, datetime
 
 import polars as pl
 
+from ..embeddings import BUNDLED
 from ..store.runs import RunKind, runs_frame
 from .analyzer import ANALYZER_VERSION, EncodedTexts, ResponseAnalyzer, collector_paused
 from .checker import checker_for
+from .claim_found import shipped_claim_found
 from .config import AnalyzerConfig
 from .flag_confidence import shipped_flag_confidence
 from .groundtruth import GroundTruth
@@ -98,6 +100,14 @@ def _flag_confidence_version(config: AnalyzerConfig, embedding_model: str) -> st
     return model.version if model else None
 
 
+def _claim_found_version(config: AnalyzerConfig, embedding_model: str) -> str | None:
+    """The version of the model that found claims the checks called missing (None: off, or an
+    encoder other than the MiniLM it reads)."""
+    model = shipped_claim_found()
+    off = config.feedback.min_claim_found == 1.0 or embedding_model != BUNDLED
+    return model.version if model and not off else None
+
+
 def build_tables(
     rows: list[dict],
     errors: Sequence[RecordError],
@@ -143,6 +153,7 @@ def build_tables(
                 **config.model_dump(mode="json"),
                 "checker": _checker_version(config, embedding_model),
                 "flag_confidence": _flag_confidence_version(config, embedding_model),
+                "claim_found": _claim_found_version(config, embedding_model),
             }
         ),
         analyzer_version=ANALYZER_VERSION,

@@ -109,6 +109,11 @@ class FeedbackConfig(_Section):
     # first: a false alarm costs a site owner more than a miss). None: the threshold shipped with
     # the model, chosen for precision when it was trained; 0 reports every flag.
     min_flag_confidence: float | None = Field(None, ge=0, le=1)
+    # A claim the checks call missing (not contradicted) is found where a small model trained on
+    # the verdict sets' gold claim verdicts (modules/response/claim_found.py) gives it at least
+    # this probability. None: the threshold shipped with the model, chosen for the precision of
+    # "found" when it was trained; 1 leaves the checks' verdicts as they are.
+    min_claim_found: float | None = Field(None, ge=0, le=1)
 
 
 class BatchConfig(_Section):

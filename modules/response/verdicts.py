@@ -51,7 +51,7 @@ from .scope import (
 
 #: plurals no suffix stripping meets: "children" is what "a child ticket" is for ("people" is
 #: no plural of the "person" a price is charged per)
-_IRREGULAR = {"children": "child", "women": "woman", "men": "man"}
+_IRREGULAR = {"children": "child", "women": "woman", "men": "man", "lost": "lose"}
 
 
 @lru_cache(maxsize=65536)
@@ -1118,6 +1118,18 @@ class Window:
 
 
 @dataclass(frozen=True)
+class ClaimWords:
+    """A claim as the checks read it: its typed values, its words (key, word) outside them, its
+    own fact words (not the question's or the brand's, not light words such as "offers"), and
+    the keys of its likely names."""
+
+    values: tuple[Value, ...]
+    terms: tuple[tuple[str, str], ...]
+    fact_terms: tuple[tuple[str, str], ...]
+    names: frozenset[str]
+
+
+@dataclass(frozen=True)
 class PageSentence:
     """A sentence of the site's pages, parsed for fact checks."""
 
@@ -1371,17 +1383,23 @@ class OfflineJudge:
         return {w for t in texts for _, w in _terms(t)}
 
     # ----- claims ----------------------------------------------------------------------------
+    def claim_words(self, claim: str, implicit: set[str]) -> ClaimWords:
+        """A claim's values and words as the checks weigh them (see :class:`ClaimWords`)."""
+        claim_values = tuple(values(claim))
+        terms = tuple(_terms(claim, [(v.start, v.end) for v in claim_values]))
+        fact_terms = tuple(t for t in terms if not self._implied(t[0], implicit) and t[0] not in _LIGHT)
+        return ClaimWords(claim_values, terms, fact_terms, _names(claim))
+
     def judge_claim(
         self, claim: str, windows: Sequence[Window], cosines: Sequence[float], implicit: set[str]
     ) -> Verdict:
         """found (the best supporting window), contradicted (the window that states it
         otherwise, and how), or missing."""
         st = self.settings
-        claim_values = values(claim)
-        terms = _terms(claim, [(v.start, v.end) for v in claim_values])
+        words = self.claim_words(claim, implicit)
+        claim_values, terms, fact_terms = list(words.values), list(words.terms), list(words.fact_terms)
         negated = is_negated(claim)
-        fact_terms = [t for t in terms if not self._implied(t[0], implicit) and t[0] not in _LIGHT]
-        names = [t for t in terms if t[0] in _names(claim) and not self._implied(t[0], implicit)]
+        names = [t for t in terms if t[0] in words.names and not self._implied(t[0], implicit)]
         best: Verdict | None = None
         against: Verdict | None = None
         # in "BX-500 vs BX-1000", a window about the BX-1000 alone says nothing of a BX-500 claim

@@ -1,0 +1,129 @@
+"""The claim-found model (issue 33): a claim the checks call missing is found where the shipped
+model reads it stated in other words; never where the checks prove something against it, never
+with another encoder, and recorded in the run."""
+
+import json
+import math
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from modules.embeddings import BUNDLED, KeywordEmbedder
+from modules.response import AIResponse, ResponseAnalyzer, StoredPage
+from modules.response.batch import _claim_found_version
+from modules.response.claim_found import FEATURES, WEIGHTS, ClaimFound, claim_features, shipped_claim_found
+from modules.response.config import AnalyzerConfig
+from modules.response.verdicts import Lexicon, OfflineJudge
+
+PAGE = StoredPage(
+    url="https://brisk.example/rentals",
+    domain="brisk.example",
+    text="Brisk Pro costs $12 per month. Drivers aged 21 to 24 pay a young driver surcharge of $15 per day.",
+)
+#: the claim's words, reordered and abbreviated ("$15/day", "Expect a ..."): the checks' frame of
+#: words misses it, the model reads it
+REWORDED = AIResponse(
+    query_id="surcharge",
+    domain="brisk.example",
+    query="What does Brisk charge young drivers?",
+    claims=["Brisk charges drivers aged 21 to 24 a young driver surcharge of $15 per day"],
+    response="Yes — 21 is the minimum. Expect a $15/day young driver surcharge.",
+)
+
+
+def analysed(record: AIResponse, embedder=None, **overrides):
+    analyzer = ResponseAnalyzer(AnalyzerConfig.load(None, overrides), embedder=embedder)
+    analyzer.claim_rows_sink = []
+    gts = analyzer.prepare_ground_truth([PAGE], {"brisk.example"})
+    return next(iter(analyzer.iter_batch([record], gts))), analyzer.claim_rows_sink
+
+
+def test_the_shipped_model_is_a_logistic_model_over_the_named_features():
+    spec = json.loads(WEIGHTS.read_text())
+    model = shipped_claim_found()
+    assert tuple(spec["features"]) == FEATURES and spec["version"] == model.version
+    row = [0.7, 0.5, 0.6, 0.8, 0.5, 0.9, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 3.0, 2.0, 1.0]
+    assert len(row) == len(FEATURES)
+    z = sum((x - m) / s * w for x, m, s, w in zip(row, spec["mean"], spec["scale"], spec["weights"]))
+    assert math.isclose(ClaimFound().probability(row), 1 / (1 + math.exp(-(z + spec["bias"]))), rel_tol=1e-9)
+    # what it was chosen and checked on is recorded: per dev set, and each training set out of fold
+    assert 0.5 <= model.threshold < 1
+    for name, measured in spec["dev"].items():
+        assert {"rows", "gold_found", "auc", "at_threshold"} <= measured.keys(), name
+    assert all(v["at_threshold"]["found"] >= v["at_threshold"]["right"] for v in spec["out_of_fold"].values())
+
+
+def test_a_claim_in_other_words_is_found_by_the_model_and_by_the_checks_alone_missing():
+    checks_only, rows = analysed(REWORDED, **{"feedback.min_claim_found": 1.0})
+    assert [m.claim.text for m in checks_only.feedback.claims.missing] == [c.text for c in REWORDED.claims]
+    ((_, _, features, barred),) = rows
+    p = shipped_claim_found().probability(features)
+    assert not barred and p >= shipped_claim_found().threshold
+    result, _ = analysed(REWORDED)
+    (found,) = result.feedback.claims.found
+    assert found.confidence == round(p, 4)  # its probability, the closest sentence its evidence
+    assert found.evidence == "Expect a $15/day young driver surcharge."
+    assert result.scores.completeness.score == 100.0 and not result.feedback.claims.missing
+
+
+def test_with_another_encoder_the_checks_verdict_stands():
+    result, rows = analysed(REWORDED, embedder=KeywordEmbedder())
+    assert not result.feedback.claims.found and not rows
+    assert _claim_found_version(AnalyzerConfig.load(None, {}), KeywordEmbedder.name) is None
+
+
+def test_the_model_is_barred_where_the_checks_prove_something_or_the_claim_has_no_words_of_its_own():
+    judge = OfflineJudge(Lexicon(None))
+
+    def barred(claim: str, answer: str, implicit: set[str] = frozenset()) -> bool:
+        windows = judge.windows(answer)
+        return claim_features(
+            judge, claim, "required", answer, windows, [0.9] * len(windows), set(implicit), False
+        ).barred
+
+    # a value of the claim unstated, another in its place (read as a year: no rival the checks weigh)
+    assert barred(
+        "The manga ran to 519 chapters in 42 volumes.", "The manga ran to 1557 chapters in 42 volumes."
+    )
+    # the window stating most of it denies it
+    assert barred("Brisk Pro includes phone support.", "Brisk Pro does not include phone support.")
+    # nothing but the question's words: the model has nothing to look for
+    question = OfflineJudge.keys(["What happens if you touch the eyes of a blind man?"])
+    assert barred(
+        "Nothing happens if you touch the eyes of a blind man.",
+        "The man will get his eyesight back.",
+        question,
+    )
+    assert not barred("Brisk Pro includes phone support.", "Phone support comes with Brisk Pro.")
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 2000), st.integers(1, 2000))
+def test_a_claim_whose_number_the_answer_states_otherwise_is_never_found(wanted, stated):
+    """A model adds evidence; it never finds a claim whose number the answer replaces, even a
+    plain count the value checks do not weigh as a rival (without the bar, 11 of 30 were found)."""
+    if wanted == stated:
+        return
+    record = AIResponse(
+        query_id="guide",
+        domain="brisk.example",
+        query="How long is the Brisk guide?",
+        claims=[f"The Brisk guide runs to {wanted} pages in 42 chapters"],
+        response=f"The Brisk guide runs to {stated} pages in 42 chapters.",
+    )
+    result, _ = analysed(record, **{"feedback.min_claim_found": 0.0})
+    assert not result.feedback.claims.found
+
+
+def test_the_run_records_the_model_s_version_unless_it_is_off():
+    version = shipped_claim_found().version
+    assert _claim_found_version(AnalyzerConfig.load(None, {}), BUNDLED) == version
+    assert _claim_found_version(AnalyzerConfig.load(None, {"feedback.min_claim_found": 1.0}), BUNDLED) is None
+
+
+def test_the_claim_found_model_never_trains_on_the_frozen_verdict_test():
+    from evals.train_claim_found import SETS, TRAINED_ON
+
+    assert (SETS / "verdicts-sites-t-test.jsonl").exists()
+    assert "sites-t" not in TRAINED_ON
+    assert all((SETS / f"verdicts-{name}-test.jsonl").exists() for name in TRAINED_ON)
