@@ -167,7 +167,7 @@ def main() -> None:
         measured[name] = {
             "rows": len(idx),
             "gold_found": int(ys.sum()),
-            "auc": round(auc, 3),
+            "auc": None if np.isnan(auc) else round(auc, 3),  # none without both kinds
             "at_threshold": m,
         }
         print(
