@@ -1404,3 +1404,12 @@ def test_a_statement_the_site_also_states_as_written_is_not_denied():
         "Unused data rolls over to the next month on Prepaid Max.",
     ]
     assert _page_findings(page, "Unused data rolls over to the next month on Prepaid Max.") == []
+
+
+def test_a_day_written_short_is_the_day_s_word_and_a_lower_case_word_is_not_a_day():
+    """A short day ("Tue-Fri: 10:00-16:00") states the words of "open Tuesday to Friday"; "the sun" is no Sunday."""
+    short = OfflineJudge.keys(["- Tue-Fri: 10:00-16:00", "Sat: 9am-1pm, Thurs late"])
+    assert OfflineJudge.keys(["Tuesday to Friday, Saturday, Thursday"]) <= short
+    assert not OfflineJudge.keys(["Sunday", "Wednesday"]) & OfflineJudge.keys(
+        ["the sun is out; we wed in June"]
+    )

@@ -110,7 +110,9 @@ def claim_features(
     # stated otherwise; the window stating most of it denying what it states, part for part
     # (:func:`opposite_polarity`; a sentence's polarity alone is no proof: "its independent
     # partner" states "is independent and not owned by")
-    conflict = overall == "conflict" or verdict == "conflict"
+    conflict = (
+        overall == "conflict"
+    )  # (the closest sentence's own rival value is a feature: it may be another line's)
     conflict = conflict or (framed is not None and opposite_polarity(claim, windows[framed].span.text))
     # a value of the claim the answer does not state, where the closest windows state a value
     # that is none of the claim's ("the 1557 chapters" for "the 519 chapters", read as a year: no

@@ -324,6 +324,9 @@ def _cached_terms(text: str, skip: tuple[tuple[int, int], ...]) -> tuple[tuple[s
     for m in _WORD.finditer(text):
         if skip and any(s <= m.start() < e for s, e in skip):
             continue
+        if (day := weekday(m.group())) is not None:  # "Tue", "Thurs": the day's name ("Tuesday")
+            out.append((_key(_WEEKDAYS[day]), m.group().lower()))
+            continue
         w = m.group().lower().replace("’", "'").rstrip(".,")
         if w in STOPWORDS or w in _NEGATORS or w.endswith("n't") or not w or w[0].isdigit():
             continue
