@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .facts import compare_values
+from .facts import Value, compare_values
 from .verdicts import UNSURE, OfflineJudge, Window, is_negated, opposite_polarity
 
 WEIGHTS = Path(__file__).resolve().parent / "checker" / "claim-found.json"
@@ -106,26 +106,15 @@ def claim_features(
     verdict, _ = compare_values(claim, best.span.text) if best is not None else ("absent", [])
     overall, anywhere = compare_values(claim, answer) if claim_values else ("absent", [])
     negated = is_negated(claim)
-    # what the checks prove against the claim, which no probability overrules: a value of it
-    # stated otherwise; the window stating most of it denying what it states, part for part
-    # (:func:`opposite_polarity`; a sentence's polarity alone is no proof: "its independent
-    # partner" states "is independent and not owned by")
-    conflict = (
-        overall == "conflict"
-    )  # (the closest sentence's own rival value is a feature: it may be another line's)
-    conflict = conflict or (framed is not None and opposite_polarity(claim, windows[framed].span.text))
-    # a value of the claim the answer does not state, where the closest windows state a value
-    # that is none of the claim's ("the 1557 chapters" for "the 519 chapters", read as a year: no
-    # rival the value checks weigh, but no statement of the claim either)
     near = [w for w in (best, windows[framed] if framed is not None else None) if w is not None]
-    unstated = [a for a, b in anywhere if b is None]
-    conflict = conflict or (
-        bool(unstated) and any(not any(v.equals(c) for c in claim_values) for w in near for v in w.values)
+    barred = not fact_terms or _proved_against(
+        claim,
+        claim_values,
+        overall,
+        anywhere,
+        near,
+        framed_text=(windows[framed].span.text if framed is not None else ""),
     )
-    # a measure of the claim (a price, a size, a date) the answer does not state: the values decide
-    # a claim that has them ("the pro plan costs $30" is not stated by "the starter plan costs $10")
-    conflict = conflict or any(a.kind in _MEASURES for a in unstated)
-    barred = conflict or not fact_terms
     return ClaimRead(
         [
             cos[0],
@@ -153,6 +142,41 @@ def claim_features(
         ],
         best,
         barred,
+    )
+
+
+def _proved_against(
+    claim: str,
+    claim_values: Sequence[Value],
+    overall: str,
+    anywhere: Sequence[tuple[Value, Value | None]],
+    near: Sequence[Window],
+    framed_text: str,
+) -> bool:
+    """What the checks prove against a claim, which no probability overrules (``overall`` and
+    ``anywhere``: :func:`compare_values` of the claim and the whole answer; ``near``: the windows
+    closest to it by cosine and by words; ``framed_text``: the one stating most of its words):
+
+    - the answer states one of its values otherwise;
+    - a measure of it (a price, a size, a date) is unstated: the values decide a claim that has
+      them ("the pro plan costs $30" is not stated by "the starter plan costs $10");
+    - a value of it is unstated where the closest windows state one that is none of the claim's
+      ("the 1557 chapters" for "the 519 chapters", read as a year: no rival the value checks
+      weigh, but no statement of the claim either);
+    - the window stating most of it denies what it states, part for part
+      (:func:`opposite_polarity`; a sentence's polarity alone is no proof: "its independent
+      partner" states "is independent and not owned by").
+
+    The closest sentence's own rival value is no proof (it may be another line's, the claim's
+    value stated in the next); it is a feature."""
+    unstated = [a for a, b in anywhere if b is None]
+    return (
+        overall == "conflict"
+        or any(a.kind in _MEASURES for a in unstated)
+        or (
+            bool(unstated) and any(not any(v.equals(c) for c in claim_values) for w in near for v in w.values)
+        )
+        or (bool(framed_text) and opposite_polarity(claim, framed_text))
     )
 
 
