@@ -34,7 +34,7 @@ from modules.response import ResponseAnalyzer
 from modules.response.claim_found import FEATURES, WEIGHTS
 from modules.response.config import AnalyzerConfig
 
-from .train_flag_confidence import RETIRED
+from .train_flag_confidence import RETIRED, weights_of
 
 SETS = Path(__file__).resolve().parent / "sets"
 VERSION = "claim-found-2"
@@ -74,12 +74,6 @@ def claim_rows(pattern: str) -> list[dict]:
                     }
                 )
     return rows
-
-
-def weights_of(rows: list[dict]) -> np.ndarray:
-    """Each set weighs the same in all."""
-    per_set = Counter(r["set"] for r in rows)
-    return np.array([len(rows) / (len(per_set) * per_set[r["set"]]) for r in rows])
 
 
 def fit(rows: list[dict], c: float):

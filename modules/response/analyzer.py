@@ -871,9 +871,10 @@ class ResponseAnalyzer:
         )
 
     def _completeness(
-        self, p: _Prepared, gt: GroundTruth, vec, declined: bool, implicit: set[str], fallback: bool = False
+        self, p: _Prepared, gt: GroundTruth, vec, declined: bool, implicit: set[str], fallback: bool
     ) -> tuple[CompletenessResult | None, ClaimFeedback]:
-        """``declined``: the answer is a refusal; ``implicit``: :meth:`_implicit_terms`. A claim
+        """``declined``: the answer is a refusal; ``implicit``: :meth:`_implicit_terms`;
+        ``fallback``: keyword vectors (the claim-found model, which reads MiniLM's, is not asked). A claim
         with values the response does not state in the claim's words may be stated in the words
         of the page sentence that states it (``OfflineJudge.restated``)."""
         cfg = self.config
