@@ -1413,3 +1413,74 @@ def test_a_day_written_short_is_the_day_s_word_and_a_lower_case_word_is_not_a_da
     assert not OfflineJudge.keys(["Sunday", "Wednesday"]) & OfflineJudge.keys(
         ["the sun is out; we wed in June"]
     )
+
+
+def _claim_verdict(
+    analyzer, domain: str, title: str, page: str, claim: str, query: str, response: str
+) -> str:
+    """The claim's verdict from the claim checks alone (the page checks off)."""
+    analyzer = ResponseAnalyzer(AnalyzerConfig.load(None, {"feedback.check_pages": False}), analyzer.embedder)
+    gt = analyzer.prepare_ground_truth(
+        [StoredPage(url=f"https://{domain}/about", title=title, text=page)], [domain]
+    )[domain]
+    r = analyzer.analyze(
+        AIResponse(
+            query_id="q",
+            domain=domain,
+            query=query,
+            response=response,
+            claims=[{"id": "c", "text": claim, "importance": "required"}],
+        ),
+        gt,
+    )
+    return verdicts(r)["c"]
+
+
+def test_the_site_s_own_name_before_a_value_names_no_other_variant(analyzer):
+    """The site's name as its pages give it ("Brinewater Sailing refunds ...") is the claim's
+    subject, not another thing whose value it states."""
+    page = "Cancelling 10 days or more before the course starts gives a full refund of the fee."
+    said = (
+        "Brinewater Sailing refunds the fee in full if you cancel at least 3 days before the course starts."
+    )
+    verdict = _claim_verdict(
+        analyzer, "brinewater.example", "About | Brinewater Sailing", page, page, "Can I get a refund?", said
+    )
+    assert verdict == "contradicted"
+
+
+def test_a_word_that_only_names_a_price_is_said_by_the_price():
+    """ "late checkout £25" says what "Late checkout costs £20 at weekends" says it of, "costs"
+    included; a window that says nothing of the claim's own words stays no judge of it."""
+    judge = OfflineJudge(Lexicon(None))
+    claim = "Late checkout costs £20 at weekends."
+    for answer, verdict in (
+        ("Early check-in £15, late checkout £25.", "contradicted"),
+        ("Parking nearby costs £25 a day.", "missing"),
+    ):
+        windows = judge.windows(answer)
+        got = judge.judge_claim(claim, windows, [0.8] * len(windows), set())
+        assert got.verdict == verdict, answer
+
+
+def test_a_schedule_stated_for_other_days_contradicts_the_claim():
+    """The claim's hours on other days are another schedule ("Wednesday to Sunday, 10am to 5pm"
+    for "Thursday to Monday from 10am to 5pm"); the same hours on fewer of its days are a part."""
+    judge = OfflineJudge(Lexicon(None))
+    claim = "The gallery shop is open Thursday to Monday from 10am to 5pm."
+    for answer, verdict in (
+        ("The gallery shop is open Wednesday to Sunday, 10am to 5pm.", "contradicted"),
+        ("The gallery shop is open Thursday to Monday, 10am to 5pm.", "found"),
+        ("On Saturdays the gallery shop is open from 10am to 5pm.", "found"),
+    ):
+        windows = judge.windows(answer)
+        got = judge.judge_claim(claim, windows, [0.8] * len(windows), set())
+        assert got.verdict == verdict, answer
+        if verdict == "contradicted":
+            assert got.kind == "scope" and "Wednesday" in got.evidence
+
+
+def test_notes_are_no_negation():
+    """A plural whose light stem would be a function word keeps its own: "notes" is no "not"."""
+    assert _key("notes") == _key("note") == "note"
+    assert _key("enabled") == _key("enable")

@@ -717,7 +717,7 @@ class ResponseAnalyzer:
         cfg = self.config
         flags = list(p.flags) + (["embedding_fallback"] if fallback else [])
 
-        declined, implicit = is_refusal(p.text), self._implicit_terms(p)  # each read three times
+        declined, implicit = is_refusal(p.text), self._implicit_terms(p, gt)  # each read three times
         accuracy = self._accuracy(p, gt, vec, close, fallback)
         completeness, claim_fb = self._completeness(p, gt, vec, declined, implicit, fallback)
         findings: list[PageFinding] = []
@@ -1015,9 +1015,11 @@ class ResponseAnalyzer:
             )
         return self._stating[key]
 
-    def _implicit_terms(self, p: _Prepared) -> set[str]:
-        """Terms an answer may leave implicit: the question's and the brand's."""
-        return OfflineJudge.keys([p.record.query or "", *p.record.brand_names])
+    def _implicit_terms(self, p: _Prepared, gt: GroundTruth | None = None) -> set[str]:
+        """Terms an answer may leave implicit: the question's and the brand's (the record's, and
+        the name the site's own pages give it)."""
+        brands = [*p.record.brand_names, *(gt.brand_names if gt is not None else ())]
+        return OfflineJudge.keys([p.record.query or "", *brands])
 
     def _wrong_facts(
         self,

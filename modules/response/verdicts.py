@@ -49,6 +49,8 @@ from .scope import (
     weekday,
 )
 
+_NEGATORS = frozenset("not no never nothing none nobody nowhere cannot neither nor without".split())
+
 #: plurals no suffix stripping meets: "children" is what "a child ticket" is for ("people" is
 #: no plural of the "person" a price is charged per)
 _IRREGULAR = {"children": "child", "women": "woman", "men": "man", "lost": "lose"}
@@ -65,9 +67,12 @@ def _key(word: str) -> str:
     elif len(word) > 4 and word.endswith(("ies", "ie")):
         word = word[: -3 if word.endswith("s") else -2] + "y"  # "dailies" meet "daily", "movies" "movie"
     k = stem(_IRREGULAR.get(word, word))
+    if k != word and (k in STOPWORDS or k in _NEGATORS):  # "notes" is no "not"
+        k = word[:-1] if word.endswith("s") else word
     if len(k) > 7 and k.endswith("able"):  # "refundable" meets "refund"
         k = k[:-4]
-    return k[:-1] if len(k) > 3 and k.endswith("e") else k
+    # "enable" meets "enabled" ("enabl"); "note" stays "note", not the "not" of a denial
+    return k[:-1] if len(k) > 3 and k.endswith("e") and k[:-1] not in STOPWORDS | _NEGATORS else k
 
 
 _WORD = re.compile(r"[A-Za-z]+-\d[\w-]*|[A-Za-z][A-Za-z0-9]*(?:['’][A-Za-z]+)?|\d[\d,.]*")
@@ -113,7 +118,6 @@ _SYNONYMS = [
     "offline",
 ]
 _GROUP = {_key(w): i for i, g in enumerate(_SYNONYMS) for w in g.split()}
-_NEGATORS = frozenset("not no never nothing none nobody nowhere cannot neither nor without".split())
 #: negations that do not deny a fact: what the assistant does not know, and "at no cost"
 _NOT_DENIAL = re.compile(
     r"\b(?:I|we)\s+(?:do\s*n[o']t|don['’]t|can['’]?not|can['’]t|couldn['’]t|am\s+not|'m\s+not)\s+"
@@ -1272,6 +1276,38 @@ def _value_finding(
     return PageFinding(clause, kind, page.text, page.url, detail, confidence, (instead,))
 
 
+def _other_days_alike(claim_days: frozenset[int], text: str) -> frozenset[int] | None:
+    """The days ``text`` gives, where it names one stretch of days, says when it is (not when
+    it is closed) and names a day ``claim_days`` lacks: "Wednesday to Sunday, 10am to 5pm" for
+    a claim of "Thursday to Monday from 10am to 5pm". None otherwise: fewer days than the
+    claim's is a part of it, not another schedule."""
+    if not claim_days or len(day_sets(text)) != 1 or is_negated(text) or not days_open(text):
+        return None
+    theirs = open_days(text)
+    return theirs if theirs - claim_days else None
+
+
+#: the words that only say what kind of value follows: "costs £9" says no more than "£9"
+_KIND_WORDS = {
+    "money": frozenset(k for k, g in _GROUP.items() if g == _GROUP[_key("cost")]),
+}
+
+
+def _frame_beside(
+    judge: OfflineJudge,
+    fact_terms: Sequence[tuple[str, str]],
+    window_terms: Sequence[tuple[str, str]],
+    pairs: Sequence[tuple[Value, Value | None]],
+) -> float:
+    """How much of a claim's own words a window states that gives one of its values otherwise,
+    leaving out the words that only name that value's kind: "Two-Bike £330" says what "A Two-Bike
+    Fit costs £310" says it of, "costs" included."""
+    rival_kinds = {a.kind for a, b in pairs if b is not None and not b.equals(a)}
+    skip = frozenset().union(*(_KIND_WORDS.get(k, frozenset()) for k in rival_kinds))
+    words = [t for t in fact_terms if t[0] not in skip]
+    return judge.frame(words, window_terms) if words else 1.0
+
+
 @dataclass
 class OfflineJudge:
     """The offline judge: claim verdicts (``judge_claims``) and wrong facts against pages."""
@@ -1422,9 +1458,22 @@ class OfflineJudge:
             keys = {t for t, _ in win.terms}
             return sum(w for k, w in rarity.items() if k in keys) / sum(rarity.values()) if rarity else 0.0
 
+        claim_days = open_days(claim) if days_open(claim) and not negated else frozenset()
         for win, cos in zip(windows, cosines):
             frame = self.frame(terms, win.terms, implicit)
             verdict, pairs = compare_values(claim, win.span.text)
+            other_days = _other_days_alike(claim_days, win.span.text) if verdict == "agree" else None
+            if (
+                other_days is not None
+                and frame >= st.conflict_frame
+                and not other_variant(claim, win.span.text)
+            ):
+                # the claim's times or prices, stated for days the claim does not give them
+                score = frame + telling(win) + 0.25 * cos - len(win.span.text) / 150
+                if against is None or score > against.support:
+                    detail = f"{day_names(claim_days)} (claim) vs {day_names(other_days)} (response)"
+                    against = Verdict("contradicted", win, score, detail, "scope")
+                continue
             if verdict == "conflict" and not any(
                 b is not None and not b.equals(a) and _plausible_misstatement(a, b) for a, b in pairs
             ):
@@ -1457,7 +1506,7 @@ class OfflineJudge:
             if (
                 verdict == "conflict"
                 and frame >= st.conflict_frame
-                and (not fact_terms or self.frame(fact_terms, win.terms) >= st.fact_frame)
+                and (not fact_terms or _frame_beside(self, fact_terms, win.terms, pairs) >= st.fact_frame)
                 and not other_variant(claim, win.span.text)
                 # a window that names a thing of its own before its value ("a Samsung Galaxy S23
                 # screen is £119" against the iPhone 14's price) states another variant's value
