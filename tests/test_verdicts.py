@@ -1484,3 +1484,18 @@ def test_notes_are_no_negation():
     """A plural whose light stem would be a function word keeps its own: "notes" is no "not"."""
     assert _key("notes") == _key("note") == "note"
     assert _key("enabled") == _key("enable")
+
+
+def test_a_window_stating_the_claim_s_other_numbers_alike_is_about_it():
+    """ "| Cadets (11-15) | £385 |" gives the "11-15" of "Cadets aged 11-15 pay £415 for the
+    sailing week" alike, so its price is the claim's, misstated; a row of another age band is not."""
+    judge = OfflineJudge(Lexicon(None))
+    claim = "Cadets aged 11-15 pay £415 for the sailing week."
+    asked = OfflineJudge.keys(["How much is the sailing week?"])
+    for answer, verdict in (
+        ("| Adults | £465 |\n| Cadets (11-15) | £385 |", "contradicted"),
+        ("| Adults | £465 |\n| Minis (6-10) | £385 |", "missing"),
+    ):
+        windows = judge.windows(answer)
+        got = judge.judge_claim(claim, windows, [0.8] * len(windows), asked)
+        assert got.verdict == verdict, answer

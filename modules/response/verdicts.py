@@ -1298,14 +1298,33 @@ def _frame_beside(
     fact_terms: Sequence[tuple[str, str]],
     window_terms: Sequence[tuple[str, str]],
     pairs: Sequence[tuple[Value, Value | None]],
+    single: bool = False,
 ) -> float:
     """How much of a claim's own words a window states that gives one of its values otherwise,
-    leaving out the words that only name that value's kind: "Two-Bike £330" says what "A Two-Bike
-    Fit costs £310" says it of, "costs" included."""
+    leaving out the words that only name that value's kind ("late checkout £25" says what "Late
+    checkout costs £20 at weekends" says it of, "costs" included); in a window of one sentence,
+    each other number or price of the claim it states alike counts as a word stated ("Juniors
+    (10-14) | £445" gives the "10-14" of "Juniors aged 10-14 pay £495"). A window of several
+    sentences may state those of another variant."""
     rival_kinds = {a.kind for a, b in pairs if b is not None and not b.equals(a)}
     skip = frozenset().union(*(_KIND_WORDS.get(k, frozenset()) for k in rival_kinds))
     words = [t for t in fact_terms if t[0] not in skip]
-    return judge.frame(words, window_terms) if words else 1.0
+    alike = (
+        sum(
+            1
+            for a, b in pairs
+            if b is not None
+            and b.equals(a)
+            and a.kind in ("number", "money", "percent")
+            and not is_word_one(a)
+        )
+        if single
+        else 0
+    )
+    total = len(words) + alike
+    if not total:
+        return 1.0
+    return ((judge.frame(words, window_terms) * len(words) if words else 0.0) + alike) / total
 
 
 @dataclass
@@ -1506,7 +1525,13 @@ class OfflineJudge:
             if (
                 verdict == "conflict"
                 and frame >= st.conflict_frame
-                and (not fact_terms or _frame_beside(self, fact_terms, win.terms, pairs) >= st.fact_frame)
+                and (
+                    not fact_terms
+                    or _frame_beside(
+                        self, fact_terms, win.terms, pairs, len(split_sentences(win.span.text)) == 1
+                    )
+                    >= st.fact_frame
+                )
                 and not other_variant(claim, win.span.text)
                 # a window that names a thing of its own before its value ("a Samsung Galaxy S23
                 # screen is £119" against the iPhone 14's price) states another variant's value
