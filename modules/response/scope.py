@@ -258,7 +258,7 @@ def _joined(names: frozenset[str]) -> str:
 #: and "wed" are words)
 _DAY = r"(?:Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun)(?:day|nesday|sday|urday)?s?\b\.?"
 _DAY_INDEX = {"mon": 0, "tue": 1, "wed": 2, "thu": 3, "fri": 4, "sat": 5, "sun": 6}
-_EVERY_DAY = re.compile(r"\b(?:seven|7)\s+days\s+a\s+week\b|\b(?:every|each)\s+day\b|\bdaily\b", re.I)
+_EVERY_DAY = re.compile(r"\b(?:seven|7)\s+days\s+a\s+week\b|\b(?:every|each|any)\s+day\b|\bdaily\b", re.I)
 _DAY_RANGE = re.compile(rf"(?P<a>{_DAY})\s*(?:to|through|thru|until|till|-|–|—)\s*(?P<b>{_DAY})")
 _DAY_LIST = re.compile(rf"{_DAY}(?:\s*(?:,|and|&|or)\s*{_DAY})+")
 _ONE_DAY = re.compile(_DAY)
