@@ -258,3 +258,10 @@ def test_a_one_time_price_is_no_rival_of_a_monthly_one(text):
     assert (fee.text, fee.period) == ("$299", "once")
     assert not fee.same_kind(monthly)
     assert compare_values("Growth has a one-time $299 onboarding fee", text)[0] == "agree"
+
+
+def test_noon_and_midday_are_twelve_o_clock():
+    """ "Sun noon-3pm" states the "12pm to 3pm" of a claim; "noon-3" is no model name."""
+    assert [(v.kind, v.amount) for v in values("Sun noon-3pm.")] == [("time", 720.0), ("time", 900.0)]
+    assert compare_values("The library is open on Sunday from 12pm to 3pm.", "Sun noon-3pm.")[0] == "agree"
+    assert compare_values("It closes at midday on Saturdays.", "Saturday: closes 1pm")[0] == "conflict"

@@ -224,7 +224,7 @@ _PATTERNS = [
     (
         "skip",
         re.compile(
-            r"\b24/7\b|\[\d{1,3}\]|^\s*\d{1,2}[.)](?=\s|$)|(?<=\s)\d{1,2}\.(?=\s+[A-Z*])|(?<=[A-Za-z])(?<!km)(?<!\sm)-?\d[\d.]*|"
+            r"\b24/7\b|\[\d{1,3}\]|^\s*\d{1,2}[.)](?=\s|$)|(?<=\s)\d{1,2}\.(?=\s+[A-Z*])|(?<=[A-Za-z])(?<!km)(?<!\sm)(?<!noon)(?<!midday)-?\d[\d.]*|"
             r"\S+\.(?:example|com|org|net|io|dev|co|uk|de|fr)\S*|https?://\S+",
             re.M,
         ),
@@ -244,7 +244,8 @@ _PATTERNS = [
         re.compile(
             r"\b(?P<hour>[01]?\d|2[0-3])(?::(?P<minute>[0-5]\d))?\s*(?P<ampm>[ap])\.?\s?m\b\.?|"
             r"\b(?P<hour2>[01]?\d|2[0-3]):(?P<minute2>[0-5]\d)\b|"
-            r"\b(?P<hour3>1[0-2]|[1-9])(?::(?P<minute3>[0-5]\d))?\s+in\s+the\s+(?P<part>morning|afternoon|evening)\b",
+            r"\b(?P<hour3>1[0-2]|[1-9])(?::(?P<minute3>[0-5]\d))?\s+in\s+the\s+(?P<part>morning|afternoon|evening)\b|"
+            r"\b(?P<noon>noon|midday)\b",
             re.I,
         ),
     ),
@@ -335,11 +336,12 @@ _COUNT = re.compile(
     r"fifty|sixty|seventy|eighty|ninety|dozen|hundred|thousand|million|billion",
     re.I,
 )
+_CLOCK = re.compile(r"\d|noon|midday", re.I)
 _NEEDS = [
     None,
     _DIGIT,
     _DIGIT,
-    _DIGIT,
+    _CLOCK,
     _COUNT,
     _DIGIT,
     _DIGIT,
@@ -592,7 +594,7 @@ def values(text: str) -> list[Value]:
 def _values(text: str) -> tuple[Value, ...]:
     found: list[Value] = _hours_ranges(text) if _DIGIT.search(text) else []
     taken: list[tuple[int, int]] = [(v.start, v.end) for v in found]
-    has = {need: need is None or need.search(text) is not None for need in (None, _DIGIT, _COUNT)}
+    has = {need: need is None or need.search(text) is not None for need in (None, _DIGIT, _CLOCK, _COUNT)}
     for (kind, pattern), need in zip(_PATTERNS, _NEEDS, strict=True):
         if not has[need]:
             continue  # it cannot match here
@@ -645,7 +647,9 @@ _COMPOUND = re.compile(rf"-(?!{_UNITS_WORD}\b)[a-z]", re.I)
 
 def _typed(kind: str, m: re.Match) -> tuple | None:
     groups = m.groupdict()
-    if kind == "time":  # minutes after midnight: "5 p.m." is "17:00"
+    if kind == "time":  # minutes after midnight: "5 p.m." is "17:00", "noon" "12:00"
+        if groups.get("noon"):
+            return "time", 720.0, ""
         hour = int(groups.get("hour") or groups.get("hour2") or groups.get("hour3"))
         minute = int(groups.get("minute") or groups.get("minute2") or groups.get("minute3") or 0)
         ampm = (
