@@ -1015,11 +1015,10 @@ class ResponseAnalyzer:
             )
         return self._stating[key]
 
-    def _implicit_terms(self, p: _Prepared, gt: GroundTruth | None = None) -> set[str]:
+    def _implicit_terms(self, p: _Prepared, gt: GroundTruth) -> set[str]:
         """Terms an answer may leave implicit: the question's and the brand's (the record's, and
         the name the site's own pages give it)."""
-        brands = [*p.record.brand_names, *(gt.brand_names if gt is not None else ())]
-        return OfflineJudge.keys([p.record.query or "", *brands])
+        return OfflineJudge.keys([p.record.query or "", *p.record.brand_names, *gt.brand_names])
 
     def _wrong_facts(
         self,

@@ -1293,40 +1293,6 @@ _KIND_WORDS = {
 }
 
 
-def _frame_beside(
-    judge: OfflineJudge,
-    fact_terms: Sequence[tuple[str, str]],
-    window_terms: Sequence[tuple[str, str]],
-    pairs: Sequence[tuple[Value, Value | None]],
-    single: bool = False,
-) -> float:
-    """How much of a claim's own words a window states that gives one of its values otherwise,
-    leaving out the words that only name that value's kind ("late checkout £25" says what "Late
-    checkout costs £20 at weekends" says it of, "costs" included); in a window of one sentence,
-    each other number or price of the claim it states alike counts as a word stated ("Juniors
-    (10-14) | £445" gives the "10-14" of "Juniors aged 10-14 pay £495"). A window of several
-    sentences may state those of another variant."""
-    rival_kinds = {a.kind for a, b in pairs if b is not None and not b.equals(a)}
-    skip = frozenset().union(*(_KIND_WORDS.get(k, frozenset()) for k in rival_kinds))
-    words = [t for t in fact_terms if t[0] not in skip]
-    alike = (
-        sum(
-            1
-            for a, b in pairs
-            if b is not None
-            and b.equals(a)
-            and a.kind in ("number", "money", "percent")
-            and not is_word_one(a)
-        )
-        if single
-        else 0
-    )
-    total = len(words) + alike
-    if not total:
-        return 1.0
-    return ((judge.frame(words, window_terms) * len(words) if words else 0.0) + alike) / total
-
-
 @dataclass
 class OfflineJudge:
     """The offline judge: claim verdicts (``judge_claims``) and wrong facts against pages."""
@@ -1448,6 +1414,39 @@ class OfflineJudge:
         fact_terms = tuple(t for t in terms if not self._implied(t[0], implicit) and t[0] not in _LIGHT)
         return ClaimWords(claim_values, terms, fact_terms, _names(claim))
 
+    def _frame_beside(
+        self,
+        fact_terms: Sequence[tuple[str, str]],
+        window_terms: Sequence[tuple[str, str]],
+        pairs: Sequence[tuple[Value, Value | None]],
+        single: bool,
+    ) -> float:
+        """How much of a claim's own words a window states that gives one of its values otherwise,
+        leaving out the words that only name that value's kind ("late checkout £25" says what "Late
+        checkout costs £20 at weekends" says it of, "costs" included); in a window of one sentence,
+        each other number or price of the claim it states alike counts as a word stated ("Juniors
+        (10-14) | £445" gives the "10-14" of "Juniors aged 10-14 pay £495"). A window of several
+        sentences may state those of another variant."""
+        rival_kinds = {a.kind for a, b in pairs if b is not None and not b.equals(a)}
+        skip = frozenset().union(*(_KIND_WORDS.get(k, frozenset()) for k in rival_kinds))
+        words = [t for t in fact_terms if t[0] not in skip]
+        alike = (
+            sum(
+                1
+                for a, b in pairs
+                if b is not None
+                and b.equals(a)
+                and a.kind in ("number", "money", "percent")
+                and not is_word_one(a)
+            )
+            if single
+            else 0
+        )
+        total = len(words) + alike
+        if not total:
+            return 1.0
+        return ((self.frame(words, window_terms) * len(words) if words else 0.0) + alike) / total
+
     def judge_claim(
         self, claim: str, windows: Sequence[Window], cosines: Sequence[float], implicit: set[str]
     ) -> Verdict:
@@ -1527,8 +1526,8 @@ class OfflineJudge:
                 and frame >= st.conflict_frame
                 and (
                     not fact_terms
-                    or _frame_beside(
-                        self, fact_terms, win.terms, pairs, len(split_sentences(win.span.text)) == 1
+                    or self._frame_beside(
+                        fact_terms, win.terms, pairs, len(split_sentences(win.span.text)) == 1
                     )
                     >= st.fact_frame
                 )
