@@ -76,9 +76,10 @@ def claim_rows(pattern: str) -> list[dict]:
     return rows
 
 
-def fit(rows: list[dict], c: float):
+def fit(rows: list[dict], c: float, label: str = "found"):
+    """A logistic regression of "the gold verdict is ``label``" on standardised features."""
     X = np.array([r["x"] for r in rows], dtype=float)
-    y = np.array([r["gold"] == "found" for r in rows], dtype=float)
+    y = np.array([r["gold"] == label for r in rows], dtype=float)
     mean, scale = X.mean(axis=0), X.std(axis=0)
     scale[scale == 0] = 1.0
     model = LogisticRegression(C=c, max_iter=3000).fit((X - mean) / scale, y, sample_weight=weights_of(rows))

@@ -420,6 +420,22 @@ def test_a_window_about_the_other_thing_the_question_names_contradicts_nothing(a
     assert verdicts(r) == {"cap": "missing", "wifi": "missing"}
 
 
+def test_a_list_item_opening_on_the_claim_s_own_word_is_about_the_claim():
+    """ "- Evening gown: £28" answers a question about an evening gown: the capital of a list item's
+    first word names no other thing the question asks about, when the claim says that word too."""
+    query = "How much is it to rent an evening gown from ReWear for a weekend?"
+    claim = {"id": "price", "text": "Renting an evening gown from ReWear costs £45 for 4 days."}
+    page = StoredPage(url="https://rewear.example/prices", text="Evening gown or tuxedo: £45 for 4 days.")
+    listed = "- Evening gown: £28 for 4 days\n- Deposit: £50 per garment (refundable)"
+    checks = ResponseAnalyzer(AnalyzerConfig.load(None, {"feedback.min_claim_conflict": 1.0}))
+    r = checks.analyze(
+        AIResponse(query_id="q", domain="rewear.example", query=query, response=listed, claims=[claim]),
+        [page],
+    )
+    assert verdicts(r) == {"price": "contradicted"}
+    assert r.feedback.claims.contradicted[0].evidence == "£45 (claim) vs £28 (response)"
+
+
 @pytest.mark.parametrize(
     "response, verdict",
     [

@@ -42,6 +42,7 @@ from ..text import (
 )
 from .attribution import normalize_domain, score_attribution
 from .checker import checker_for, not_a_statement
+from .claim_conflict import conflict_features, shipped_claim_conflict
 from .claim_found import claim_features, shipped_claim_found
 from .competitors import presences
 from .config import AnalyzerConfig
@@ -345,6 +346,10 @@ class ResponseAnalyzer:
         #: where the claim-found trainer collects the features of each claim the checks call
         #: missing: (record, claim id, features, whether the model is barred from it); None: not collected
         self.claim_rows_sink: list[tuple[AIResponse, str, list[float], bool]] | None = None
+        #: where the claim-conflict trainer collects the features of each claim the checks call
+        #: missing that a window states a value of otherwise: (record, claim id, features, the
+        #: window's text); None: not collected
+        self.conflict_rows_sink: list[tuple[AIResponse, str, list[float], str]] | None = None
 
     # ----- ground truth -------------------------------------------------------------------
     def prepare_ground_truth(
@@ -906,6 +911,8 @@ class ResponseAnalyzer:
                 v = (self.judge.restated(claim.text, p.windows, stating, implicit) if stating else None) or v
             if v.verdict == "missing" and v.window is None and p.windows and not fallback:
                 v = self._found_by_model(p, claim, sims[i], implicit, declined) or v
+            if v.verdict == "missing" and p.windows and not fallback and not declined:
+                v = self._contradicted_by_model(p, gt, claim, sims[i], implicit) or v
             if v.verdict == "found":
                 s, sim = v.window.span, float(sims[i, p.windows.index(v.window)])
                 found.append(
@@ -948,6 +955,37 @@ class ResponseAnalyzer:
         if probability is None or probability < floor or read.window is None or read.barred or floor >= 1.0:
             return None
         return Verdict("found", read.window, probability, read.window.span.text)
+
+    def _contradicted_by_model(
+        self, p: _Prepared, gt: GroundTruth, claim, cosines: np.ndarray, implicit: set[str]
+    ) -> Verdict | None:
+        """A claim the checks call missing that the claim-conflict model finds stated otherwise by
+        a window giving one of its values otherwise (the window its evidence, kind by the value's),
+        or None. Its cosines are MiniLM's: with another encoder the checks' verdict stands."""
+        model = shipped_claim_conflict()
+        if (model is None and self.conflict_rows_sink is None) or self.embedder.name != BUNDLED:
+            return None
+        _, valued, site_names, *_ = self._page_sentences(gt)
+        read = conflict_features(
+            self.judge,
+            claim.text,
+            claim.importance,
+            p.windows,
+            cosines,
+            implicit,
+            [v for f in valued for v in f.values],
+            site_names,
+        )
+        if read is None:
+            return None
+        probability = model.probability(read.features) if model is not None else None
+        if self.conflict_rows_sink is not None:
+            self.conflict_rows_sink.append((p.record, claim.id, read.features, read.window.span.text))
+        floor = self.config.feedback.min_claim_conflict
+        floor = (model.threshold if model is not None else 1.0) if floor is None else floor
+        if probability is None or probability < floor or floor >= 1.0:
+            return None
+        return Verdict("contradicted", read.window, probability, read.detail, read.kind)
 
     def _flag_context(
         self, p: _Prepared, gt: GroundTruth, known: Callable[[str], np.ndarray | None], fallback: bool

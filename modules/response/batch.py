@@ -14,6 +14,7 @@ from ..embeddings import BUNDLED
 from ..store.runs import RunKind, runs_frame
 from .analyzer import ANALYZER_VERSION, EncodedTexts, ResponseAnalyzer, collector_paused
 from .checker import checker_for
+from .claim_conflict import shipped_claim_conflict
 from .claim_found import shipped_claim_found
 from .config import AnalyzerConfig
 from .flag_confidence import shipped_flag_confidence
@@ -108,6 +109,14 @@ def _claim_found_version(config: AnalyzerConfig, embedding_model: str) -> str | 
     return model.version if model and not off else None
 
 
+def _claim_conflict_version(config: AnalyzerConfig, embedding_model: str) -> str | None:
+    """The version of the model that found claims contradicted by a value the checks would not
+    weigh (None: off, or an encoder other than the MiniLM it reads)."""
+    model = shipped_claim_conflict()
+    off = config.feedback.min_claim_conflict == 1.0 or embedding_model != BUNDLED
+    return model.version if model and not off else None
+
+
 def build_tables(
     rows: list[dict],
     errors: Sequence[RecordError],
@@ -154,6 +163,7 @@ def build_tables(
                 "checker": _checker_version(config, embedding_model),
                 "flag_confidence": _flag_confidence_version(config, embedding_model),
                 "claim_found": _claim_found_version(config, embedding_model),
+                "claim_conflict": _claim_conflict_version(config, embedding_model),
             }
         ),
         analyzer_version=ANALYZER_VERSION,

@@ -114,6 +114,12 @@ class FeedbackConfig(_Section):
     # this probability. None: the threshold shipped with the model, chosen for the precision of
     # "found" when it was trained; 1 leaves the checks' verdicts as they are.
     min_claim_found: float | None = Field(None, ge=0, le=1)
+    # A claim the checks call missing is contradicted where a window of the answer states one of
+    # its values otherwise and a small model trained on the verdict sets' gold claim verdicts
+    # (modules/response/claim_conflict.py) gives it at least this probability. None: the
+    # threshold shipped with the model, chosen for the precision of "contradicted" when it was
+    # trained; 1 leaves the checks' verdicts as they are.
+    min_claim_conflict: float | None = Field(None, ge=0, le=1)
 
 
 class BatchConfig(_Section):

@@ -858,7 +858,7 @@ def _multiple(value: Value, of: Value) -> bool:
     return 2 <= round(times) <= 12 and abs(times - round(times)) < 1e-6
 
 
-def _days_apart(text: str, other: str) -> bool:
+def days_apart(text: str, other: str) -> bool:
     """Both texts name days of the week and no day in common: their times and prices are of
     other days ("9am to 1pm on Saturdays" is no rival of "8am to 6pm Monday to Thursday")."""
     mine = frozenset().union(*(d.days for d in day_sets(text)))
@@ -902,6 +902,14 @@ def _value_words(text: str) -> tuple[frozenset[str] | None, ...]:
         alone = not any(u is not v and u.same_kind(v) and a <= u.start < b for u in vals)
         out.append(frozenset(k for k, _ in _terms(text[a:b])) if alone else None)
     return tuple(out)
+
+
+def value_clause_terms(text: str, value: Value) -> list[tuple[str, str]]:
+    """The words of the clause of ``text`` that states ``value`` (cut as :func:`_value_words`
+    cuts): what the value is of ("booking fee" of "£2,500 booking fee (non-refundable); ...")."""
+    cuts = [0, *(m.end() for m in _VARIANT_BREAK.finditer(text)), len(text)]
+    a, b = next(((a, b) for a, b in zip(cuts, cuts[1:]) if a <= value.start < b), (0, len(text)))
+    return _terms(text[a:b], [(value.start - a, value.end - a)])
 
 
 def _bound_elsewhere(near: Sequence[str], text: str, index: int, kinds: Sequence[Value]) -> bool:
@@ -976,7 +984,7 @@ def _periods_alike(value: Value, page: Value) -> bool:
     return bool(mine and theirs) and max(mine, theirs) / min(mine, theirs) < 3
 
 
-def _plausible_misstatement(stated: Value, page: Value) -> bool:
+def plausible_misstatement(stated: Value, page: Value) -> bool:
     """A misstated value keeps the unit it is written in, or at least its order of size: a
     "45-minute" lesson is no misstatement of a "4-week" block but a length of another thing,
     while "2 weeks" against "10 days" may be one."""
@@ -986,7 +994,7 @@ def _plausible_misstatement(stated: Value, page: Value) -> bool:
     return ratio <= 10  # "1 TB" may misstate "100 GB"
 
 
-def _names_another(text: str, pairs: Sequence[tuple[Value, Value | None]], known: set[str]) -> bool:
+def names_another(text: str, pairs: Sequence[tuple[Value, Value | None]], known: set[str]) -> bool:
     """``text`` names, in the stretch before a value it states otherwise (from the start of its
     clause), a thing that is none of ``known`` (the claim's names and the question's) nor a day
     or month: the subject of that value is another variant."""
@@ -1251,6 +1259,11 @@ _VALUE_KIND = {
 }
 
 
+def value_kind(value: Value) -> str:
+    """The wrong-fact kind of a value stated otherwise (``Contradiction.kind``)."""
+    return _VALUE_KIND.get(value.kind, "number")
+
+
 #: the detail of a statement a page sentence states with the other polarity
 OPPOSITE_DETAIL = "the page states the opposite"
 
@@ -1456,10 +1469,8 @@ class OfflineJudge:
         words = self.claim_words(claim, implicit)
         claim_values, terms, fact_terms = list(words.values), list(words.terms), list(words.fact_terms)
         negated = is_negated(claim)
-        names = [t for t in terms if t[0] in words.names and not self._implied(t[0], implicit)]
         best: Verdict | None = None
         against: Verdict | None = None
-        # in "BX-500 vs BX-1000", a window about the BX-1000 alone says nothing of a BX-500 claim
         named = _names(claim)
         own_names = named & implicit
         # what the claim says of its subject (the names the question gives it): a window that
@@ -1493,7 +1504,7 @@ class OfflineJudge:
                     against = Verdict("contradicted", win, score, detail, "scope")
                 continue
             if verdict == "conflict" and not any(
-                b is not None and not b.equals(a) and _plausible_misstatement(a, b) for a, b in pairs
+                b is not None and not b.equals(a) and plausible_misstatement(a, b) for a, b in pairs
             ):
                 verdict = "other"  # "10 hours" is no misstatement of a "10-day pack": another thing
             opposite = opposite_polarity(claim, win.span.text) and not UNSURE.search(win.span.text)
@@ -1516,11 +1527,8 @@ class OfflineJudge:
                     ):
                         best = Verdict("found", win, support, win.span.text)
                 continue
-            if names and self.frame(names, win.terms) < 1:
-                continue  # about another plan, person, place or prize
-            lead = _names(win.lead or win.span.text)
-            if own_names - lead and (lead & implicit) - named:
-                continue  # about the other thing the question names
+            if self.about_another(words, win, implicit):
+                continue
             if (
                 verdict == "conflict"
                 and frame >= st.conflict_frame
@@ -1534,13 +1542,13 @@ class OfflineJudge:
                 and not other_variant(claim, win.span.text)
                 # a window that names a thing of its own before its value ("a Samsung Galaxy S23
                 # screen is £119" against the iPhone 14's price) states another variant's value
-                and not _names_another(win.span.text, pairs, named | implicit)
-                and not _days_apart(claim, win.span.text)
+                and not names_another(win.span.text, pairs, named | implicit)
+                and not days_apart(claim, win.span.text)
             ):
                 wanted, stated = next(
                     (a, b)
                     for a, b in pairs
-                    if b is not None and not b.equals(a) and _plausible_misstatement(a, b)
+                    if b is not None and not b.equals(a) and plausible_misstatement(a, b)
                 )
                 # the window stating most of the claim's telling words, then the tightest: of a
                 # list's items, "Toric dailies: £22" for a claim about toric lenses, not the first
@@ -1551,7 +1559,7 @@ class OfflineJudge:
                         win,
                         score,
                         f"{wanted.text} (claim) vs {stated.text} (response)",
-                        _VALUE_KIND.get(wanted.kind, "number"),
+                        value_kind(wanted),
                     )
             elif (
                 opposite
@@ -1578,6 +1586,22 @@ class OfflineJudge:
             return Verdict("missing")
         entity = self._other_entity(claim, terms, fact_terms, implicit, windows, cosines)
         return entity or Verdict("missing")
+
+    def about_another(self, words: ClaimWords, win: Window, implicit: set[str]) -> bool:
+        """Whether ``win`` is about another named thing than the claim of ``words``: it leaves
+        out one of the claim's own names (another plan, person, place or prize), or its sentence
+        names the other thing the question names (in "BX-500 vs BX-1000", a window about the
+        BX-1000 alone says nothing of a BX-500 claim) with a word the claim never says, or in a
+        sentence before the window's own ("- Evening gown: £28" is about an evening gown claim;
+        "Evening" names no other thing)."""
+        names = [t for t in words.terms if t[0] in words.names and not self._implied(t[0], implicit)]
+        if names and self.frame(names, win.terms) < 1:
+            return True
+        own_names = words.names & implicit
+        lead = _names(win.lead or win.span.text)
+        other = (lead & implicit) - words.names if own_names - lead else None
+        claim_keys = {k for k, _ in words.terms}
+        return bool(other) and bool(other - claim_keys or len(split_sentences(win.span.text)) > 1)
 
     def _denied_around(
         self, found: Verdict, against: Verdict | None, terms: Sequence[tuple[str, str]], implicit: set[str]
@@ -1929,9 +1953,9 @@ class OfflineJudge:
                             )
                         )
                         and _counts_alike(clause.text, v, page.text, p)
-                        and _plausible_misstatement(v, p)
+                        and plausible_misstatement(v, p)
                         and not other_variant(clause.text, page.text)
-                        and not _days_apart(clause.text, page.text)
+                        and not days_apart(clause.text, page.text)
                         and not _bound_elsewhere(near, page.text, i, page.values)
                         # "first 30 miles included, then 24p per mile": the page's free part is it
                         and not (v.unit == FREE and _FREE_PART.search(page.text))
