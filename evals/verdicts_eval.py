@@ -210,6 +210,12 @@ def main() -> None:
         help="feedback.min_flag_confidence (default: the threshold shipped with the flag-confidence model; 0 keeps every flag)",
     )
     parser.add_argument(
+        "--min-claim-conflict",
+        type=float,
+        help="feedback.min_claim_conflict (default: the threshold shipped with the claim-conflict model; "
+        "1 leaves the checks' verdicts)",
+    )
+    parser.add_argument(
         "--errors", help="write the answers whose verdicts differ from gold to this JSONL file"
     )
     parser.add_argument(
@@ -240,6 +246,8 @@ def main() -> None:
         overrides["feedback.checker_threshold"] = args.checker_threshold
     if args.min_flag_confidence is not None:
         overrides["feedback.min_flag_confidence"] = args.min_flag_confidence
+    if args.min_claim_conflict is not None:
+        overrides["feedback.min_claim_conflict"] = args.min_claim_conflict
     analyzer = ResponseAnalyzer(AnalyzerConfig.load(None, overrides))
     gts = analyzer.prepare_ground_truth(pages, {a["domain"] for a in answers})
     results = list(analyzer.iter_batch(records, gts))
