@@ -25,16 +25,14 @@ missing (never one they find), and never of a window the checks prove is about a
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-import numpy as np
-
 from ..text import split_sentences
+from .claim_found import ClaimFound
 from .facts import Value, compare_values
 from .verdicts import (
     LIST_ITEM,
@@ -220,24 +218,15 @@ def conflict_features(
     return ConflictRead([features[f] for f in FEATURES], win, detail, value_kind(wanted))
 
 
-class ClaimConflict:
-    """The fitted model: standardised features, one weight each and a bias, and the threshold."""
+class ClaimConflict(ClaimFound):
+    """The fitted model, read as the claim-found model is: standardised features, one weight each
+    and a bias, and the threshold at or above which a missing claim is contradicted."""
+
+    features = FEATURES
+    trainer = "evals.train_claim_conflict"
 
     def __init__(self, path: Path = WEIGHTS):
-        spec = json.loads(path.read_text())
-        if tuple(spec["features"]) != FEATURES:
-            raise ValueError(f"{path}: trained on other features; rerun python -m evals.train_claim_conflict")
-        self.version: str = spec["version"]
-        self.mean = np.asarray(spec["mean"], dtype=float)
-        self.scale = np.asarray(spec["scale"], dtype=float)
-        self.weights = np.asarray(spec["weights"], dtype=float)
-        self.bias = float(spec["bias"])
-        #: at or above this probability a missing claim is contradicted (chosen for precision)
-        self.threshold = float(spec["threshold"])
-
-    def probability(self, features: Sequence[float]) -> float:
-        z = float(((np.asarray(features, dtype=float) - self.mean) / self.scale) @ self.weights + self.bias)
-        return 1.0 / (1.0 + math.exp(-z))
+        super().__init__(path)
 
 
 @cache

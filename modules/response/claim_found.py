@@ -183,10 +183,13 @@ def _proved_against(
 class ClaimFound:
     """The fitted model: standardised features, one weight each and a bias, and the threshold."""
 
+    features: tuple[str, ...] = FEATURES
+    trainer = "evals.train_claim_found"
+
     def __init__(self, path: Path = WEIGHTS):
         spec = json.loads(path.read_text())
-        if tuple(spec["features"]) != FEATURES:
-            raise ValueError(f"{path}: trained on other features; rerun python -m evals.train_claim_found")
+        if tuple(spec["features"]) != self.features:
+            raise ValueError(f"{path}: trained on other features; rerun python -m {self.trainer}")
         self.version: str = spec["version"]
         self.mean = np.asarray(spec["mean"], dtype=float)
         self.scale = np.asarray(spec["scale"], dtype=float)
