@@ -171,6 +171,22 @@ def test_a_value_the_site_states_elsewhere_with_the_statement_s_words_is_support
     assert reading(alone, "site_support") < 1.0  # "$12" conflicts with the only sentence about Pro
 
 
+def test_a_value_no_sentence_of_the_site_states_is_read_as_unstated():
+    # "$19" is stated nowhere on the site: invented; the Team plan's page states it: another
+    # variant's value; "50 GB" is the site's own; a statement without values reads 0
+    team = StoredPage(
+        url="https://brisk.example/team", domain="brisk.example", text="Brisk Team costs $19 per month."
+    )
+    gt = ResponseAnalyzer().prepare_ground_truth([PAGE, team], {"brisk.example"})["brisk.example"]
+    with_team = FlagContext(WRONG.response, WRONG.query, site_sentences(gt))
+    assert reading(flag_features(flag(), context(), 1), "unstated_value") == 1.0
+    assert reading(flag_features(flag(), with_team, 1), "unstated_value") == 0.0
+    both = flag(statement="Brisk Pro costs $19 per month and includes 50 GB")
+    assert reading(flag_features(both, context(), 1), "unstated_value") == 0.5
+    plain = flag(statement="Brisk Pro has no free plan", kind="negation")
+    assert reading(flag_features(plain, context(), 1), "unstated_value") == 0.0
+
+
 def test_the_readings_of_the_statement_and_the_values():
     row = flag_features(flag(detail="$19 per month (response) vs $12 per month (claim)"), context(), 2)
     assert reading(row, "flags") == math.log2(3) and reading(row, "shared_value") == 0.0

@@ -40,7 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from ..text import content_terms, split_sentences
-from .facts import compare_values, values
+from .facts import Value, compare_values, values
 from .groundtruth import GroundTruth
 from .schema import Contradiction
 from .verdicts import LIST_ITEM, OPPOSITE_DETAIL, is_negated
@@ -68,6 +68,7 @@ FEATURES = (
     "statement_values",  # log2 of 1 + the values the statement states
     "evidence_values",  # log2 of 1 + the values the evidence states
     "shared_value",  # the statement and the evidence state one value alike
+    "unstated_value",  # share of the statement's values that no sentence of the site states (invented, not another variant's)
     "query_in_statement",  # share of the question's content words the statement states
     "query_in_evidence",  # share of the question's content words the evidence states
     "cosine_evidence",  # MiniLM cosine of the statement's sentence and the evidence (claim or page chunk)
@@ -92,12 +93,13 @@ class SiteSentence:
     terms: frozenset[str]
     negated: bool
     chunk: int  # its chunk of the site's pages (``GroundTruth.chunks``)
+    values: tuple[Value, ...] = ()
 
 
 def site_sentences(gt: GroundTruth) -> tuple[SiteSentence, ...]:
     """Every sentence of a site's pages, with its chunk (the caller keeps it per version of them)."""
     return tuple(
-        SiteSentence(s.text, frozenset(content_terms(s.text)), is_negated(s.text), i)
+        SiteSentence(s.text, frozenset(content_terms(s.text)), is_negated(s.text), i, tuple(values(s.text)))
         for i, chunk in enumerate(gt.chunks)
         for s in split_sentences(chunk.text)
     )
@@ -135,6 +137,14 @@ def _site_support(statement: str, said: set[str], evidence: str, site: Sequence[
     return best
 
 
+def _unstated(stated: Sequence[Value], site: Sequence[SiteSentence]) -> float:
+    """The share of ``stated`` that no sentence of the site states: a value of another variant
+    is on the site somewhere, an invented one is not (0 for a statement without values)."""
+    if not stated or not site:
+        return 0.0
+    return sum(not any(u.equals(v) for s in site for u in s.values) for v in stated) / len(stated)
+
+
 def flag_features(flag: Contradiction, ctx: FlagContext, n_flags: int) -> list[float | None]:
     """The model's features of one wrong fact of ``ctx.response`` (which has ``n_flags`` in all);
     a cosine whose vectors are unknown is None (missing)."""
@@ -163,6 +173,7 @@ def flag_features(flag: Contradiction, ctx: FlagContext, n_flags: int) -> list[f
         math.log2(1 + len(said_values)),
         math.log2(1 + len(evidence_values)),
         float(any(a.equals(b) for a in said_values for b in evidence_values)),
+        _unstated(said_values, ctx.site),
         _share(said, asked),
         _share(stated, asked),
         *cosines,
