@@ -260,6 +260,22 @@ def test_a_one_time_price_is_no_rival_of_a_monthly_one(text):
     assert compare_values("Growth has a one-time $299 onboarding fee", text)[0] == "agree"
 
 
+def test_hours_written_out_are_times_where_a_clock_is_meant():
+    """ "from seven in the morning till nine at night" states "7am to 9pm"; an hour written out is
+    a time only after a word that leads one in ("from", "at", "till"), so "there are two in the
+    afternoon" stays a count."""
+    opening = "It runs from seven in the morning till nine at night, and at 5.30 in the evening on Sundays."
+    assert [(v.kind, v.amount) for v in values(opening)] == [
+        ("time", 420.0),
+        ("time", 1260.0),
+        ("time", 1050.0),
+    ]
+    assert compare_values("It opens 7am to 9pm Tuesday to Friday.", opening)[0] == "agree"
+    assert compare_values("It opens 8am to 9pm Tuesday to Friday.", opening)[0] == "conflict"
+    assert [(v.kind, v.amount) for v in values("open until twelve at night")] == [("time", 0.0)]
+    assert [v.kind for v in values("There are two in the afternoon.")] == ["number"]
+
+
 def test_noon_and_midday_are_twelve_o_clock():
     """ "Sun noon-3pm" states the "12pm to 3pm" of a claim; "noon-3" is no model name."""
     assert [(v.kind, v.amount) for v in values("Sun noon-3pm.")] == [("time", 720.0), ("time", 900.0)]

@@ -176,7 +176,6 @@ def _unit_rows(m: np.ndarray) -> np.ndarray:
 
 _gc_lock = threading.Lock()
 _gc_state = {"holders": 0, "was_enabled": False, "blas": None}
-_threadpools: list[ThreadpoolController] = []  # made on first use: it inspects the loaded libraries
 
 
 @contextmanager
@@ -194,9 +193,9 @@ def collector_paused() -> Iterator[None]:
         if _gc_state["holders"] == 0:
             _gc_state["was_enabled"] = gc.isenabled()
             gc.disable()
-            if not _threadpools:
-                _threadpools.append(ThreadpoolController())
-            _gc_state["blas"] = _threadpools[0].limit(limits=1, user_api="blas")
+            # the loaded libraries are inspected each time (under a millisecond): one loaded since
+            # the last batch (scipy's BLAS, with scikit-learn) is kept to one thread too
+            _gc_state["blas"] = ThreadpoolController().limit(limits=1, user_api="blas")
         _gc_state["holders"] += 1
     try:
         yield

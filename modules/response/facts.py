@@ -244,7 +244,9 @@ _PATTERNS = [
         re.compile(
             r"\b(?P<hour>[01]?\d|2[0-3])(?::(?P<minute>[0-5]\d))?\s*(?P<ampm>[ap])\.?\s?m\b\.?|"
             r"\b(?P<hour2>[01]?\d|2[0-3]):(?P<minute2>[0-5]\d)\b|"
-            r"\b(?P<hour3>1[0-2]|[1-9])(?::(?P<minute3>[0-5]\d))?\s+in\s+the\s+(?P<part>morning|afternoon|evening)\b|"
+            # "8 in the morning", "seven in the morning", "5.30 in the evening", "nine at night"
+            r"\b(?P<hour3>1[0-2]|[1-9]|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+            r"(?:[:.](?P<minute3>[0-5]\d))?\s+(?:in\s+the\s+(?P<part>morning|afternoon|evening)|at\s+(?P<night>night))\b|"
             r"\b(?P<noon>noon|midday)\b",
             re.I,
         ),
@@ -336,7 +338,7 @@ _COUNT = re.compile(
     r"fifty|sixty|seventy|eighty|ninety|dozen|hundred|thousand|million|billion",
     re.I,
 )
-_CLOCK = re.compile(r"\d|noon|midday", re.I)
+_CLOCK = re.compile(r"\d|noon|midday|\bin\s+the\s+(?:morning|afternoon|evening)\b|\bat\s+night\b", re.I)
 _NEEDS = [
     None,
     _DIGIT,
@@ -645,13 +647,32 @@ def _values(text: str) -> tuple[Value, ...]:
 _COMPOUND = re.compile(rf"-(?!{_UNITS_WORD}\b)[a-z]", re.I)
 
 
+#: the hours of a clock written out ("seven in the morning")
+_CLOCK_WORDS = {
+    w: i + 1 for i, w in enumerate("one two three four five six seven eight nine ten eleven twelve".split())
+}
+
+
+#: what comes before an hour written out that is a time: "from seven in the morning", "till nine"
+_CLOCK_CUE = re.compile(
+    r"(?:^|\b(?:at|from|until|till|to|by|and|or|between|before|after|around|about|opens?|closes?|starts?|"
+    r"finish(?:es)?|ends?|runs?|until)|[-–—(])\s*$",
+    re.I,
+)
+
+
 def _typed(kind: str, m: re.Match) -> tuple | None:
     groups = m.groupdict()
     if kind == "time":  # minutes after midnight: "5 p.m." is "17:00", "noon" "12:00"
         if groups.get("noon"):
             return "time", 720.0, ""
-        hour = int(groups.get("hour") or groups.get("hour2") or groups.get("hour3"))
+        written = groups.get("hour") or groups.get("hour2") or groups.get("hour3")
+        if not written.isdigit() and not _CLOCK_CUE.search(m.string, max(0, m.start() - 16), m.start()):
+            return None  # "two in the afternoon" after "there are" counts sessions, not the clock
+        hour = int(written) if written.isdigit() else _CLOCK_WORDS[written.lower()]
         minute = int(groups.get("minute") or groups.get("minute2") or groups.get("minute3") or 0)
+        if groups.get("night"):  # "nine at night" is 21:00, "twelve at night" midnight, "two at night" 2am
+            return "time", float((0 if hour == 12 else hour + 12 if hour >= 6 else hour) * 60 + minute), ""
         ampm = (
             groups.get("ampm")
             or {"morning": "a", "afternoon": "p", "evening": "p"}.get((groups.get("part") or "").lower(), "")
