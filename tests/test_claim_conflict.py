@@ -131,6 +131,6 @@ def test_the_run_records_the_model_s_version_unless_it_is_off():
 def test_the_claim_conflict_model_never_trains_on_the_frozen_verdict_test():
     from evals.train_claim_conflict import SETS, TRAINED_ON
 
-    assert (SETS / "verdicts-sites-aa-test.jsonl").exists()
-    assert "sites-aa" not in TRAINED_ON
+    assert (SETS / "verdicts-sites-ab-test.jsonl").exists()
+    assert "sites-ab" not in TRAINED_ON
     assert all((SETS / f"verdicts-{name}-test.jsonl").exists() for name in TRAINED_ON)
