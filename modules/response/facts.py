@@ -656,7 +656,7 @@ _CLOCK_WORDS = {
 #: what comes before an hour written out that is a time: "from seven in the morning", "till nine"
 _CLOCK_CUE = re.compile(
     r"(?:^|\b(?:at|from|until|till|to|by|and|or|between|before|after|around|about|opens?|closes?|starts?|"
-    r"finish(?:es)?|ends?|runs?|until)|[-–—(])\s*$",
+    r"finish(?:es)?|ends?|runs?)|[-–—(])\s*$",
     re.I,
 )
 
