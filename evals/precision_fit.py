@@ -24,7 +24,13 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import log_loss, roc_auc_score
 
+from modules.evaluation import load_verdict_rows, verdict_record
+from modules.response import ResponseAnalyzer
+from modules.response.config import AnalyzerConfig
+
 from .train_flag_confidence import weights_of
+
+SETS = Path(__file__).resolve().parent / "sets"
 
 VERDICTS = ("found", "missing", "contradicted")
 REGULARISATION_C = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
@@ -32,6 +38,39 @@ THRESHOLDS = tuple(round(0.5 + 0.05 * k, 2) for k in range(10))
 #: the share of the claims given the label that must have it in gold, on each realistic dev set and
 #: on the realistic training sets out of fold
 PRECISION = 0.85
+
+
+def claims_read(pattern: str, model_off: str, sink: str) -> list[dict]:
+    """Every claim the analyzer hands to a claim model on the answers of the verdict files
+    ``pattern`` names, with the model off (``model_off``: its threshold setting, set to 1.0) and
+    its readings collected through the analyzer's ``sink`` (entries: record, claim id, features,
+    one more reading): set, answer, claim, features, that reading (``read``), gold verdict."""
+    answers, pages = load_verdict_rows(SETS / pattern)
+    analyzer = ResponseAnalyzer(AnalyzerConfig.load(None, {model_off: 1.0}))
+    gts = analyzer.prepare_ground_truth(pages, {a["domain"] for a in answers})
+    records = [verdict_record(a) for a in answers]
+    setattr(analyzer, sink, [])
+    for _ in analyzer.iter_batch(records, gts):
+        pass
+    key = lambda r: (r.provider, r.query_id, r.response)  # noqa: E731  (the set, the question, the answer)
+    read = {(key(record), cid): (x, more) for record, cid, x, more in getattr(analyzer, sink)}
+    rows = []
+    for a, record in zip(answers, records):
+        for claim in a["claims"]:
+            if (key(record), claim["id"]) in read:
+                x, more = read[(key(record), claim["id"])]
+                gold = a["verdicts"][claim["id"]]
+                rows.append(
+                    {
+                        "set": a["set"],
+                        "answer": a["qid"],
+                        "claim": claim["text"],
+                        "x": x,
+                        "read": more,
+                        "gold": gold,
+                    }
+                )
+    return rows
 
 
 def fit(rows: list[dict], c: float, label: str):

@@ -14,17 +14,11 @@ minutes; seconds from saved rows).
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from modules.evaluation import load_verdict_rows, verdict_record
-from modules.response import ResponseAnalyzer
 from modules.response.claim_conflict import FEATURES, WEIGHTS
-from modules.response.config import AnalyzerConfig
 
-from .precision_fit import train_main
+from .precision_fit import claims_read, train_main
 from .train_flag_confidence import RETIRED
 
-SETS = Path(__file__).resolve().parent / "sets"
 VERSION = "claim-conflict-1"
 #: the frozen test sets given to training once run (sites-s to -w: spent 2026-12-06)
 TRAINED_ON = RETIRED[: RETIRED.index("sites-w") + 1]
@@ -33,32 +27,10 @@ LABEL = "contradicted"
 
 def conflict_rows(pattern: str) -> list[dict]:
     """Every claim the offline checks call missing that a window states a value of otherwise, on
-    the answers of the verdict files ``pattern`` names: set, answer, features, gold verdict."""
-    answers, pages = load_verdict_rows(SETS / pattern)
-    analyzer = ResponseAnalyzer(AnalyzerConfig.load(None, {"feedback.min_claim_conflict": 1.0}))
-    gts = analyzer.prepare_ground_truth(pages, {a["domain"] for a in answers})
-    records = [verdict_record(a) for a in answers]
-    analyzer.conflict_rows_sink = []
-    for _ in analyzer.iter_batch(records, gts):
-        pass
-    key = lambda r: (r.provider, r.query_id, r.response)  # noqa: E731  (the set, the question, the answer)
-    read = {(key(record), cid): (x, window) for record, cid, x, window in analyzer.conflict_rows_sink}
-    rows = []
-    for a, record in zip(answers, records):
-        for claim in a["claims"]:
-            if (key(record), claim["id"]) in read:
-                x, window = read[(key(record), claim["id"])]
-                rows.append(
-                    {
-                        "set": a["set"],
-                        "answer": a["qid"],
-                        "claim": claim["text"],
-                        "window": window,
-                        "x": x,
-                        "gold": a["verdicts"][claim["id"]],
-                    }
-                )
-    return rows
+    the answers of the verdict files ``pattern`` names: set, answer, claim, features, the window,
+    gold verdict."""
+    rows = claims_read(pattern, "feedback.min_claim_conflict", "conflict_rows_sink")
+    return [{**{k: v for k, v in r.items() if k != "read"}, "window": r["read"]} for r in rows]
 
 
 def all_rows() -> tuple[list[dict], list[dict]]:

@@ -129,7 +129,8 @@ def test_the_run_records_the_model_s_version_unless_it_is_off():
 
 
 def test_the_claim_conflict_model_never_trains_on_the_frozen_verdict_test():
-    from evals.train_claim_conflict import SETS, TRAINED_ON
+    from evals.precision_fit import SETS
+    from evals.train_claim_conflict import TRAINED_ON
 
     assert (SETS / "verdicts-sites-ab-test.jsonl").exists()
     assert "sites-ab" not in TRAINED_ON
