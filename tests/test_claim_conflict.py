@@ -103,6 +103,14 @@ def test_the_model_is_asked_only_of_a_value_stated_otherwise_in_a_window_about_t
     by_name = dict(zip(FEATURES, stated.features))
     assert by_name["kind_money"] == 1.0 and by_name["rival_on_site"] == 0.0
     assert by_name["bound_in_claim"] == 1.0  # "booking fee", what the £2,500 is of, is the claim's
+    assert by_name["hedged"] == 0.0
+    assert (
+        dict(zip(FEATURES, read(claim, "I think Oak Barn asks a £2,500 booking fee.").features))["hedged"]
+        == 1.0
+    )
+    # a word that holds "think" is no hedge
+    rethink = read(claim, "Rethink Oak Barn: £2,500 booking fee.")
+    assert rethink is not None and dict(zip(FEATURES, rethink.features))["hedged"] == 0.0
 
 
 @settings(max_examples=20, deadline=None)

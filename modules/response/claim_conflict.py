@@ -26,6 +26,7 @@ missing (never one they find), and never of a window the checks prove is about a
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -49,6 +50,8 @@ from .verdicts import (
     value_kind,
 )
 
+#: "I think", "we think": a guess, not a statement (the word alone: "rethink" is none)
+_THINK = re.compile(r"\bthink\b", re.IGNORECASE)
 WEIGHTS = Path(__file__).resolve().parent / "checker" / "claim-conflict.json"
 #: the least share of a claim's words (the question's counted) a window states for the model to
 #: weigh the value it gives otherwise: below it the window is about something else
@@ -200,7 +203,7 @@ def conflict_features(
         "fact_words": math.log2(1 + len(fact_terms)),
         "single_sentence": float(single),
         "window_length": math.log10(1 + len(text)),
-        "hedged": float(UNSURE.search(text) is not None or "think" in text.lower()),
+        "hedged": float(UNSURE.search(text) is not None or _THINK.search(text) is not None),
         "list_item": float(LIST_ITEM.match(text) is not None or "|" in text),
         "conflict_windows": math.log2(1 + len(read)),
         "cosine": float(cosines[i]),
