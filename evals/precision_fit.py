@@ -21,14 +21,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import log_loss, roc_auc_score
 
 from modules.evaluation import load_verdict_rows, verdict_record
 from modules.response import ResponseAnalyzer
 from modules.response.config import AnalyzerConfig
 
-from .train_flag_confidence import weights_of
+from .train_flag_confidence import standardised_logistic
 
 SETS = Path(__file__).resolve().parent / "sets"
 
@@ -40,11 +39,12 @@ THRESHOLDS = tuple(round(0.5 + 0.05 * k, 2) for k in range(10))
 PRECISION = 0.85
 
 
-def claims_read(pattern: str, model_off: str, sink: str) -> list[dict]:
+def claims_read(pattern: str, model_off: str, sink: str, reading: str) -> list[dict]:
     """Every claim the analyzer hands to a claim model on the answers of the verdict files
     ``pattern`` names, with the model off (``model_off``: its threshold setting, set to 1.0) and
     its readings collected through the analyzer's ``sink`` (entries: record, claim id, features,
-    one more reading): set, answer, claim, features, that reading (``read``), gold verdict."""
+    one more reading, kept under the name ``reading``): set, answer, claim, features, that
+    reading, gold verdict."""
     answers, pages = load_verdict_rows(SETS / pattern)
     analyzer = ResponseAnalyzer(AnalyzerConfig.load(None, {model_off: 1.0}))
     gts = analyzer.prepare_ground_truth(pages, {a["domain"] for a in answers})
@@ -66,21 +66,26 @@ def claims_read(pattern: str, model_off: str, sink: str) -> list[dict]:
                         "answer": a["qid"],
                         "claim": claim["text"],
                         "x": x,
-                        "read": more,
+                        reading: more,
                         "gold": gold,
                     }
                 )
     return rows
 
 
+def train_and_dev(rows_of: Callable[[str], list[dict]], trained_on) -> tuple[list[dict], list[dict]]:
+    """``rows_of`` each verdict file: the train splits and the spent test sets ``trained_on`` to
+    train on, the dev splits to choose on."""
+    train = rows_of("verdicts-*-train.jsonl")
+    for name in trained_on:
+        train += rows_of(f"verdicts-{name}-test.jsonl")
+    return train, rows_of("verdicts-*-dev.jsonl")
+
+
 def fit(rows: list[dict], c: float, label: str):
     """A logistic regression of "the gold verdict is ``label``" on standardised features."""
     X = np.array([r["x"] for r in rows], dtype=float)
-    y = np.array([r["gold"] == label for r in rows], dtype=float)
-    mean, scale = X.mean(axis=0), X.std(axis=0)
-    scale[scale == 0] = 1.0
-    model = LogisticRegression(C=c, max_iter=3000).fit((X - mean) / scale, y, sample_weight=weights_of(rows))
-    return model, mean, scale
+    return standardised_logistic(X, np.array([r["gold"] == label for r in rows], dtype=float), rows, c)
 
 
 def predict(fitted, rows: list[dict]) -> np.ndarray:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from modules.response.claim_conflict import FEATURES, WEIGHTS
 
-from .precision_fit import claims_read, train_main
+from .precision_fit import claims_read, train_and_dev, train_main
 from .train_flag_confidence import RETIRED
 
 VERSION = "claim-conflict-1"
@@ -29,15 +29,7 @@ def conflict_rows(pattern: str) -> list[dict]:
     """Every claim the offline checks call missing that a window states a value of otherwise, on
     the answers of the verdict files ``pattern`` names: set, answer, claim, features, the window,
     gold verdict."""
-    rows = claims_read(pattern, "feedback.min_claim_conflict", "conflict_rows_sink")
-    return [{**{k: v for k, v in r.items() if k != "read"}, "window": r["read"]} for r in rows]
-
-
-def all_rows() -> tuple[list[dict], list[dict]]:
-    train = conflict_rows("verdicts-*-train.jsonl")
-    for name in TRAINED_ON:
-        train += conflict_rows(f"verdicts-{name}-test.jsonl")
-    return train, conflict_rows("verdicts-*-dev.jsonl")
+    return claims_read(pattern, "feedback.min_claim_conflict", "conflict_rows_sink", "window")
 
 
 def trained_on(train: list[dict]) -> str:
@@ -49,4 +41,12 @@ def trained_on(train: list[dict]) -> str:
 
 
 if __name__ == "__main__":
-    train_main(__doc__, all_rows, LABEL, VERSION, FEATURES, trained_on, WEIGHTS)
+    train_main(
+        __doc__,
+        lambda: train_and_dev(conflict_rows, TRAINED_ON),
+        LABEL,
+        VERSION,
+        FEATURES,
+        trained_on,
+        WEIGHTS,
+    )

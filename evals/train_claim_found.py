@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from modules.response.claim_found import FEATURES, WEIGHTS
 
-from .precision_fit import claims_read, train_main
+from .precision_fit import claims_read, train_and_dev, train_main
 from .train_flag_confidence import RETIRED
 
 VERSION = "claim-found-2"
@@ -30,16 +30,12 @@ def claim_rows(pattern: str) -> list[dict]:
     """Every claim the offline checks call missing on the answers of the verdict files
     ``pattern`` names: set, answer, claim, features, whether the model is barred from it
     (``barred``), gold verdict."""
-    rows = claims_read(pattern, "feedback.min_claim_found", "claim_rows_sink")
-    return [{**{k: v for k, v in r.items() if k != "read"}, "barred": r["read"]} for r in rows]
+    return claims_read(pattern, "feedback.min_claim_found", "claim_rows_sink", "barred")
 
 
 def asked_rows() -> tuple[list[dict], list[dict]]:
     """The train and dev claims the model is asked about (not barred)."""
-    every = claim_rows("verdicts-*-train.jsonl")
-    for name in TRAINED_ON:
-        every += claim_rows(f"verdicts-{name}-test.jsonl")
-    every_dev = claim_rows("verdicts-*-dev.jsonl")
+    every, every_dev = train_and_dev(claim_rows, TRAINED_ON)
     train = [r for r in every if not r["barred"]]
     dev = [r for r in every_dev if not r["barred"]]
     print(

@@ -108,13 +108,18 @@ def matrix(rows: list[dict], mean: np.ndarray | None = None) -> np.ndarray:
     return np.where(np.isnan(X), fill, X)
 
 
-def fit(rows: list[dict], c: float):
-    """A logistic regression on standardised features, each set weighing the same; with its scaling."""
-    X, y = matrix(rows), np.array([r["right"] for r in rows], dtype=float)
+def standardised_logistic(X: np.ndarray, y: np.ndarray, rows: list[dict], c: float):
+    """A logistic regression of ``y`` on the standardised ``X`` (the features of ``rows``), each
+    set weighing the same; with its scaling. The claim models' trainers fit the same way."""
     mean, scale = X.mean(axis=0), X.std(axis=0)
     scale[scale == 0] = 1.0
-    model = LogisticRegression(C=c, max_iter=2000).fit((X - mean) / scale, y, sample_weight=weights_of(rows))
+    model = LogisticRegression(C=c, max_iter=3000).fit((X - mean) / scale, y, sample_weight=weights_of(rows))
     return model, mean, scale
+
+
+def fit(rows: list[dict], c: float):
+    """The flags' confidence model: whether a flag is right, from its features."""
+    return standardised_logistic(matrix(rows), np.array([r["right"] for r in rows], dtype=float), rows, c)
 
 
 def predict(fitted, rows: list[dict]) -> np.ndarray:
