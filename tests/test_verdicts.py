@@ -12,7 +12,15 @@ from hypothesis import strategies as st
 from modules.response import AIResponse, AnalyzerConfig, ResponseAnalyzer, StoredPage
 from modules.response.analyzer import _replaces
 from modules.response.facts import values
-from modules.response.scope import day_names, day_sets, exclusions, listed_names, scopes
+from modules.response.scope import (
+    day_names,
+    day_sets,
+    days_otherwise,
+    days_said,
+    exclusions,
+    listed_names,
+    scopes,
+)
 from modules.response.verdicts import (
     Lexicon,
     OfflineJudge,
@@ -1233,6 +1241,7 @@ def test_the_days_a_text_names():
     ]
     assert day_names(frozenset({1, 2, 3, 4, 5})) == "Tuesday to Saturday"
     assert day_names(frozenset({0, 2, 4})) == "Monday, Wednesday and Friday"
+    assert day_names(frozenset({3, 4, 5, 6, 0})) == "Thursday to Monday"  # across the weekend
 
 
 def test_a_price_is_checked_against_the_price_of_its_whole_name():
@@ -1494,6 +1503,88 @@ def test_a_schedule_stated_for_other_days_contradicts_the_claim():
         assert got.verdict == verdict, answer
         if verdict == "contradicted":
             assert got.kind == "scope" and "Wednesday" in got.evidence
+
+
+def test_a_schedule_in_two_sentences_is_judged_by_the_sentence_giving_its_days():
+    """A pair of sentences does not find a claim with one sentence's hours while the other gives
+    them for other days; a claim of the days something is closed is contradicted by an answer
+    that says it is open on one of them."""
+    judge = OfflineJudge(Lexicon(None))
+    answer = (
+        "The cellar door is open Wednesday to Sunday, 10am to 5pm. On public holidays it opens "
+        "from 11am to 4pm, but it is closed on Christmas Day."
+    )
+    windows = judge.windows(answer)
+    for claim in (
+        "The cellar door is open Thursday to Monday from 10am to 5pm.",
+        "The cellar door is closed on Tuesdays and Wednesdays.",
+    ):
+        got = judge.judge_claim(claim, windows, [0.8] * len(windows), set())
+        assert got.verdict == "contradicted" and got.kind == "scope", claim
+    got = judge.judge_claim("The cellar door is closed on Mondays.", windows, [0.8] * len(windows), set())
+    assert got.verdict != "contradicted"
+
+
+@pytest.mark.parametrize(
+    "answer, verdict",
+    [
+        # the claim's hours bound to other days in a line of several schedules
+        ("Tue-Fri 10:00-17:00, Sat 10:00-14:00, closed Sun-Mon; phones Mon-Fri 10:00-15:00.", "contradicted"),
+        ("Tue-Fri 10:00-17:00, Sat 10:00-14:00, closed Sun-Mon; phones Tue-Fri 10:00-15:00.", "found"),
+    ],
+)
+def test_hours_are_read_with_the_days_they_are_given_for(answer, verdict):
+    judge = OfflineJudge(Lexicon(None))
+    claim = "Phone lines are open Tuesday to Friday, 10:00 to 15:00."
+    windows = judge.windows(answer)
+    got = judge.judge_claim(claim, windows, [0.8] * len(windows), set())
+    assert got.verdict == verdict
+
+
+@pytest.mark.parametrize(
+    "text, said",
+    [
+        ("Tue-Fri 10-5, Sat 10-2, closed Sun-Mon", [([1, 2, 3, 4], True), ([5], True), ([0, 6], False)]),
+        ("Closed Sunday. Open Mon-Sat 10-6.", [([6], False), ([0, 1, 2, 3, 4, 5], True)]),
+        ("Open every day except Monday.", [(list(range(7)), True), ([0], False)]),
+        (
+            "We do not open on Mondays, but open Tuesday to Sunday.",
+            [([0], False), ([1, 2, 3, 4, 5, 6], True)],
+        ),
+        ("No Sundays. Sat 10am-4pm.", [([6], False), ([5], True)]),
+        ("Sunday lessons aren't available.", [([6], False)]),
+        ("| Monday | Closed |\n| Tue-Thu | 10:00-19:00 |", [([0], False), ([1, 2, 3], True)]),
+        ("Sunday & bank holidays: none", [([6], False)]),
+        ("The shop opens 10am to 3pm on Sundays and is closed on Mondays.", [([6], True), ([0], False)]),
+        ("Mon-Sat (no Sundays)", [([0, 1, 2, 3, 4, 5], True), ([6], False)]),
+        ("**Monday:** closed (as is Sunday)", [([0], False), ([6], False)]),
+        # hours closed, not days; a negation of another thing than the days
+        ("Closed daily 12-1pm for cleaning.", [(list(range(7)), True)]),
+        ("The café closes at 3.30pm on Sundays.", [([6], True)]),
+        ("Level 2 is not available online and runs in person on Tuesday evenings.", [([1], True)]),
+    ],
+)
+def test_the_days_a_text_says_something_is_on_or_not(text, said):
+    assert [(sorted(d.days), d.open) for d in days_said(text)] == said
+
+
+def test_days_otherwise():
+    """Another schedule, a day said open against a day said closed and the claim's own values on
+    other days contradict; fewer days, a schedule that includes the claim's, other days alone
+    and loose "weekdays" do not."""
+    claim = days_said("open Thursday to Monday")
+    assert days_otherwise(claim, [days_said("open Wednesday to Sunday")], False)
+    assert not days_otherwise(claim, [days_said("open Friday to Sunday")], False)
+    assert not days_otherwise(claim, [days_said("open every day")], False)
+    assert days_otherwise(claim, [days_said("open every day")], True)  # its hours, said of every day
+    assert days_otherwise(claim, [days_said("closed on Fridays")], False)
+    assert not days_otherwise(days_said("on Saturdays"), [days_said("on Sundays")], False)
+    assert days_otherwise(days_said("closed on Mondays"), [days_said("open Monday to Friday")], False)
+    assert not days_otherwise(days_said("closed on Mondays"), [days_said("on weekdays")], False)
+    # each value read with its own days: 5:30pm on Fridays states a Friday claim's closing time
+    friday = days_said("open 8am to 5:30pm on Fridays")
+    assert not days_otherwise(friday, [days_said("Monday to Thursday"), days_said("Fridays")], True)
+    assert days_otherwise(friday, [days_said("Monday to Friday")], True)
 
 
 def test_notes_are_no_negation():

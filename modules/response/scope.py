@@ -324,6 +324,138 @@ def open_days(text: str) -> frozenset[int]:
     return out
 
 
+#: words after which the days of a stretch are those something is not on, until "open" says
+#: otherwise: "closed Sun-Mon", "except Mondays", "closed Monday, open Tuesday to Sunday" ("closed
+#: between 12pm and 1pm" and "closes at 3.30pm on Sundays" close hours, not days)
+_SHUT = re.compile(
+    r"\b(?:closed|shut)\b(?!\s+(?:between|from|until|till|by)\b|\s+(?:at\s+)?\d)"
+    r"|\b(?:except|excluding|other than|apart from)\b",
+    re.I,
+)
+_REOPEN = re.compile(r"\bopen(?:s|ing)?\b", re.I)
+#: a negation that denies the days it stands just before: "no Sunday visits", "not on Mondays",
+#: "we don't open on Tuesdays", "I don't think they open on Mondays" (no clause between)
+_DENIED_BEFORE = re.compile(r"(?:\b(?:no|not|never|without)|n't)(?:[\s(]+[\w'-]+){0,4}[\s(]+$", re.I)
+#: what denies the days it follows at once in their clause: "Sunday: closed", "| Monday | Closed
+#: |", "Sunday lessons aren't available", "Sun: no visits", "Sunday and bank holidays: none"
+_DENIED_AFTER = re.compile(
+    r"[\s:|*()\-–—]*(?:[\w'&-]+[\s:|*]+){0,3}?(?:(?:is|are)\s+)?(?:closed|shut|not|no|none|unavailable)\b"
+    r"|[\s:|*]*(?:is|are)\s+(?:out|off-limits)\b"
+    r"|[\s:|*()\-–—]*(?:[\w'-]+\s+){0,2}?[\w]+n't\b",
+    re.I,
+)
+_CLAUSE_END = re.compile(r"[,.;!?\n]")
+_SHUT_BEFORE_NEXT = re.compile(r"\b(?:closed|shut)(?:\s+\w+){0,2}\s*$", re.I)
+_HOURS_AFTER = re.compile(r"[\s:,]*(?:from\s+|between\s+)?\d")
+_CLAUSE_END_LAST = re.compile(r".*[,.;!?\n:—–]", re.S)
+#: where a stretch ends: a sentence, a semicolon, a line (a table's row)
+_STRETCH_END = re.compile(r"(?<=[.!?])\s+|;|\n")
+
+
+class DaysSaid(NamedTuple):
+    """Days of the week a text says something is on (``open``) or is not, and where they stand."""
+
+    days: frozenset[int]
+    open: bool
+    start: int
+    end: int
+    loose: bool = False  # "weekdays", "weekends": often said of the days something is open
+
+
+@lru_cache(maxsize=65536)
+def days_said(text: str) -> tuple[DaysSaid, ...]:
+    """Each stretch of days ``text`` names, and whether it says something is on them or not: in
+    "Tue-Fri 10:00-17:00, Sat 10:00-14:00, closed Sun-Mon" Tuesday to Friday and Saturday are
+    open, Sunday and Monday closed. A stretch (a sentence, a clause between semicolons, a line)
+    is open until a word says otherwise ("closed", "except") and open again after "open"; a
+    negation denies the days just after it in its clause ("no Sunday visits"), and what follows
+    the days in their clause may deny them ("Sunday: closed")."""
+    ends = [m.start() for m in _STRETCH_END.finditer(text)]
+    marks = sorted(
+        [(m.start(), False) for m in _SHUT.finditer(text)]
+        + [(m.start(), True) for m in _REOPEN.finditer(text)]
+        + [(e, True) for e in ends]
+    )
+    named = day_sets(text)
+    out = []
+    for i, d in enumerate(named):
+        state = True
+        for at, opens in marks:
+            if at > d.start:
+                break
+            state = opens
+        # the rest of its clause; where the next days named come first, what follows is theirs
+        # ("open 10am to 3pm on Sundays and closed on Mondays", "Mon-Sat (no Sundays)")
+        after = text[d.end - text[d.end - 1].count(".") : d.end + 40]  # "Sun." ends its sentence
+        after = after[: m.start()] if (m := _CLAUSE_END.search(after)) else after
+        if i + 1 < len(named) and named[i + 1].start < d.end + len(after):
+            after = after[: named[i + 1].start - d.end]
+            if _DENIED_BEFORE.search(after) or _SHUT_BEFORE_NEXT.search(after):
+                after = ""
+        before = text[max(0, d.start - 40) : d.start]
+        before = before[m.end() :] if (m := _CLAUSE_END_LAST.search(before)) else before
+        if not state and _HOURS_AFTER.match(after):
+            state = True  # "Closed daily 12-1pm": hours it is closed, on days it is open
+        if _DENIED_BEFORE.search(before) or _DENIED_AFTER.match(after):
+            state = False
+        loose = _WEEK_PART.fullmatch(text, d.start, d.end) is not None
+        out.append(DaysSaid(d.days, state, d.start, d.end, loose))
+    return tuple(out)
+
+
+def days_bound(text: str, at: Sequence[int]) -> tuple[tuple[DaysSaid, ...], ...]:
+    """For each value of ``text`` at ``at``, the stretch of days it is stated for: the last
+    stretch of days before it in its sentence or clause, else the first after it ("10am to 5pm
+    on Saturdays"); none where its sentence names no day. One group of every stretch of days
+    where ``at`` is empty."""
+    said = days_said(text)
+    if not at:
+        return (said,)
+    bounds = [0, *(m.end() for m in _STRETCH_END.finditer(text)), len(text) + 1]
+    out: list[tuple[DaysSaid, ...]] = []
+    for pos in at:
+        lo = max(b for b in bounds if b <= pos)
+        hi = min(b for b in bounds if b > pos)
+        local = [d for d in said if lo <= d.start < hi]
+        before = [d for d in local if d.end <= pos]
+        out.append(tuple(before[-1:] or [d for d in local if d.start >= pos][:1]))
+    return tuple(out)
+
+
+def days_otherwise(claim: Sequence[DaysSaid], stated: Sequence[Sequence[DaysSaid]], bound: bool) -> bool:
+    """Whether the days ``stated`` (groups of stretches of days, as :func:`days_bound` gives
+    them) cannot be the days ``claim`` says: a day the claim says something is on that the
+    statement says it is not, or a day the claim says it is not that the statement says it is.
+    Where ``bound`` (each group the days the statement gives one of the claim's own values for:
+    "10am to 5pm"), none of the groups within the claim's days and one beyond them ("Mon-Fri
+    8am-7pm" for "Monday to Thursday, 8am to 7pm"; "8am ... Monday to Thursday, 5:30pm on
+    Fridays" states a Friday claim's 5:30pm on its day). Otherwise days that share some of the
+    claim's, leave out others and add their own (another schedule: "Wednesday to Sunday" for
+    "Thursday to Monday"). Fewer days than the claim's are a part of it; other days alone, with
+    none of the claim's values, are about another day ("Sundays are shorter" says nothing of
+    Saturdays); "weekdays" and "weekends" are said loosely of the days something is open, so
+    they show no day it is on."""
+    claim_on = frozenset().union(*(d.days for d in claim if d.open))
+    claim_off = frozenset().union(*(d.days for d in claim if not d.open))
+    claim_on -= claim_off  # "every day except Monday"
+
+    def days(group: Sequence[DaysSaid]) -> tuple[frozenset[int], frozenset[int]]:
+        off = frozenset().union(*(d.days for d in group if not d.open))
+        on = frozenset().union(*(d.days for d in group if d.open and not d.loose)) - off
+        return on, off
+
+    read = [days(g) for g in stated]
+    on = frozenset().union(*(o for o, _ in read))
+    off = frozenset().union(*(f for _, f in read))
+    if claim_on & off or claim_off & on:
+        return True
+    if not claim_on or not on - claim_on:
+        return False
+    if bound:
+        return not any(o and o <= claim_on for o, _ in read)
+    return bool(on & claim_on and claim_on - on)
+
+
 def days_open(text: str) -> bool:
     """Whether ``text`` can say on which days something is: not where it says when it is not
     ("closed on Sundays", "every day except Monday")."""
@@ -331,13 +463,18 @@ def days_open(text: str) -> bool:
 
 
 def day_names(days: frozenset[int]) -> str:
-    """``days`` written out: "Monday to Saturday", "Wednesday and Saturday", "every day"."""
+    """``days`` written out: "Monday to Saturday", "Thursday to Monday" (a stretch across the
+    weekend), "Wednesday and Saturday", "every day"."""
     names = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
     if len(days) == 7:
         return "every day"
     ordered = sorted(days)
-    if len(ordered) > 2 and ordered == list(range(ordered[0], ordered[-1] + 1)):
-        return f"{names[ordered[0]]} to {names[ordered[-1]]}"
+    if len(ordered) > 2:
+        # the week read from the day after the first day off: Thursday to Monday is one stretch
+        first = next(d for d in range(7) if (d - 1) % 7 not in days and d in days)
+        stretch = [(first + i) % 7 for i in range(len(ordered))]
+        if set(stretch) == days:
+            return f"{names[stretch[0]]} to {names[stretch[-1]]}"
     written = [names[d] for d in ordered]
     return " and ".join(written) if len(written) < 3 else ", ".join(written[:-1]) + " and " + written[-1]
 
@@ -347,8 +484,12 @@ __all__ = [
     "Excluded",
     "Scope",
     "around",
+    "DaysSaid",
     "day_names",
     "day_sets",
+    "days_bound",
+    "days_otherwise",
+    "days_said",
     "days_open",
     "exclusions",
     "open_days",

@@ -37,10 +37,14 @@ from ..tables_io import atomic_path
 from ..text import POSSESSIVE, STOPWORDS, Span, has_negation, split_clauses, split_sentences, stem
 from .facts import FREE, Value, compare_values, is_word_one, values
 from .scope import (
+    DaysSaid,
     around,
     day_names,
     day_sets,
+    days_bound,
     days_open,
+    days_otherwise,
+    days_said,
     exclusions,
     listed_names,
     open_days,
@@ -1289,15 +1293,24 @@ def _value_finding(
     return PageFinding(clause, kind, page.text, page.url, detail, confidence, (instead,))
 
 
-def _other_days_alike(claim_days: frozenset[int], text: str) -> frozenset[int] | None:
-    """The days ``text`` gives, where it names one stretch of days, says when it is (not when
-    it is closed) and names a day ``claim_days`` lacks: "Wednesday to Sunday, 10am to 5pm" for
-    a claim of "Thursday to Monday from 10am to 5pm". None otherwise: fewer days than the
-    claim's is a part of it, not another schedule."""
-    if not claim_days or len(day_sets(text)) != 1 or is_negated(text) or not days_open(text):
-        return None
-    theirs = open_days(text)
-    return theirs if theirs - claim_days else None
+def _together(win: Window, stated: Sequence[Value]) -> list[int]:
+    """Where ``win`` states each of ``stated``: of a value stated more than once, the place
+    nearest the value stated fewest times ("10:00-15:00" in "Tue-Fri 10:00-17:00; phones Mon-Fri
+    10:00-15:00" for a claim of 10:00 to 15:00)."""
+    places = [[v.start for v in win.values if v.equals(value)] for value in stated]
+    places = [p for p in places if p]
+    if not places:
+        return []
+    anchor = min(places, key=len)[0]
+    return [min(p, key=lambda at: abs(at - anchor)) for p in places]
+
+
+def _days_text(said: Sequence[DaysSaid]) -> str:
+    """Days as a detail reads them: "Thursday to Monday", "not Tuesday and Wednesday"."""
+    on = frozenset().union(*(d.days for d in said if d.open))
+    off = frozenset().union(*(d.days for d in said if not d.open))
+    parts = ([day_names(on - off)] if on - off else []) + ([f"not on {day_names(off)}"] if off else [])
+    return ", ".join(parts)
 
 
 #: the words that only say what kind of value follows: "costs £9" says no more than "£9"
@@ -1487,22 +1500,55 @@ class OfflineJudge:
             keys = {t for t, _ in win.terms}
             return sum(w for k, w in rarity.items() if k in keys) / sum(rarity.values()) if rarity else 0.0
 
-        claim_days = open_days(claim) if days_open(claim) and not negated else frozenset()
+        # the days the claim says something is on or not; a negated claim's only where its
+        # negation is of the days ("does not open on Mondays")
+        claim_days = days_said(claim)
+        if negated and all(d.open for d in claim_days):
+            claim_days = ()
+        days_otherwise_at: list[Span] = []  # the sentences and clauses that give the claim other days
+        sentences = [w for w in windows if w.lead == w.span.text]
         for win, cos in zip(windows, cosines):
             frame = self.frame(terms, win.terms, implicit)
             verdict, pairs = compare_values(claim, win.span.text)
-            other_days = _other_days_alike(claim_days, win.span.text) if verdict == "agree" else None
-            if (
-                other_days is not None
-                and frame >= st.conflict_frame
-                and not other_variant(claim, win.span.text)
-            ):
-                # the claim's times or prices, stated for days the claim does not give them
-                score = frame + telling(win) + 0.25 * cos - len(win.span.text) / 150
-                if against is None or score > against.support:
-                    detail = f"{day_names(claim_days)} (claim) vs {day_names(other_days)} (response)"
-                    against = Verdict("contradicted", win, score, detail, "scope")
-                continue
+            if claim_days and verdict != "conflict":
+                if len(split_sentences(win.span.text)) > 1:
+                    # a pair of sentences (the last windows) is judged by its sentences: one that
+                    # gives the claim other days does not find it with the other's words
+                    if any(win.span.start <= s.start and s.end <= win.span.end for s in days_otherwise_at):
+                        continue
+                else:
+                    # the days the window gives the claim's values for (all it names if none)
+                    # read in its sentence: "closed Monday and Tuesday" says what its clause
+                    # "and Tuesday" means
+                    whole = next(
+                        (
+                            w.span
+                            for w in sentences
+                            if w.span.start <= win.span.start and win.span.end <= w.span.end
+                        ),
+                        win.span,
+                    )
+                    offset = win.span.start - whole.start
+                    at = [
+                        offset + p
+                        for p in _together(win, [a for a, b in pairs if b is not None and b.equals(a)])
+                    ]
+                    stated = tuple(
+                        group
+                        for g in days_bound(whole.text, at)
+                        if (group := tuple(d for d in g if offset <= d.start < offset + len(win.span.text)))
+                    )
+                    if stated and days_otherwise(claim_days, stated, bool(at)):
+                        # the claim's times, prices or the thing itself on other days: the window
+                        # does not state the claim; where it is about the claim, it contradicts it
+                        days_otherwise_at.append(win.span)
+                        if frame >= st.conflict_frame and not other_variant(claim, win.span.text):
+                            score = frame + telling(win) + 0.25 * cos - len(win.span.text) / 150
+                            if against is None or score > against.support:
+                                given = [d for g in stated for d in g]
+                                detail = f"{_days_text(claim_days)} (claim) vs {_days_text(given)} (response)"
+                                against = Verdict("contradicted", win, score, detail, "scope")
+                        continue
             if verdict == "conflict" and not any(
                 b is not None and not b.equals(a) and plausible_misstatement(a, b) for a, b in pairs
             ):
