@@ -1179,7 +1179,8 @@ THEATRE_PAGE = (
     "Matinee performances (Thursday and Saturday, 2:30pm) cost £30. Evening performances run "
     "Tuesday to Saturday at 7:30pm. The box office is open Monday to Friday, 10am to 6pm. "
     "Saturday: 10am to 2pm. It is closed on Sundays. Tours run daily at 11am. The café is open "
-    "Monday to Saturday, 9am to 5pm; closed on Sundays."
+    "Monday to Saturday, 9am to 5pm; closed on Sundays. Costume workshops are held on Fridays and "
+    "Saturdays only."
 )
 
 
@@ -1196,6 +1197,12 @@ THEATRE_PAGE = (
         ),
         ("The box office is open seven days a week.", ["The box office is open seven days a week."]),
         ("The café is open every day.", ["The café is open every day."]),
+        # one day the site says it is closed, or beyond the only days it gives
+        ("The café opens on Sunday mornings from 9am.", ["The café opens on Sunday mornings from 9am."]),
+        (
+            "Costume workshops can be booked on Sundays too.",
+            ["Costume workshops can be booked on Sundays too."],
+        ),
         # the site's days, its bare schedule line included; a day not said open; tours every day
         ("Matinees are on Thursdays and Saturdays at 2:30pm.", []),
         ("The box office is open Monday to Saturday.", []),

@@ -1247,6 +1247,21 @@ def _bare_schedule(text: str) -> bool:
     return bool(days) and not [w for _, w in _terms(text, days) if _subject_word(w)]
 
 
+def _closed_schedule(text: str) -> bool:
+    """A line of a schedule that says only which days something is not on: "Sunday: closed",
+    "Closed on Sundays and Mondays"."""
+    said = days_said(text)
+    days = [(d.start, d.end) for d in said]
+    return (
+        bool(said)
+        and not any(d.open for d in said)
+        and not [w for k, w in _terms(text, days) if _subject_word(w) and k not in _CLOSED_WORDS]
+    )
+
+
+_CLOSED_WORDS = frozenset(_key(w) for w in ("closed", "shut", "none"))
+_ONLY = re.compile(r"\bonly\b", re.I)
+
 #: kinds of value that, stated alike, tie a statement to a page sentence about the same thing
 _SHARED_KINDS = frozenset({"money", "quantity", "percent", "date", "day", "time"})
 #: kinds of value whose rival a page sentence may show by stating another value of the statement
@@ -2365,8 +2380,6 @@ class OfflineJudge:
         text = sentence.text
         named = day_sets(text)
         for days in named:
-            if not days.several:
-                continue
             clause = self._spanned(sentence, days.start, days.end)
             local = clause.text
             # the days' stretch of the sentence, too, may say when it is not ("- Sun & Mon: closed")
@@ -2427,7 +2440,23 @@ class OfflineJudge:
                     if page.url in urls and _bare_schedule(page.text)
                 ),
             )
-            if days.days - given:
+            # the days its pages say it is not on: of the sentences about it, and of the lines of
+            # their schedules that say no more than that ("Sunday: closed" after "Monday to
+            # Saturday: 9am to 5pm")
+            shut = [
+                (page, off)
+                for page in (*about, *self._schedule_lines(about, candidates))
+                if (
+                    off := frozenset().union(*(d.days for d in days_said(page.text) if not d.open))
+                    & days.days
+                )
+            ]
+            if shut:
+                page, off = shut[0]
+                detail = f"{day_names(days.days)} (response) vs not on {day_names(off)} (page)"
+                out.append(PageFinding(clause, "scope", page.text, page.url, detail, 0.6))
+            elif days.days - given and (days.several or any(_ONLY.search(page.text) for page in about)):
+                # one day beyond the site's is wrong where the site gives its days as the only ones
                 out.append(
                     PageFinding(
                         clause,
@@ -2438,6 +2467,22 @@ class OfflineJudge:
                         0.6,
                     )
                 )
+        return out
+
+    @staticmethod
+    def _schedule_lines(
+        about: Sequence[PageSentence], candidates: Sequence[PageSentence]
+    ) -> list[PageSentence]:
+        """The lines that follow each of ``about`` on its page and say only which days something
+        is or is not on ("Saturday: 10am to 2pm", "Sunday: closed"): the rest of its schedule."""
+        out: list[PageSentence] = []
+        for i, page in enumerate(candidates):
+            if page not in about:
+                continue
+            for line in candidates[i + 1 :]:
+                if line.url != page.url or not (_bare_schedule(line.text) or _closed_schedule(line.text)):
+                    break
+                out.append(line)
         return out
 
     @staticmethod
