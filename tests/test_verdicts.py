@@ -1565,6 +1565,7 @@ def test_hours_are_read_with_the_days_they_are_given_for(answer, verdict):
         ("The shop opens 10am to 3pm on Sundays and is closed on Mondays.", [([6], True), ([0], False)]),
         ("Mon-Sat (no Sundays)", [([0, 1, 2, 3, 4, 5], True), ([6], False)]),
         ("**Monday:** closed (as is Sunday)", [([0], False), ([6], False)]),
+        ("Closed on Sundays, but call-outs run on Sundays from 9am.", [([6], False), ([6], True)]),
         # hours closed, not days; a negation of another thing than the days
         ("Closed daily 12-1pm for cleaning.", [(list(range(7)), True)]),
         ("The café closes at 3.30pm on Sundays.", [([6], True)]),

@@ -333,6 +333,8 @@ _SHUT = re.compile(
     re.I,
 )
 _REOPEN = re.compile(r"\bopen(?:s|ing)?\b", re.I)
+#: a turn to another thing: "closed on Sundays, but call-outs run on Sundays from 9am"
+_TURN = re.compile(r"\b(?:but|while|whereas|though|although)\b", re.I)
 #: a negation that denies the days it stands just before: "no Sunday visits", "not on Mondays",
 #: "we don't open on Tuesdays", "I don't think they open on Mondays" (no clause between)
 _DENIED_BEFORE = re.compile(r"(?:\b(?:no|not|never|without)|n't)(?:[\s(]+[\w'-]+){0,4}[\s(]+$", re.I)
@@ -367,13 +369,15 @@ def days_said(text: str) -> tuple[DaysSaid, ...]:
     """Each stretch of days ``text`` names, and whether it says something is on them or not: in
     "Tue-Fri 10:00-17:00, Sat 10:00-14:00, closed Sun-Mon" Tuesday to Friday and Saturday are
     open, Sunday and Monday closed. A stretch (a sentence, a clause between semicolons, a line)
-    is open until a word says otherwise ("closed", "except") and open again after "open"; a
+    is open until a word says otherwise ("closed", "except") and open again after "open" or a
+    turn ("but"); a
     negation denies the days just after it in its clause ("no Sunday visits"), and what follows
     the days in their clause may deny them ("Sunday: closed")."""
     ends = [m.start() for m in _STRETCH_END.finditer(text)]
     marks = sorted(
         [(m.start(), False) for m in _SHUT.finditer(text)]
         + [(m.start(), True) for m in _REOPEN.finditer(text)]
+        + [(m.start(), True) for m in _TURN.finditer(text)]
         + [(e, True) for e in ends]
     )
     named = day_sets(text)
