@@ -1260,7 +1260,6 @@ def _closed_schedule(text: str) -> bool:
 
 
 _CLOSED_WORDS = frozenset(_key(w) for w in ("closed", "shut", "none"))
-_ONLY = re.compile(r"\bonly\b", re.I)
 
 #: kinds of value that, stated alike, tie a statement to a page sentence about the same thing
 _SHARED_KINDS = frozenset({"money", "quantity", "percent", "date", "day", "time"})
