@@ -26,7 +26,7 @@ from modules.relevance.baseline import (
 )
 from modules.relevance.highlight import highlight, strip_tags
 from modules.relevance.ranker import FEATURES
-from modules.relevance.schema import ResearchPlan, SearchResultIn, SubScores
+from modules.relevance.schema import RankedResult, ResearchPlan, SearchResultIn, SubScores
 from modules.store import ParquetStore
 from modules.testing import FakeLM
 from modules.text import Span, split_sentences
@@ -247,6 +247,38 @@ def test_a_page_sharing_a_surname_competes_for_the_side_of_the_page_named_whole(
     read = _readings(analyzer, "Who is older, Annie Morton or Terry Richardson?", results)
     assert read["Terry Richardson"]["side_rank"] == read["Annie Morton"]["side_rank"] == 1.0
     assert read["Kenton Richardson"]["side_rank"] == 0.5 and read["Kenton Richardson"]["about"] == 0.5
+
+
+def test_a_comparison_ranks_a_page_about_each_side_in_the_first_two(analyzer):
+    """Two pages about one side on top (a person's page and a disambiguation page of the same name)
+    leave the other side out of the first two: the best page about the other side ranks second, worth as much
+    as the page it passes. A bridge question naming two things is left as ranked, and so is a
+    comparison whose first two are already one page per side."""
+
+    def ranking(sides: list[str | None], scores: list[int]) -> tuple[list[RankedResult], list[dict]]:
+        ranked = [
+            RankedResult(originalIndex=i, id=str(i), title=f"r{i}", score=s, kept=s >= 60)
+            for i, s in enumerate(scores)
+        ]
+        return ranked, [{"side": side} for side in sides]
+
+    rule = BaselineRelevance(analyzer.embedder, ranker=None)
+    ranked, per = ranking(["annie morton", "annie morton", None, "terry richardson"], [90, 70, 40, 30])
+    rule._each_side_first("Who is older, Annie Morton or Terry Richardson?", ranked, per)
+    assert [r.id for r in ranked] == ["0", "3", "1", "2"]
+    assert ranked[1].score == 70 and ranked[1].kept
+    for query, sides in (
+        ("What is the nationality of the man Annie Morton married in Terry Richardson's film?", None),
+        (
+            "Who is older, Annie Morton or Terry Richardson?",
+            ["annie morton", "terry richardson", None, "annie morton"],
+        ),
+    ):
+        ranked, per = ranking(
+            sides or ["annie morton", "annie morton", None, "terry richardson"], [90, 70, 40, 30]
+        )
+        rule._each_side_first(query, ranked, per)
+        assert [r.id for r in ranked] == ["0", "1", "2", "3"] and ranked[3].score == 30
 
 
 def test_a_common_noun_is_no_part_of_a_name(analyzer):

@@ -24,7 +24,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..embeddings import Embedder
-from ..text import STOPWORDS, Span, content_terms, split_clauses, split_sentences, stem, words
+from ..text import (
+    STOPWORDS,
+    Span,
+    content_terms,
+    split_clauses,
+    split_sentences,
+    stem,
+    words,
+)
 from .anchor import anchors_of
 from .highlight import highlight
 from .picker import FEATURES as PICKER_FEATURES
@@ -300,12 +308,36 @@ class BaselineRelevance:
             )
         # equal scores (the many near 0 beside a needed pair) in the order of their unrounded relevance
         ranked.sort(key=lambda x: (-(x.score or 0), -per[x.originalIndex]["direct"], x.originalIndex))
+        self._each_side_first(query, ranked, per)
         self._keep_each_side(ranked, per)
         return Reranking(
             results=ranked,
             introduction=introduction(query, ranked, self.weights.threshold),
             semanticNote=semantic_note(query, results, per),
         )
+
+    def _each_side_first(self, query: str, ranked: list[RankedResult], per: list[dict]) -> None:
+        """A comparison of two named things ("who is younger, Keith Bostic or Jerry Glanville?")
+        needs a page about each among the first two: where the first two are both about one side
+        (a person's page and a disambiguation page of the same name), the best page about the
+        other side is worth as much as the second and ranks above it. Only a query that compares
+        in so many words (:data:`_COMPARES`: "or", "both", "the same"): a bridge question may name
+        a thing it only passes through, and ordering words ("the first", "more") are as common in
+        bridges."""
+        if len(ranked) < 3 or not _COMPARES.search(query):
+            return
+        if len({p["side"] for p in per if p["side"]}) != 2:
+            return
+        first, second = (per[r.originalIndex]["side"] for r in ranked[:2])
+        if first is None or first != second:
+            return
+        other = next((r for r in ranked[2:] if per[r.originalIndex]["side"] not in (None, first)), None)
+        if other is None:
+            return
+        other.score = max(other.score or 0, ranked[1].score or 0)
+        other.kept = other.kept or other.score >= self.weights.threshold
+        ranked.remove(other)
+        ranked.insert(1, other)
 
     def _keep_each_side(self, ranked: list[RankedResult], per: list[dict]) -> None:
         """A question that names several things ("Were Scott Derrickson and Ed Wood of the same
@@ -411,6 +443,10 @@ def _named_in(query: str, names: Sequence[str]) -> list[str]:
         for k, n in enumerate(names)
         if re.search(r"(?<!\w)" + re.escape(n) + r"(?!\w)", query, 0 if k else re.IGNORECASE)
     ]
+
+
+#: the words of a question that compares the things it names ("A or B", "both", "the same")
+_COMPARES = re.compile(r"\b(?:or|both|same|different|either|neither|compared?)\b", re.I)
 
 
 def _merge_sides(per: list[dict]) -> None:
