@@ -5,7 +5,7 @@ with another encoder, and recorded in the run."""
 import json
 import math
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from modules.embeddings import BUNDLED, KeywordEmbedder
@@ -99,6 +99,9 @@ def test_the_model_is_barred_where_the_checks_prove_something_or_the_claim_has_n
 
 @settings(max_examples=25, deadline=None)
 @given(st.integers(1, 2000), st.integers(1, 2000))
+@example(
+    wanted=1, stated=42
+)  # the answer's 42 pages alike in amount to the claim's 42 chapters (found by hypothesis)
 def test_a_claim_whose_number_the_answer_states_otherwise_is_never_found(wanted, stated):
     """A model adds evidence; it never finds a claim whose number the answer replaces, even a
     plain count the value checks do not weigh as a rival (without the bar, 11 of 30 were found)."""

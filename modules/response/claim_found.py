@@ -173,11 +173,22 @@ def _proved_against(
     return (
         overall == "conflict"
         or any(a.kind in _MEASURES for a in unstated)
-        or (
-            bool(unstated) and any(not any(v.equals(c) for c in claim_values) for w in near for v in w.values)
-        )
+        or (bool(unstated) and any(_beyond_claim(w.values, claim_values) for w in near))
         or (bool(framed_text) and opposite_polarity(claim, framed_text))
     )
+
+
+def _beyond_claim(stated: Sequence[Value], claim_values: Sequence[Value]) -> bool:
+    """Whether ``stated`` holds a value that is none of the claim's, each of the claim's values
+    standing for one stated value: "42 pages in 42 chapters" states a 42 beyond "1 page in 42
+    chapters"."""
+    left = list(claim_values)
+    for v in stated:
+        match = next((c for c in left if v.equals(c)), None)
+        if match is None:
+            return True
+        left.remove(match)
+    return False
 
 
 class ClaimFound:
