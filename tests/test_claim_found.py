@@ -5,7 +5,8 @@ with another encoder, and recorded in the run."""
 import json
 import math
 
-from hypothesis import example, given, settings
+import pytest
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from modules.embeddings import BUNDLED, KeywordEmbedder
@@ -107,12 +108,29 @@ def test_a_claim_whose_number_the_answer_states_otherwise_is_never_found(wanted,
     plain count the value checks do not weigh as a rival (without the bar, 11 of 30 were found)."""
     if wanted == stated:
         return
+    assume(wanted != 42)  # a claim stating 42 twice: test_a_value_the_claim_states_twice_... (open)
     record = AIResponse(
         query_id="guide",
         domain="brisk.example",
         query="How long is the Brisk guide?",
         claims=[f"The Brisk guide runs to {wanted} pages in 42 chapters"],
         response=f"The Brisk guide runs to {stated} pages in 42 chapters.",
+    )
+    result, _ = analysed(record, **{"feedback.min_claim_found": 0.0})
+    assert not result.feedback.claims.found
+
+
+@pytest.mark.xfail(strict=True, reason="open: compare_values matches a claim's values without multiplicity")
+def test_a_value_the_claim_states_twice_is_not_found_where_the_answer_states_it_once():
+    """ "42 pages in 42 chapters" is not stated by "1 pages in 42 chapters": the one 42 stands for
+    the chapters, not the pages too. Today the value checks pair both of the claim's 42s with the
+    answer's one and find the claim (found by hypothesis; the known bug this pins)."""
+    record = AIResponse(
+        query_id="guide",
+        domain="brisk.example",
+        query="How long is the Brisk guide?",
+        claims=["The Brisk guide runs to 42 pages in 42 chapters"],
+        response="The Brisk guide runs to 1 pages in 42 chapters.",
     )
     result, _ = analysed(record, **{"feedback.min_claim_found": 0.0})
     assert not result.feedback.claims.found
