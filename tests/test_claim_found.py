@@ -98,25 +98,33 @@ def test_the_model_is_barred_where_the_checks_prove_something_or_the_claim_has_n
     assert not barred("Brisk Pro includes phone support.", "Phone support comes with Brisk Pro.")
 
 
+def _guide(claim: str, response: str):
+    """The analysis of one answer about the Brisk guide's length, every claim-found probability
+    reported (the model's threshold at 0)."""
+    record = AIResponse(
+        query_id="guide",
+        domain="brisk.example",
+        query="How long is the Brisk guide?",
+        claims=[claim],
+        response=response,
+    )
+    return analysed(record, **{"feedback.min_claim_found": 0.0})[0]
+
+
 @settings(max_examples=25, deadline=None)
 @given(st.integers(1, 2000), st.integers(1, 2000))
-@example(
-    wanted=1, stated=42
-)  # the answer's 42 pages alike in amount to the claim's 42 chapters (found by hypothesis)
+# the answer's 42 pages alike in amount to the claim's 42 chapters (found by hypothesis)
+@example(wanted=1, stated=42)
 def test_a_claim_whose_number_the_answer_states_otherwise_is_never_found(wanted, stated):
     """A model adds evidence; it never finds a claim whose number the answer replaces, even a
     plain count the value checks do not weigh as a rival (without the bar, 11 of 30 were found)."""
     if wanted == stated:
         return
     assume(wanted != 42)  # a claim stating 42 twice: test_a_value_the_claim_states_twice_... (open)
-    record = AIResponse(
-        query_id="guide",
-        domain="brisk.example",
-        query="How long is the Brisk guide?",
-        claims=[f"The Brisk guide runs to {wanted} pages in 42 chapters"],
-        response=f"The Brisk guide runs to {stated} pages in 42 chapters.",
+    result = _guide(
+        f"The Brisk guide runs to {wanted} pages in 42 chapters",
+        f"The Brisk guide runs to {stated} pages in 42 chapters.",
     )
-    result, _ = analysed(record, **{"feedback.min_claim_found": 0.0})
     assert not result.feedback.claims.found
 
 
@@ -125,14 +133,9 @@ def test_a_value_the_claim_states_twice_is_not_found_where_the_answer_states_it_
     """ "42 pages in 42 chapters" is not stated by "1 pages in 42 chapters": the one 42 stands for
     the chapters, not the pages too. Today the value checks pair both of the claim's 42s with the
     answer's one and find the claim (found by hypothesis; the known bug this pins)."""
-    record = AIResponse(
-        query_id="guide",
-        domain="brisk.example",
-        query="How long is the Brisk guide?",
-        claims=["The Brisk guide runs to 42 pages in 42 chapters"],
-        response="The Brisk guide runs to 1 pages in 42 chapters.",
+    result = _guide(
+        "The Brisk guide runs to 42 pages in 42 chapters", "The Brisk guide runs to 1 pages in 42 chapters."
     )
-    result, _ = analysed(record, **{"feedback.min_claim_found": 0.0})
     assert not result.feedback.claims.found
 
 

@@ -251,9 +251,9 @@ def test_a_page_sharing_a_surname_competes_for_the_side_of_the_page_named_whole(
 
 def test_a_comparison_ranks_a_page_about_each_side_in_the_first_two(analyzer):
     """Two pages about one side on top (a person's page and a disambiguation page of the same name)
-    leave the other side out of the first two: the best page about the other side ranks second, worth as much
-    as the page it passes. A bridge question naming two things is left as ranked, and so is a
-    comparison whose first two are already one page per side."""
+    leave the other side out of the first two: the best page about the other side ranks second,
+    worth as much as the page it passes. A bridge question naming two things is left as ranked,
+    and so is a comparison whose first two are already one page per side."""
 
     def ranking(sides: list[str | None], scores: list[int]) -> tuple[list[RankedResult], list[dict]]:
         ranked = [

@@ -24,15 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..embeddings import Embedder
-from ..text import (
-    STOPWORDS,
-    Span,
-    content_terms,
-    split_clauses,
-    split_sentences,
-    stem,
-    words,
-)
+from ..text import STOPWORDS, Span, content_terms, split_clauses, split_sentences, stem, words
 from .anchor import anchors_of
 from .highlight import highlight
 from .picker import FEATURES as PICKER_FEATURES
