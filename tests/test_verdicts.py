@@ -635,6 +635,25 @@ def test_a_value_in_another_unit_and_of_another_size_is_no_rival(analyzer, respo
 
 
 @pytest.mark.parametrize(
+    "response, wrong",
+    [
+        ("If you cancel 10 days before, you can still move to another date once.", False),
+        ("If you cancel 3 days before, you can still move to another date once.", True),
+    ],
+)
+def test_a_value_within_a_range_the_page_states_is_no_rival(analyzer, response, wrong):
+    """ "10 days" was flagged against "between 20 and 7 days" as if the page said 7: a value
+    between a range's two ends is stated by it (the first end written bare, in the second's
+    unit); one outside it is still a rival."""
+    page = (
+        "https://cottage.example/cancellations",
+        "If you cancel between 20 and 7 days before arrival, you can move to another date once.",
+    )
+    flags = wrong_facts(analyzer, page, "What happens if I cancel 10 days before?", response)
+    assert bool(flags) == wrong, flags
+
+
+@pytest.mark.parametrize(
     "response, contradicted",
     [
         (

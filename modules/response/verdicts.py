@@ -936,6 +936,28 @@ def _bound_elsewhere(near: Sequence[str], text: str, index: int, kinds: Sequence
     return not telling & mine and any(telling & w for w in like)
 
 
+#: the bare first number of a range whose second carries the unit: "between 20 and", "8 to"
+_RANGE_FIRST = re.compile(r"(?<![\d,.])(\d[\d,]*(?:\.\d+)?)\s*(?:and|to|-|–)\s*$", re.I)
+_LEADING_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
+def _within_range(v: Value, text: str, p: Value) -> bool:
+    """``v`` lies within a range page sentence ``text`` states ending in ``p``, its first number
+    written bare in ``p``'s unit: "10 days before" is within "between 20 and 7 days before", no
+    rival of it. Only measures that scale with their number (a time of day does not)."""
+    if p.kind not in ("quantity", "money", "percent", "number"):
+        return False
+    opening = _RANGE_FIRST.search(text[max(0, p.start - 30) : p.start])
+    written = _LEADING_NUMBER.search(p.text)
+    if opening is None or written is None or v.amount is None or p.amount is None:
+        return False
+    number = float(written.group().replace(",", ""))
+    if not number:
+        return False
+    first = float(opening.group(1).replace(",", "")) * p.amount / number
+    return min(first, p.amount) <= v.amount <= max(first, p.amount)
+
+
 def _numbered_otherwise(mine: Sequence[Value], theirs: Sequence[Value]) -> bool:
     """``theirs`` numbers one of the numbered names of ``mine`` otherwise, and never as
     ``mine`` does ("Band 3" where the clause says "Band 2")."""
@@ -2017,6 +2039,7 @@ class OfflineJudge:
                         and not other_variant(clause.text, page.text)
                         and not days_apart(clause.text, page.text)
                         and not _bound_elsewhere(near, page.text, i, page.values)
+                        and not _within_range(v, page.text, p)
                         # "first 30 miles included, then 24p per mile": the page's free part is it
                         and not (v.unit == FREE and _FREE_PART.search(page.text))
                         and (f := about(page, frame, v))
