@@ -120,7 +120,7 @@ def test_a_claim_whose_number_the_answer_states_otherwise_is_never_found(wanted,
     plain count the value checks do not weigh as a rival (without the bar, 11 of 30 were found)."""
     if wanted == stated:
         return
-    assume(wanted != 42)  # a claim stating 42 twice: test_a_value_the_claim_states_twice_... (open)
+    assume(wanted != 42)  # a claim stating 42 twice: test_a_value_the_claim_states_twice_... (a known limit)
     result = _guide(
         f"The Brisk guide runs to {wanted} pages in 42 chapters",
         f"The Brisk guide runs to {stated} pages in 42 chapters.",
