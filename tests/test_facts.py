@@ -147,6 +147,8 @@ def test_a_word_number_in_a_compound_adjective_counts_nothing():
         ("Night skiing: 4-9 p.m., Thursday through Sunday", [960, 1260]),
         ("most branches open 10-4 on Sundays", [600, 960]),
         ("Sat, Sun & holidays: 8:30 a.m. - 4:00 p.m.", [510, 960]),
+        ("Mon & Wed 4.30–6pm", [990, 1080]),  # minutes after a dot, the p.m. written once
+        ("Saturday afternoons, 1.30pm to 3pm", [810, 900]),
     ],
 )
 def test_a_range_of_opening_hours_is_two_times(text, minutes):
@@ -155,6 +157,15 @@ def test_a_range_of_opening_hours_is_two_times(text, minutes):
     assert [(v.kind, v.amount) for v in values(text)] == [("time", m) for m in minutes]
     assert compare_values("Open 9:00 a.m. to 4:00 p.m. on weekdays", "Open 9-4 on weekdays")[0] == "agree"
     assert compare_values("Open 9:00 a.m. to 4:00 p.m. on weekdays", "Open 9-5 on weekdays")[0] == "conflict"
+
+
+def test_a_time_with_its_minutes_after_a_dot_is_a_time():
+    """ "4.30pm" was the number 4 (and "4.30" in "4.30–6pm" the number 4.3), so an answer that
+    wrote the same hours otherwise was flagged "4.30 vs 4"."""
+    assert [(v.kind, v.amount) for v in values("last booking slot starts at 5.30pm")] == [("time", 1050.0)]
+    assert compare_values("Mondays and Wednesdays, 4.30pm to 6pm.", "Mon & Wed 4.30–6pm")[0] == "agree"
+    assert compare_values("Mondays and Wednesdays, 4.30pm to 6pm.", "Mon & Wed 5.30–6pm")[0] == "conflict"
+    assert [v.kind for v in values("costs 1.50-2.00 per kg")] == ["number", "number"]
 
 
 @pytest.mark.parametrize(

@@ -654,6 +654,26 @@ def test_a_value_within_a_range_the_page_states_is_no_rival(analyzer, response, 
 
 
 @pytest.mark.parametrize(
+    "response, wrong",
+    [
+        ("A child aged 11 pays £25.00 at Sunday family mornings.", False),
+        ("A child aged 17 pays £25.00 at Sunday family mornings.", True),  # outside 8 to 15
+        ("Adults pay £25.00 at Sunday family mornings.", True),  # the child's price
+    ],
+)
+def test_a_variant_is_read_with_the_subject_its_sentence_states_once(analyzer, response, wrong):
+    """ "aged 11" was flagged against the first end of "aged 8 to 15", and "£25.00 per child"
+    against "£40.00 per adult" because the sentence's subject, "Sunday family mornings", was
+    read as the adults' clause alone."""
+    page = (
+        "https://cookery.example/family",
+        "Sunday family mornings cost £40.00 per adult and £25.00 per child aged 8 to 15.",
+    )
+    flags = wrong_facts(analyzer, page, "What does the cookery school charge?", response)
+    assert bool(flags) == wrong, flags
+
+
+@pytest.mark.parametrize(
     "response, contradicted",
     [
         (

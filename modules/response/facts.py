@@ -242,7 +242,7 @@ _PATTERNS = [
     (
         "time",
         re.compile(
-            r"\b(?P<hour>[01]?\d|2[0-3])(?::(?P<minute>[0-5]\d))?\s*(?P<ampm>[ap])\.?\s?m\b\.?|"
+            r"\b(?P<hour>[01]?\d|2[0-3])(?:[:.](?P<minute>[0-5]\d))?\s*(?P<ampm>[ap])\.?\s?m\b\.?|"
             r"\b(?P<hour2>[01]?\d|2[0-3]):(?P<minute2>[0-5]\d)\b|"
             # "8 in the morning", "seven in the morning", "5.30 in the evening", "nine at night"
             r"\b(?P<hour3>1[0-2]|[1-9]|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
@@ -533,7 +533,7 @@ def _period(m: re.Match) -> str | None:
     return _PERIOD.get(word)
 
 
-_HOUR = r"(?:1[0-2]|0?[1-9])(?::[0-5]\d)?"
+_HOUR = r"(?:1[0-2]|0?[1-9])(?:[:.][0-5]\d)?"
 _AM_PM = r"\s?[ap]\.?\s?m\b\.?"
 _DAYS = (
     r"(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?s?\b|week(?:day|end)s?\b|daily\b|"
@@ -565,7 +565,9 @@ def _hours_ranges(text: str) -> list[Value]:
             or _DAYS_BEFORE.search(text[max(0, m.start() - 24) : m.start()])
         ):
             continue
-        (ah, am), (bh, bm) = ((int(x), int(y or 0)) for x, _, y in (t.partition(":") for t in (a, b)))
+        (ah, am), (bh, bm) = (
+            (int(x), int(y or 0)) for x, _, y in (t.replace(".", ":").partition(":") for t in (a, b))
+        )
         a_pm = "p" in a_ampm.lower() if a_ampm else None
         b_pm = "p" in b_ampm.lower() if b_ampm else None
         if a_pm is None and b_pm is not None:

@@ -904,8 +904,24 @@ def _value_words(text: str) -> tuple[frozenset[str] | None, ...]:
     for v in vals:
         a, b = next(((a, b) for a, b in pieces if a <= v.start < b), (0, len(text)))
         alone = not any(u is not v and u.same_kind(v) and a <= u.start < b for u in vals)
-        out.append(frozenset(k for k, _ in _terms(text[a:b])) if alone else None)
+        words = frozenset(k for k, _ in _terms(text[a:b])) if alone else None
+        if words is not None and a > 0:
+            # the sentence's subject, stated once before its verb, is every variant's
+            # ("Sunday family mornings cost £40.00 per adult and £25.00 per child"), unless
+            # the variant's clause has a subject and verb of its own ("each child costs £4")
+            first = next((u for u in vals if u.same_kind(v)), v)
+            lead = _SHARED_LEAD.match(text[: first.start])
+            if lead and first.start < cuts[1] and not _SHARED_LEAD.match(text[a : v.start]):
+                words |= {k for k, _ in _terms(lead.group("subject"))}
+        out.append(words)
     return tuple(out)
+
+
+#: a sentence's subject and its verb before its first value: "Evening classes cost", "Prices are"
+_SHARED_LEAD = re.compile(
+    r"(?P<subject>.*\w)\s+(?:is|are|costs?|runs?|starts?|takes?|lasts?|opens?|pays?)\s+(?:from\s+|only\s+|just\s+)?$",
+    re.I | re.S,
+)
 
 
 def value_clause_terms(text: str, value: Value) -> list[tuple[str, str]]:
@@ -938,24 +954,26 @@ def _bound_elsewhere(near: Sequence[str], text: str, index: int, kinds: Sequence
 
 #: the bare first number of a range whose second carries the unit: "between 20 and", "8 to"
 _RANGE_FIRST = re.compile(r"(?<![\d,.])(\d[\d,]*(?:\.\d+)?)\s*(?:and|to|-|–)\s*$", re.I)
+_RANGE_SECOND = re.compile(r"\s*(?:and|to|-|–)\s*[£$€]?(\d[\d,]*(?:\.\d+)?)(?!\d|[.:]\d)", re.I)
 _LEADING_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 
 
 def _within_range(v: Value, text: str, p: Value) -> bool:
-    """``v`` lies within a range page sentence ``text`` states ending in ``p``, its first number
-    written bare in ``p``'s unit: "10 days before" is within "between 20 and 7 days before", no
-    rival of it. Only measures that scale with their number (a time of day does not)."""
+    """``v`` lies within a range page sentence ``text`` states with ``p`` at one end, the other
+    end's number read in ``p``'s unit: "10 days before" is within "between 20 and 7 days before",
+    "aged 11" within "aged 8 to 15", no rival of either end. Only measures that scale with their
+    number (a time of day does not)."""
     if p.kind not in ("quantity", "money", "percent", "number"):
         return False
-    opening = _RANGE_FIRST.search(text[max(0, p.start - 30) : p.start])
+    other = _RANGE_FIRST.search(text[max(0, p.start - 30) : p.start]) or _RANGE_SECOND.match(text, p.end)
     written = _LEADING_NUMBER.search(p.text)
-    if opening is None or written is None or v.amount is None or p.amount is None:
+    if other is None or written is None or v.amount is None or p.amount is None:
         return False
     number = float(written.group().replace(",", ""))
     if not number:
         return False
-    first = float(opening.group(1).replace(",", "")) * p.amount / number
-    return min(first, p.amount) <= v.amount <= max(first, p.amount)
+    end = float(other.group(1).replace(",", "")) * p.amount / number
+    return min(end, p.amount) <= v.amount <= max(end, p.amount)
 
 
 def _numbered_otherwise(mine: Sequence[Value], theirs: Sequence[Value]) -> bool:
