@@ -38,7 +38,7 @@ from modules.response.config import AnalyzerConfig
 from modules.response.flag_confidence import FEATURES, WEIGHTS
 
 SETS = Path(__file__).resolve().parent / "sets"
-VERSION = "flag-confidence-9"
+VERSION = "flag-confidence-10"
 REGULARISATION_C = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
 #: frozen test sets that were run and reported, then retired to training (a newer set is the test)
 RETIRED = (

@@ -187,6 +187,25 @@ def test_a_value_no_sentence_of_the_site_states_is_read_as_unstated():
     assert reading(flag_features(plain, context(), 1), "unstated_value") == 0.0
 
 
+def test_a_total_the_answer_works_out_from_its_own_values_is_read_as_derived():
+    # "£90.00" is £40 + 2 x £25, "€231.00" 7 nights at the €33.00 the answer gave: the answer's
+    # arithmetic; "£45" is no sum of the answer's values, and a count from elsewhere is no factor
+    def derived(statement: str, response: str) -> float:
+        ctx = FlagContext(response, "", ())
+        return reading(
+            flag_features(flag(statement=statement, source="ground_truth"), ctx, 1), "derived_value"
+        )
+
+    family = "An adult is £40 and a child £25. £90.00 total (£40 adult + 2 × £25)."
+    assert derived("£90.00 total (£40 adult + 2 × £25).", family) == 1.0
+    stay = "It is €30.00 a night plus €3.00 in peak season, making it €33.00 a night. €231.00 for 7 nights."
+    assert derived("€231.00 for 7 nights.", stay) == 1.0
+    assert derived("making it €33.00 a night", stay) == 1.0
+    assert derived("An adult is £45.", "An adult is £45 and a child £25.") == 0.0
+    assert derived("That's £150.00.", "Clay is £12.50 a bag and 12 bags come with it. That's £150.00.") == 0.0
+    assert derived("Brisk Pro has no free plan", WRONG.response) == 0.0
+
+
 def test_the_readings_of_the_statement_and_the_values():
     row = flag_features(flag(detail="$19 per month (response) vs $12 per month (claim)"), context(), 2)
     assert reading(row, "flags") == math.log2(3) and reading(row, "shared_value") == 0.0

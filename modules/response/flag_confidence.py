@@ -35,6 +35,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
+from itertools import combinations
 from pathlib import Path
 
 import numpy as np
@@ -69,6 +70,7 @@ FEATURES = (
     "evidence_values",  # log2 of 1 + the values the evidence states
     "shared_value",  # the statement and the evidence state one value alike
     "unstated_value",  # share of the statement's values that no sentence of the site states (invented, not another variant's)
+    "derived_value",  # the statement states a value worked out from others the answer states (a total, a sum)
     "query_in_statement",  # share of the question's content words the statement states
     "query_in_evidence",  # share of the question's content words the evidence states
     "cosine_evidence",  # MiniLM cosine of the statement's sentence and the evidence (claim or page chunk)
@@ -145,6 +147,47 @@ def _unstated(stated: Sequence[Value], site: Sequence[SiteSentence]) -> float:
     return sum(not any(u.equals(v) for s in site for u in s.values) for v in stated) / len(stated)
 
 
+def _measure(value: Value) -> float | None:
+    """A price as written (not per year), a quantity in its base unit."""
+    return value.raw if value.kind == "money" and value.raw is not None else value.amount
+
+
+def _derived(statement: str, response: str) -> float:
+    """Whether a price or quantity of ``statement`` is worked out from others ``response``
+    states: a sum of two or three, one times a count the statement gives, or that plus another
+    ("£90.00 total (£40 adult + 2 × £25)", "€231 for 7 nights" after "€33 a night"). The
+    answer's own arithmetic is no value the site states otherwise, whatever page sentence its
+    total lands beside."""
+    stated = [v for v in values(statement) if v.kind in ("money", "quantity") and _measure(v)]
+    if not stated:
+        return 0.0
+    counts = [
+        n
+        for v in values(statement)
+        if v.kind in ("number", "quantity") and v.amount
+        for n in ((v.amount if v.kind == "number" else v.amount / (v.factor or 1.0)),)
+        if 1 < n <= 60 and n == int(n)
+    ]
+    answer = values(response)
+    for v in stated:
+        total = _measure(v)
+        parts = [
+            m
+            for u in answer
+            if u.same_kind(v) and u.unit == v.unit and not u.equals(v) and (m := _measure(u))
+        ]
+        parts = parts[:12]  # a long price list: the first dozen (the working sits beside the total)
+
+        def near(x: float, total: float = total) -> bool:
+            return abs(x - total) <= 0.005 * abs(total)
+
+        if any(near(sum(c)) for r in (2, 3) for c in combinations(parts, r)):
+            return 1.0
+        if any(near(a * n) or any(near(a * n + b) for b in parts) for a in parts for n in counts):
+            return 1.0
+    return 0.0
+
+
 def flag_features(flag: Contradiction, ctx: FlagContext, n_flags: int) -> list[float | None]:
     """The model's features of one wrong fact of ``ctx.response`` (which has ``n_flags`` in all);
     a cosine whose vectors are unknown is None (missing)."""
@@ -174,6 +217,7 @@ def flag_features(flag: Contradiction, ctx: FlagContext, n_flags: int) -> list[f
         math.log2(1 + len(evidence_values)),
         float(any(a.equals(b) for a in said_values for b in evidence_values)),
         _unstated(said_values, ctx.site),
+        _derived(statement, ctx.response),
         _share(said, asked),
         _share(stated, asked),
         *cosines,
