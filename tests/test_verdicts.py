@@ -674,6 +674,29 @@ def test_a_variant_is_read_with_the_subject_its_sentence_states_once(analyzer, r
 
 
 @pytest.mark.parametrize(
+    "response, wrong",
+    [
+        ("Copperleaf only pierces. Book tattoos directly with Tidemark.", False),
+        ("Copperleaf is part of the Tidemark tattoo group next door.", True),
+    ],
+)
+def test_a_name_the_denying_sentence_also_affirms_is_denied_only_where_the_answer_says_so(
+    analyzer, response, wrong
+):
+    """ "Book tattoos directly with Tidemark" was flagged as affirming a name the site denies: the
+    sentence denies only that the studio is part of Tidemark's group, and goes on to affirm
+    Tidemark where tattoos are booked."""
+    page = (
+        "https://copperleaf.example/about",
+        "Copperleaf is a piercing studio on Harbour Street. We are not part of the Tidemark tattoo group "
+        "next door, although we share a waiting room with them; tattoo bookings must be made directly "
+        "with Tidemark.",
+    )
+    flags = wrong_facts(analyzer, page, "Who owns Copperleaf?", response)
+    assert bool(flags) == wrong, flags
+
+
+@pytest.mark.parametrize(
     "response, contradicted",
     [
         (

@@ -630,6 +630,20 @@ def _runs(text: str) -> list[tuple[int, int, frozenset[str]]]:
     ]
 
 
+def _affirmed_beside(text: str, key: str) -> tuple[frozenset[str], frozenset[str]] | None:
+    """The words of the clauses of ``text`` that deny nothing and of those that deny, where
+    ``key`` is in both ("we are not part of the Tidemark group, although ...; tattoo bookings must
+    be made directly with Tidemark")."""
+    yes: set[str] = set()
+    no: set[str] = set()
+    at = 0
+    for end in [*(m.end() for m in _DENIAL_END.finditer(text)), len(text)]:
+        clause = text[at:end]
+        at = end
+        (no if _DENY.search(_NOT_DENIAL.sub(" ", clause)) else yes).update(k for k, _ in _terms(clause))
+    return (frozenset(yes), frozenset(no)) if key in yes and key in no else None
+
+
 def _denied_keys(text: str) -> set[str]:
     """Keys of the words a negation in ``text`` denies: from the negator to the end of its clause,
     and, for a denied predicate of the subject ("Cash is not accepted"), the clause before it."""
@@ -730,6 +744,18 @@ class DeniedName:
     name: bool = True
     #: a common word's denial may hold only for a name ("no integration with NetSuite")
     qualifier: frozenset[str] = frozenset()
+    #: where the denying sentence also states the name outside its denial, the words of each
+    #: part: (affirmed, denied) ("not part of the Tidemark group; tattoo bookings must be made
+    #: directly with Tidemark")
+    affirmed: tuple[frozenset[str], frozenset[str]] | None = None
+
+    def about_the_affirmed(self, said: set[str]) -> bool:
+        """Whether a statement with the words ``said`` restates the part of the denying sentence
+        that affirms the name more than the part that denies it."""
+        if self.affirmed is None:
+            return False
+        yes, no = self.affirmed
+        return len(said & yes) > len(said & no)
 
 
 def denied_names(every: Sequence[PageSentence]) -> dict[str, DeniedName]:
@@ -759,7 +785,7 @@ def denied_names(every: Sequence[PageSentence]) -> dict[str, DeniedName]:
             for k in run:
                 beside.setdefault(k, set()).update(run)
     out = {
-        k: DeniedName(frozenset(beside.get(k, {k})), page)
+        k: DeniedName(frozenset(beside.get(k, {k})), page, affirmed=_affirmed_beside(page.text, k))
         for k, page in denying.items()
         if k in named and k not in affirmed and k not in _CALENDAR
     }
@@ -2209,6 +2235,7 @@ class OfflineJudge:
             and run <= denied[k].runs | implicit
             and (listed or any(start <= n < end for n in names))
             and not _LABEL_END.match(sentence.text, end)
+            and not denied[k].about_the_affirmed({t for t, _ in _terms(sentence.text)})
         ]
         if not _STATES_NOTHING.search(sentence.text) and not HEADING.match(sentence.text):
             runs = [run for _, _, run in _runs(sentence.text)]
