@@ -674,6 +674,35 @@ def test_a_variant_is_read_with_the_subject_its_sentence_states_once(analyzer, r
 
 
 @pytest.mark.parametrize(
+    "page, response, wrong",
+    [
+        ("dental", "### Treatments\nCheck-ups and whitening.\n\n### Also not offered\nSedation.", False),
+        ("dental", "### Treatments\nCheck-ups and whitening.\n\n### Also offered\nSedation.", True),
+        ("dental", "## Is sedation available?\nSedation is available for nervous patients.", True),
+        ("storage", "- Furniture: fine\n- Also banned: plants, firearms, fuel", False),
+        ("storage", "- Furniture: fine\n- Also fine: plants, firearms, fuel", True),
+        ("storage", "Plants and fuel are off the list at Lockbox.", False),
+    ],
+)
+def test_what_the_answer_itself_rules_out_is_no_affirmed_denial(analyzer, page, response, wrong):
+    """A line under the answer's own "### Also not offered", a list's "Also banned:" and "off
+    the list" were flagged as affirming what the site denies; a question heading
+    ("Is sedation available?") rules nothing out."""
+    pages = {
+        "dental": (
+            "https://brightwater.example/treatments",
+            "Brightwater Dental offers check-ups, hygiene visits and whitening. We do not provide sedation.",
+        ),
+        "storage": (
+            "https://lockbox.example/rules",
+            "Lockbox units hold furniture and boxes. We do not accept plants, firearms or fuel in any unit.",
+        ),
+    }
+    flags = wrong_facts(analyzer, pages[page], "What does it offer?", response)
+    assert bool(flags) == wrong, flags
+
+
+@pytest.mark.parametrize(
     "response, wrong",
     [
         ("Copperleaf only pierces. Book tattoos directly with Tidemark.", False),

@@ -594,6 +594,8 @@ _DISOWNS = re.compile(
 #: advice ("you'd need a specialist")
 _STATES_NOTHING = re.compile(r":\W*$|\b\w+['’]d\b|\b(?:should|may)\b", re.I)
 #: a heading, which states nothing: a markdown one, or a line in bold alone ("**Who can join**")
+#: words that rule things out without a negation: "Also banned: food, plants", "off the list"
+_EXCLUDED = re.compile(r"\b(?:banned|prohibited|forbidden|off\s+(?:the|their|our|its)\s+list)\b", re.I)
 HEADING = re.compile(r"^\s*(?:#{1,6}\s[^\n]*|\*\*[^*\n]+\*\*:?\s*)$")
 #: a word written as a value's unit or period ("$7.99/month", "30 days", "per month"); not
 #: what a price is for ("a £25 admin fee")
@@ -2213,13 +2215,17 @@ class OfflineJudge:
         does a list item under a heading that does ("Not accepted:"). The name is written as a
         name (not the first word of a sentence, though it may be a list item's), is no label
         ("**HIPAA:**"), and the names beside it are the page's."""
+        # a list item is read with the line that heads its list; a line's denials also with the
+        # heading above it ("### Also not offered" over "Sedation."), not a question it asks
         said = f"{heading}\n{sentence.text}" if LIST_ITEM.match(sentence.text) else sentence.text
+        framed = f"{heading}\n{sentence.text}" if HEADING.match(heading) else said
         # "there's no fee to join" denies too, though "no fee" is no denial of a fee elsewhere
         if (
             not denied
-            or has_negation(said)
-            or is_negated(said)
-            or _DISOWNS.search(said)
+            or has_negation(framed)
+            or is_negated(framed)
+            or _DISOWNS.search(framed)
+            or _EXCLUDED.search(framed)
             or UNSURE.search(said)
             or "?" in said
         ):
