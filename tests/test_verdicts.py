@@ -1705,3 +1705,36 @@ def test_a_window_stating_the_claim_s_other_numbers_alike_is_about_it():
         windows = judge.windows(answer)
         got = judge.judge_claim(claim, windows, [0.8] * len(windows), asked)
         assert got.verdict == verdict, answer
+
+
+@pytest.mark.parametrize(
+    "response, contradicted",
+    [
+        ("Folly Cove Rowing is a separate club on the north shore, with its own boathouse.", False),
+        ("Kestrel e-bikes are off the list too.", False),
+        ("Folly Cove Rowing and Kestrel e-bikes are both handled there.", True),
+    ],
+)
+def test_an_answer_that_rules_a_thing_out_in_other_words_does_not_affirm_it(analyzer, response, contradicted):
+    """ "a separate club" and "off the list" were read as affirming what the claims deny."""
+    r = analyzer.analyze(
+        AIResponse(
+            query_id="q",
+            domain="tern.example",
+            query="What does Tern Watersports cover?",
+            response=response,
+            brand_names=["Tern Watersports"],
+            claims=[
+                {"id": "club", "text": "Tern Watersports is not connected to Folly Cove Rowing"},
+                {"id": "bikes", "text": "Tern Watersports does not repair Kestrel e-bikes"},
+            ],
+        ),
+        [
+            StoredPage(
+                url="https://tern.example/about",
+                title="About Tern Watersports",
+                text="Tern Watersports is not connected to Folly Cove Rowing. We do not repair Kestrel e-bikes.",
+            )
+        ],
+    )
+    assert ("contradicted" in verdicts(r).values()) == contradicted, verdicts(r)

@@ -596,6 +596,17 @@ _STATES_NOTHING = re.compile(r":\W*$|\b\w+['’]d\b|\b(?:should|may)\b", re.I)
 #: a heading, which states nothing: a markdown one, or a line in bold alone ("**Who can join**")
 #: words that rule things out without a negation: "Also banned: food, plants", "off the list"
 _EXCLUDED = re.compile(r"\b(?:banned|prohibited|forbidden|off\s+(?:the|their|our|its)\s+list)\b", re.I)
+_SKIPS = re.compile(
+    r"\b(?:skips?|skipped|exclusively|solely|separate|independent|unaffiliated|unconnected|unrelated)\b", re.I
+)
+
+
+def _rules_out(text: str) -> bool:
+    """Whether ``text`` rules something out or disowns it without a negation ("a separate club",
+    "banned", "off the list", "they skip"; not "not independent")."""
+    return not _DENY.search(text) and any(p.search(text) for p in (_EXCLUDED, _SKIPS))
+
+
 HEADING = re.compile(r"^\s*(?:#{1,6}\s[^\n]*|\*\*[^*\n]+\*\*:?\s*)$")
 #: a word written as a value's unit or period ("$7.99/month", "30 days", "per month"); not
 #: what a price is for ("a £25 admin fee")
@@ -1697,6 +1708,8 @@ class OfflineJudge:
                 and _states(win.span.text)
                 and not _CONDITION.search(claim if negated else win.span.text)
                 and not other_variant(claim, win.span.text)
+                # "e-bikes are off the list", "they skip Thai massage" deny in other words
+                and not (negated and _rules_out(win.span.text))
                 # one sentence: a denial in the next sentence is about another thing
                 and len(split_sentences(win.span.text)) == 1
             ):
