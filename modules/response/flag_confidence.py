@@ -158,12 +158,13 @@ def _derived(statement: str, response: str) -> float:
     ("£90.00 total (£40 adult + 2 × £25)", "€231 for 7 nights" after "€33 a night"). The
     answer's own arithmetic is no value the site states otherwise, whatever page sentence its
     total lands beside."""
-    stated = [v for v in values(statement) if v.kind in ("money", "quantity") and _measure(v)]
+    own = values(statement)
+    stated = [v for v in own if v.kind in ("money", "quantity") and _measure(v)]
     if not stated:
         return 0.0
     counts = [
         n
-        for v in values(statement)
+        for v in own
         if v.kind in ("number", "quantity") and v.amount
         for n in ((v.amount if v.kind == "number" else v.amount / (v.factor or 1.0)),)
         if 1 < n <= 60 and n == int(n)

@@ -593,10 +593,11 @@ _DISOWNS = re.compile(
 #: a sentence that states nothing of the site: an introduction to a list, a supposition or
 #: advice ("you'd need a specialist")
 _STATES_NOTHING = re.compile(r":\W*$|\b\w+['’]d\b|\b(?:should|may)\b", re.I)
-#: a heading, which states nothing: a markdown one, or a line in bold alone ("**Who can join**")
 #: words that rule things out without a negation: "Also banned: food, plants", "off the list"
 _EXCLUDED = re.compile(r"\b(?:banned|prohibited|forbidden|off\s+(?:the|their|our|its)\s+list)\b", re.I)
-_SKIPS = re.compile(
+#: words that leave a thing out or disown it, narrower than :data:`_DISOWNS` ("instead",
+#: "except", "outside" also qualify what an answer affirms): "they skip it", "a separate club"
+_LEAVES_OUT = re.compile(
     r"\b(?:skips?|skipped|exclusively|solely|separate|independent|unaffiliated|unconnected|unrelated)\b", re.I
 )
 
@@ -604,9 +605,10 @@ _SKIPS = re.compile(
 def _rules_out(text: str) -> bool:
     """Whether ``text`` rules something out or disowns it without a negation ("a separate club",
     "banned", "off the list", "they skip"; not "not independent")."""
-    return not _DENY.search(text) and any(p.search(text) for p in (_EXCLUDED, _SKIPS))
+    return not _DENY.search(text) and any(p.search(text) for p in (_EXCLUDED, _LEAVES_OUT))
 
 
+#: a heading, which states nothing: a markdown one, or a line in bold alone ("**Who can join**")
 HEADING = re.compile(r"^\s*(?:#{1,6}\s[^\n]*|\*\*[^*\n]+\*\*:?\s*)$")
 #: a word written as a value's unit or period ("$7.99/month", "30 days", "per month"); not
 #: what a price is for ("a £25 admin fee")
@@ -931,6 +933,13 @@ def _states_unbound(every: Sequence[PageSentence], label: str, value: Value) -> 
 _VARIANT_BREAK = re.compile(r"\n|[,;]\s+(?:(?:and|but)\s+)?|\s+(?:and|but|while|whereas)\s+", re.I)
 
 
+#: a sentence's subject and its verb before its first value: "Evening classes cost", "Prices are"
+_SHARED_LEAD = re.compile(
+    r"(?P<subject>.*\w)\s+(?:is|are|costs?|runs?|starts?|takes?|lasts?|opens?|pays?)\s+(?:from\s+|only\s+|just\s+)?$",
+    re.I | re.S,
+)
+
+
 @lru_cache(maxsize=65536)
 def _value_words(text: str) -> tuple[frozenset[str] | None, ...]:
     """Per value of ``text``, the words (keys) of the clause it is stated in ("30-minute
@@ -954,13 +963,6 @@ def _value_words(text: str) -> tuple[frozenset[str] | None, ...]:
                 words |= {k for k, _ in _terms(lead.group("subject"))}
         out.append(words)
     return tuple(out)
-
-
-#: a sentence's subject and its verb before its first value: "Evening classes cost", "Prices are"
-_SHARED_LEAD = re.compile(
-    r"(?P<subject>.*\w)\s+(?:is|are|costs?|runs?|starts?|takes?|lasts?|opens?|pays?)\s+(?:from\s+|only\s+|just\s+)?$",
-    re.I | re.S,
-)
 
 
 def value_clause_terms(text: str, value: Value) -> list[tuple[str, str]]:
