@@ -120,6 +120,25 @@ def test_values_are_typed_and_placed():
     assert all(v.kind != "quantity" for v in values("the 1990s, the 2nd edition, 5 in a row"))
 
 
+@pytest.mark.parametrize(
+    "text, found",
+    [
+        ("It costs R2,600.", [("ZAR", 2600.0)]),  # a rand price, not the plain number 600
+        ("A R50 handling fee per tyre", [("ZAR", 50.0)]),
+        ("The walk costs 790 CZK per adult", [("CZK", 790.0)]),
+        ("Beanbag: DKK 290 per beanbag", [("DKK", 290.0)]),
+        ("CHF 2,900 including all tonewoods", [("CHF", 2900.0)]),
+        ("NZ$160 per block, or NZD 160", [("USD", 160.0), ("USD", 160.0)]),  # dollars are dollars
+        ("You can transfer your place for free.", [("any", 0.0)]),  # "free" before a full stop
+        ("Model A2,600 and the R2-D2 droid", []),  # a model's number, no price and no 600
+    ],
+)
+def test_prices_are_read_in_the_currencies_sites_use(text, found):
+    """Prices in rand, koruna, kroner or francs were read as plain numbers ("R2,600" as 600), so
+    "R2,600" never rivalled "Mega Fizz costs R3,400" and "CHF 50" rivalled any number 60."""
+    assert [(v.unit, v.amount) for v in values(text)] == found
+
+
 def test_an_area_is_one_quantity_in_any_of_its_units():
     found = [(v.unit, round(v.amount / 1e6)) for v in values("16,400 km2 (6,300 sq mi), 4,000 hectares")]
     assert found == [("square metres", 16400), ("square metres", 16317), ("square metres", 40)]

@@ -637,6 +637,25 @@ def test_a_value_in_another_unit_and_of_another_size_is_no_rival(analyzer, respo
 @pytest.mark.parametrize(
     "response, wrong",
     [
+        ("Helix: $60, titanium included.", False),
+        ("Helix: $70, titanium included.", True),
+    ],
+)
+def test_a_name_and_its_value_before_every_clause_are_read(analyzer, response, wrong):
+    """ "Helix: $70" is too short a clause, and the value was joined to the clause before it:
+    with none before, "$70" was read nowhere. The sentence's head is a clause of its own."""
+    page = (
+        "https://studio.example/prices",
+        "Lobe (pair): $70.\nHelix or forward helix: $60.\nTragus, conch or rook: $70.",
+    )
+    flags = wrong_facts(analyzer, page, "How much is a helix piercing?", response)
+    assert bool(flags) == wrong, flags
+    assert not wrong or flags[0].statement == "Helix: $70"
+
+
+@pytest.mark.parametrize(
+    "response, wrong",
+    [
         ("If you cancel 10 days before, you can still move to another date once.", False),
         ("If you cancel 3 days before, you can still move to another date once.", True),
     ],

@@ -83,7 +83,34 @@ _CURRENCY = {
     "¥": "JPY",
     "jpy": "JPY",
     "yen": "JPY",
+    "₹": "INR",
+    "inr": "INR",
+    "r": "ZAR",
+    "zar": "ZAR",
+    "rand": "ZAR",
+    "chf": "CHF",
+    "czk": "CZK",
+    "dkk": "DKK",
+    "sek": "SEK",
+    "nok": "NOK",
+    "pln": "PLN",
+    "huf": "HUF",
+    "isk": "ISK",
+    "mxn": "MXN",
+    "brl": "BRL",
+    "cny": "CNY",
+    "krw": "KRW",
+    "thb": "THB",
+    "try": "TRY",
+    # a dollar of any country is a dollar: an answer drops the "NZ" of the page's "NZ$160"
+    "aud": "USD",
+    "cad": "USD",
+    "nzd": "USD",
+    "sgd": "USD",
+    "hkd": "USD",
 }
+#: the currency codes written before or after an amount ("CHF 2,900", "790 CZK")
+_CODES = "USD|EUR|GBP|JPY|INR|ZAR|CHF|CZK|DKK|SEK|NOK|PLN|HUF|ISK|MXN|BRL|CNY|KRW|THB|TRY|AUD|CAD|NZD|SGD|HKD"
 #: a hundredth of a currency, written after the amount: "40p", "25 cents"
 _SUBUNITS = {"p": "GBP", "pence": "GBP", "cent": "USD", "cents": "USD", "¢": "USD"}
 _PERIOD = {
@@ -224,7 +251,7 @@ _PATTERNS = [
     (
         "skip",
         re.compile(
-            r"\b24/7\b|\[\d{1,3}\]|^\s*\d{1,2}[.)](?=\s|$)|(?<=\s)\d{1,2}\.(?=\s+[A-Z*])|(?<=[A-Za-z])(?<!km)(?<!\sm)(?<!noon)(?<!midday)-?\d[\d.]*|"
+            r"\b24/7\b|\[\d{1,3}\]|^\s*\d{1,2}[.)](?=\s|$)|(?<=\s)\d{1,2}\.(?=\s+[A-Z*])|(?<=[A-Za-z])(?<!km)(?<!\sm)(?<!\bR)(?<!noon)(?<!midday)-?\d[\d.]*|"
             r"\S+\.(?:example|com|org|net|io|dev|co|uk|de|fr)\S*|https?://\S+",
             re.M,
         ),
@@ -288,7 +315,7 @@ _PATTERNS = [
     (
         "free",
         re.compile(
-            r"\b(?P<v1>free)\s+of\s+charge\b|\bfor\s+(?P<v2>free)(?=\s*(?:[.,;!?)]|$|with|if|when|once|and|as)\b)|"
+            r"\b(?P<v1>free)\s+of\s+charge\b|\bfor\s+(?P<v2>free)(?=\s*(?:[.,;!?)]|$|(?:with|if|when|once|and|as)\b))|"
             r"\bships?\s+(?:\w+\s+)?(?P<v3>free)\b|"
             r"\b(?:is|are|go|goes|it's|stays?)\s+(?:completely\s+|entirely\s+)?(?P<v4>free)\b(?!\s+(?:to|of)\b)|"
             r"\bcosts?\s+(?P<v5>nothing)\b|\bat\s+(?P<v6>no)\s+(?:extra\s+|additional\s+)?(?:cost|charge)\b|"
@@ -301,7 +328,8 @@ _PATTERNS = [
     (
         "money",
         re.compile(
-            rf"(?P<cur>US\$|\$|€|£|¥|\b(?:USD|EUR|GBP|JPY)\s?)\s?{_AMOUNT.replace('bn|k)', 'bn|k|m|mn)')}"
+            rf"(?P<cur>US\$|\b[A-Z]{{1,2}}\$|\$|€|£|¥|₹|\b(?-i:R)(?=\d[\d,.]*(?![\w-]))|\b(?-i:{_CODES})\s?)\s?"
+            rf"{_AMOUNT.replace('bn|k)', 'bn|k|m|mn)')}"
             rf"{_PERIOD_TAIL}",
             re.I,
         ),
@@ -309,7 +337,7 @@ _PATTERNS = [
     (
         "money",
         re.compile(
-            rf"\b{_AMOUNT}\s?(?P<cur>dollars?|euros?|pounds?|yen|USD|EUR|GBP|JPY)\b{_PERIOD_TAIL}", re.I
+            rf"\b{_AMOUNT}\s?(?P<cur>dollars?|euros?|pounds?|yen|rand|(?-i:{_CODES}))\b{_PERIOD_TAIL}", re.I
         ),
     ),
     # pence and cents: "40p a mile", "25 cents" (not "10 p.m.", nor "1080p" video)
@@ -328,7 +356,8 @@ _PATTERNS = [
             r"\b(?:in|since|from|until|by|of|year)\s+(?P<year>1[0-9]{3}|20[0-9]{2})\b|\b(?P<year2>1[5-9][0-9]{2}|20[0-9]{2})\b"
         ),
     ),
-    ("number", re.compile(rf"(?<![\w.]){_AMOUNT}(?![\w])", re.I)),
+    # not the thousands of a number the skip above took ("A2,600" is no 600)
+    ("number", re.compile(rf"(?<![\w.])(?!(?<=\d,)\d{{3}}(?!\d)){_AMOUNT}(?![\w])", re.I)),
 ]
 #: what each pattern cannot match without (None: it may match any text): most sentences state
 #: no number, and trying every pattern at every position is most of the cost of :func:`values`

@@ -456,6 +456,10 @@ def _clauses(sentence: Span, min_words: int = 2) -> list[Span]:
             if end > out[i].end:
                 start = out[i].start
                 out[i] = Span(start, end, sentence.text[start - sentence.start : end - sentence.start])
+        elif out and vs < out[0].start and not before:
+            # before every clause ("Helix: $70, titanium included."): the sentence's head, its
+            # name and value, is a clause of its own
+            out.insert(0, Span(sentence.start, ve, sentence.text[: ve - sentence.start]))
     return out if len(out) > 1 or out[0].text != sentence.text else []
 
 
