@@ -13,6 +13,7 @@ from modules.response import AIResponse, AnalyzerConfig, ResponseAnalyzer, Store
 from modules.response.analyzer import _replaces
 from modules.response.facts import values
 from modules.response.scope import (
+    MONTHLY,
     day_names,
     day_sets,
     days_otherwise,
@@ -1680,10 +1681,41 @@ def test_hours_are_read_with_the_days_they_are_given_for(answer, verdict):
         ("Closed daily 12-1pm for cleaning.", [(list(range(7)), True)]),
         ("The café closes at 3.30pm on Sundays.", [([6], True)]),
         ("Level 2 is not available online and runs in person on Tuesday evenings.", [([1], True)]),
+        # "none" denies the days after it, not the days before
+        ("Tue–Sat visits, none Sunday or Monday.", [([1, 2, 3, 4, 5], True), ([0, 6], False)]),
+        (
+            "Visits Tuesday to Saturday and none on Sundays or Mondays.",
+            [([1, 2, 3, 4, 5], True), ([0, 6], False)],
+        ),
+        # a day with an ordinal is a day of a month (numbered from MONTHLY), not of every week;
+        # "closed" before a month closes the month
+        (
+            "Open from the first Saturday in October to the last Sunday in April and closed May to September.",
+            [([MONTHLY + 5], True), ([MONTHLY + 6], True)],
+        ),
+        ("On the last Wednesday of each month, 5pm to 9pm, sessions are free.", [([MONTHLY + 2], True)]),
     ],
 )
 def test_the_days_a_text_says_something_is_on_or_not(text, said):
     assert [(sorted(d.days), d.open) for d in days_said(text)] == said
+
+
+@pytest.mark.parametrize(
+    "response, flagged",
+    [
+        ("Sessions run Tuesday and Wednesday, 5pm to 9pm.", False),  # weekly: no rival of a month's day
+        ("Free sessions are on the last Thursday of each month, 5pm to 9pm.", True),
+    ],
+)
+def test_a_day_of_a_month_is_checked_only_against_days_of_a_month(analyzer, response, flagged):
+    """ "Tue–Wed 5–9pm" was flagged against "the last Wednesday of each month": a weekly day
+    was read as the monthly one; "the last Thursday" is still another day of a month."""
+    page = (
+        "https://sauna.example/hours",
+        "On the last Wednesday of each month, 5pm to 9pm, sessions are free for members of the club.",
+    )
+    flags = wrong_facts(analyzer, page, "When are the free sessions?", response)
+    assert bool(flags) == flagged, flags
 
 
 def test_days_otherwise():

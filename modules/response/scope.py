@@ -263,6 +263,10 @@ _DAY_RANGE = re.compile(rf"(?P<a>{_DAY})\s*(?:to|through|thru|until|till|-|–|�
 _DAY_LIST = re.compile(rf"{_DAY}(?:\s*(?:,|and|&|or)\s*{_DAY})+")
 _ONE_DAY = re.compile(_DAY)
 _WEEK_PART = re.compile(r"\b(?P<part>weekday|weekend)s?\b", re.I)
+#: an ordinal before a day names one day of a month or a season, not a day of every week: such
+#: days are numbered from MONTHLY (the last Saturday of a month is MONTHLY + 5)
+MONTHLY = 7
+_ORDINAL_BEFORE = re.compile(r"\b(?:first|second|third|fourth|fifth|last|final|\d(?:st|nd|rd|th))\s+$", re.I)
 #: a statement about when something is not: "closed on Sundays", "except Mondays"
 _NOT_OPEN = re.compile(
     r"\b(?:clos(?:ed|es|ing)|shut(?:s|ting)?|except|excluding|other than|apart from)\b", re.I
@@ -296,6 +300,10 @@ def day_sets(text: str) -> tuple[Days, ...]:
     out: list[Days] = []
 
     def add(days: frozenset[int], m: re.Match, several: bool) -> None:
+        if _ORDINAL_BEFORE.search(text, max(0, m.start() - 12), m.start()):
+            # "the last Saturday of the month", "the first Saturday in October": a day of a month,
+            # which rivals another of a month ("the last Friday") and no day of every week
+            days = frozenset(d + MONTHLY for d in days)
         if not any(d.start < m.end() and m.start() < d.end for d in out):
             out.append(Days(days, m.start(), m.end(), several))
 
@@ -336,12 +344,19 @@ _REOPEN = re.compile(r"\bopen(?:s|ing)?\b", re.I)
 #: a turn to another thing: "closed on Sundays, but call-outs run on Sundays from 9am"
 _TURN = re.compile(r"\b(?:but|while|whereas|though|although)\b", re.I)
 #: a negation that denies the days it stands just before: "no Sunday visits", "not on Mondays",
-#: "we don't open on Tuesdays", "I don't think they open on Mondays" (no clause between)
-_DENIED_BEFORE = re.compile(r"(?:\b(?:no|not|never|without)|n't)(?:[\s(]+[\w'-]+){0,4}[\s(]+$", re.I)
+#: "we don't open on Tuesdays", "I don't think they open on Mondays", "none on Sundays" (no clause
+#: between)
+_DENIED_BEFORE = re.compile(r"(?:\b(?:no|not|never|without|none)|n't)(?:[\s(]+[\w'-]+){0,4}[\s(]+$", re.I)
+#: months and seasons: "closed May to September" closes them, not the day named before
+_MONTH_OR_SEASON = (
+    "January|February|March|April|May|June|July|August|September|October|November|December|"
+    "Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|winter|spring|summer|autumn|fall"
+)
 #: what denies the days it follows at once in their clause: "Sunday: closed", "| Monday | Closed
 #: |", "Sunday lessons aren't available", "Sun: no visits", "Sunday and bank holidays: none"
 _DENIED_AFTER = re.compile(
     r"[\s:|*()\-–—]*(?:[\w'&-]+[\s:|*]+){0,3}?(?:(?:is|are)\s+)?(?:closed|shut|not|no|none|unavailable)\b"
+    rf"(?!\s+(?:in\s+|from\s+|during\s+|over\s+|for\s+)?(?:the\s+)?(?:{_MONTH_OR_SEASON})\b)"
     r"|[\s:|*]*(?:is|are)\s+(?:out|off-limits)\b"
     r"|[\s:|*()\-–—]*(?:[\w'-]+\s+){0,2}?[\w]+n't\b",
     re.I,
@@ -438,7 +453,11 @@ def days_otherwise(claim: Sequence[DaysSaid], stated: Sequence[Sequence[DaysSaid
     "Thursday to Monday"). Fewer days than the claim's are a part of it; other days alone, with
     none of the claim's values, are about another day ("Sundays are shorter" says nothing of
     Saturdays); "weekdays" and "weekends" are said loosely of the days something is open, so
-    they show no day it is on."""
+    they show no day it is on. Days of a month ("the last Friday") are weighed only against days
+    of a month."""
+    monthly = {any(day >= MONTHLY for d in ds for day in d.days) for ds in (claim, *stated) if ds}
+    if len(monthly) > 1:
+        return False  # "the first and third Saturday of each month" and "Saturday mornings"
     claim_on = frozenset().union(*(d.days for d in claim if d.open))
     claim_off = frozenset().union(*(d.days for d in claim if not d.open))
     claim_on -= claim_off  # "every day except Monday"
@@ -468,8 +487,12 @@ def days_open(text: str) -> bool:
 
 def day_names(days: frozenset[int]) -> str:
     """``days`` written out: "Monday to Saturday", "Thursday to Monday" (a stretch across the
-    weekend), "Wednesday and Saturday", "every day"."""
+    weekend), "Wednesday and Saturday", "every day", "Saturday of a month"."""
     names = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+    if monthly := sorted(d - MONTHLY for d in days if d >= MONTHLY):
+        weekly = frozenset(d for d in days if d < MONTHLY)
+        of_month = " and ".join(names[d] for d in monthly) + " of a month"
+        return f"{day_names(weekly)} and {of_month}" if weekly else of_month
     if len(days) == 7:
         return "every day"
     ordered = sorted(days)
@@ -484,6 +507,7 @@ def day_names(days: frozenset[int]) -> str:
 
 
 __all__ = [
+    "MONTHLY",
     "Days",
     "Excluded",
     "Scope",

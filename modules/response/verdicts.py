@@ -37,6 +37,7 @@ from ..tables_io import atomic_path
 from ..text import POSSESSIVE, STOPWORDS, Span, has_negation, split_clauses, split_sentences, stem
 from .facts import FREE, Value, compare_values, is_word_one, values
 from .scope import (
+    MONTHLY,
     DaysSaid,
     around,
     day_names,
@@ -2499,6 +2500,8 @@ class OfflineJudge:
                 page
                 for page in candidates
                 if (theirs := day_sets(page.text))
+                # a day of every week and a day of a month ("the last Wednesday") are no rivals
+                and any((min(d.days) >= MONTHLY) == (min(days.days) >= MONTHLY) for d in theirs)
                 and not page.negated
                 and open_days(page.text)
                 and any(
