@@ -1644,6 +1644,25 @@ def test_a_schedule_in_two_sentences_is_judged_by_the_sentence_giving_its_days()
 
 
 @pytest.mark.parametrize(
+    "answer, contradicted",
+    [
+        ("At weekends a 2-year-old pays the Jungle Gym toddler price.", False),  # a case within 1 to 3
+        ("Jungle Gym charges the toddler price for children up to 2 years at weekends.", True),  # a bound
+        ("Jungle Gym charges the toddler price for children up to 5 years at weekends.", True),
+    ],
+)
+def test_a_case_within_the_range_a_claim_states_is_no_misstatement(answer, contradicted):
+    """ "a 2-year-old" was read as misstating "1 to 3 years" (as "3 years"): a value the answer
+    gives as one case within the claim's range is no rival of its end; a value that bounds a
+    range of its own ("up to 2 years") still is."""
+    judge = OfflineJudge(Lexicon(None))
+    claim = "Jungle Gym charges the toddler price for children of 1 to 3 years at weekends."
+    windows = judge.windows(answer)
+    got = judge.judge_claim(claim, windows, [0.8] * len(windows), set())
+    assert (got.verdict == "contradicted") == contradicted, got
+
+
+@pytest.mark.parametrize(
     "answer, verdict",
     [
         # the claim's hours bound to other days in a line of several schedules

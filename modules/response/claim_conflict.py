@@ -43,9 +43,9 @@ from .verdicts import (
     Window,
     days_apart,
     is_negated,
+    misstates,
     names_another,
     other_variant,
-    plausible_misstatement,
     value_clause_terms,
     value_kind,
 )
@@ -132,10 +132,8 @@ def _log_ratio(a: Value, b: Value) -> float:
     return min(abs(math.log(abs(a.amount) / abs(b.amount))), 3.0)
 
 
-def _rival(pairs: Sequence[tuple[Value, Value | None]]) -> tuple[Value, Value] | None:
-    return next(
-        ((a, b) for a, b in pairs if b is not None and not b.equals(a) and plausible_misstatement(a, b)), None
-    )
+def _rival(claim: str, pairs: Sequence[tuple[Value, Value | None]], text: str) -> tuple[Value, Value] | None:
+    return next(((a, b) for a, b in pairs if b is not None and misstates(claim, a, b, text)), None)
 
 
 def conflict_features(
@@ -159,7 +157,7 @@ def conflict_features(
     read = []
     for i, win in enumerate(windows):
         verdict, pairs = compare_values(claim, win.span.text)
-        rival = _rival(pairs) if verdict == "conflict" else None
+        rival = _rival(claim, pairs, win.span.text) if verdict == "conflict" else None
         if rival is None or proves_another(judge, words, win, pairs, claim, implicit, site_names):
             continue
         frame = judge.frame(terms, win.terms, implicit)

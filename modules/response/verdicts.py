@@ -1022,6 +1022,31 @@ def _within_range(v: Value, text: str, p: Value) -> bool:
     return min(end, p.amount) <= v.amount <= max(end, p.amount)
 
 
+#: a value that bounds something rather than being a case of it: "from age 16", "until 13",
+#: "at least 4 weeks", "up to three days"
+_BOUND_WORD = re.compile(
+    r"\b(?:from|over|under|until|till|after|before|above|below|than|least|to|minimum|maximum|min|max)"
+    r"(?:\s+(?:age|ages|aged))?\s*$",
+    re.I,
+)
+
+
+def misstates(claim: str, wanted: Value, stated: Value | None, text: str = "") -> bool:
+    """``stated`` (of ``text``) gives the ``claim``'s value ``wanted`` otherwise: another value of
+    a size it could be misstated as, and not one case within a range the claim states with
+    ``wanted`` at an end ("a 2-year-old" is within "a toddler (1 to 3 years)", "seven days'
+    notice" within "3 to 9 days"). A value that is itself a bound or a range's end ("from age
+    16", "ages 8 to 14") moves the claim's range, within it or not."""
+    if stated is None or stated.equals(wanted) or not plausible_misstatement(wanted, stated):
+        return False
+    a_case = not (
+        _BOUND_WORD.search(text[max(0, stated.start - 20) : stated.start])
+        or _RANGE_FIRST.search(text[max(0, stated.start - 30) : stated.start])
+        or _RANGE_SECOND.match(text, stated.end)
+    )
+    return not (a_case and _within_range(stated, claim, wanted))
+
+
 def _numbered_otherwise(mine: Sequence[Value], theirs: Sequence[Value]) -> bool:
     """``theirs`` numbers one of the numbered names of ``mine`` otherwise, and never as
     ``mine`` does ("Band 3" where the clause says "Band 2")."""
@@ -1649,9 +1674,7 @@ class OfflineJudge:
                                 detail = f"{_days_text(claim_days)} (claim) vs {_days_text(given)} (response)"
                                 against = Verdict("contradicted", win, score, detail, "scope")
                         continue
-            if verdict == "conflict" and not any(
-                b is not None and not b.equals(a) and plausible_misstatement(a, b) for a, b in pairs
-            ):
+            if verdict == "conflict" and not any(misstates(claim, a, b, win.span.text) for a, b in pairs):
                 verdict = "other"  # "10 hours" is no misstatement of a "10-day pack": another thing
             opposite = opposite_polarity(claim, win.span.text) and not UNSURE.search(win.span.text)
             same_polarity = win.negated == negated
@@ -1691,11 +1714,7 @@ class OfflineJudge:
                 and not names_another(win.span.text, pairs, named | implicit)
                 and not days_apart(claim, win.span.text)
             ):
-                wanted, stated = next(
-                    (a, b)
-                    for a, b in pairs
-                    if b is not None and not b.equals(a) and plausible_misstatement(a, b)
-                )
+                wanted, stated = next((a, b) for a, b in pairs if misstates(claim, a, b, win.span.text))
                 # the window stating most of the claim's telling words, then the tightest: of a
                 # list's items, "Toric dailies: £22" for a claim about toric lenses, not the first
                 score = frame + telling(win) + 0.25 * cos - len(win.span.text) / 150
