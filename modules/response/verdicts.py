@@ -457,7 +457,7 @@ def _clauses(sentence: Span, min_words: int = 2) -> list[Span]:
             if end > out[i].end:
                 start = out[i].start
                 out[i] = Span(start, end, sentence.text[start - sentence.start : end - sentence.start])
-        elif out and vs < out[0].start and not before:
+        elif out and vs < out[0].start:
             # before every clause ("Helix: $70, titanium included."): the sentence's head, its
             # name and value, is a clause of its own
             out.insert(0, Span(sentence.start, ve, sentence.text[: ve - sentence.start]))
@@ -1031,7 +1031,7 @@ _BOUND_WORD = re.compile(
 )
 
 
-def misstates(claim: str, wanted: Value, stated: Value | None, text: str = "") -> bool:
+def misstates(claim: str, wanted: Value, stated: Value | None, text: str) -> bool:
     """``stated`` (of ``text``) gives the ``claim``'s value ``wanted`` otherwise: another value of
     a size it could be misstated as, and not one case within a range the claim states with
     ``wanted`` at an end ("a 2-year-old" is within "a toddler (1 to 3 years)", "seven days'
