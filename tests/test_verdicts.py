@@ -1646,6 +1646,32 @@ def test_a_schedule_in_two_sentences_is_judged_by_the_sentence_giving_its_days()
 @pytest.mark.parametrize(
     "answer, contradicted",
     [
+        # the only time the answer writes as a time is a Tuesday's
+        (
+            "You can visit from Tuesday through Friday between ten in the morning and six in the "
+            "evening, and on Saturdays from nine until five. The shop doesn't open on Sundays or Mondays.",
+            False,
+        ),
+        (
+            "You can visit on Saturdays between ten in the morning and six in the evening. The shop "
+            "doesn't open on Sundays or Mondays.",
+            True,
+        ),
+    ],
+)
+def test_a_value_given_for_other_days_is_no_rival_of_a_claims_day(answer, contradicted):
+    """A Saturday claim's 09:00 was called contradicted by "ten in the morning", which the answer
+    gives for Tuesday to Friday in a sentence that goes on to Saturday's hours."""
+    judge = OfflineJudge(Lexicon(None))
+    claim = "The shop is open on Saturday from 09:00 to 17:00."
+    windows = judge.windows(answer)
+    got = judge.judge_claim(claim, windows, [0.8] * len(windows), set())
+    assert (got.verdict == "contradicted") == contradicted, got
+
+
+@pytest.mark.parametrize(
+    "answer, contradicted",
+    [
         ("At weekends a 2-year-old pays the Jungle Gym toddler price.", False),  # a case within 1 to 3
         ("Jungle Gym charges the toddler price for children up to 2 years at weekends.", True),  # a bound
         ("Jungle Gym charges the toddler price for children up to 5 years at weekends.", True),

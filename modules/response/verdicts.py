@@ -1418,6 +1418,28 @@ def _value_finding(
     return PageFinding(clause, kind, page.text, page.url, detail, confidence, (instead,))
 
 
+def _sentence_of(win: Window, sentences: Sequence[Window]) -> Span:
+    """The answer's sentence that holds ``win`` (the window itself where none does: a pair of
+    sentences)."""
+    return next(
+        (w.span for w in sentences if w.span.start <= win.span.start and win.span.end <= w.span.end),
+        win.span,
+    )
+
+
+def _given_for_other_days(claim_days: Sequence[DaysSaid], text: str, at: int) -> bool:
+    """Whether the value of ``text`` at ``at`` is given for days of the week of which the claim
+    says something is on none: in "Tuesday through Friday between ten in the morning and six in
+    the evening, and on Saturdays from nine until five" the 10:00 is a Tuesday's, no rival of a
+    claim's Saturday 09:00."""
+    claim_on = frozenset().union(*(d.days for d in claim_days if d.open))
+    (bound,) = days_bound(text, [at])
+    given = frozenset().union(*(d.days for d in bound if d.open))
+    if any(day >= MONTHLY for day in claim_on | given):
+        return False  # days of a month are weighed only against days of a month
+    return bool(claim_on) and bool(given) and not claim_on & given
+
+
 def _together(win: Window, stated: Sequence[Value]) -> list[int]:
     """Where ``win`` states each of ``stated``: of a value stated more than once, the place
     nearest the value stated fewest times ("10:00-15:00" in "Tue-Fri 10:00-17:00; phones Mon-Fri
@@ -1645,14 +1667,7 @@ class OfflineJudge:
                     # the days the window gives the claim's values for (all it names if none)
                     # read in its sentence: "closed Monday and Tuesday" says what its clause
                     # "and Tuesday" means
-                    whole = next(
-                        (
-                            w.span
-                            for w in sentences
-                            if w.span.start <= win.span.start and win.span.end <= w.span.end
-                        ),
-                        win.span,
-                    )
+                    whole = _sentence_of(win, sentences)
                     offset = win.span.start - whole.start
                     at = [
                         offset + p
@@ -1674,8 +1689,18 @@ class OfflineJudge:
                                 detail = f"{_days_text(claim_days)} (claim) vs {_days_text(given)} (response)"
                                 against = Verdict("contradicted", win, score, detail, "scope")
                         continue
-            if verdict == "conflict" and not any(misstates(claim, a, b, win.span.text) for a, b in pairs):
-                verdict = "other"  # "10 hours" is no misstatement of a "10-day pack": another thing
+            if verdict == "conflict":
+                whole = _sentence_of(win, sentences)
+                offset = win.span.start - whole.start
+                pairs = [
+                    (a, b)
+                    for a, b in pairs
+                    if b is None or not _given_for_other_days(claim_days, whole.text, offset + b.start)
+                ]
+                if not any(misstates(claim, a, b, win.span.text) for a, b in pairs):
+                    # "10 hours" is no misstatement of a "10-day pack", nor a Tuesday's "ten in
+                    # the morning" of a Saturday's 09:00: another thing
+                    verdict = "other"
             opposite = opposite_polarity(claim, win.span.text) and not UNSURE.search(win.span.text)
             same_polarity = win.negated == negated
             if negated and same_polarity and not _negation_about(win.span.text, terms):
