@@ -154,6 +154,6 @@ def test_the_claim_found_model_never_trains_on_the_frozen_verdict_test():
     from evals.precision_fit import SETS
     from evals.train_claim_found import TRAINED_ON
 
-    assert (SETS / "verdicts-sites-ae-test.jsonl").exists()
-    assert "sites-ae" not in TRAINED_ON
+    assert (SETS / "verdicts-sites-af-test.jsonl").exists()
+    assert "sites-af" not in TRAINED_ON
     assert all((SETS / f"verdicts-{name}-test.jsonl").exists() for name in TRAINED_ON)
