@@ -311,3 +311,31 @@ def test_noon_and_midday_are_twelve_o_clock():
     assert [(v.kind, v.amount) for v in values("Sun noon-3pm.")] == [("time", 720.0), ("time", 900.0)]
     assert compare_values("The library is open on Sunday from 12pm to 3pm.", "Sun noon-3pm.")[0] == "agree"
     assert compare_values("It closes at midday on Saturdays.", "Saturday: closes 1pm")[0] == "conflict"
+
+
+@pytest.mark.parametrize(
+    "written, other, same",
+    [
+        ("Late pickup is charged once it's 6:40.", "Pickup closes at 6:40 pm.", True),
+        ("Pickup is between 2:00 and 5:00 pm.", "Pickup is Fridays 2–5 pm.", True),
+        ("Open 9-4 on weekdays.", "Open 9am to 4pm on weekdays.", True),
+        ("Late pickup is charged once it's 06:40.", "Pickup closes at 6:40 pm.", False),  # a 24-hour clock
+        ("Late pickup is charged once it's 5:40.", "Pickup closes at 6:40 pm.", False),
+        (
+            "Open on Saturdays until 11:00.",
+            "Open on Saturdays until 23:00.",
+            False,
+        ),  # 23:00 is a 24-hour clock's
+        (
+            "Open 10:00 to 22:00 on Saturdays.",
+            "Open 10pm to midnight on Saturdays.",
+            False,
+        ),  # so is its 10:00
+    ],
+)
+def test_a_clock_time_without_am_or_pm_may_be_either_half_of_the_day(written, other, same):
+    """ "once it's 6:40" was read as 06:40 and called a misstatement of "6:40 pm": written without
+    "am" or "pm" on a 12-hour clock, it is either."""
+    first = next(v for v in values(written) if v.kind == "time")
+    second = next(v for v in values(other) if v.kind == "time")
+    assert first.equals(second) == same and second.equals(first) == same

@@ -448,6 +448,7 @@ class Value:
     bound: bool = False  # a threshold ("over $250", "$75 or more"), not an amount
     names: str = ""  # the name a plain number belongs to, lowercased: "band" in "Band 2"
     per: str = ""  # what a price is charged for, singular: "box" in "£3.99 per box"
+    either_half: bool = False  # a clock time without "am" or "pm" ("once it's 6:40"): either half of the day
 
     def same_kind(self, other: Value) -> bool:
         """Values that can contradict each other: the same kind and unit (a date and a year too),
@@ -497,6 +498,12 @@ class Value:
         if self.unit == other.unit == "bytes" and self.factor != other.factor:  # 1 TB is 1,000 GB, or 1,024
             steps = round(math.log(max(self.factor, other.factor) / min(self.factor, other.factor), 1000))
             return any(_close(self.amount * 1.024**k, other.amount, 0.0005) for k in (-steps, 0, steps))
+        if (
+            self.kind == "time"
+            and (self.either_half or other.either_half)
+            and not (_CLOCK_24.fullmatch(self.text) or _CLOCK_24.fullmatch(other.text))
+        ):
+            return any(_close(self.amount + half, other.amount, 0.0005) for half in (0, 720, -720))
         converted = self.factor != other.factor  # conversions round: 29,032 ft = 8,849 m
         return _close(self.amount, other.amount, 0.002 if converted else 0.0005)
 
@@ -579,6 +586,17 @@ _DAYS_AFTER = re.compile(rf"\W{{0,4}}(?:on\s+|every\s+)?(?:{_DAYS})", re.I)
 _DAYS_BEFORE = re.compile(rf"(?:{_DAYS}|\bopen\b|\bhours\b)[\W]{{0,5}}(?:from\s+)?$", re.I)
 
 
+#: a time only a 24-hour clock writes ("18:40", "06:40"): a text that has one uses that clock
+_CLOCK_24 = re.compile(r"\b(?:0\d|1[3-9]|2[0-3]):[0-5]\d\b")
+
+
+def _twelve_hour(hour: str | None) -> bool:
+    """Whether a clock time's hour as written ("6", "6:40") reads on a 12-hour clock: 1 to 12 with
+    no leading zero ("06:40" and "18:40" are a 24-hour clock's)."""
+    digits = (hour or "").replace(".", ":").partition(":")[0]
+    return digits.isdigit() and not digits.startswith("0") and 1 <= int(digits) <= 12
+
+
 def _hours_ranges(text: str) -> list[Value]:
     """The two times of each range of opening hours, in minutes after midnight: the end is the
     first time after the start ("9-4": 9:00 to 16:00), and an "a.m."/"p.m." written once holds for
@@ -611,9 +629,11 @@ def _hours_ranges(text: str) -> list[Value]:
             end = (bh % 12 + (12 if b_pm else 0)) * 60 + bm
         if end <= start:
             continue  # "3-2 on Sunday" is a score
+        # with no "am" or "pm" on either side, "8:30-4" is read as the day's; either half may be meant
+        either = not (a_ampm or b_ampm or _CLOCK_24.search(text)) and _twelve_hour(a) and _twelve_hour(b)
         for side, minutes in (("a", start), ("b", end)):
             s0, e0 = m.start(side), m.end(f"{side}_ampm") if m[f"{side}_ampm"] else m.end(side)
-            out.append(Value("time", float(minutes), "", s0, e0, text[s0:e0]))
+            out.append(Value("time", float(minutes), "", s0, e0, text[s0:e0], either_half=either))
     return out
 
 
@@ -645,6 +665,12 @@ def _values(text: str) -> tuple[Value, ...]:
                 continue
             taken.append((start, end))
             value = Value(*value[:3], start, end, text[start:end], *value[3:])
+            if (
+                value.kind == "time"
+                and _twelve_hour(m.groupdict().get("hour2"))
+                and not _CLOCK_24.search(text)
+            ):
+                value = replace(value, either_half=True)
             if _BOUND_BEFORE.search(text, max(0, start - 16), start) or _BOUND_AFTER.match(text, end):
                 value = replace(value, bound=True)
             elif (
