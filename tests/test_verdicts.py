@@ -1558,6 +1558,13 @@ def test_a_day_written_short_is_the_day_s_word_and_a_lower_case_word_is_not_a_da
     )
 
 
+def judged(claim: str, answer: str):
+    """The offline judge's verdict on ``claim`` in ``answer``, every window equally close."""
+    judge = OfflineJudge(Lexicon(None))
+    windows = judge.windows(answer)
+    return judge.judge_claim(claim, windows, [0.8] * len(windows), set())
+
+
 def _claim_verdict(
     analyzer, domain: str, title: str, page: str, claim: str, query: str, response: str
 ) -> str:
@@ -1662,10 +1669,7 @@ def test_a_schedule_in_two_sentences_is_judged_by_the_sentence_giving_its_days()
 def test_a_value_given_for_other_days_is_no_rival_of_a_claims_day(answer, contradicted):
     """A Saturday claim's 09:00 was called contradicted by "ten in the morning", which the answer
     gives for Tuesday to Friday in a sentence that goes on to Saturday's hours."""
-    judge = OfflineJudge(Lexicon(None))
-    claim = "The shop is open on Saturday from 09:00 to 17:00."
-    windows = judge.windows(answer)
-    got = judge.judge_claim(claim, windows, [0.8] * len(windows), set())
+    got = judged("The shop is open on Saturday from 09:00 to 17:00.", answer)
     assert (got.verdict == "contradicted") == contradicted, got
 
 
@@ -1681,10 +1685,7 @@ def test_a_case_within_the_range_a_claim_states_is_no_misstatement(answer, contr
     """ "a 2-year-old" was read as misstating "1 to 3 years" (as "3 years"): a value the answer
     gives as one case within the claim's range is no rival of its end; a value that bounds a
     range of its own ("up to 2 years") still is."""
-    judge = OfflineJudge(Lexicon(None))
-    claim = "Jungle Gym charges the toddler price for children of 1 to 3 years at weekends."
-    windows = judge.windows(answer)
-    got = judge.judge_claim(claim, windows, [0.8] * len(windows), set())
+    got = judged("Jungle Gym charges the toddler price for children of 1 to 3 years at weekends.", answer)
     assert (got.verdict == "contradicted") == contradicted, got
 
 
@@ -1697,11 +1698,7 @@ def test_a_case_within_the_range_a_claim_states_is_no_misstatement(answer, contr
     ],
 )
 def test_hours_are_read_with_the_days_they_are_given_for(answer, verdict):
-    judge = OfflineJudge(Lexicon(None))
-    claim = "Phone lines are open Tuesday to Friday, 10:00 to 15:00."
-    windows = judge.windows(answer)
-    got = judge.judge_claim(claim, windows, [0.8] * len(windows), set())
-    assert got.verdict == verdict
+    assert judged("Phone lines are open Tuesday to Friday, 10:00 to 15:00.", answer).verdict == verdict
 
 
 @pytest.mark.parametrize(
