@@ -240,11 +240,12 @@ def test_the_cosines_read_the_vectors_of_the_analysis_and_without_minilm_their_t
 
 
 def test_the_confidence_model_never_trains_on_the_frozen_verdict_test():
-    """sites-af is the frozen test of the next piece of verdict work: run once at its end, never
-    read by the trainer before (the retired tests it reads were each run and reported first)."""
+    """sites-af and sites-ag are the frozen tests of the next pieces of verdict work: each run
+    once at the end of one, never read by the trainer before (the retired tests it reads were
+    each run and reported first)."""
     from evals.train_flag_confidence import RETIRED, SETS
 
-    assert (SETS / "verdicts-sites-af-test.jsonl").exists()
-    assert "sites-af" not in RETIRED and all(
+    assert all((SETS / f"verdicts-{frozen}-test.jsonl").exists() for frozen in ("sites-af", "sites-ag"))
+    assert not {"sites-af", "sites-ag"} & set(RETIRED) and all(
         (SETS / f"verdicts-{name}-test.jsonl").exists() for name in RETIRED
     )
