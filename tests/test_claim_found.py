@@ -153,8 +153,9 @@ def test_the_run_records_the_model_s_version_unless_it_is_off():
 def test_the_claim_found_model_never_trains_on_the_frozen_verdict_test():
     from evals.precision_fit import SETS
     from evals.train_claim_found import TRAINED_ON
+    from evals.train_flag_confidence import FROZEN
 
-    for frozen in ("sites-af", "sites-ag"):
+    for frozen in FROZEN:
         assert (SETS / f"verdicts-{frozen}-test.jsonl").exists()
         assert frozen not in TRAINED_ON
     assert all((SETS / f"verdicts-{name}-test.jsonl").exists() for name in TRAINED_ON)

@@ -243,9 +243,9 @@ def test_the_confidence_model_never_trains_on_the_frozen_verdict_test():
     """sites-af and sites-ag are the frozen tests of the next pieces of verdict work: each run
     once at the end of one, never read by the trainer before (the retired tests it reads were
     each run and reported first)."""
-    from evals.train_flag_confidence import RETIRED, SETS
+    from evals.train_flag_confidence import FROZEN, RETIRED, SETS
 
-    assert all((SETS / f"verdicts-{frozen}-test.jsonl").exists() for frozen in ("sites-af", "sites-ag"))
-    assert not {"sites-af", "sites-ag"} & set(RETIRED) and all(
+    assert FROZEN and all((SETS / f"verdicts-{frozen}-test.jsonl").exists() for frozen in FROZEN)
+    assert not set(FROZEN) & set(RETIRED) and all(
         (SETS / f"verdicts-{name}-test.jsonl").exists() for name in RETIRED
     )
