@@ -376,6 +376,22 @@ def test_a_value_the_site_states_for_another_variant_in_the_same_sentence_is_no_
     assert wrong("A mixed dorm bed is €32 in high season.") == []
 
 
+def test_a_heading_before_a_colon_is_every_variant_s():
+    """ "Crown afterwards (all-ceramic): £595" was read as stated by "Crowns: porcelain-bonded
+    £595, all-ceramic £725": the heading "Crowns" sat in the first variant's clause only, so
+    "crown" told the £595 apart. A heading shared by variants named beside their values is each
+    one's; a heading that names the first variant itself ("Saturday: £60, Sunday: £65") is not."""
+    page = ["Crowns: porcelain-bonded £595, all-ceramic £725.", "Saturday: £60, Sunday: £65."]
+
+    def wrong(answer: str) -> list[str]:
+        return [f.detail for f in _page_findings(page, answer)]
+
+    assert wrong("- Crown afterwards (all-ceramic): £595") == ["£595 (response) vs £725 (page)"]
+    assert wrong("- Crown afterwards (all-ceramic): £725") == []
+    assert wrong("A porcelain-bonded crown is £595.") == []
+    assert wrong("Sunday tickets are £65.") == []
+
+
 def test_an_irregular_plural_meets_its_singular():
     """ "with children at £9.25" names the "child single" of the fares page."""
     assert _key("children") == _key("child") and _key("Women") == _key("woman")
@@ -1513,6 +1529,45 @@ def test_a_line_led_by_a_site_name_is_about_it_in_every_clause():
     assert [c.detail for c in result.feedback.contradictions] == ["6pm. (response) vs 8pm. (page)"]
 
 
+def test_a_line_led_by_the_brand_is_about_the_whole_site():
+    """ "Copperbeck: £95 for a combi, £135 for a system boiler, £110 for oil" swaps two prices;
+    the brand leading the line named the clauses' subject, so no page sentence (none repeats the
+    brand) was about them. The brand names no variant; a plan leading a line after a dash does
+    ("Plus – buildings up to £1,000,000" is the Plus plan's cover, not Premier's)."""
+    analyzer = ResponseAnalyzer(AnalyzerConfig.load(None, {"feedback.min_flag_confidence": 0}))
+    pages = [
+        StoredPage(
+            url="https://copperbeck.example/servicing",
+            title="Boiler servicing | Copperbeck Plumbing",
+            text="Annual boiler service: £95 for a gas combi boiler, £110 for a gas system or regular "
+            "(heat-only) boiler, and £135 for an oil boiler.\nCopperbeck engineers are Gas Safe registered.",
+        ),
+        StoredPage(
+            url="https://copperbeck.example/cover",
+            title="Home cover | Copperbeck Plumbing",
+            text="Plus: buildings cover up to £750,000 and contents cover up to £60,000.\n"
+            "Premier: buildings cover up to £1,000,000 and contents cover up to £100,000.\n"
+            "Most of our customers choose Plus.",
+        ),
+    ]
+
+    def wrong(query: str, answer: str) -> list[str]:
+        record = AIResponse(query_id="q", domain="copperbeck.example", query=query, response=answer)
+        return [c.detail for c in analyzer.analyze(record, pages).feedback.contradictions]
+
+    service = "How much is a boiler service?"
+    assert wrong(service, "Copperbeck: £95 for a combi, £135 for a system boiler, £110 for oil.") == [
+        "£135 (response) vs £110 (page)",
+        "£110 (response) vs £135 (page)",
+    ]
+    assert wrong(service, "Copperbeck: £95 for a combi, £110 for a system boiler, £135 for oil.") == []
+    cover = "What does each cover level include?"
+    assert wrong(cover, "- Plus – buildings up to £1,000,000, contents up to £60,000") == [
+        "£1,000,000 (response) vs £750,000 (page)"
+    ]
+    assert wrong(cover, "- Premier – buildings up to £1,000,000, contents up to £100,000") == []
+
+
 def test_daily_means_every_day():
     page = ["Both facilities have gate access every day from 6am to 10pm."]
     assert [f.detail for f in _page_findings(page, "Gates open 7am–9pm daily.")] == [
@@ -1831,3 +1886,40 @@ def test_an_answer_that_rules_a_thing_out_in_other_words_does_not_affirm_it(anal
         ],
     )
     assert ("contradicted" in verdicts(r).values()) == contradicted, verdicts(r)
+
+
+@pytest.mark.parametrize(
+    ("claim", "answer", "verdict"),
+    [
+        # the denying clause is the claim's own, whole or in part
+        (
+            "Time at a pruning workshop counts towards volunteer hours.",
+            "Workshop time doesn't count towards your volunteer hours.",
+            "contradicted",
+        ),
+        (
+            "Tashkent is the most populous city in Central Asia, with a population of more than 3.1 million.",
+            "Tashkent is not the most populous city in Central Asia, with a population of more than 3.1 million people.",
+            "contradicted",
+        ),
+        # a denial of something else beside the claim restated
+        (
+            "Members must be 18 or over.",
+            "Your son can join the classes, but not as a member (members must be 18+).",
+            None,
+        ),
+        (
+            "No-shows are charged the full price.",
+            "Late cancellations are charged half, and if you do not show up at all, you pay the full price.",
+            "found",
+        ),
+    ],
+)
+def test_an_answer_denies_a_claim_only_in_a_clause_about_it(claim: str, answer: str, verdict: str | None):
+    """On answers about sites nobody tuned for, "negated in the response" was right 4 times in
+    39: the answer restated the claim beside a denial of another thing ("can't be members since
+    membership is 18+"). A denial contradicts a claim only in a clause that states two or more
+    of its words and is mostly the claim's; an encyclopedia sentence with "not" inserted still is.
+    (None: anything but contradicted.)"""
+    got = judged(claim, answer).verdict
+    assert got == verdict if verdict else got != "contradicted"

@@ -1084,7 +1084,8 @@ class ResponseAnalyzer:
         ]
         if close.sent_gt is None or not self.config.feedback.check_pages:
             return out
-        implicit = implicit | OfflineJudge.keys(gt.brand_names)
+        brand = frozenset(OfflineJudge.keys([*p.record.brand_names, *gt.brand_names]))
+        implicit = implicit | brand
         facts, valued, known_names, denied, agents, scoped = self._page_sentences(gt)
         for i, s in enumerate(p.sentences):
             if not s.text.strip() or len(s.text) > 600:
@@ -1092,7 +1093,7 @@ class ResponseAnalyzer:
             candidates = [f for j in close.top_gt[i].tolist() for f in facts[j]]
             heading = list_heading(p.text, s.start) if denied else ""  # read only by the denied-name check
             for f in self.judge.against_pages(
-                s, candidates, valued, implicit, known_names, denied, heading, agents, scoped
+                s, candidates, valued, implicit, known_names, denied, heading, agents, scoped, brand
             ):
                 at = f.statement
                 if any(c.position.start < at.end and at.start < c.position.end for c in out):

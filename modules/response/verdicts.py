@@ -966,8 +966,27 @@ def _value_words(text: str) -> tuple[frozenset[str] | None, ...]:
             lead = _SHARED_LEAD.match(text[: first.start])
             if lead and first.start < cuts[1] and not _SHARED_LEAD.match(text[a : v.start]):
                 words |= {k for k, _ in _terms(lead.group("subject"))}
+            elif first.start < cuts[1] and (heading := _colon_heading(text, first.start, cuts[1])):
+                words |= heading
         out.append(words)
     return tuple(out)
+
+
+#: a line's heading before its colon: "Crowns" of "Crowns: porcelain-bonded £595, all-ceramic £725"
+_COLON_HEAD = re.compile(r"\s*(?P<head>[^:\n]{1,60}?)\s*:\s")
+
+
+def _colon_heading(text: str, first: int, first_end: int) -> frozenset[str]:
+    """The words of a heading that every variant of a line shares ("Crowns" of "Crowns:
+    porcelain-bonded £595, all-ceramic £725"), when its first variant is named by words of its
+    own beside it ("porcelain-bonded"); none when the heading names the first variant itself
+    ("Saturday: £60, Sunday: £65": Saturday is not Sunday's)."""
+    m = _COLON_HEAD.match(text)
+    if m is None or m.end() > first:
+        return frozenset()
+    head = {k for k, _ in _terms(m.group("head"))}
+    rest = {k for k, _ in _terms(text[m.end() : first_end])}
+    return frozenset(head) if head and rest - head else frozenset()
 
 
 def value_clause_terms(text: str, value: Value) -> list[tuple[str, str]]:
@@ -1286,8 +1305,10 @@ class PageFinding:
     replaced: tuple = ()  # what the page states instead (its value, or its names); or the names it denies
 
 
-#: the name a line is led by: "Ancoats:", "**Grove City:**", "- Old Exchange:"
-_LEAD_LABEL = re.compile(r"^[\s*_#>|•–—-]*([A-Z][\w'’&.-]*(?:\s+[A-Z][\w'’&.-]*){0,3})\s*\**\s*:")
+#: the name a line is led by: "Ancoats:", "**Grove City:**", "- Old Exchange:", "- Plus – buildings"
+_LEAD_LABEL = re.compile(
+    r"^[\s*_#>|•–—-]*([A-Z][\w'’&.-]*(?:\s+[A-Z][\w'’&.-]*){0,3})\s*\**\s*(?::|\s[–—-]\s)"
+)
 
 
 @dataclass(frozen=True)
@@ -1338,6 +1359,7 @@ class OfflineJudgeSettings:
     found_fact_frame: float = 0.5  # a claim without values is found where this much of its own words are
     restated_frame: float = 0.6  # ... or where this much of the words of a page sentence stating it are
     negation_frame: float = 0.72  # the opposite polarity counts in a clause this much about it
+    denial_frame: float = 0.6  # an answer's denying clause is the claim's when this much of it is the claim's
     denied_margin: float = 0.3  # share of the claim the denying sentence states beyond the found clause
     otherwise_accuracy: float = 25.0  # an on-topic answer this far from the expected answer, stating
     otherwise_topic: float = 0.5  # ... this much of the question and none of its claims, answers otherwise
@@ -1620,6 +1642,21 @@ class OfflineJudge:
             return 1.0
         return ((self.frame(words, window_terms) * len(words) if words else 0.0) + alike) / total
 
+    def _denial_about(self, terms: Sequence[tuple[str, str]], window: Span) -> bool:
+        """A clause of ``window`` that denies is one of the claim: two or more of the claim's
+        words (``terms``) in it, and most of its words the claim's (``denial_frame``). "It is not
+        the most populous city in Central Asia" denies a claim that says more; "can't be
+        members" beside "membership is 18+" denies something else. A window of one clause is its
+        own."""
+        keys = {k for k, _ in terms}
+        clauses = split_clauses(window, min_words=2) or [window]
+        return any(
+            len({k for k, _ in said} & keys) >= 2 and self.frame(said, terms) >= self.settings.denial_frame
+            for c in clauses
+            if has_negation(c.text) or is_negated(c.text)
+            for said in (_terms(c.text),)
+        ) or not any(has_negation(c.text) or is_negated(c.text) for c in clauses)
+
     def judge_claim(
         self, claim: str, windows: Sequence[Window], cosines: Sequence[float], implicit: set[str]
     ) -> Verdict:
@@ -1763,6 +1800,10 @@ class OfflineJudge:
                 and not (negated and _rules_out(win.span.text))
                 # one sentence: a denial in the next sentence is about another thing
                 and len(split_sentences(win.span.text)) == 1
+                # an answer's denial is of the claim only in a clause about it: "can't be members
+                # since membership is 18+" and "if you don't show up you pay the full price"
+                # restate the claim beside a denial of something else
+                and (negated or self._denial_about(terms, win.span))
             ):
                 score = frame + 0.25 * cos - 0.1 - len(win.span.text) / 150
                 if against is None or score > against.support:
@@ -2057,6 +2098,7 @@ class OfflineJudge:
         heading: str = "",
         agents: Sequence[Agency] = (),
         scoped: Sequence[PageSentence] = (),
+        brand: frozenset[str] = frozenset(),
     ) -> list[PageFinding]:
         """Statements of ``sentence`` that the pages state otherwise.
 
@@ -2066,7 +2108,8 @@ class OfflineJudge:
         about the same thing all state the opposite polarity. "About the same thing": the
         statement's names are there, and most of its own words. A statement's scope is checked
         against the candidates and ``scoped``, the site's sentences that state one (few, and
-        rarely among the sentences most like a statement that coordinates several things)."""
+        rarely among the sentences most like a statement that coordinates several things).
+        ``brand``: the keys of the site's own name, which names none of its variants."""
         st = self.settings
         out = []
         # a table row is read without its column header, which names each value's variant
@@ -2082,7 +2125,9 @@ class OfflineJudge:
         lead_names: tuple[tuple[str, str], ...] = ()
         if lead and every:
             named = {n for page in (*candidates, *every) for n, _ in page.names}
-            keys = {_key(w) for w in lead.group(1).split()} & named  # "Ancoats", not "Price"
+            # "Ancoats", not "Price"; not the brand ("Copperbeck: £95 for a combi, ..." is about
+            # the site as a whole)
+            keys = ({_key(w) for w in lead.group(1).split()} & named) - brand
             carried = {k: sum(any(k == t for t, _ in page.terms) for page in every) for k in keys}
             lead_names = tuple((k, k) for k, n in carried.items() if 0 < n <= len(every) / 3)
         for clause in clauses:
