@@ -1923,3 +1923,29 @@ def test_an_answer_denies_a_claim_only_in_a_clause_about_it(claim: str, answer: 
     (None: anything but contradicted.)"""
     got = judged(claim, answer).verdict
     assert got == verdict if verdict else got != "contradicted"
+
+
+@pytest.mark.parametrize(
+    ("claim", "answer", "contradicted"),
+    [
+        (
+            "Spokesend cannot carry anything over 60 kg.",
+            "Spokesend takes items up to 60 kg on its cargo bikes.",
+            False,
+        ),
+        (
+            "Rooted Touch does not travel more than 25 miles.",
+            "Rooted Touch stays within 25 miles of downtown.",
+            False,
+        ),
+        (
+            "Spokesend cannot carry anything over 60 kg.",
+            "Spokesend carries anything over 60 kg on its cargo bikes.",
+            True,
+        ),
+    ],
+)
+def test_a_limit_not_passed_is_the_limit_stated(claim: str, answer: str, contradicted: bool):
+    """ "cannot carry anything over 60 kg" and "takes items up to 60 kg" say the same; the
+    affirmation the polarity check saw in the answer was the limit, not going past it."""
+    assert (judged(claim, answer).verdict == "contradicted") is contradicted

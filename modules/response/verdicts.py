@@ -899,6 +899,23 @@ def other_variant(claim: str, text: str) -> bool:
     )
 
 
+#: a limit denied past ("cannot carry anything over 60 kg") and one stated up to ("up to 60 kg")
+_DENIED_PAST = re.compile(
+    r"\b(?:not|n['’]t|cannot|never)\b[^.;:]*?\b(?:more\s+than|over|beyond|further\s+than|longer\s+than|above)\s+$",
+    re.I,
+)
+_UP_TO = re.compile(r"\b(?:up\s+to|within|at\s+most|no\s+more\s+than|a\s+maximum\s+of|maximum)\s+$", re.I)
+
+
+def _same_limit(claim: str, text: str) -> bool:
+    """``claim`` denies going past a value that ``text`` states as a limit: "does not travel more
+    than 25 miles" and "stays within 25 miles", "cannot carry anything over 60 kg" and "takes
+    items up to 60 kg" say the same."""
+    past = [v for v in values(claim) if _DENIED_PAST.search(claim[: v.start])]
+    limits = [v for v in values(text) if _UP_TO.search(text[: v.start])]
+    return any(p.equals(u) for p in past for u in limits)
+
+
 def _multiple(value: Value, of: Value) -> bool:
     """``value`` is a whole multiple (2 to 12 times) of ``of``, a value of its kind: a total or a
     return a row works out from its price ("| Adult | £6.40 | £12.80 |", "| $160 | $480 |")."""
@@ -1800,6 +1817,7 @@ class OfflineJudge:
                 and not (negated and _rules_out(win.span.text))
                 # one sentence: a denial in the next sentence is about another thing
                 and len(split_sentences(win.span.text)) == 1
+                and not (negated and _same_limit(claim, win.span.text))
                 # an answer's denial is of the claim only in a clause about it: "can't be members
                 # since membership is 18+" and "if you don't show up you pay the full price"
                 # restate the claim beside a denial of something else
