@@ -339,3 +339,14 @@ def test_a_clock_time_without_am_or_pm_may_be_either_half_of_the_day(written, ot
     first = next(v for v in values(written) if v.kind == "time")
     second = next(v for v in values(other) if v.kind == "time")
     assert first.equals(second) == same and second.equals(first) == same
+
+
+def test_a_duration_at_least_is_a_rival_of_a_duration():
+    """ "at least 48 hours' notice" and "24 hours' notice" are rivals (a notice period is a least
+    by what it is); a price threshold stays no rival of a price ("$75 or more" of a $7.95 fee)."""
+    (least,) = values("Please give at least 48 hours' notice to cancel.")
+    (given,) = values("Give 24 hours' notice.")
+    assert least.bound and not given.bound and least.same_kind(given)
+    threshold = next(v for v in values("Free delivery on orders of $75 or more.") if v.kind == "money")
+    (fee,) = values("Delivery costs $7.95.")
+    assert threshold.bound and not threshold.same_kind(fee)

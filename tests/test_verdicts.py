@@ -1949,3 +1949,29 @@ def test_a_limit_not_passed_is_the_limit_stated(claim: str, answer: str, contrad
     """ "cannot carry anything over 60 kg" and "takes items up to 60 kg" say the same; the
     affirmation the polarity check saw in the answer was the limit, not going past it."""
     assert (judged(claim, answer).verdict == "contradicted") is contradicted
+
+
+def test_the_askers_own_value_is_no_statement_of_the_site():
+    """ "If I cancel 10 days before?" answered "At 10 days before the start you're inside the
+    14-day window": the 10 days are the asker's, not a cancellation period the answer gives the
+    site. The same value not asked about is the answer's own, and wrong."""
+    analyzer = ResponseAnalyzer(AnalyzerConfig.load(None, {"feedback.min_flag_confidence": 0}))
+    pages = [
+        StoredPage(
+            url="https://sail.example/courses",
+            title="Courses | Pelican Point Sailing",
+            text="Cancellations\nCancel at least 14 days before the start for a full refund.\n"
+            "Later cancellations are not refunded, but places can be transferred.",
+        )
+    ]
+
+    def wrong(query: str, answer: str) -> list[str]:
+        record = AIResponse(query_id="q", domain="sail.example", query=query, response=answer)
+        return [c.detail for c in analyzer.analyze(record, pages).feedback.contradictions]
+
+    asked = "If I cancel my course 10 days before, do I get my money back?"
+    assert wrong(asked, "At 10 days before the start you are inside the 14-day window, so no refund.") == []
+    general = "Can I get a refund if I cancel my course?"
+    assert wrong(general, "You can cancel up to 10 days before the start for a full refund.") == [
+        "10 days (response) vs 14 days (page)"
+    ]

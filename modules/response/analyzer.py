@@ -1087,13 +1087,14 @@ class ResponseAnalyzer:
         brand = frozenset(OfflineJudge.keys([*p.record.brand_names, *gt.brand_names]))
         implicit = implicit | brand
         facts, valued, known_names, denied, agents, scoped = self._page_sentences(gt)
+        asked = values(p.record.query or "")
         for i, s in enumerate(p.sentences):
             if not s.text.strip() or len(s.text) > 600:
                 continue
             candidates = [f for j in close.top_gt[i].tolist() for f in facts[j]]
             heading = list_heading(p.text, s.start) if denied else ""  # read only by the denied-name check
             for f in self.judge.against_pages(
-                s, candidates, valued, implicit, known_names, denied, heading, agents, scoped, brand
+                s, candidates, valued, implicit, known_names, denied, heading, agents, scoped, brand, asked
             ):
                 at = f.statement
                 if any(c.position.start < at.end and at.start < c.position.end for c in out):

@@ -461,7 +461,12 @@ class Value:
             return False  # "$7.99 a month" is no rival of "$59.99 a year"
         if self.per and other.per and self.per != other.per:
             return False  # "£3.99 per box" is no rival of "£4.95 per serving"
-        return self.kind == other.kind and _same_unit(self, other) and self.bound == other.bound
+        # a duration's "at least" is what any duration of notice or of a stay says: "at least 48
+        # hours' notice" and "24 hours' notice" are rivals
+        durations = self.kind == other.kind == "quantity" and self.unit == other.unit == "seconds"
+        return (
+            self.kind == other.kind and _same_unit(self, other) and (self.bound == other.bound or durations)
+        )
 
     def equals(self, other: Value) -> bool:
         """The same value, however written: "$6/mo" and "6 dollars a month", "3" and "three

@@ -2117,6 +2117,7 @@ class OfflineJudge:
         agents: Sequence[Agency] = (),
         scoped: Sequence[PageSentence] = (),
         brand: frozenset[str] = frozenset(),
+        asked: Sequence[Value] = (),
     ) -> list[PageFinding]:
         """Statements of ``sentence`` that the pages state otherwise.
 
@@ -2127,7 +2128,9 @@ class OfflineJudge:
         statement's names are there, and most of its own words. A statement's scope is checked
         against the candidates and ``scoped``, the site's sentences that state one (few, and
         rarely among the sentences most like a statement that coordinates several things).
-        ``brand``: the keys of the site's own name, which names none of its variants."""
+        ``brand``: the keys of the site's own name, which names none of its variants.
+        ``asked``: the question's values, the asker's own case ("if I cancel 10 days before"):
+        an answer that repeats one states nothing of the site's with it."""
         st = self.settings
         out = []
         # a table row is read without its column header, which names each value's variant
@@ -2161,6 +2164,8 @@ class OfflineJudge:
             for v in vals:
                 if row and any(p.equals(v) for page in every for p in page.values):
                     continue
+                if any(v.same_kind(q) and v.equals(q) for q in asked):
+                    continue  # "At 10 days before the start you're inside the 14-day window"
                 if row and any(_multiple(v, u) for u in vals if u.start < v.start):
                     continue  # a later column derived from an earlier one ("| Adult | £6.40 | £12.80 |": a return)
                 # a value bound to a name ("Saturday £60") is checked against the value the site
