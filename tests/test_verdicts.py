@@ -624,11 +624,12 @@ def test_plain_numbers_are_rivals_only_when_they_count_the_same_thing(analyzer, 
     assert bool(flags) == wrong, flags
 
 
-def wrong_facts(analyzer, page: tuple[str, str], query: str, response: str) -> list:
-    """The wrong facts flagged in ``response`` against one page (its URL and text)."""
-    url, text = page
-    domain = url.split("/")[2]
-    gt = analyzer.prepare_ground_truth([StoredPage(url=url, title="Page", text=text)], [domain])[domain]
+def wrong_facts(analyzer, page: tuple[str, str] | list[StoredPage], query: str, response: str) -> list:
+    """The wrong facts flagged in ``response`` against one page (its URL and text) or a site's
+    pages."""
+    pages = [StoredPage(url=page[0], title="Page", text=page[1])] if isinstance(page, tuple) else page
+    domain = pages[0].url.split("/")[2]
+    gt = analyzer.prepare_ground_truth(pages, [domain])[domain]
     r = analyzer.analyze(AIResponse(query_id="q", domain=domain, query=query, response=response), gt)
     return r.feedback.contradictions
 
@@ -1529,12 +1530,17 @@ def test_a_line_led_by_a_site_name_is_about_it_in_every_clause():
     assert [c.detail for c in result.feedback.contradictions] == ["6pm. (response) vs 8pm. (page)"]
 
 
+def _flags_on(pages: list[StoredPage], query: str, answer: str) -> list[str]:
+    """Every wrong fact's detail (every flag kept) in ``answer`` against ``pages``."""
+    analyzer = ResponseAnalyzer(AnalyzerConfig.load(None, {"feedback.min_flag_confidence": 0}))
+    return [c.detail for c in wrong_facts(analyzer, pages, query, answer)]
+
+
 def test_a_line_led_by_the_brand_is_about_the_whole_site():
     """ "Copperbeck: £95 for a combi, £135 for a system boiler, £110 for oil" swaps two prices;
     the brand leading the line named the clauses' subject, so no page sentence (none repeats the
     brand) was about them. The brand names no variant; a plan leading a line after a dash does
     ("Plus – buildings up to £1,000,000" is the Plus plan's cover, not Premier's)."""
-    analyzer = ResponseAnalyzer(AnalyzerConfig.load(None, {"feedback.min_flag_confidence": 0}))
     pages = [
         StoredPage(
             url="https://copperbeck.example/servicing",
@@ -1551,21 +1557,22 @@ def test_a_line_led_by_the_brand_is_about_the_whole_site():
         ),
     ]
 
-    def wrong(query: str, answer: str) -> list[str]:
-        record = AIResponse(query_id="q", domain="copperbeck.example", query=query, response=answer)
-        return [c.detail for c in analyzer.analyze(record, pages).feedback.contradictions]
-
     service = "How much is a boiler service?"
-    assert wrong(service, "Copperbeck: £95 for a combi, £135 for a system boiler, £110 for oil.") == [
+    assert _flags_on(
+        pages, service, "Copperbeck: £95 for a combi, £135 for a system boiler, £110 for oil."
+    ) == [
         "£135 (response) vs £110 (page)",
         "£110 (response) vs £135 (page)",
     ]
-    assert wrong(service, "Copperbeck: £95 for a combi, £110 for a system boiler, £135 for oil.") == []
+    assert (
+        _flags_on(pages, service, "Copperbeck: £95 for a combi, £110 for a system boiler, £135 for oil.")
+        == []
+    )
     cover = "What does each cover level include?"
-    assert wrong(cover, "- Plus – buildings up to £1,000,000, contents up to £60,000") == [
+    assert _flags_on(pages, cover, "- Plus – buildings up to £1,000,000, contents up to £60,000") == [
         "£1,000,000 (response) vs £750,000 (page)"
     ]
-    assert wrong(cover, "- Premier – buildings up to £1,000,000, contents up to £100,000") == []
+    assert _flags_on(pages, cover, "- Premier – buildings up to £1,000,000, contents up to £100,000") == []
 
 
 def test_daily_means_every_day():
@@ -1955,7 +1962,6 @@ def test_the_askers_own_value_is_no_statement_of_the_site():
     """ "If I cancel 10 days before?" answered "At 10 days before the start you're inside the
     14-day window": the 10 days are the asker's, not a cancellation period the answer gives the
     site. The same value not asked about is the answer's own, and wrong."""
-    analyzer = ResponseAnalyzer(AnalyzerConfig.load(None, {"feedback.min_flag_confidence": 0}))
     pages = [
         StoredPage(
             url="https://sail.example/courses",
@@ -1965,13 +1971,12 @@ def test_the_askers_own_value_is_no_statement_of_the_site():
         )
     ]
 
-    def wrong(query: str, answer: str) -> list[str]:
-        record = AIResponse(query_id="q", domain="sail.example", query=query, response=answer)
-        return [c.detail for c in analyzer.analyze(record, pages).feedback.contradictions]
-
     asked = "If I cancel my course 10 days before, do I get my money back?"
-    assert wrong(asked, "At 10 days before the start you are inside the 14-day window, so no refund.") == []
+    assert (
+        _flags_on(pages, asked, "At 10 days before the start you are inside the 14-day window, so no refund.")
+        == []
+    )
     general = "Can I get a refund if I cancel my course?"
-    assert wrong(general, "You can cancel up to 10 days before the start for a full refund.") == [
+    assert _flags_on(pages, general, "You can cancel up to 10 days before the start for a full refund.") == [
         "10 days (response) vs 14 days (page)"
     ]

@@ -1665,14 +1665,15 @@ class OfflineJudge:
         the most populous city in Central Asia" denies a claim that says more; "can't be
         members" beside "membership is 18+" denies something else. A window of one clause is its
         own."""
-        keys = {k for k, _ in terms}
         clauses = split_clauses(window, min_words=2) or [window]
+        denials = [c for c in clauses if has_negation(c.text) or is_negated(c.text)]
+        if not denials:
+            return True  # the denial spans the clauses: the window's as a whole
+        keys = {k for k, _ in terms}
         return any(
             len({k for k, _ in said} & keys) >= 2 and self.frame(said, terms) >= self.settings.denial_frame
-            for c in clauses
-            if has_negation(c.text) or is_negated(c.text)
-            for said in (_terms(c.text),)
-        ) or not any(has_negation(c.text) or is_negated(c.text) for c in clauses)
+            for said in (_terms(c.text) for c in denials)
+        )
 
     def judge_claim(
         self, claim: str, windows: Sequence[Window], cosines: Sequence[float], implicit: set[str]
