@@ -69,7 +69,7 @@ RETIRED = (
 )
 #: frozen test sets not yet run: each the test of a coming piece of verdict work, never trained on
 #: (sites-ad to -ag were run once and are spent, not yet given to training)
-FROZEN = ("sites-ah",)
+FROZEN = ("sites-ah", "sites-ai")
 #: the thresholds tried (a flag is kept at or above one)
 THRESHOLDS = tuple(round(0.05 * k, 2) for k in range(21))
 #: F-beta's beta for the threshold: precision weighs 1 / beta times recall
