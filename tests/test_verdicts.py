@@ -34,6 +34,7 @@ from modules.response.verdicts import (
     _states,
     _terms,
     agencies,
+    denied_actions,
     denied_names,
     is_negated,
     list_heading,
@@ -926,6 +927,7 @@ def page_findings(page: str, answer: str, implicit: set[str] | None = None) -> l
             denied,
             list_heading(answer, s.start),
             agents,
+            actions=denied_actions(every),
         )
     ]
 
@@ -974,6 +976,67 @@ def test_an_answer_that_affirms_a_name_the_site_denies_is_a_wrong_fact(answer, f
     found = [f for f in page_findings(LIBRARY_PAGE, answer) if f.detail.startswith("the page denies")]
     assert [f.statement.text for f in found] == flagged
     assert all(f.kind == "negation" and f.evidence.startswith("We do not use") for f in found)
+
+
+WORKSHOP_PAGE = (
+    "Gearbox Cycles services road, gravel and hybrid bikes, and sells tubeless tyres and hub gears "
+    "in its shop. We do not fit tubeless tyres or hub "
+    "gears, and we don't service e-bikes. We do not refund deposits because of bad weather. "
+    "We do not build wheels. We build wheels for members of the Velo Club on Saturdays. "
+    "Cards are accepted for repairs; we do not accept cards for hire deposits. "
+    "For anything else, ask at the counter."
+)
+
+
+def test_what_a_site_says_it_does_not_do():
+    """A denial in the site's own voice names a verb and its object, each alternative of an "or"
+    its own; not one that holds only in a circumstance, nor one another sentence affirms (the
+    shop sells the tyres it does not fit)."""
+    every = OfflineJudge.page_facts(
+        [(s.text, "https://gearbox.example/") for s in split_sentences(WORKSHOP_PAGE)]
+    )
+    actions = {(a.verb, a.objects) for a in denied_actions(every)}
+
+    def keys(*words: str) -> frozenset[str]:
+        return frozenset(_key(w) for w in words)
+
+    fit, service = _key("fit"), _key("service")
+    assert actions == {
+        (fit, keys("tubeless", "tyres")),
+        (fit, keys("hub", "gears")),
+        (service, keys("e", "bikes")),
+        (_key("accept"), keys("cards", "hire")),  # the cards of a hire, not those of a repair
+    }
+
+
+@pytest.mark.parametrize(
+    "answer, flagged",
+    [
+        ("They can also fit tubeless tyres for you.", ["They can also fit tubeless tyres for you."]),
+        (
+            "Gearbox fits hub gears as well as derailleurs.",
+            ["Gearbox fits hub gears as well as derailleurs."],
+        ),
+        ("Gravel bikes and e-bikes are serviced.", ["e-bikes are serviced."]),
+        # a denial, a doubt, a question, a supposition, a circumstance, an action affirmed elsewhere
+        ("They don't fit tubeless tyres.", []),
+        ("I'm not sure whether they fit tubeless tyres.", []),
+        ("Do they fit hub gears?", []),
+        ("A specialist could fit tubeless tyres.", []),
+        ("Deposits are refunded if the weather is bad.", []),
+        ("Velo Club members can have wheels built on Saturdays.", []),
+        ("Gearbox accepts cards.", []),
+        ("Cards are accepted for hire deposits.", ["Cards are accepted for hire deposits."]),
+        # an address is no words of the answer; a list under a heading that denies
+        ("Ask about tubeless tyres by email to fit@gearbox.example.", []),
+        ("Not offered:\n- Fitting tubeless tyres", []),
+        ("- Fit tubeless tyres: not offered", []),
+    ],
+)
+def test_an_answer_that_the_site_does_what_it_says_it_does_not_is_a_wrong_fact(answer, flagged):
+    found = [f for f in page_findings(WORKSHOP_PAGE, answer) if f.detail.startswith("the page denies")]
+    assert [f.statement.text for f in found] == flagged
+    assert all(f.kind == "negation" and "we do not" in f.evidence.lower() for f in found)
 
 
 SHOP_PAGE = (

@@ -89,6 +89,7 @@ from .verdicts import (
     Verdict,
     Window,
     agencies,
+    denied_actions,
     denied_names,
     is_negated,
     list_heading,
@@ -1013,12 +1014,13 @@ class ResponseAnalyzer:
 
         return FlagContext(p.text, p.record.query or "", site, vectors)
 
-    def _page_sentences(self, gt: GroundTruth) -> tuple[list, list, set[str], dict, list, list]:
+    def _page_sentences(self, gt: GroundTruth) -> tuple[list, list, set[str], dict, list, list, list]:
         """The pages' sentences parsed for the fact checks, per chunk; those with values (what
         ``against_pages`` reads of the whole site); every word the site uses; the names it
         mentions only to deny them; the owners, operators and underwriters it names; the
         sentences that restrict something to names, say it holds for any or name days of the
-        week (the scope and day checks read them all). Parsed once per version of the pages."""
+        week (the scope and day checks read them all); what it says it does not do. Parsed once
+        per version of the pages."""
         if gt.version not in self._page_facts:
             facts = [
                 OfflineJudge.page_facts((x.text, c.page_url) for x in split_sentences(c.text))
@@ -1033,6 +1035,7 @@ class ResponseAnalyzer:
                 denied_names(every),
                 agencies(every),
                 [f for f in every if scopes(f.text) or day_sets(f.text) or exclusions(f.text)],
+                denied_actions(every),
             )
         return self._page_facts[gt.version]
 
@@ -1086,15 +1089,27 @@ class ResponseAnalyzer:
             return out
         brand = frozenset(OfflineJudge.keys([*p.record.brand_names, *gt.brand_names]))
         implicit = implicit | brand
-        facts, valued, known_names, denied, agents, scoped = self._page_sentences(gt)
+        facts, valued, known_names, denied, agents, scoped, actions = self._page_sentences(gt)
         asked = values(p.record.query or "")
         for i, s in enumerate(p.sentences):
             if not s.text.strip() or len(s.text) > 600:
                 continue
             candidates = [f for j in close.top_gt[i].tolist() for f in facts[j]]
-            heading = list_heading(p.text, s.start) if denied else ""  # read only by the denied-name check
+            # read only by the denied-name and denied-action checks
+            heading = list_heading(p.text, s.start) if denied or actions else ""
             for f in self.judge.against_pages(
-                s, candidates, valued, implicit, known_names, denied, heading, agents, scoped, brand, asked
+                s,
+                candidates,
+                valued,
+                implicit,
+                known_names,
+                denied,
+                heading,
+                agents,
+                scoped,
+                brand,
+                asked,
+                actions,
             ):
                 at = f.statement
                 if any(c.position.start < at.end and at.start < c.position.end for c in out):

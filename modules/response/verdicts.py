@@ -868,6 +868,91 @@ def _agencies_of(text: str) -> list[tuple[str, frozenset[str], frozenset[str], s
     return out
 
 
+#: the site itself denying what it does: "We do not dye dresses", "we don't sweep gas fires"
+_SITE_DENIES = re.compile(
+    r"\bwe\s+(?:(?:do|does|did|can|will|could)\s*(?:not|n['’]t)|don['’]t|doesn['’]t|won['’]t|"
+    r"can['’]?not|can['’]t|never)\s+(?:(?:currently|normally|usually|ever|yet)\s+)?",
+    re.I,
+)
+#: a denial that holds only in some circumstance ("we do not refund lessons because of rain",
+#: "we do not hire cruisers between November and February", "cannot accept a cat without it") or
+#: past some limit ("do not travel more than 25 miles"): no denial of the action itself
+_CIRCUMSTANCE = re.compile(
+    r"\b(?:because|between|during|when|whenever|if|while|without|until|unless|after|before|"
+    r"more|less|over|beyond|than|further|longer)\b",
+    re.I,
+)
+#: a web or e-mail address: no words of a statement
+_ADDRESS = re.compile(r"\S+@\S+|https?://\S+|\b[\w-]+\.(?:com|org|net|example|eval|io)(?:/\S*)?", re.I)
+#: where a sentence's parts meet, each denying or not: "accepted for Mini to SUV; we do not accept"
+_DENIAL_PARTS = re.compile(r"[;:]|,\s+(?:but|and|while|whereas)\s+|\s+but\s+", re.I)
+#: verbs too light to name an action without two words of its object ("we do not offer X")
+_LIGHT_VERBS = frozenset(_key(w) for w in "do have get make offer provide give take run use".split())
+
+
+@dataclass(frozen=True)
+class DeniedAction:
+    """Something the site says it does not do, as the key of its verb and of up to three words of
+    its object ("We do not dye dresses or do dry cleaning": dye dresses, dye dry cleaning), with
+    the sentence that says so."""
+
+    verb: str
+    objects: frozenset[str]
+    page: PageSentence
+
+    def affirmed_by(self, said: set[str]) -> bool:
+        """Whether a statement with the word keys ``said`` names the action: its verb and every
+        word of its object (a light verb with at least two of them)."""
+        return (
+            self.verb in said
+            and self.objects <= said
+            and (self.verb not in _LIGHT_VERBS or len(self.objects) >= 2)
+        )
+
+
+def denied_actions(every: Sequence[PageSentence]) -> list[DeniedAction]:
+    """What the site says, in its own voice ("we"), that it does not do (:data:`_SITE_DENIES`): a
+    verb and its object up to the denial's end or a preposition, with the first word after the
+    preposition, each alternative of an "or" its own object ("We do not teach brass instruments or
+    harp"). Not a denial that holds only in some circumstance (:data:`_CIRCUMSTANCE`) or under a
+    supposition, nor an action another part of the pages states without a denial ("we refund
+    missed lessons with a doctor's note")."""
+    out: list[DeniedAction] = []
+    for page in every:
+        if not page.negated:
+            continue
+        for m in _SITE_DENIES.finditer(page.text):
+            if _SUPPOSES.search(re.split(r"[;:.!?]", page.text[: m.start()])[-1]):
+                continue
+            end = _DENIAL_END.search(page.text, m.end())
+            scope = page.text[m.end() : end.start() if end else len(page.text)]
+            if _CIRCUMSTANCE.search(scope):
+                continue
+            verb, objects = None, []
+            for alternative in re.split(r"\s+or\s+|,\s+", scope):
+                stop = _OBJECT_END.search(f"{alternative} ")
+                keys = [k for k, _ in _terms(alternative[: stop.start()] if stop else alternative)]
+                if verb is None:
+                    if not keys:
+                        break
+                    verb, keys = keys[0], keys[1:]
+                # what qualifies the object is part of it: "debit cards for Premium" (debit cards
+                # are accepted for the other classes)
+                qualifier = [k for k, _ in _terms(alternative[stop.end() :])][:1] if stop else []
+                if keys:
+                    objects.append(frozenset(keys[:3] + qualifier))
+            out += [DeniedAction(verb, o, page) for o in objects if verb is not None]
+    # the parts of the pages that deny nothing ("Debit cards are accepted for Mini to SUV; we do
+    # not accept debit cards for Premium")
+    affirmed = [
+        {k for k, _ in _terms(part)}
+        for p in every
+        for part in (_DENIAL_PARTS.split(p.text) if p.negated else [p.text])
+        if not (p.negated and is_negated(part))
+    ]
+    return [a for a in out if not any(a.affirmed_by(said) for said in affirmed)]
+
+
 def agencies(every: Sequence[PageSentence]) -> list[Agency]:
     """Every owner, operator and underwriter the site's pages name, with what of."""
     return [
@@ -2119,6 +2204,7 @@ class OfflineJudge:
         scoped: Sequence[PageSentence] = (),
         brand: frozenset[str] = frozenset(),
         asked: Sequence[Value] = (),
+        actions: Sequence[DeniedAction] = (),
     ) -> list[PageFinding]:
         """Statements of ``sentence`` that the pages state otherwise.
 
@@ -2131,7 +2217,8 @@ class OfflineJudge:
         rarely among the sentences most like a statement that coordinates several things).
         ``brand``: the keys of the site's own name, which names none of its variants.
         ``asked``: the question's values, the asker's own case ("if I cancel 10 days before"):
-        an answer that repeats one states nothing of the site's with it."""
+        an answer that repeats one states nothing of the site's with it. ``actions``: what the
+        site says it does not do (:func:`denied_actions`)."""
         st = self.settings
         out = []
         # a table row is read without its column header, which names each value's variant
@@ -2287,6 +2374,7 @@ class OfflineJudge:
             ):
                 opposites.append(opposite)  # the last resort: after the checks that say more
         out += self._denied(sentence, denied or {}, implicit, [o.statement for o in out], heading)
+        out += self._denied_action(sentence, actions, [o.statement for o in out], heading)
         out += self._other_agent(sentence, agents, implicit, [o.statement for o in out])
         if scoped:  # the closest sentences and the site's scoped ones, each once
             scoped = list({id(p): p for p in (*candidates, *scoped)}.values())
@@ -2418,6 +2506,59 @@ class OfflineJudge:
                         tuple(word.split()),
                     )
                 )
+        return out
+
+    @staticmethod
+    def _denied_action(
+        sentence: Span,
+        actions: Sequence[DeniedAction],
+        taken: Sequence[Span],
+        heading: str = "",
+    ) -> list[PageFinding]:
+        """A clause that says the site does what it says it does not (:func:`denied_actions`):
+        "They can also dye dresses" where the site says "We do not dye dresses". Only a clause
+        that states something without denying, disowning or doubting it ("rather than something
+        the City runs", "I'm not sure they dye dresses"), outside a question or a supposition, and
+        a list item only under a heading that denies nothing ("Not offered:"), and a label only
+        with a value that denies nothing ("Restoring paintings: not offered"). Web and e-mail
+        addresses are no words of it ("fit@truefitcycles.example")."""
+        if not actions or "?" in sentence.text or UNSURE.search(sentence.text):
+            return []
+        if LIST_ITEM.match(sentence.text) and (is_negated(heading) or _EXCLUDED.search(heading)):
+            return []
+        out = []
+        for clause in split_clauses(sentence, min_words=1) or [sentence]:
+            if any(c.start < clause.end and clause.start < c.end for c in taken):
+                continue
+            if is_negated(clause.text) or _DISOWNS.search(clause.text) or _SUPPOSES.search(clause.text):
+                continue
+            # a label and its value read together: "Restoring paintings: not offered", "No: restoring"
+            before, after = (
+                sentence.text[: clause.start - sentence.start],
+                sentence.text[clause.end - sentence.start :],
+            )
+            if (re.match(r"\W*:", after) and is_negated(after)) or (
+                re.search(r":\W*$", before) and is_negated(before)
+            ):
+                continue
+            words = _terms(_ADDRESS.sub(" ", clause.text))
+            said = {k for k, _ in words}
+            action = next((a for a in actions if a.affirmed_by(said)), None)
+            if action is None:
+                continue
+            keys = {action.verb, *action.objects}
+            named = [w for k, w in words if k in keys and not keys.discard(k)]  # each word once
+            out.append(
+                PageFinding(
+                    clause,
+                    "negation",
+                    action.page.text,
+                    action.page.url,
+                    f"the page denies {' '.join(named)}",
+                    0.7,
+                    tuple(named),
+                )
+            )
         return out
 
     @staticmethod
