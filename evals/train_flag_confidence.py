@@ -67,8 +67,10 @@ RETIRED = (
     "sites-ab",
     "sites-ac",
 )
+#: spent test sets given to the claim models' training only: flag-confidence refitted with them
+#: (2026-12-07) lost two right flags on dev, and the shipped model is the one fitted without them
+SPENT = ("sites-ad", "sites-ae", "sites-af", "sites-ag")
 #: frozen test sets not yet run: each the test of a coming piece of verdict work, never trained on
-#: (sites-ad to -ag were run once and are spent, not yet given to training)
 FROZEN = ("sites-ah", "sites-ai")
 #: the thresholds tried (a flag is kept at or above one)
 THRESHOLDS = tuple(round(0.05 * k, 2) for k in range(21))

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from evals.metrics import mean_group_auc
+from evals.metrics import mean_group_auc, roc_auc
 from modules.evaluation import load_verdict_rows, verdict_record
 from modules.response import AnalyzerConfig, ResponseAnalyzer, StoredPage
 from modules.text import split_clauses, split_sentences
@@ -175,10 +175,13 @@ def report(name: str, answers: list[dict], results: list, previous: list[dict[st
     # per question asked (a set may give each answer its own id): the site and the query
     asked = [(answers[i]["domain"], answers[i]["query"] or answers[i]["question_id"]) for i in idx]
     auc = mean_group_auc(asked, [int(correct[i]) for i in idx], [scores[i] for i in idx])
+    over = "mean per question"
+    if np.isnan(auc) and 0 < sum(correct[i] for i in idx) < len(idx):  # each question asked once
+        auc, over = roc_auc([int(correct[i]) for i in idx], [scores[i] for i in idx]), "all answers"
     good = [bool(r.scores.accuracy and r.scores.accuracy.tier in ("good", "excellent")) for r in results]
     correct_good = float(np.mean([good[i] for i in idx if correct[i]])) if any(correct) else float("nan")
     wrong_low = float(np.mean([not good[i] for i in idx if wrong[i]])) if any(wrong) else float("nan")
-    print(f"accuracy AUC, fully correct vs wrong-fact answers, mean per question: {auc:.3f}")
+    print(f"accuracy AUC, fully correct vs wrong-fact answers, {over}: {auc:.3f}")
     print(
         f"fully correct answers at good/excellent: {correct_good:.0%} ({sum(correct)}); "
         f"wrong-fact answers at fair/poor: {wrong_low:.0%} ({sum(wrong)})"
