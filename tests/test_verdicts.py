@@ -656,6 +656,27 @@ def test_a_value_in_another_unit_and_of_another_size_is_no_rival(analyzer, respo
 @pytest.mark.parametrize(
     "response, wrong",
     [
+        ("You can set up to £400 of voluntary excess to bring the price down.", True),
+        ("You can set up to £250 of voluntary excess to bring the price down.", False),
+        ("Theft claims can go up to £400 in total.", False),  # another thing; no words side by side
+    ],
+)
+def test_two_words_side_by_side_tie_a_value_said_in_other_verbs(analyzer, response, wrong):
+    """ "Set up to £400 of voluntary excess to bring the price down" states few of the page
+    sentence's own words ("pick a voluntary excess of up to £250 to cut the monthly price"),
+    but "voluntary excess", written side by side in both, says it is the same thing."""
+    page = (
+        "https://cyclecover.example/excess",
+        "The standard excess is £50 on every claim. Riders may pick a voluntary excess of up to £250 "
+        "to cut the monthly price. Theft cover is up to £3,000 a bike.",
+    )
+    flags = wrong_facts(analyzer, page, "How does the excess work?", response)
+    assert bool(flags) == wrong, flags
+
+
+@pytest.mark.parametrize(
+    "response, wrong",
+    [
         ("Helix: $60, titanium included.", False),
         ("Helix: $70, titanium included.", True),
     ],

@@ -1413,6 +1413,21 @@ _LEAD_LABEL = re.compile(
 )
 
 
+@lru_cache(maxsize=65536)
+def _pairs(text: str) -> frozenset[tuple[str, str]]:
+    """Adjacent content words of ``text`` (keys), outside values: "voluntary excess". Memoised:
+    a page sentence is asked of every clause near it."""
+    words = [m.group() for m in _WORD.finditer(text)]
+    keys = [None if (w.lower() in STOPWORDS or any(c.isdigit() for c in w)) else _key(w) for w in words]
+    return frozenset((a, b) for a, b in zip(keys, keys[1:]) if a and b and a != b)
+
+
+def _shared_pair(text: str, page_text: str) -> bool:
+    """Whether the two texts share two content words written side by side ("a voluntary excess of
+    up to £500" and "up to £1,000 of voluntary excess"): the same thing, in other verbs."""
+    return bool(_pairs(text) & _pairs(page_text))
+
+
 @dataclass(frozen=True)
 class _ClauseView:
     """A clause of an answer as the page checks read it (:meth:`OfflineJudge._view`)."""
@@ -2126,7 +2141,10 @@ class OfflineJudge:
         anchor: Value | None = None,
     ) -> float:
         """How much ``page`` is about the clause (its frame), 0 when it is not: the clause's names
-        are there, and most of its own words, or (``anchor``) another of its values ties them."""
+        are there, and most of its own words, or (``anchor``) another of its values ties them.
+        For a value (``anchor``), two words written side by side in both ("voluntary excess") say
+        the same thing where the rest is said in other verbs ("add up to £1,000 of voluntary
+        excess" and "choose a voluntary excess of up to £500")."""
         st = self.settings
         if view.names and self.frame(list(view.names), page.terms) < 1:
             return 0.0  # about another plan, person or place
@@ -2148,7 +2166,11 @@ class OfflineJudge:
             )
         ):
             return f
-        if view.own and self.frame(view.own, page.terms) < st.fact_frame:
+        if (
+            view.own
+            and self.frame(view.own, page.terms) < st.fact_frame
+            and not (anchor is not None and _shared_pair(view.text, page.text))
+        ):
             return 0.0
         return f if f >= threshold else 0.0
 
