@@ -2546,6 +2546,8 @@ class OfflineJudge:
         addresses are no words of it ("fit@truefitcycles.example")."""
         if not actions or "?" in sentence.text or UNSURE.search(sentence.text):
             return []
+        if {a.verb for a in actions}.isdisjoint(k for k, _ in _terms(sentence.text)):
+            return []  # no denied verb in the sentence: most sentences, read no further
         if LIST_ITEM.match(sentence.text) and (is_negated(heading) or _EXCLUDED.search(heading)):
             return []
         out = []
