@@ -2570,8 +2570,11 @@ class OfflineJudge:
             action = next((a for a in actions if a.affirmed_by(said)), None)
             if action is None:
                 continue
-            keys = {action.verb, *action.objects}
-            named = [w for k, w in words if k in keys and not keys.discard(k)]  # each word once
+            named, unnamed = [], {action.verb, *action.objects}  # each word of the action once
+            for k, w in words:
+                if k in unnamed:
+                    named.append(w)
+                    unnamed.discard(k)
             out.append(
                 PageFinding(
                     clause,
