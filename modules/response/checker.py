@@ -31,7 +31,7 @@ from ..mlp import SmallMLP
 from ..text import content_terms
 from .facts import compare_values
 from .refusal import is_refusal
-from .verdicts import HEADING, UNSURE, is_negated
+from .verdicts import HEADING, UNSURE, WEB_ADDRESS, is_negated
 
 HOME = Path(__file__).resolve().parent / "checker"
 WEIGHTS = HOME / "claim-checker.safetensors"
@@ -49,7 +49,6 @@ _GENERAL = re.compile(
 )
 #: "[1] https://...", "Sources: pricing page": a citation line states nothing
 _CITATION = re.compile(r"^\W*(?:\[\d+\]\s*(?:https?://|[\w-]+\.\w+/)|sources?\s*:|references?\s*:)", re.I)
-_URL = re.compile(r"https?://\S+|\b[\w-]+\.(?:com|org|net|example|eval|io)(?:/\S*)?", re.I)
 _NAME = re.compile(r"\b[A-Z][a-zA-Z0-9]+(?:-\d\w*)?\b")
 N_RULE_FEATURES = 14
 
@@ -65,7 +64,7 @@ def is_citation(text: str) -> bool:
     """A citation line ("[1] https://...", "Sources: ...") or a bare URL."""
     if _CITATION.search(text):
         return True
-    return bool(_URL.search(text)) and len(re.findall(r"[A-Za-z]{3,}", _URL.sub("", text))) < 2
+    return bool(WEB_ADDRESS.search(text)) and len(re.findall(r"[A-Za-z]{3,}", WEB_ADDRESS.sub("", text))) < 2
 
 
 def not_a_statement(text: str, brands: Sequence[str] = ()) -> bool:

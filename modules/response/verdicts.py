@@ -882,12 +882,13 @@ _CIRCUMSTANCE = re.compile(
     r"more|less|over|beyond|than|further|longer)\b",
     re.I,
 )
-#: a web or e-mail address: no words of a statement
-_ADDRESS = re.compile(r"\S+@\S+|https?://\S+|\b[\w-]+\.(?:com|org|net|example|eval|io)(?:/\S*)?", re.I)
-#: where a sentence's parts meet, each denying or not: "accepted for Mini to SUV; we do not accept"
-_DENIAL_PARTS = re.compile(r"[;:]|,\s+(?:but|and|while|whereas)\s+|\s+but\s+", re.I)
-#: verbs too light to name an action without two words of its object ("we do not offer X")
-_LIGHT_VERBS = frozenset(_key(w) for w in "do have get make offer provide give take run use".split())
+#: a web address ("https://...", "truefitcycles.example/contact")
+WEB_ADDRESS = re.compile(r"https?://\S+|\b[\w-]+\.(?:com|org|net|example|eval|io)(?:/\S*)?", re.I)
+#: ... or an e-mail address: no words of a statement ("fit@truefitcycles.example")
+_ADDRESS = re.compile(rf"\S+@\S+|{WEB_ADDRESS.pattern}", re.I)
+#: verbs too light to name an action without two words of its object ("we do not offer X"): the
+#: light words of a claim, and "do", "take" and "run"
+_LIGHT_VERBS = _LIGHT | frozenset(_key(w) for w in ("do", "take", "run"))
 
 
 @dataclass(frozen=True)
@@ -942,12 +943,12 @@ def denied_actions(every: Sequence[PageSentence]) -> list[DeniedAction]:
                 if keys:
                     objects.append(frozenset(keys[:3] + qualifier))
             out += [DeniedAction(verb, o, page) for o in objects if verb is not None]
-    # the parts of the pages that deny nothing ("Debit cards are accepted for Mini to SUV; we do
-    # not accept debit cards for Premium")
+    # the parts of the pages, split at their turns, that deny nothing ("Debit cards are accepted
+    # for Mini to SUV; we do not accept debit cards for Premium")
     affirmed = [
         {k for k, _ in _terms(part)}
         for p in every
-        for part in (_DENIAL_PARTS.split(p.text) if p.negated else [p.text])
+        for part in (_TURN.split(p.text) if p.negated else [p.text])
         if not (p.negated and is_negated(part))
     ]
     return [a for a in out if not any(a.affirmed_by(said) for said in affirmed)]
