@@ -4,7 +4,7 @@ Analyses the **train** answers of every verdict set and the retired and spent te
 (:data:`TRAINED_ON`; never the current frozen test), with the model off, and gives each claim the
 offline checks call missing, where a window of the answer states one of its values otherwise, a
 row of :func:`modules.response.claim_conflict.conflict_features` and its gold verdict. Fitted as
-:mod:`evals.precision_fit` fits: a logistic regression of "the gold verdict is contradicted", its
+:mod:`evals.precision_fit` fits: boosted trees of "the gold verdict is contradicted", its
 threshold the lowest at which 85% of the claims it contradicts, on each realistic dev set and out
 of fold, are contradicted in gold.
 
@@ -19,7 +19,7 @@ from modules.response.claim_conflict import FEATURES, WEIGHTS
 from .precision_fit import claims_read, train_and_dev, train_main
 from .train_flag_confidence import RETIRED, SPENT
 
-VERSION = "claim-conflict-3"
+VERSION = "claim-conflict-4"
 #: every retired test set: each was run and reported as a test first (the current one never)
 TRAINED_ON = RETIRED + SPENT
 LABEL = "contradicted"

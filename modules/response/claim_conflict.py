@@ -1,5 +1,5 @@
 """Whether an answer states a claim's value otherwise where the offline checks do not dare say so:
-a small logistic model over the window that gives the value otherwise, trained on the verdict
+boosted trees over the window that gives the value otherwise, trained on the verdict
 sets' gold claim verdicts (``evals/train_claim_conflict.py``).
 
 The checks call a claim contradicted by a value only when the window that states it otherwise
@@ -220,8 +220,8 @@ def conflict_features(
 
 
 class ClaimConflict(ClaimFound):
-    """The fitted model, read as the claim-found model is: standardised features, one weight each
-    and a bias, and the threshold at or above which a missing claim is contradicted."""
+    """The fitted model, read as the claim-found model is: boosted trees over the features, and
+    the threshold at or above which a missing claim is contradicted."""
 
     features = FEATURES
     trainer = "evals.train_claim_conflict"

@@ -1,4 +1,4 @@
-"""Whether an answer states a claim that the offline checks call missing: a small logistic model
+"""Whether an answer states a claim that the offline checks call missing: boosted trees
 over how much of the claim the answer says, trained on the verdict sets' gold claim verdicts
 (``evals/train_claim_found.py``).
 
@@ -28,8 +28,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-import numpy as np
-
+from .boosted import BoostedTrees
 from .facts import Value, compare_values
 from .verdicts import UNSURE, OfflineJudge, Window, is_negated, opposite_polarity
 
@@ -192,26 +191,24 @@ def _beyond_claim(stated: Sequence[Value], claim_values: Sequence[Value]) -> boo
 
 
 class ClaimFound:
-    """The fitted model: standardised features, one weight each and a bias, and the threshold."""
+    """The fitted model: boosted trees over the features (:mod:`.boosted`), and the threshold."""
 
     features: tuple[str, ...] = FEATURES
     trainer = "evals.train_claim_found"
 
     def __init__(self, path: Path = WEIGHTS):
         spec = json.loads(path.read_text())
-        if tuple(spec["features"]) != self.features:
-            raise ValueError(f"{path}: trained on other features; rerun python -m {self.trainer}")
+        if tuple(spec["features"]) != self.features or "trees" not in spec:
+            raise ValueError(
+                f"{path}: trained on other features or another model; rerun python -m {self.trainer}"
+            )
         self.version: str = spec["version"]
-        self.mean = np.asarray(spec["mean"], dtype=float)
-        self.scale = np.asarray(spec["scale"], dtype=float)
-        self.weights = np.asarray(spec["weights"], dtype=float)
-        self.bias = float(spec["bias"])
+        self.model = BoostedTrees.from_spec(spec, len(self.features))
         #: at or above this probability a missing claim is found (chosen for precision)
         self.threshold = float(spec["threshold"])
 
     def probability(self, features: Sequence[float]) -> float:
-        z = float(((np.asarray(features, dtype=float) - self.mean) / self.scale) @ self.weights + self.bias)
-        return 1.0 / (1.0 + math.exp(-z))
+        return self.model.probability(features)
 
 
 @cache
