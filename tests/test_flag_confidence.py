@@ -240,7 +240,7 @@ def test_the_cosines_read_the_vectors_of_the_analysis_and_without_minilm_their_t
 
 
 def test_the_confidence_model_never_trains_on_the_frozen_verdict_test():
-    """sites-aj is the frozen test of the next piece of verdict work: run once at the end of it,
+    """sites-ak is the frozen test of the next piece of verdict work: run once at the end of it,
     never read by the trainer before (the retired tests it reads were each run and reported
     first)."""
     from evals.train_flag_confidence import FROZEN, RETIRED, SETS
