@@ -39,6 +39,7 @@ from modules.response.verdicts import (
     is_negated,
     list_heading,
     opposite_polarity,
+    polar_parts,
 )
 from modules.text import Span, split_sentences
 
@@ -2064,3 +2065,21 @@ def test_the_askers_own_value_is_no_statement_of_the_site():
     assert _flags_on(pages, general, "You can cancel up to 10 days before the start for a full refund.") == [
         "10 days (response) vs 14 days (page)"
     ]
+
+
+def test_what_a_text_denies_but_for_an_exception_it_states_for_the_exception():
+    """ "isn't open to the public apart from two Open Days: the first Sunday of June ..." states
+    when it is open, as "only open on" would; "open every day except Monday" denies nothing of the
+    kind, and a plain denial still denies."""
+    answer = (
+        "The sanctuary isn't open to the public apart from two Open Days: the first Sunday of June "
+        "and the first Sunday of October."
+    )
+    assert (
+        judged("Open Days are the first Sunday of June and the first Sunday of October", answer).verdict
+        == "found"
+    )
+    assert not opposite_polarity("Open Days are on the first Sunday of June", answer)
+    assert opposite_polarity("The sanctuary is open to the public", "The sanctuary isn't open to the public.")
+    assert all(said is not None for _, said in polar_parts("Open every day except Monday"))
+    assert all(said is None for _, said in polar_parts(answer))

@@ -239,6 +239,18 @@ _TURN = re.compile(
 #: a statement with its opposite in it: "only at X" (not "the only filmmaker", "one of only
 #: four", "second only to")
 _ONLY = re.compile(r"(?<!\bthe )(?<!\bof )\bonly\b(?!\s+to\b)", re.I)
+#: an exception to what a text denies: "isn't open to the public apart from two Open Days" restricts as
+#: "only" does (it states for the Open Days and denies for the rest)
+_EXCEPTION = re.compile(r"\b(?:apart|aside)\s+from\b|\bexcept\b|\bother\s+than\b|\bsave\s+for\b", re.I)
+
+
+def _denied_but_for(text: str) -> bool:
+    """``text`` denies all but an exception: a negation, then "apart from", "except" ("isn't open
+    to the public apart from two Open Days"). "Open every day except Monday" is no such text."""
+    m = _EXCEPTION.search(text)
+    return m is not None and has_negation(text[: m.start()])
+
+
 #: "X rather than Y" states X and denies Y
 _RATHER = re.compile(r"\s+(?:rather than|instead of)\s+", re.I)
 #: what says a thing is not open: "closed on Sundays" is "doesn't open on Sundays"
@@ -256,7 +268,7 @@ def polar_parts(text: str) -> tuple[tuple[frozenset[str], bool | None], ...]:
     an answer's "No." before its statement is none of it; "closed" denies that something is
     open."""
     text = _RATHER.sub("; not ", _ANSWER_WORD.sub("", text))
-    restricts = _ONLY.search(text) is not None
+    restricts = _ONLY.search(text) is not None or _denied_but_for(text)
     pieces: list[tuple[str, bool]] = []  # (text, whether it can have a polarity)
     at = 0
     for m in _SUBORDINATE.finditer(text):
@@ -1858,7 +1870,10 @@ class OfflineJudge:
                     # the morning" of a Saturday's 09:00: another thing
                     verdict = "other"
             opposite = opposite_polarity(claim, win.span.text) and not UNSURE.search(win.span.text)
-            same_polarity = win.negated == negated
+            same_polarity = win.negated == negated or (
+                # "isn't open apart from two Open Days: the first Sunday of June ..." states when it is
+                win.negated and not negated and not opposite and _denied_but_for(win.span.text)
+            )
             if negated and same_polarity and not _negation_about(win.span.text, terms):
                 same_polarity = False  # "can't measure blood pressure" does not state "does not detect AFib"
             if verdict != "conflict" and same_polarity and (verdict == "agree" or not claim_values):
