@@ -109,6 +109,14 @@ def test_the_model_is_barred_where_the_checks_prove_something_or_the_claim_has_n
         question,
     )
     assert not barred("Brisk Pro includes phone support.", "Phone support comes with Brisk Pro.")
+    # the window stating most of it gives other days, none of the claim's
+    claim = "Open Days are the first Sunday of June and the first Sunday of October"
+    assert barred(
+        claim, "- Open only on two Open Days\n- Dates: first Saturday of June and first Saturday of October"
+    )
+    assert not barred(
+        claim, "- Open only on two Open Days\n- Dates: first Sunday of June and first Sunday of October"
+    )
 
 
 def _guide(claim: str, response: str):

@@ -16,6 +16,8 @@ from modules.response.scope import (
     MONTHLY,
     day_names,
     day_sets,
+    days_bound,
+    days_elsewhere,
     days_otherwise,
     days_said,
     exclusions,
@@ -2083,3 +2085,21 @@ def test_what_a_text_denies_but_for_an_exception_it_states_for_the_exception():
     assert opposite_polarity("The sanctuary is open to the public", "The sanctuary isn't open to the public.")
     assert all(said is not None for _, said in polar_parts("Open every day except Monday"))
     assert all(said is None for _, said in polar_parts(answer))
+
+
+def test_a_window_giving_other_days_than_all_the_claim_s_does_not_state_it():
+    """ "first Saturday of June" is no statement of "the first Sunday of June" (nor a
+    contradiction: another day may be another thing's); a day closed, or a day of the claim's
+    among others, is read as before."""
+    claim = "Open Days are the first Sunday of June and the first Sunday of October"
+    other = "- Open only on two Open Days\n- Dates: first Saturday of June and first Saturday of October"
+    assert judged(claim, other).verdict == "missing"
+    assert judged(claim, other.replace("Saturday", "Sunday")).verdict == "found"
+    sunday = days_said("open on the first Sunday of June")
+    assert days_elsewhere(sunday, days_bound("first Saturday of June", []))
+    assert not days_elsewhere(sunday, days_bound("first Saturday and first Sunday of June", []))
+    assert not days_elsewhere(days_said("open on Sundays"), days_bound("closed on Saturdays", []))
+    assert not days_elsewhere(sunday, days_bound("every Saturday", []))  # weekly against monthly
+    # "weekday afternoons" is said loosely: "weekday afternoons and Saturday mornings" is no other days
+    weekdays = days_said("home visits on weekday afternoons")
+    assert not days_elsewhere(weekdays, days_bound("When: weekday afternoons and Saturday mornings", []))

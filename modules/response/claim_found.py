@@ -30,6 +30,7 @@ from pathlib import Path
 
 from .boosted import BoostedTrees
 from .facts import Value, compare_values
+from .scope import days_bound, days_elsewhere, days_said
 from .verdicts import UNSURE, OfflineJudge, Window, is_negated, opposite_polarity
 
 WEIGHTS = Path(__file__).resolve().parent / "checker" / "claim-found.json"
@@ -165,6 +166,8 @@ def _proved_against(
     - the window stating most of it denies what it states, part for part
       (:func:`opposite_polarity`; a sentence's polarity alone is no proof: "its independent
       partner" states "is independent and not owned by").
+    - the window stating most of it gives other days than all of the claim's ("first Saturday of
+      June" for "the first Sunday of June": :func:`days_elsewhere`).
 
     The closest sentence's own rival value is no proof (it may be another line's, the claim's
     value stated in the next); it is a feature."""
@@ -174,6 +177,7 @@ def _proved_against(
         or any(a.kind in _MEASURES for a in unstated)
         or (bool(unstated) and any(_beyond_claim(w.values, claim_values) for w in near))
         or (bool(framed_text) and opposite_polarity(claim, framed_text))
+        or (bool(framed_text) and days_elsewhere(days_said(claim), days_bound(framed_text, [])))
     )
 
 

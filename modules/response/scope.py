@@ -479,6 +479,20 @@ def days_otherwise(claim: Sequence[DaysSaid], stated: Sequence[Sequence[DaysSaid
     return bool(on & claim_on and claim_on - on)
 
 
+def days_elsewhere(claim: Sequence[DaysSaid], stated: Sequence[Sequence[DaysSaid]]) -> bool:
+    """Whether the days ``stated`` are other days than all the ``claim`` says something is on,
+    none closed or said loosely on either side: "first Saturday of June" is no statement of "the first Sunday of
+    June", though it contradicts nothing (:func:`days_otherwise`: another day may be another
+    thing's). Days of a month are weighed only against days of a month."""
+    monthly = {any(day >= MONTHLY for d in ds for day in d.days) for ds in (claim, *stated) if ds}
+    said = [*claim, *(d for g in stated for d in g)]
+    if len(monthly) > 1 or any(not d.open or d.loose for d in said):
+        return False  # "weekday afternoons" is said loosely: no day it is not
+    claim_on = frozenset().union(*(d.days for d in claim))
+    on = frozenset().union(*(d.days for g in stated for d in g))
+    return bool(claim_on) and bool(on) and not on & claim_on
+
+
 def days_open(text: str) -> bool:
     """Whether ``text`` can say on which days something is: not where it says when it is not
     ("closed on Sundays", "every day except Monday")."""
@@ -516,6 +530,7 @@ __all__ = [
     "day_names",
     "day_sets",
     "days_bound",
+    "days_elsewhere",
     "days_otherwise",
     "days_said",
     "days_open",

@@ -43,6 +43,7 @@ from .scope import (
     day_names,
     day_sets,
     days_bound,
+    days_elsewhere,
     days_open,
     days_otherwise,
     days_said,
@@ -1856,6 +1857,9 @@ class OfflineJudge:
                                 given = [d for g in stated for d in g]
                                 detail = f"{_days_text(claim_days)} (claim) vs {_days_text(given)} (response)"
                                 against = Verdict("contradicted", win, score, detail, "scope")
+                        continue
+                    if stated and days_elsewhere(claim_days, stated):
+                        days_otherwise_at.append(win.span)  # states other days: no statement of the claim's
                         continue
             if verdict == "conflict":
                 whole = _sentence_of(win, sentences)
