@@ -23,39 +23,39 @@ LEAF = -1
 @dataclass(frozen=True)
 class Tree:
     """One regression tree: per node, the feature it splits on (:data:`LEAF` for a leaf), the
-    threshold, the left and right children and the value a leaf adds to the score."""
+    threshold, the left and right children and the value a leaf adds to the score. Held as
+    tuples: a walk reads one element at a time, which they give several times faster than numpy
+    arrays."""
 
-    feature: np.ndarray
-    threshold: np.ndarray
-    left: np.ndarray
-    right: np.ndarray
-    value: np.ndarray
+    feature: tuple[int, ...]
+    threshold: tuple[float, ...]
+    left: tuple[int, ...]
+    right: tuple[int, ...]
+    value: tuple[float, ...]
 
     @classmethod
     def from_spec(cls, spec: dict) -> Tree:
-        tree = cls(
-            np.asarray(spec["feature"], dtype=np.int64),
-            np.asarray(spec["threshold"], dtype=float),
-            np.asarray(spec["left"], dtype=np.int64),
-            np.asarray(spec["right"], dtype=np.int64),
-            np.asarray(spec["value"], dtype=float),
-        )
-        n = len(tree.feature)
-        if not n or any(len(a) != n for a in (tree.threshold, tree.left, tree.right, tree.value)):
+        feature, left, right = (np.asarray(spec[k], dtype=np.int64) for k in ("feature", "left", "right"))
+        threshold, value = (np.asarray(spec[k], dtype=float) for k in ("threshold", "value"))
+        n = len(feature)
+        if not n or any(len(a) != n for a in (threshold, left, right, value)):
             raise ValueError("a tree's node arrays must be non-empty and of one length")
-        inner = tree.feature != LEAF
-        if inner.any() and (
-            (tree.left[inner] <= np.flatnonzero(inner)).any()
-            or (tree.right[inner] <= np.flatnonzero(inner)).any()
+        inner = np.flatnonzero(feature != LEAF)
+        if (
+            (left[inner] <= inner).any()
+            or (right[inner] <= inner).any()
+            or (left[inner] >= n).any()
+            or (right[inner] >= n).any()
         ):
-            raise ValueError("a tree's children must come after their parent")
-        return tree
+            raise ValueError("a tree's children must come after their parent, within the tree")
+        return cls(*(tuple(a.tolist()) for a in (feature, threshold, left, right, value)))
 
     def leaf_value(self, x: Sequence[float]) -> float:
+        feature, threshold, left, right = self.feature, self.threshold, self.left, self.right
         node = 0
-        while self.feature[node] != LEAF:
-            node = self.left[node] if x[self.feature[node]] <= self.threshold[node] else self.right[node]
-        return float(self.value[node])
+        while (f := feature[node]) != LEAF:
+            node = left[node] if x[f] <= threshold[node] else right[node]
+        return self.value[node]
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,7 @@ class BoostedTrees:
     @classmethod
     def from_spec(cls, spec: dict, n_features: int) -> BoostedTrees:
         trees = tuple(Tree.from_spec(t) for t in spec["trees"])
-        if any((t.feature >= n_features).any() for t in trees):
+        if any(max(t.feature) >= n_features for t in trees):
             raise ValueError(f"a tree splits on a feature beyond the {n_features} the model reads")
         return cls(float(spec["baseline"]), trees, n_features)
 
