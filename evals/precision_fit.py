@@ -3,8 +3,9 @@
 Each asks one question of a claim the offline checks call missing ("does the answer state it?",
 "does it misstate it?"), so each is gradient-boosted trees of one gold verdict (the model's
 ``label``) over the claim's features, each set weighing the same. Of the sizes and learning rates
-tried (:data:`CONFIGS`), the one kept gives the label rightly to the most claims at its threshold. The trees are written as
-plain arrays (:mod:`modules.response.boosted` reads them): the runtime needs no scikit-learn.
+tried (:data:`CONFIGS`), the one kept gives the label rightly to the most claims at its threshold.
+The trees are written as plain arrays (:mod:`modules.response.boosted` reads them): the runtime
+needs no scikit-learn.
 
 Its threshold is chosen for precision on held-out claims: the lowest at which, on every realistic
 dev set (``sites-*``) and on the realistic training sets scored out of fold (each by a model fitted

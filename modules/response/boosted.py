@@ -3,8 +3,8 @@
 The claim models decide from a few dozen features that act together (a high cosine says little
 where a value is unstated; a hedge matters only where the words are few), which one weight per
 feature cannot express; out of fold, trees tell stated claims from unstated ones better than the
-logistic regression they replaced. They are evaluated here with numpy alone, so the runtime needs
-no learning library: each tree is arrays of split feature, threshold, children and leaf value;
+logistic regression they replaced. They are evaluated here in plain Python, so the runtime needs
+no learning library: each tree is its nodes' split feature, threshold, children and leaf value;
 a row goes left where its feature is at most the threshold.
 """
 
