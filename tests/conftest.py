@@ -1,4 +1,5 @@
 import json
+import math
 import os
 from pathlib import Path
 
@@ -103,3 +104,17 @@ def optimize_under(tmp_path: Path, node: str, optimizer: str = "labeled", **kwar
         data_dir=str(tmp_path / "data"),
         **kwargs,
     )
+
+
+def trees_probability(spec: dict, row: list[float]) -> float:
+    """The probability a shipped trees model (``checker/claim-*.json``) gives ``row``, read from
+    the JSON as written (a row goes left at or below a node's threshold), apart from the
+    runtime's reader."""
+
+    def leaf(tree: dict) -> float:
+        node = 0
+        while tree["feature"][node] != -1:
+            node = tree["left" if row[tree["feature"][node]] <= tree["threshold"][node] else "right"][node]
+        return tree["value"][node]
+
+    return 1 / (1 + math.exp(-(spec["baseline"] + sum(leaf(t) for t in spec["trees"]))))

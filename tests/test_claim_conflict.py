@@ -22,6 +22,7 @@ from modules.response.claim_conflict import (
 from modules.response.config import AnalyzerConfig
 from modules.response.facts import values
 from modules.response.verdicts import Lexicon, OfflineJudge
+from tests.conftest import trees_probability
 
 PAGE = StoredPage(
     url="https://pawpath.example/walks",
@@ -37,14 +38,6 @@ MISSTATED = AIResponse(
     claims=["Group walks are limited to 4 dogs."],
     response="- Solo walks: £18\n- Group walks: up to 6 dogs",
 )
-
-
-def tree_value(tree: dict, row: list[float]) -> float:
-    """A tree's leaf for ``row``, read from the JSON as written (left at or below a threshold)."""
-    node = 0
-    while tree["feature"][node] != -1:
-        node = tree["left" if row[tree["feature"][node]] <= tree["threshold"][node] else "right"][node]
-    return tree["value"][node]
 
 
 def analysed(record: AIResponse, embedder=None, **overrides):
@@ -65,8 +58,7 @@ def test_the_shipped_model_is_boosted_trees_over_the_named_features():
         "min_samples_leaf",
     }
     row = [0.5] * len(FEATURES)
-    score = spec["baseline"] + sum(tree_value(t, row) for t in spec["trees"])
-    assert math.isclose(ClaimConflict().probability(row), 1 / (1 + math.exp(-score)), rel_tol=1e-9)
+    assert math.isclose(ClaimConflict().probability(row), trees_probability(spec, row), rel_tol=1e-9)
     # what it was chosen and checked on is recorded: per dev set, and each training set out of fold
     assert 0.5 <= model.threshold < 1
     for name, measured in spec["dev"].items():

@@ -15,6 +15,7 @@ from modules.response.batch import _claim_found_version
 from modules.response.claim_found import FEATURES, WEIGHTS, ClaimFound, claim_features, shipped_claim_found
 from modules.response.config import AnalyzerConfig
 from modules.response.verdicts import Lexicon, OfflineJudge
+from tests.conftest import trees_probability
 
 PAGE = StoredPage(
     url="https://brisk.example/rentals",
@@ -30,14 +31,6 @@ REWORDED = AIResponse(
     claims=["Brisk charges drivers aged 21 to 24 a young driver surcharge of $15 per day"],
     response="Yes — 21 is the minimum. Expect a $15/day young driver surcharge.",
 )
-
-
-def tree_value(tree: dict, row: list[float]) -> float:
-    """A tree's leaf for ``row``, read from the JSON as written (left at or below a threshold)."""
-    node = 0
-    while tree["feature"][node] != -1:
-        node = tree["left" if row[tree["feature"][node]] <= tree["threshold"][node] else "right"][node]
-    return tree["value"][node]
 
 
 def analysed(record: AIResponse, embedder=None, **overrides):
@@ -58,8 +51,7 @@ def test_the_shipped_model_is_boosted_trees_over_the_named_features():
         "min_samples_leaf",
     }
     row = [0.5] * len(FEATURES)
-    score = spec["baseline"] + sum(tree_value(t, row) for t in spec["trees"])
-    assert math.isclose(ClaimFound().probability(row), 1 / (1 + math.exp(-score)), rel_tol=1e-9)
+    assert math.isclose(ClaimFound().probability(row), trees_probability(spec, row), rel_tol=1e-9)
     # what it was chosen and checked on is recorded: per dev set, and each training set out of fold
     assert 0.5 <= model.threshold < 1
     for name, measured in spec["dev"].items():

@@ -441,6 +441,14 @@ def days_bound(text: str, at: Sequence[int]) -> tuple[tuple[DaysSaid, ...], ...]
     return tuple(out)
 
 
+def _monthly_and_weekly(claim: Sequence[DaysSaid], stated: Sequence[Sequence[DaysSaid]]) -> bool:
+    """One side names days of a month ("the last Friday"), the other days of the week: they are
+    not weighed against each other ("the first and third Saturday of each month" and "Saturday
+    mornings")."""
+    monthly = {any(day >= MONTHLY for d in ds for day in d.days) for ds in (claim, *stated) if ds}
+    return len(monthly) > 1
+
+
 def days_otherwise(claim: Sequence[DaysSaid], stated: Sequence[Sequence[DaysSaid]], bound: bool) -> bool:
     """Whether the days ``stated`` (groups of stretches of days, as :func:`days_bound` gives
     them) cannot be the days ``claim`` says: a day the claim says something is on that the
@@ -455,9 +463,8 @@ def days_otherwise(claim: Sequence[DaysSaid], stated: Sequence[Sequence[DaysSaid
     Saturdays); "weekdays" and "weekends" are said loosely of the days something is open, so
     they show no day it is on. Days of a month ("the last Friday") are weighed only against days
     of a month."""
-    monthly = {any(day >= MONTHLY for d in ds for day in d.days) for ds in (claim, *stated) if ds}
-    if len(monthly) > 1:
-        return False  # "the first and third Saturday of each month" and "Saturday mornings"
+    if _monthly_and_weekly(claim, stated):
+        return False
     claim_on = frozenset().union(*(d.days for d in claim if d.open))
     claim_off = frozenset().union(*(d.days for d in claim if not d.open))
     claim_on -= claim_off  # "every day except Monday"
@@ -481,12 +488,11 @@ def days_otherwise(claim: Sequence[DaysSaid], stated: Sequence[Sequence[DaysSaid
 
 def days_elsewhere(claim: Sequence[DaysSaid], stated: Sequence[Sequence[DaysSaid]]) -> bool:
     """Whether the days ``stated`` are other days than all the ``claim`` says something is on,
-    none closed or said loosely on either side: "first Saturday of June" is no statement of "the first Sunday of
-    June", though it contradicts nothing (:func:`days_otherwise`: another day may be another
+    none closed or said loosely on either side: "first Saturday of June" is no statement of "the
+    first Sunday of June", though it contradicts nothing (:func:`days_otherwise`: another day may be another
     thing's). Days of a month are weighed only against days of a month."""
-    monthly = {any(day >= MONTHLY for d in ds for day in d.days) for ds in (claim, *stated) if ds}
     said = [*claim, *(d for g in stated for d in g)]
-    if len(monthly) > 1 or any(not d.open or d.loose for d in said):
+    if _monthly_and_weekly(claim, stated) or any(not d.open or d.loose for d in said):
         return False  # "weekday afternoons" is said loosely: no day it is not
     claim_on = frozenset().union(*(d.days for d in claim))
     on = frozenset().union(*(d.days for g in stated for d in g))
